@@ -1,0 +1,1 @@
+"""Internals of evalframe. Nothing here is public API; import from `evalframe`."""

@@ -1,0 +1,362 @@
+"""The scoring policy: a frozen pydantic model, presets, loading and `config_id` (SPEC §2)."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import warnings
+from pathlib import Path
+from typing import Any, Literal
+
+import pydantic
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from evalframe._private.errors import ConfigDeprecationWarning, ConfigError
+
+Aggregator = Literal[
+    "weighted_average", "minimum", "maximum", "all_or_nothing", "safety_gate", "threshold"
+]
+AGGREGATORS: tuple[str, ...] = Aggregator.__args__  # type: ignore[attr-defined]
+OnMissing = Literal["skip", "zero", "fail"]
+OutcomesMode = Literal["gate", "ignore", "both"]
+AttemptScore = Literal["mean", "min", "max"]
+AttemptPassed = Literal["all", "any", "majority"]
+
+DEFAULT_THRESHOLD = 0.8
+UnitFloat = Field(ge=0.0, le=1.0)
+
+_STRICT = ConfigDict(extra="forbid", frozen=True)
+
+
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(
+        f"config: `{old}` is deprecated; write `{new}` instead.",
+        ConfigDeprecationWarning,
+        stacklevel=2,
+    )
+
+
+class Evaluator(BaseModel):
+    """One node of the evaluator tree: a leaf (a judge metric) or a composite."""
+
+    model_config = _STRICT
+
+    weight: float | None = Field(default=None, ge=0.0)
+    """Weight in its parent's average; default: the data's `weight` column, else 1.0."""
+    required: bool = False
+    """When true and this node does not pass (or is missing), its parent's score is 0."""
+    min_score: float | None = Field(default=None, ge=0.0, le=1.0)
+    """This node's pass boundary (0-1); default: the execution's threshold."""
+    score_ranges: dict[str, str] | None = None
+    """Labels for raw integer bands, keys "lo-hi" on the raw scale. They label, never gate."""
+    aggregator: Aggregator | None = None
+    """Makes this node a composite: how its children combine (SPEC §3.2)."""
+    threshold: float | None = Field(default=None, ge=0.0, le=1.0)
+    """`t` of an all_or_nothing or threshold composite; default: the execution threshold."""
+    children: dict[str, Evaluator] | None = None
+    """Child entries of a composite, by name; nest to any depth."""
+    required_children: tuple[str, ...] = ()
+    """Names of the children a safety_gate composite requires to pass."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _aliases(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        req = data.get("required")
+        if isinstance(req, (int, float)) and not isinstance(req, bool):
+            _deprecated(f"required: {req}", f"required: true, min_score: {req}")
+            data["required"] = True
+            data.setdefault("min_score", float(req))
+        if "required_min_score" in data:
+            value = data.pop("required_min_score")
+            _deprecated(f"required_min_score: {value}", f"min_score: {value / 10:g}")
+            data.setdefault("min_score", value / 10)
+        if "pass_threshold" in data:
+            value = data.pop("pass_threshold")
+            _deprecated(f"pass_threshold: {value}", f"threshold: {value}")
+            data.setdefault("threshold", value)
+        return data
+
+    @model_validator(mode="after")
+    def _shape(self) -> Evaluator:
+        composite = self.aggregator is not None or self.children is not None
+        if composite:
+            if not self.children:
+                raise ValueError("a composite evaluator needs at least one entry in `children`")
+            if self.score_ranges is not None:
+                raise ValueError("`score_ranges` labels leaf scores; a composite has none")
+            unknown = set(self.required_children) - set(self.children)
+            if unknown:
+                raise ValueError(
+                    f"required_children {sorted(unknown)} are not children of this node "
+                    f"(children: {sorted(self.children)})"
+                )
+        elif self.required_children or self.threshold is not None:
+            raise ValueError(
+                "`required_children` and `threshold` belong to composite nodes; "
+                "add `aggregator` and `children`"
+            )
+        for key in self.score_ranges or {}:
+            _parse_range(key)
+        return self
+
+    @property
+    def is_composite(self) -> bool:
+        return self.children is not None
+
+    @property
+    def effective_aggregator(self) -> str:
+        return self.aggregator or "weighted_average"
+
+
+def _parse_range(key: str) -> tuple[float, float]:
+    try:
+        lo, hi = (float(part) for part in key.split("-", 1))
+    except ValueError:
+        raise ValueError(f'score_ranges key "{key}" is not of the form "lo-hi"') from None
+    if lo > hi:
+        raise ValueError(f'score_ranges key "{key}" has lo > hi')
+    return lo, hi
+
+
+class Attempts(BaseModel):
+    """How repeated attempts of a case reduce to one case result (SPEC §4)."""
+
+    model_config = _STRICT
+
+    score: AttemptScore = "mean"
+    """Case score over its scored attempts: mean, min or max."""
+    passed: AttemptPassed = "all"
+    """Case passes when all, any, or a majority (more than half) of its attempts passed."""
+
+
+class RunGates(BaseModel):
+    """The two run-level gates (SPEC §5)."""
+
+    model_config = _STRICT
+
+    min_mean_score: float = Field(default=0.8, ge=0.0, le=1.0)
+    """A run's mean_score must meet this (0-1)."""
+    min_pass_rate: float = Field(default=1.0, ge=0.0, le=1.0)
+    """A run's pass_rate must meet this (0-1)."""
+
+
+class Compare(BaseModel):
+    """Regression limits for comparing a candidate run to a baseline (SPEC §6)."""
+
+    model_config = _STRICT
+
+    max_pass_rate_drop: float = Field(default=0.0, ge=0.0, le=1.0)
+    """A pass-rate drop that exceeds this is a regression."""
+    max_mean_score_drop: float = Field(default=0.05, ge=0.0, le=1.0)
+    """A mean-score drop that exceeds this is a regression (0.05 = 5 points of 100)."""
+    max_latency_increase: float = Field(default=0.2, ge=0.0)
+    """A relative latency_mean increase that exceeds this fraction is a regression."""
+    case_delta: float = Field(default=0.05, ge=0.0, le=1.0)
+    """A per-case score change larger than this counts as regression / improvement."""
+
+
+class Config(BaseModel):
+    """A resolved scoring policy. Every output row carries its `config_id`."""
+
+    model_config = _STRICT
+
+    threshold: float = Field(default=DEFAULT_THRESHOLD, ge=0.0, le=1.0)
+    """Pass boundary for an execution score, used when executions.threshold is null."""
+    threshold_override: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Set by CLI --threshold: beats executions.threshold and `threshold`."""
+    borderline: float | None = Field(default=0.6, ge=0.0, le=1.0)
+    """Lower edge of the borderline verdict band; null turns the band off."""
+    aggregator: Aggregator = "weighted_average"
+    """Aggregation of the top-level evaluators into the execution score."""
+    required_children: tuple[str, ...] = ()
+    """Top-level evaluators a root safety_gate requires to pass."""
+    on_missing: OnMissing = "skip"
+    """What a missing evaluator does: skip it, count it as 0, or fail the execution."""
+    outcomes: OutcomesMode = "gate"
+    """How expected-outcome checks decide `passed`: gate, ignore or both."""
+    attempts: Attempts = Attempts()
+    """Reduction of repeated attempts per case."""
+    evaluators: dict[str, Evaluator] | None = None
+    """The evaluator tree; absent = every evaluator in the data, flat."""
+    run_gates: RunGates = RunGates()
+    """Run-level gates."""
+    compare: Compare = Compare()
+    """Limits for run comparisons."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _aliases(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "pass_threshold" in data:
+            data = dict(data)
+            value = data.pop("pass_threshold")
+            _deprecated(f"pass_threshold: {value}", f"threshold: {value}")
+            data.setdefault("threshold", value)
+        return data
+
+    @model_validator(mode="after")
+    def _check(self) -> Config:
+        if self.borderline is not None and self.borderline > self.threshold:
+            raise ValueError(
+                f"borderline ({self.borderline}) is above threshold ({self.threshold}); "
+                "the borderline band lies below the pass threshold"
+            )
+        if self.required_children:
+            unknown = set(self.required_children) - set(self.evaluators or {})
+            if unknown:
+                raise ValueError(
+                    f"required_children {sorted(unknown)} are not listed under `evaluators`"
+                )
+        return self
+
+    @property
+    def config_id(self) -> str:
+        """First 12 hex digits of the sha256 of the canonical JSON of this config."""
+        return hashlib.sha256(self.canonical_json().encode()).hexdigest()[:12]
+
+    def canonical_json(self) -> str:
+        """Sorted keys, defaults filled in, no whitespace: the input of `config_id`."""
+        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+
+
+CONNEXITY_WEIGHTS = {
+    "tool_routing": 0.15,
+    "parameter_extraction": 0.15,
+    "result_interpretation": 0.15,
+    "grounding_fidelity": 0.125,
+    "instruction_compliance": 0.125,
+    "information_gathering": 0.10,
+    "conversation_management": 0.10,
+    "response_delivery": 0.10,
+}
+"""The eight judge metrics of seed 000 and their default weights."""
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "connexity": {
+        "threshold": 0.75,
+        "borderline": None,
+        "evaluators": {name: {"weight": w} for name, w in CONNEXITY_WEIGHTS.items()},
+        "on_missing": "fail",
+        "outcomes": "gate",
+        "run_gates": {"min_mean_score": 0.8, "min_pass_rate": 1.0},
+    },
+    "agentv": {"threshold": 0.8, "borderline": None, "on_missing": "skip"},
+}
+
+
+def merge_config_dicts(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """Deep-merge mappings; `evaluators` (the tree) is replaced whole, never merged."""
+    out = dict(base)
+    for key, value in override.items():
+        if (
+            key != "evaluators"
+            and isinstance(value, dict)
+            and isinstance(out.get(key), dict)
+        ):
+            out[key] = merge_config_dicts(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    """Read a YAML or JSON config file into a plain mapping."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read config file {path}: {exc.strerror}; hint: check the path."
+        ) from None
+    try:
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise ConfigError(
+            f"config file {path} is not valid {path.suffix.lstrip('.') or 'YAML'}: {exc}; "
+            "hint: check indentation and quoting."
+        ) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"config file {path} must hold a mapping at the top level, not "
+            f"{type(data).__name__}; hint: start with `threshold: 0.8`."
+        )
+    return data
+
+
+def load_config(
+    path: str | Path | None = None,
+    *,
+    preset: str | None = None,
+    threshold: float | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> Config:
+    """Resolve a config: preset (default "default"), then the file, then `overrides`,
+    then `threshold` (the CLI's --threshold, which beats executions.threshold)."""
+    preset = preset or "default"
+    if preset not in PRESETS:
+        raise ConfigError(
+            f"unknown preset {preset!r}; hint: choose one of {', '.join(PRESETS)}."
+        )
+    data = dict(PRESETS[preset])
+    if path is not None:
+        data = merge_config_dicts(data, read_config_file(path))
+    if overrides:
+        data = merge_config_dicts(data, overrides)
+    if threshold is not None:
+        data["threshold_override"] = threshold
+    return config_from_dict(data, source=str(path) if path else f"preset {preset}")
+
+
+def config_from_dict(data: dict[str, Any], *, source: str = "config") -> Config:
+    """Validate a mapping into a Config, turning pydantic's errors into a ConfigError."""
+    try:
+        return Config.model_validate(data)
+    except pydantic.ValidationError as exc:
+        raise ConfigError(_render_errors(exc, source)) from None
+
+
+def _render_errors(exc: pydantic.ValidationError, source: str) -> str:
+    lines = [f"invalid config ({source}):"]
+    for err in exc.errors():
+        loc = [str(p) for p in err["loc"]]
+        where = ".".join(loc) or "<top>"
+        if err["type"] == "extra_forbidden":
+            hint = _did_you_mean(loc)
+            lines.append(f"  - unknown key `{where}`{hint}")
+        else:
+            lines.append(f"  - `{where}`: {err['msg']}")
+    lines.append("hint: see docs/config.md for every key, its type and default.")
+    return "\n".join(lines)
+
+
+def _did_you_mean(loc: list[str]) -> str:
+    """Suggest the closest valid key at the location of an unknown key."""
+    *parents, key = loc
+    model: type[BaseModel] = Config
+    for part in parents:
+        field = model.model_fields.get(part)
+        if field is None:  # a name inside evaluators / children
+            model = Evaluator
+            continue
+        ann = field.annotation
+        inner = next(
+            (a for a in getattr(ann, "__args__", (ann,)) if isinstance(a, type)), None
+        )
+        if inner is not None and issubclass(inner, BaseModel):
+            model = inner
+        elif part in ("evaluators", "children"):
+            model = Evaluator
+    valid = list(model.model_fields)
+    if model is Evaluator:
+        valid += ["required_min_score", "pass_threshold"]
+    elif model is Config:
+        valid += ["pass_threshold"]
+    match = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
+    return f" (did you mean `{match[0]}`?)" if match else f" (valid keys: {', '.join(valid)})"

@@ -1,0 +1,62 @@
+"""The exception hierarchy. Every error evalframe raises on purpose is an EvalframeError.
+
+Messages say what is wrong, where, and end with a hint on what to do about it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class EvalframeError(Exception):
+    """Base class of every error evalframe raises on purpose (CLI exit code 2)."""
+
+    exit_code = 2
+
+
+class ConfigError(EvalframeError):
+    """The configuration (YAML/JSON file, preset, grid or CLI option) is invalid."""
+
+
+class UsageError(EvalframeError):
+    """A call or command was given arguments that cannot work together."""
+
+
+class DatasetNotFoundError(EvalframeError):
+    """The dataset path holds no readable `scores` table."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One class of bad input: which table and column, how many rows, a few example keys."""
+
+    table: str
+    column: str
+    message: str
+    count: int
+    examples: tuple[str, ...] = field(default_factory=tuple)
+
+    def render(self) -> str:
+        where = f"{self.table}.{self.column}" if self.column else self.table
+        text = f"{where}: {self.message} ({self.count} row{'s' if self.count != 1 else ''})"
+        if self.examples:
+            text += "; e.g. " + ", ".join(self.examples)
+        return text
+
+
+class ValidationError(EvalframeError):
+    """Input tables break the data contract; `problems` lists every problem found."""
+
+    def __init__(self, problems: list[Problem] | tuple[Problem, ...]):
+        self.problems = tuple(problems)
+        lines = [f"{len(self.problems)} problem(s) in the input tables:"]
+        lines += [f"  - {p.render()}" for p in self.problems]
+        lines.append(
+            "hint: fix the rows above in the source tables, or pass --clamp (clamp=True) to "
+            "clamp out-of-range scores and turn NaN/inf into null."
+        )
+        super().__init__("\n".join(lines))
+
+
+class ConfigDeprecationWarning(UserWarning):
+    """A deprecated config alias was used; the message names its replacement."""

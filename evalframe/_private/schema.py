@@ -1,0 +1,181 @@
+"""Column and table names: the one place string literals for the data contract live.
+
+Every name here is part of the public contract (SPEC.md §1, §3-6): users' SQL, notebooks
+and other tools rely on them. Change one only with a CHANGELOG entry.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+EPS = 1e-9
+"""Boundary tolerance: x meets b when x >= b - EPS; x exceeds L when x > L + EPS."""
+
+# --- input tables --------------------------------------------------------------------
+SCORES = "scores"
+EXECUTIONS = "executions"
+OUTCOMES = "outcomes"
+RUNS = "runs"
+INPUT_TABLES = (SCORES, EXECUTIONS, OUTCOMES, RUNS)
+
+# --- output tables -------------------------------------------------------------------
+EXECUTION_SCORES = "execution_scores"
+EVALUATOR_SCORES = "evaluator_scores"
+CASE_SUMMARY = "case_summary"
+RUN_SUMMARY = "run_summary"
+CASE_DELTAS = "case_deltas"
+EVALUATOR_DELTAS = "evaluator_deltas"
+RUN_DELTAS = "run_deltas"
+SWEEP = "sweep"
+SWEEP_CONFIGS = "sweep_configs"
+THRESHOLD_CURVE = "threshold_curve"
+
+# --- key and input columns -----------------------------------------------------------
+RUN_ID = "run_id"
+CASE_ID = "case_id"
+ATTEMPT = "attempt"
+EVALUATOR = "evaluator"
+SCORE = "score"
+SCALE_MAX = "scale_max"
+WEIGHT = "weight"
+LABEL = "label"
+REASON = "reason"
+STATUS = "status"
+THRESHOLD = "threshold"
+LATENCY_MS = "latency_ms"
+COST_USD = "cost_usd"
+INPUT_TOKENS = "input_tokens"
+OUTPUT_TOKENS = "output_tokens"
+TAGS = "tags"
+OUTCOME = "outcome"
+PASSED = "passed"
+JUSTIFICATION = "justification"
+CREATED_AT = "created_at"
+CONFIG = "config"
+
+EXECUTION_KEY = (RUN_ID, CASE_ID, ATTEMPT)
+SCORE_KEY = (RUN_ID, CASE_ID, ATTEMPT, EVALUATOR)
+CASE_KEY = (RUN_ID, CASE_ID)
+
+STATUS_OK = "ok"
+STATUS_ERROR = "error"
+STATUSES = (STATUS_OK, STATUS_ERROR)
+
+# --- output columns ------------------------------------------------------------------
+CONFIG_ID = "config_id"
+VERDICT = "verdict"
+REQUIRED_FAILED = "required_failed"
+JUDGE_ERROR = "judge_error"
+N_MISSING = "n_missing"
+N_IGNORED = "n_ignored"
+OUTCOMES_TOTAL = "outcomes_total"
+OUTCOMES_PASSED = "outcomes_passed"
+
+VERDICT_PASS = "pass"
+VERDICT_BORDERLINE = "borderline"
+VERDICT_FAIL = "fail"
+VERDICT_ERROR = "error"
+VERDICT_UNSCORED = "unscored"
+
+# evaluator_scores (one row per execution x tree node)
+PATH = "path"
+PARENT = "parent"
+DEPTH = "depth"
+AGGREGATOR = "aggregator"
+IS_LEAF = "is_leaf"
+REQUIRED = "required"
+MIN_SCORE = "min_score"
+RAW_SCORE = "raw_score"
+MISSING = "missing"
+SCORE_LABEL = "score_label"
+CHILDREN_PASSED = "children_passed"
+CHILDREN_PRESENT = "children_present"
+
+# case_summary
+ATTEMPTS = "attempts"
+ERRORED = "errored"
+SCORED = "scored"
+UNSCORED = "unscored"
+PASS_RATE = "pass_rate"
+FLAKY = "flaky"
+N_PASSED = "n_passed"
+LATENCY_MEAN = "latency_mean"
+
+# run_summary
+N_EXECUTIONS = "executions"
+CASES = "cases"
+FAILED = "failed"
+N_PASS = "n_pass"
+N_BORDERLINE = "n_borderline"
+N_FAIL = "n_fail"
+MEAN_SCORE = "mean_score"
+CASE_PASS_RATE = "case_pass_rate"
+PASS_RATE_SE = "pass_rate_se"
+MEAN_SCORE_SE = "mean_score_se"
+LATENCY_P50 = "latency_p50"
+LATENCY_P95 = "latency_p95"
+LATENCY_MAX = "latency_max"
+MIN_MEAN_SCORE = "min_mean_score"
+MIN_PASS_RATE = "min_pass_rate"
+MEAN_SCORE_GATE = "mean_score_gate"
+PASS_RATE_GATE = "pass_rate_gate"
+RUN_PASSED = "run_passed"
+
+# --- declared input schemas: column -> (dtype, required, default) --------------------
+# dtype is the polars type values are cast to after validation; `None` default = null.
+ColumnSpec = tuple[pl.DataType, bool, object]
+
+SCORES_COLUMNS: dict[str, ColumnSpec] = {
+    RUN_ID: (pl.String(), True, None),
+    CASE_ID: (pl.String(), True, None),
+    ATTEMPT: (pl.Int64(), False, 0),
+    EVALUATOR: (pl.String(), True, None),
+    SCORE: (pl.Float64(), True, None),
+    SCALE_MAX: (pl.Float64(), False, 1.0),
+    WEIGHT: (pl.Float64(), False, None),
+    LABEL: (pl.String(), False, None),
+    REASON: (pl.String(), False, None),
+}
+
+EXECUTIONS_COLUMNS: dict[str, ColumnSpec] = {
+    RUN_ID: (pl.String(), True, None),
+    CASE_ID: (pl.String(), True, None),
+    ATTEMPT: (pl.Int64(), False, 0),
+    STATUS: (pl.String(), False, STATUS_OK),
+    THRESHOLD: (pl.Float64(), False, None),
+    LATENCY_MS: (pl.Float64(), False, None),
+    COST_USD: (pl.Float64(), False, None),
+    INPUT_TOKENS: (pl.Int64(), False, None),
+    OUTPUT_TOKENS: (pl.Int64(), False, None),
+    TAGS: (pl.List(pl.String()), False, None),
+}
+
+OUTCOMES_COLUMNS: dict[str, ColumnSpec] = {
+    RUN_ID: (pl.String(), True, None),
+    CASE_ID: (pl.String(), True, None),
+    ATTEMPT: (pl.Int64(), False, 0),
+    OUTCOME: (pl.String(), True, None),
+    PASSED: (pl.Boolean(), True, None),
+    JUSTIFICATION: (pl.String(), False, None),
+}
+
+RUNS_COLUMNS: dict[str, ColumnSpec] = {
+    RUN_ID: (pl.String(), True, None),
+    CREATED_AT: (pl.Datetime("us"), False, None),
+    LABEL: (pl.String(), False, None),
+    CONFIG: (pl.String(), False, None),
+}
+
+TABLE_COLUMNS: dict[str, dict[str, ColumnSpec]] = {
+    SCORES: SCORES_COLUMNS,
+    EXECUTIONS: EXECUTIONS_COLUMNS,
+    OUTCOMES: OUTCOMES_COLUMNS,
+    RUNS: RUNS_COLUMNS,
+}
+
+TABLE_KEYS: dict[str, tuple[str, ...]] = {
+    SCORES: SCORE_KEY,
+    EXECUTIONS: EXECUTION_KEY,
+    OUTCOMES: (*EXECUTION_KEY, OUTCOME),
+    RUNS: (RUN_ID,),
+}

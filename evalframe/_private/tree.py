@@ -1,0 +1,204 @@
+"""The evaluator tree as tables: one row per node, and the map from data evaluators to leaves.
+
+The tree's *shape* (paths, parents, depths, aggregators, required_children membership) is
+shared by every config evaluated together; per-node *parameters* (weight, required,
+min_score, threshold) may differ per config, so they live in a (config, node) table. This
+is what lets one vectorized plan score many configs at once (SPEC §7).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.config import Config, Evaluator, _parse_range
+from evalframe._private.errors import UsageError
+
+ROOT = ""
+"""Path of the implicit root node (the execution score)."""
+SEP = "/"
+
+# internal column names of node tables
+CFG = "_cfg"  # integer index of a config in the batch being scored
+NODE_WEIGHT = "_node_weight"
+NODE_T = "_node_t"
+IN_R = "_in_required_children"
+HAS_R = "_has_required_children"
+
+
+@dataclass(frozen=True)
+class Node:
+    path: str
+    name: str
+    parent: str | None
+    depth: int
+    aggregator: str | None  # None for leaves
+    in_required_children: bool
+    has_required_children: bool
+
+
+@dataclass(frozen=True)
+class Tree:
+    """Shape of the evaluator tree plus per-config node parameters."""
+
+    nodes: tuple[Node, ...]
+    params: pl.DataFrame  # CFG, PATH, NODE_WEIGHT, REQUIRED, MIN_SCORE, NODE_T
+    labels: pl.DataFrame  # PATH, lo, hi, SCORE_LABEL, _order  (score_ranges)
+    configured: bool  # False: leaves come from the data (no `evaluators` list)
+
+    @property
+    def max_depth(self) -> int:
+        return max(n.depth for n in self.nodes)
+
+    @property
+    def leaves(self) -> list[Node]:
+        return [n for n in self.nodes if n.aggregator is None and n.path != ROOT]
+
+    @property
+    def is_flat(self) -> bool:
+        return self.max_depth <= 1
+
+    def shape_frame(self) -> pl.DataFrame:
+        return pl.DataFrame(
+            {
+                S.PATH: [n.path for n in self.nodes],
+                S.EVALUATOR: [n.name for n in self.nodes],
+                S.PARENT: [n.parent for n in self.nodes],
+                S.DEPTH: [n.depth for n in self.nodes],
+                S.AGGREGATOR: [n.aggregator for n in self.nodes],
+                IN_R: [n.in_required_children for n in self.nodes],
+                HAS_R: [n.has_required_children for n in self.nodes],
+            },
+            schema={
+                S.PATH: pl.String,
+                S.EVALUATOR: pl.String,
+                S.PARENT: pl.String,
+                S.DEPTH: pl.Int32,
+                S.AGGREGATOR: pl.String,
+                IN_R: pl.Boolean,
+                HAS_R: pl.Boolean,
+            },
+        )
+
+    def evaluator_map(self) -> pl.DataFrame:
+        """data `evaluator` value -> leaf path (by full path, or by a name unique to one leaf)."""
+        leaves = self.leaves
+        counts = Counter(n.name for n in leaves)
+        keys: dict[str, str] = {}
+        for n in leaves:
+            if counts[n.name] == 1:
+                keys.setdefault(n.name, n.path)
+        for n in leaves:
+            keys[n.path] = n.path
+        return pl.DataFrame(
+            {S.EVALUATOR: list(keys), S.PATH: list(keys.values())},
+            schema={S.EVALUATOR: pl.String, S.PATH: pl.String},
+        )
+
+
+def _walk(
+    entries: dict[str, Evaluator], parent: str, depth: int, required: tuple[str, ...]
+) -> list[tuple[Node, Evaluator]]:
+    out: list[tuple[Node, Evaluator]] = []
+    for name, entry in entries.items():
+        path = name if parent == ROOT else f"{parent}{SEP}{name}"
+        node = Node(
+            path=path,
+            name=name,
+            parent=parent,
+            depth=depth,
+            aggregator=entry.effective_aggregator if entry.is_composite else None,
+            in_required_children=name in required,
+            has_required_children=bool(entry.required_children),
+        )
+        out.append((node, entry))
+        if entry.is_composite:
+            out += _walk(entry.children or {}, path, depth + 1, entry.required_children)
+    return out
+
+
+def _shape_key(config: Config) -> object:
+    def strip(entries: dict[str, Evaluator] | None):
+        if entries is None:
+            return None
+        return tuple(
+            (name, e.effective_aggregator if e.is_composite else None, e.required_children,
+             strip(e.children))
+            for name, e in entries.items()
+        )
+
+    return (config.aggregator, config.required_children, strip(config.evaluators))
+
+
+def build_tree(configs: Sequence[Config], data_evaluators: Sequence[str] = ()) -> Tree:
+    """Node tables for a batch of configs that share one tree shape.
+
+    `data_evaluators` are the distinct evaluator names in the data; they become the leaves
+    when the configs list no `evaluators`.
+    """
+    first = configs[0]
+    if any(_shape_key(c) != _shape_key(first) for c in configs[1:]):
+        raise UsageError(
+            "configs scored together must share one evaluator tree (names, nesting, "
+            "aggregators, required_children); hint: score configs with different trees "
+            "in separate calls, or vary only weights, thresholds and flags."
+        )
+    root = Node(ROOT, ROOT, None, 0, first.aggregator, False, bool(first.required_children))
+    if first.evaluators is None:
+        walked = [
+            (Node(name, name, ROOT, 1, None, False, False), Evaluator())
+            for name in sorted(set(data_evaluators))
+        ]
+    else:
+        walked = _walk(first.evaluators, ROOT, 1, first.required_children)
+    nodes = (root, *(n for n, _ in walked))
+
+    rows: dict[str, list] = {CFG: [], S.PATH: [], NODE_WEIGHT: [], S.REQUIRED: [],
+                             S.MIN_SCORE: [], NODE_T: []}
+    for ci, config in enumerate(configs):
+        entries = (
+            dict(walked)
+            if config.evaluators is None
+            else dict(_walk(config.evaluators, ROOT, 1, config.required_children))
+        )
+        by_path = {n.path: e for n, e in entries.items()}
+        rows[CFG].append(ci)
+        rows[S.PATH].append(ROOT)
+        rows[NODE_WEIGHT].append(1.0)
+        rows[S.REQUIRED].append(False)
+        rows[S.MIN_SCORE].append(None)
+        rows[NODE_T].append(None)
+        for node in nodes[1:]:
+            entry = by_path[node.path]
+            rows[CFG].append(ci)
+            rows[S.PATH].append(node.path)
+            rows[NODE_WEIGHT].append(entry.weight)
+            rows[S.REQUIRED].append(entry.required)
+            rows[S.MIN_SCORE].append(entry.min_score)
+            rows[NODE_T].append(entry.threshold)
+    params = pl.DataFrame(
+        rows,
+        schema={CFG: pl.Int32, S.PATH: pl.String, NODE_WEIGHT: pl.Float64,
+                S.REQUIRED: pl.Boolean, S.MIN_SCORE: pl.Float64, NODE_T: pl.Float64},
+    )
+    label_rows: dict[str, list] = {S.PATH: [], "_lo": [], "_hi": [], S.SCORE_LABEL: [],
+                                   "_order": []}
+    for node, entry in walked:
+        for order, (key, label) in enumerate((entry.score_ranges or {}).items()):
+            lo, hi = _parse_range(key)
+            label_rows[S.PATH].append(node.path)
+            label_rows["_lo"].append(lo)
+            label_rows["_hi"].append(hi)
+            label_rows[S.SCORE_LABEL].append(label)
+            label_rows["_order"].append(order)
+    labels = pl.DataFrame(
+        label_rows,
+        schema={S.PATH: pl.String, "_lo": pl.Float64, "_hi": pl.Float64,
+                S.SCORE_LABEL: pl.String, "_order": pl.Int32},
+    )
+    return Tree(nodes=nodes, params=params, labels=labels,
+                configured=first.evaluators is not None)

@@ -1,0 +1,277 @@
+"""Validation of the input tables: every problem at once, then typed frames with defaults.
+
+Checks (SPEC §1 "Bad input"): missing required columns, wrong types, nulls in key columns,
+duplicate keys, NaN/inf/negative/too-large scores, scale_max <= 0, negative weights,
+unknown statuses, thresholds outside 0-1, and orphan rows. All value checks over one table
+run as one lazy query; all tables' queries are collected together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.errors import Problem, ValidationError
+
+MAX_EXAMPLES = 5
+
+
+@dataclass(frozen=True)
+class ClampReport:
+    """What `clamp=True` changed in `scores`."""
+
+    clamped: int = 0
+    """Scores moved into [0, scale_max]."""
+    nulled: int = 0
+    """NaN / inf scores turned into null."""
+
+    @property
+    def changed(self) -> int:
+        return self.clamped + self.nulled
+
+
+def _is_numeric(dtype: pl.DataType) -> bool:
+    return dtype.is_numeric()
+
+
+def _type_ok(actual: pl.DataType, wanted: pl.DataType) -> bool:
+    if actual == pl.Null:
+        return True
+    if wanted == pl.String:
+        return actual == pl.String or actual.is_integer() or actual == pl.Categorical
+    if wanted == pl.Float64:
+        return _is_numeric(actual)
+    if wanted == pl.Int64:
+        return actual.is_integer()
+    if wanted == pl.Boolean:
+        return actual == pl.Boolean
+    if isinstance(wanted, pl.Datetime):
+        return actual.is_temporal() or actual == pl.String
+    if isinstance(wanted, pl.List):
+        return isinstance(actual, pl.List)
+    return True
+
+
+def _key_text(keys: tuple[str, ...]) -> pl.Expr:
+    parts: list[pl.Expr | str] = []
+    for i, k in enumerate(keys):
+        parts += [f"{'' if i == 0 else ' '}{k}=", pl.col(k).cast(pl.String).fill_null("∅")]
+    return pl.concat_str([pl.lit(p) if isinstance(p, str) else p for p in parts])
+
+
+def _check(cond: pl.Expr, keys: tuple[str, ...], name: str) -> list[pl.Expr]:
+    """Count of rows where `cond` holds, plus up to five example keys."""
+    cond = cond.fill_null(False)
+    return [
+        cond.sum().alias(f"{name}__n"),
+        _key_text(keys).filter(cond).head(MAX_EXAMPLES).implode().alias(f"{name}__ex"),
+    ]
+
+
+def validate_tables(
+    tables: dict[str, pl.LazyFrame | None], *, clamp: bool = False
+) -> tuple[dict[str, pl.LazyFrame], ClampReport | None]:
+    """Validate raw tables; return typed frames with defaults, or raise ValidationError."""
+    problems: list[Problem] = []
+    schemas = {name: lf.collect_schema() for name, lf in tables.items() if lf is not None}
+
+    # 1. columns and types: without them the value checks cannot run
+    for name, cols in S.TABLE_COLUMNS.items():
+        if name not in schemas:
+            continue
+        actual = schemas[name]
+        for col, (dtype, required, _default) in cols.items():
+            if col not in actual:
+                if required:
+                    problems.append(Problem(name, col, "required column is missing", 0))
+            elif not _type_ok(actual[col], dtype):
+                problems.append(
+                    Problem(
+                        name,
+                        col,
+                        f"wrong type {actual[col]}, expected {dtype}",
+                        0,
+                    )
+                )
+    if problems:
+        raise ValidationError(problems)
+
+    typed = {name: _typed(tables[name], name) for name in schemas}
+    report = None
+    if clamp:
+        typed[S.SCORES], report = _clamp(typed[S.SCORES])
+
+    # 2. value checks: one query per table, all collected together
+    checks: list[tuple[str, str, str, str]] = []  # (table, column, message, query-name)
+    queries: list[pl.LazyFrame] = []
+
+    def add(table: str, specs: list[tuple[str, str, pl.Expr]], keys: tuple[str, ...]):
+        exprs: list[pl.Expr] = []
+        for i, (column, message, cond) in enumerate(specs):
+            qname = f"c{len(checks)}_{i}"
+            checks.append((table, column, message, f"{len(queries)}:{qname}"))
+            exprs += _check(cond, keys, qname)
+        queries.append(typed[table].select(exprs))
+
+    sc = pl.col(S.SCORE)
+    finite = sc.is_finite()
+    add(
+        S.SCORES,
+        [
+            *_null_key_specs(S.SCORE_KEY),
+            (S.SCORE, "score is NaN or infinite", sc.is_not_null() & ~finite),
+            (S.SCORE, "score is negative", finite & (sc < 0)),
+            (
+                S.SCORE,
+                "score is above scale_max",
+                finite & (sc > pl.col(S.SCALE_MAX)),
+            ),
+            (
+                S.SCALE_MAX,
+                "scale_max is not a positive number",
+                ~(pl.col(S.SCALE_MAX) > 0).fill_null(False)
+                | ~pl.col(S.SCALE_MAX).is_finite().fill_null(False),
+            ),
+            (
+                S.WEIGHT,
+                "weight is negative or not finite",
+                (pl.col(S.WEIGHT) < 0) | ~pl.col(S.WEIGHT).is_finite(),
+            ),
+        ],
+        S.SCORE_KEY,
+    )
+    if S.EXECUTIONS in typed:
+        th = pl.col(S.THRESHOLD)
+        add(
+            S.EXECUTIONS,
+            [
+                *_null_key_specs(S.EXECUTION_KEY),
+                (
+                    S.STATUS,
+                    f"status is not one of {', '.join(S.STATUSES)}",
+                    ~pl.col(S.STATUS).is_in(S.STATUSES).fill_null(False),
+                ),
+                (
+                    S.THRESHOLD,
+                    "threshold is outside 0-1",
+                    th.is_not_null() & ~((th >= 0) & (th <= 1)).fill_null(False),
+                ),
+            ],
+            S.EXECUTION_KEY,
+        )
+    if S.OUTCOMES in typed:
+        add(
+            S.OUTCOMES,
+            [
+                *_null_key_specs(S.TABLE_KEYS[S.OUTCOMES]),
+                (S.PASSED, "passed is null", pl.col(S.PASSED).is_null()),
+            ],
+            S.TABLE_KEYS[S.OUTCOMES],
+        )
+    if S.RUNS in typed:
+        add(S.RUNS, _null_key_specs((S.RUN_ID,)), (S.RUN_ID,))
+
+    # duplicates and orphans need a group-by / anti-join each
+    extra: list[tuple[str, str, str, pl.LazyFrame, tuple[str, ...]]] = []
+    for name in typed:
+        keys = S.TABLE_KEYS[name]
+        dup = typed[name].group_by(keys).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1)
+        extra.append((name, ", ".join(keys), "duplicate key", dup, keys))
+    known = typed[S.EXECUTIONS] if S.EXECUTIONS in typed else None
+    if known is not None:
+        ex_keys = known.select(S.EXECUTION_KEY).unique()
+        orphan = typed[S.SCORES].select(S.EXECUTION_KEY).unique().join(
+            ex_keys, on=S.EXECUTION_KEY, how="anti", nulls_equal=True
+        )
+        extra.append(
+            (S.SCORES, "", "execution is not in the executions table", orphan, S.EXECUTION_KEY)
+        )
+    if S.OUTCOMES in typed:
+        parent = (known if known is not None else typed[S.SCORES]).select(S.EXECUTION_KEY)
+        parent_name = S.EXECUTIONS if known is not None else S.SCORES
+        orphan = typed[S.OUTCOMES].select(S.EXECUTION_KEY).unique().join(
+            parent.unique(), on=S.EXECUTION_KEY, how="anti", nulls_equal=True
+        )
+        extra.append(
+            (S.OUTCOMES, "", f"execution is not in the {parent_name} table", orphan, S.EXECUTION_KEY)
+        )
+    for _t, _c, _m, lf, keys in extra:
+        queries.append(
+            lf.select(
+                pl.len().alias("n"),
+                _key_text(keys).head(MAX_EXAMPLES).implode().alias("ex"),
+            )
+        )
+
+    results = pl.collect_all(queries)
+    n_value_queries = len(queries) - len(extra)
+    for table, column, message, ref in checks:
+        qi, qname = ref.split(":")
+        row = results[int(qi)].row(0, named=True)
+        n = row[f"{qname}__n"] or 0
+        if n:
+            problems.append(Problem(table, column, message, n, tuple(row[f"{qname}__ex"])))
+    for (table, column, message, _lf, _keys), res in zip(
+        extra, results[n_value_queries:], strict=True
+    ):
+        row = res.row(0, named=True)
+        if row["n"]:
+            problems.append(Problem(table, column, message, row["n"], tuple(row["ex"])))
+    if problems:
+        raise ValidationError(problems)
+    return _complete(typed), report
+
+
+def _null_key_specs(keys: tuple[str, ...]) -> list[tuple[str, str, pl.Expr]]:
+    return [(k, "key column is null", pl.col(k).is_null()) for k in keys]
+
+
+def _typed(lf: pl.LazyFrame, name: str) -> pl.LazyFrame:
+    """Add missing optional columns with their defaults; cast declared columns."""
+    present = lf.collect_schema()
+    exprs = []
+    for col, (dtype, _required, default) in S.TABLE_COLUMNS[name].items():
+        if col in present:
+            if isinstance(dtype, pl.Datetime) and present[col] == pl.String:
+                exprs.append(pl.col(col).str.to_datetime(time_unit="us", strict=False))
+            elif present[col] != dtype:
+                exprs.append(pl.col(col).cast(dtype))
+        else:
+            exprs.append(pl.lit(default, dtype=dtype).alias(col))
+    if S.ATTEMPT in S.TABLE_COLUMNS[name] and S.ATTEMPT in present:
+        exprs.append(pl.col(S.ATTEMPT).cast(pl.Int64).fill_null(0))
+    if name == S.EXECUTIONS and S.STATUS in present:
+        exprs.append(pl.col(S.STATUS).cast(pl.String).fill_null(S.STATUS_OK))
+    if name == S.SCORES and S.SCALE_MAX in present:
+        exprs.append(pl.col(S.SCALE_MAX).cast(pl.Float64).fill_null(1.0))
+    return lf.with_columns(exprs) if exprs else lf
+
+
+def _clamp(scores: pl.LazyFrame) -> tuple[pl.LazyFrame, ClampReport]:
+    sc, mx = pl.col(S.SCORE), pl.col(S.SCALE_MAX)
+    bad = sc.is_not_null() & ~sc.is_finite()
+    out_of_range = sc.is_finite() & ((sc < 0) | (sc > mx))
+    counts = scores.select(
+        bad.sum().alias("nulled"), out_of_range.fill_null(False).sum().alias("clamped")
+    ).collect()
+    fixed = scores.with_columns(
+        pl.when(bad).then(None).otherwise(sc.clip(0.0, mx)).alias(S.SCORE)
+    )
+    row = counts.row(0, named=True)
+    return fixed, ClampReport(clamped=row["clamped"], nulled=row["nulled"])
+
+
+def _complete(typed: dict[str, pl.LazyFrame]) -> dict[str, pl.LazyFrame]:
+    """Derive or empty-fill the optional tables so every later step sees all four."""
+    out = dict(typed)
+    if S.EXECUTIONS not in out:
+        derived = out[S.SCORES].select(S.EXECUTION_KEY).unique()
+        out[S.EXECUTIONS] = _typed(derived, S.EXECUTIONS)
+    for name in (S.OUTCOMES, S.RUNS):
+        if name not in out:
+            out[name] = pl.LazyFrame(
+                schema={c: spec[0] for c, spec in S.TABLE_COLUMNS[name].items()}
+            )
+    return out
