@@ -1,0 +1,53 @@
+"""evalframe: vectorized analytics over LLM-judge outputs.
+
+Load judge outputs, score them under a policy, summarize cases and runs, compare runs,
+and recompute history under many configs at once. Every function takes and returns
+polars frames; see README.md and docs/ for the tables they produce.
+"""
+
+from evalframe._private.case_summary import case_summary
+from evalframe._private.config import (
+    PRESETS,
+    Config,
+    Evaluator,
+    config_from_dict,
+    load_config,
+)
+from evalframe._private.dataset import Dataset, load_dataset
+from evalframe._private.errors import (
+    ConfigDeprecationWarning,
+    ConfigError,
+    DatasetNotFoundError,
+    EvalframeError,
+    Problem,
+    UsageError,
+    ValidationError,
+)
+from evalframe._private.execution_scores import evaluator_scores, score
+from evalframe._private.output import read_metadata, write_tables
+from evalframe._private.run_summary import run_summary
+from evalframe._private.version import __version__
+
+__all__ = [
+    "PRESETS",
+    "Config",
+    "ConfigDeprecationWarning",
+    "ConfigError",
+    "Dataset",
+    "DatasetNotFoundError",
+    "EvalframeError",
+    "Evaluator",
+    "Problem",
+    "UsageError",
+    "ValidationError",
+    "__version__",
+    "case_summary",
+    "config_from_dict",
+    "evaluator_scores",
+    "load_config",
+    "load_dataset",
+    "read_metadata",
+    "run_summary",
+    "score",
+    "write_tables",
+]

@@ -1,0 +1,146 @@
+"""`run_summary`: one row per (config × run) with rates, uncertainty, latency and gates (SPEC §5)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.case_summary import case_summary
+from evalframe._private.config import Config
+from evalframe._private.policy import as_configs, policy_by_config_id
+from evalframe._private.tree_eval import meets
+
+COUNT_COLUMNS = [
+    S.N_EXECUTIONS, S.CASES, S.PASSED, S.FAILED, S.ERRORED, S.UNSCORED,
+    S.N_PASS, S.N_BORDERLINE, S.N_FAIL,
+]
+RUN_COLUMNS = [
+    S.CONFIG_ID, S.RUN_ID, *COUNT_COLUMNS, S.PASS_RATE, S.MEAN_SCORE, S.CASE_PASS_RATE,
+    S.PASS_RATE_SE, S.MEAN_SCORE_SE, S.LATENCY_MEAN, S.LATENCY_P50, S.LATENCY_P95,
+    S.LATENCY_MAX, S.COST_USD, S.INPUT_TOKENS, S.OUTPUT_TOKENS, S.MIN_MEAN_SCORE,
+    S.MIN_PASS_RATE, S.MEAN_SCORE_GATE, S.PASS_RATE_GATE, S.RUN_PASSED,
+]
+RUN_KEY = (S.CONFIG_ID, S.RUN_ID)
+
+
+def _sum_or_null(col: str) -> pl.Expr:
+    return pl.when(pl.col(col).is_not_null().any()).then(pl.col(col).sum()).alias(col)
+
+
+def clustered_se(
+    frame: pl.LazyFrame, value: pl.Expr, keys: Sequence[str], cluster: str, name: str
+) -> pl.LazyFrame:
+    """Case-clustered standard error of the mean of `value` over its non-null rows.
+
+    se = sqrt(G/(G-1) · Σ_c (Σ_{i∈c} (x_i − x̄))²) / n; null when G < 2 (SPEC §5).
+    """
+    x = value.cast(pl.Float64)
+    per_cluster = (
+        frame.filter(x.is_not_null())
+        .group_by(*keys, cluster)
+        .agg(x.sum().alias("_sx"), pl.len().cast(pl.Float64).alias("_nc"))
+    )
+    totals = per_cluster.group_by(*keys).agg(
+        (pl.col("_sx").sum() / pl.col("_nc").sum()).alias("_mean"),
+        pl.col("_nc").sum().alias("_n"),
+        pl.len().cast(pl.Float64).alias("_g"),
+    )
+    return (
+        per_cluster.join(totals, on=list(keys))
+        .group_by(*keys)
+        .agg(
+            ((pl.col("_sx") - pl.col("_nc") * pl.col("_mean")) ** 2).sum().alias("_ss"),
+            pl.col("_n").first(),
+            pl.col("_g").first(),
+        )
+        .select(
+            *keys,
+            pl.when(pl.col("_g") >= 2)
+            .then((pl.col("_g") / (pl.col("_g") - 1) * pl.col("_ss")).sqrt() / pl.col("_n"))
+            .alias(name),
+        )
+    )
+
+
+def run_summary(
+    execution_scores: pl.LazyFrame,
+    config: Config | Sequence[Config] | None = None,
+    *,
+    runs: pl.LazyFrame | None = None,
+) -> pl.LazyFrame:
+    """One row per (config × run) from `execution_scores`.
+
+    `runs` (the dataset's runs table) adds rows for runs with no executions and carries
+    run metadata (created_at, label, ...) onto each row.
+    """
+    configs = as_configs(config)
+    policy = policy_by_config_id(configs).select(S.CONFIG_ID, S.MIN_MEAN_SCORE, S.MIN_PASS_RATE)
+    ex = execution_scores
+    status, verdict, passed = pl.col(S.STATUS), pl.col(S.VERDICT), pl.col(S.PASSED)
+    errored = status == S.STATUS_ERROR
+    unscored = verdict == S.VERDICT_UNSCORED
+    lat = pl.col(S.LATENCY_MS)
+    base = ex.group_by(RUN_KEY).agg(
+        pl.len().cast(pl.Int64).alias(S.N_EXECUTIONS),
+        pl.col(S.CASE_ID).n_unique().cast(pl.Int64).alias(S.CASES),
+        passed.sum().cast(pl.Int64).alias(S.PASSED),
+        (~passed & ~errored & ~unscored).sum().cast(pl.Int64).alias(S.FAILED),
+        errored.sum().cast(pl.Int64).alias(S.ERRORED),
+        unscored.sum().cast(pl.Int64).alias(S.UNSCORED),
+        (verdict == S.VERDICT_PASS).sum().cast(pl.Int64).alias(S.N_PASS),
+        (verdict == S.VERDICT_BORDERLINE).sum().cast(pl.Int64).alias(S.N_BORDERLINE),
+        (verdict == S.VERDICT_FAIL).sum().cast(pl.Int64).alias(S.N_FAIL),
+        passed.cast(pl.Float64).mean().alias(S.PASS_RATE),
+        pl.col(S.SCORE).mean().alias(S.MEAN_SCORE),
+        lat.mean().alias(S.LATENCY_MEAN),
+        lat.quantile(0.5, interpolation="linear").alias(S.LATENCY_P50),
+        lat.quantile(0.95, interpolation="linear").alias(S.LATENCY_P95),
+        lat.max().alias(S.LATENCY_MAX),
+        _sum_or_null(S.COST_USD),
+        _sum_or_null(S.INPUT_TOKENS),
+        _sum_or_null(S.OUTPUT_TOKENS),
+    )
+    cases = case_summary(ex, configs).group_by(RUN_KEY).agg(
+        pl.col(S.PASSED).cast(pl.Float64).mean().alias(S.CASE_PASS_RATE)
+    )
+    pass_se = clustered_se(ex, passed, RUN_KEY, S.CASE_ID, S.PASS_RATE_SE)
+    score_se = clustered_se(ex, pl.col(S.SCORE), RUN_KEY, S.CASE_ID, S.MEAN_SCORE_SE)
+    summary = (
+        base.join(cases, on=RUN_KEY, how="left")
+        .join(pass_se, on=RUN_KEY, how="left")
+        .join(score_se, on=RUN_KEY, how="left")
+    )
+    if runs is not None:
+        summary = _with_runs_table(summary, runs, configs)
+    summary = summary.join(policy, on=S.CONFIG_ID, how="left").with_columns(
+        meets(pl.col(S.MEAN_SCORE), pl.col(S.MIN_MEAN_SCORE)).fill_null(False).alias(
+            S.MEAN_SCORE_GATE
+        ),
+        meets(pl.col(S.PASS_RATE), pl.col(S.MIN_PASS_RATE)).fill_null(False).alias(
+            S.PASS_RATE_GATE
+        ),
+    )
+    summary = summary.with_columns(
+        (pl.col(S.MEAN_SCORE_GATE) & pl.col(S.PASS_RATE_GATE)).alias(S.RUN_PASSED)
+    )
+    extra = [c for c in summary.collect_schema().names() if c not in RUN_COLUMNS]
+    return summary.select(*RUN_COLUMNS, *extra)
+
+
+def _with_runs_table(
+    summary: pl.LazyFrame, runs: pl.LazyFrame, configs: Sequence[Config]
+) -> pl.LazyFrame:
+    """Add zero rows for runs without executions and carry the runs table's columns."""
+    ids = pl.LazyFrame({S.CONFIG_ID: list(dict.fromkeys(c.config_id for c in configs))})
+    empty = (
+        runs.select(S.RUN_ID)
+        .join(ids, how="cross")
+        .join(summary.select(RUN_KEY), on=RUN_KEY, how="anti")
+        .with_columns(pl.lit(0, dtype=pl.Int64).alias(c) for c in COUNT_COLUMNS)
+    )
+    meta = runs.rename({c: f"run_{c}" for c in (S.CONFIG,) if c in runs.collect_schema()})
+    return pl.concat([summary, empty], how="diagonal_relaxed").join(
+        meta, on=S.RUN_ID, how="left"
+    )
