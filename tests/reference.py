@@ -524,9 +524,7 @@ def run_summary(
         errored = sum(1 for r in rows if r["status"] == "error")
         unscored = sum(1 for r in rows if r["status"] == "ok" and r["score"] is None)
         failed = sum(
-            1
-            for r in rows
-            if not r["passed"] and r["status"] != "error" and r["score"] is not None
+            1 for r in rows if not r["passed"] and r["status"] != "error" and r["score"] is not None
         )
         scored = [(r["case_id"], Fraction(r["score"])) for r in rows if r["score"] is not None]
         pass_rate = Fraction(passed, n) if n else None
