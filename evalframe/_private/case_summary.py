@@ -11,8 +11,20 @@ from evalframe._private.config import Config
 from evalframe._private.policy import ATTEMPT_PASSED, ATTEMPT_SCORE, as_configs, policy_by_config_id
 
 CASE_COLUMNS = [
-    S.CONFIG_ID, S.RUN_ID, S.CASE_ID, S.ATTEMPTS, S.ERRORED, S.SCORED, S.UNSCORED, S.SCORE,
-    S.N_PASSED, S.PASS_RATE, S.PASSED, S.FLAKY, S.LATENCY_MEAN, S.COST_USD,
+    S.CONFIG_ID,
+    S.RUN_ID,
+    S.CASE_ID,
+    S.ATTEMPTS,
+    S.ERRORED,
+    S.SCORED,
+    S.UNSCORED,
+    S.SCORE,
+    S.N_PASSED,
+    S.PASS_RATE,
+    S.PASSED,
+    S.FLAKY,
+    S.LATENCY_MEAN,
+    S.COST_USD,
 ]
 
 
@@ -63,4 +75,5 @@ def case_summary(
             ((k > 0) & (k < n)).alias(S.FLAKY),
         )
         .select(CASE_COLUMNS)
+        .sort(S.CONFIG_ID, *S.CASE_KEY)
     )

@@ -253,11 +253,7 @@ def merge_config_dicts(base: dict[str, Any], override: dict[str, Any]) -> dict[s
     """Deep-merge mappings; `evaluators` (the tree) is replaced whole, never merged."""
     out = dict(base)
     for key, value in override.items():
-        if (
-            key != "evaluators"
-            and isinstance(value, dict)
-            and isinstance(out.get(key), dict)
-        ):
+        if key != "evaluators" and isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = merge_config_dicts(out[key], value)
         else:
             out[key] = value
@@ -301,9 +297,7 @@ def load_config(
     then `threshold` (the CLI's --threshold, which beats executions.threshold)."""
     preset = preset or "default"
     if preset not in PRESETS:
-        raise ConfigError(
-            f"unknown preset {preset!r}; hint: choose one of {', '.join(PRESETS)}."
-        )
+        raise ConfigError(f"unknown preset {preset!r}; hint: choose one of {', '.join(PRESETS)}.")
     data = dict(PRESETS[preset])
     if path is not None:
         data = merge_config_dicts(data, read_config_file(path))
@@ -346,9 +340,7 @@ def _did_you_mean(loc: list[str]) -> str:
             model = Evaluator
             continue
         ann = field.annotation
-        inner = next(
-            (a for a in getattr(ann, "__args__", (ann,)) if isinstance(a, type)), None
-        )
+        inner = next((a for a in getattr(ann, "__args__", (ann,)) if isinstance(a, type)), None)
         if inner is not None and issubclass(inner, BaseModel):
             model = inner
         elif part in ("evaluators", "children"):

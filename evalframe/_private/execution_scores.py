@@ -39,16 +39,52 @@ from evalframe._private.tree_eval import (
 )
 
 EXECUTION_COLUMNS = [
-    S.RUN_ID, S.CASE_ID, S.ATTEMPT, S.CONFIG_ID, S.STATUS, S.THRESHOLD, S.SCORE, S.VERDICT,
-    S.PASSED, S.REQUIRED_FAILED, S.JUDGE_ERROR, S.N_MISSING, S.N_IGNORED, S.OUTCOMES_TOTAL,
-    S.OUTCOMES_PASSED, S.LATENCY_MS, S.COST_USD, S.INPUT_TOKENS, S.OUTPUT_TOKENS, S.TAGS,
+    S.RUN_ID,
+    S.CASE_ID,
+    S.ATTEMPT,
+    S.CONFIG_ID,
+    S.STATUS,
+    S.THRESHOLD,
+    S.SCORE,
+    S.VERDICT,
+    S.PASSED,
+    S.REQUIRED_FAILED,
+    S.JUDGE_ERROR,
+    S.N_MISSING,
+    S.N_IGNORED,
+    S.OUTCOMES_TOTAL,
+    S.OUTCOMES_PASSED,
+    S.LATENCY_MS,
+    S.COST_USD,
+    S.INPUT_TOKENS,
+    S.OUTPUT_TOKENS,
+    S.TAGS,
 ]
 
 EVALUATOR_COLUMNS = [
-    S.RUN_ID, S.CASE_ID, S.ATTEMPT, S.CONFIG_ID, S.PATH, S.EVALUATOR, S.PARENT, S.DEPTH,
-    S.AGGREGATOR, S.IS_LEAF, S.WEIGHT, S.REQUIRED, S.MIN_SCORE, S.RAW_SCORE, S.SCALE_MAX,
-    S.SCORE, S.MISSING, S.PASSED, S.SCORE_LABEL, S.CHILDREN_PASSED, S.CHILDREN_PRESENT,
-    S.LABEL, S.REASON,
+    S.RUN_ID,
+    S.CASE_ID,
+    S.ATTEMPT,
+    S.CONFIG_ID,
+    S.PATH,
+    S.EVALUATOR,
+    S.PARENT,
+    S.DEPTH,
+    S.AGGREGATOR,
+    S.IS_LEAF,
+    S.WEIGHT,
+    S.REQUIRED,
+    S.MIN_SCORE,
+    S.RAW_SCORE,
+    S.SCALE_MAX,
+    S.SCORE,
+    S.MISSING,
+    S.PASSED,
+    S.SCORE_LABEL,
+    S.CHILDREN_PASSED,
+    S.CHILDREN_PRESENT,
+    S.LABEL,
+    S.REASON,
 ]
 
 
@@ -60,7 +96,9 @@ class _Plan:
     policy: pl.LazyFrame
 
 
-def _plan(dataset: Dataset, config: Config | Sequence[Config] | None, *, passthrough: bool) -> _Plan:
+def _plan(
+    dataset: Dataset, config: Config | Sequence[Config] | None, *, passthrough: bool
+) -> _Plan:
     configs = as_configs(config)
     names = () if configs[0].evaluators is not None else data_evaluators(dataset)
     tree = build_tree(configs, names)
@@ -80,26 +118,32 @@ def score(dataset: Dataset, config: Config | Sequence[Config] | None = None) -> 
 def _root_rows(plan: _Plan) -> pl.LazyFrame:
     if not plan.tree.leaves:
         return pl.LazyFrame(
-            schema={CFG: pl.Int32, EXEC: pl.Int64, "_root": pl.Float64,
-                    "_root_present": pl.Boolean, GATE_FIRED: pl.Boolean}
+            schema={
+                CFG: pl.Int32,
+                EXEC: pl.Int64,
+                "_root": pl.Float64,
+                "_root_present": pl.Boolean,
+                GATE_FIRED: pl.Boolean,
+            }
         )
     _leaves, composites = evaluate_tree(plan.leaf_grid.grid, plan.policy, plan.tree)
     return composites[-1].select(
-        CFG, EXEC, pl.col(S_NORM).alias("_root"), pl.col(PRESENT).alias("_root_present"),
+        CFG,
+        EXEC,
+        pl.col(S_NORM).alias("_root"),
+        pl.col(PRESENT).alias("_root_present"),
         GATE_FIRED,
     )
 
 
 def _execution_scores(dataset: Dataset, plan: _Plan) -> pl.LazyFrame:
     execs = plan.leaf_grid.executions
-    extra = [c for c in execs.collect_schema().names()
-             if c not in S.EXECUTIONS_COLUMNS and c != EXEC]
-    outcomes = (
-        dataset.outcomes.group_by(S.EXECUTION_KEY)
-        .agg(
-            pl.len().cast(pl.Int64).alias(S.OUTCOMES_TOTAL),
-            pl.col(S.PASSED).sum().cast(pl.Int64).alias(S.OUTCOMES_PASSED),
-        )
+    extra = [
+        c for c in execs.collect_schema().names() if c not in S.EXECUTIONS_COLUMNS and c != EXEC
+    ]
+    outcomes = dataset.outcomes.group_by(S.EXECUTION_KEY).agg(
+        pl.len().cast(pl.Int64).alias(S.OUTCOMES_TOTAL),
+        pl.col(S.PASSED).sum().cast(pl.Int64).alias(S.OUTCOMES_PASSED),
     )
     frame = (
         execs.join(plan.policy, how="cross")
@@ -187,12 +231,15 @@ def evaluator_scores(
         pl.lit(None, dtype=pl.Int64).alias(S.CHILDREN_PRESENT),
         _score_label(plan.tree).alias(S.SCORE_LABEL),
     )
-    extra = [c for c in leaf_part.collect_schema().names()
-             if c not in S.SCORES_COLUMNS and not c.startswith("_")
-             and c not in EVALUATOR_COLUMNS and c not in (CFG, EXEC)]
-    parts = [leaf_part] + [
-        c.with_columns(pl.lit(False).alias(S.IS_LEAF)) for c in composites
+    extra = [
+        c
+        for c in leaf_part.collect_schema().names()
+        if c not in S.SCORES_COLUMNS
+        and not c.startswith("_")
+        and c not in EVALUATOR_COLUMNS
+        and c not in (CFG, EXEC)
     ]
+    parts = [leaf_part] + [c.with_columns(pl.lit(False).alias(S.IS_LEAF)) for c in composites]
     nodes = pl.concat(parts, how="diagonal_relaxed").drop(S.RUN_ID, strict=False)
     keys = plan.leaf_grid.executions.select(EXEC, *S.EXECUTION_KEY)
     ids = plan.policy.select(CFG, S.CONFIG_ID)

@@ -87,13 +87,11 @@ def build_leaf_grid(ds: Dataset, tree: Tree, *, passthrough: bool = False) -> Le
             .join(expected_n, on=S.RUN_ID)
             .filter(pl.col(N_ROWS) < pl.col("_n_exp"))
         )
-        candidates = incomplete.select(EXEC, S.RUN_ID).join(per_run, on=S.RUN_ID).select(
-            EXEC, S.PATH
+        candidates = (
+            incomplete.select(EXEC, S.RUN_ID).join(per_run, on=S.RUN_ID).select(EXEC, S.PATH)
         )
     absent = candidates.join(rows.select(EXEC, S.PATH), on=[EXEC, S.PATH], how="anti")
-    absent = absent.join(
-        execs.select(EXEC, S.RUN_ID, pl.col(S.THRESHOLD).alias(EXEC_T)), on=EXEC
-    )
+    absent = absent.join(execs.select(EXEC, S.RUN_ID, pl.col(S.THRESHOLD).alias(EXEC_T)), on=EXEC)
     grid = pl.concat([rows, absent], how="diagonal_relaxed")
     grid = grid.with_columns(pl.col(S_NORM).is_null().alias(MISSING_ROW))
 

@@ -17,6 +17,25 @@ import polars as pl
 Z_95 = 1.96
 """Normal quantile of the two-sided 95 % interval: mean_delta ± Z_95 · se."""
 
+N_PAIRED = "n_paired"
+MEAN_DELTA = "mean_delta"
+MEAN_DELTA_SE = "mean_delta_se"
+MEAN_DELTA_CI_LOW = "mean_delta_ci_low"
+MEAN_DELTA_CI_HIGH = "mean_delta_ci_high"
+N_PASSED_TO_FAILED = "n_passed_to_failed"
+N_FAILED_TO_PASSED = "n_failed_to_passed"
+MCNEMAR_P = "mcnemar_p"
+PAIRED_SCHEMA = {
+    N_PAIRED: pl.Int64,
+    MEAN_DELTA: pl.Float64,
+    MEAN_DELTA_SE: pl.Float64,
+    MEAN_DELTA_CI_LOW: pl.Float64,
+    MEAN_DELTA_CI_HIGH: pl.Float64,
+    N_PASSED_TO_FAILED: pl.Int64,
+    N_FAILED_TO_PASSED: pl.Int64,
+    MCNEMAR_P: pl.Float64,
+}
+
 _N = "_mc_n"
 _K = "_mc_k"
 _I = "_mc_i"
@@ -82,4 +101,37 @@ def mcnemar_p(
             .alias(out)
         )
         .select(*keys, out)
+    )
+
+
+def paired_aggregations(
+    delta: pl.Expr, paired: pl.Expr, matched: pl.Expr, b_passed: pl.Expr, c_passed: pl.Expr
+) -> list[pl.Expr]:
+    """group_by aggregations: `delta` over the `paired` rows (scored on both sides), and
+    the pass flips over the `matched` rows (present on both sides)."""
+    paired_delta = delta.filter(paired)
+    n = paired_delta.count()
+    return [
+        n.alias(N_PAIRED),
+        paired_delta.mean().alias(MEAN_DELTA),
+        mean_se(paired_delta, n).alias(MEAN_DELTA_SE),
+        (matched & b_passed & ~c_passed).sum().alias(N_PASSED_TO_FAILED),
+        (matched & ~b_passed & c_passed).sum().alias(N_FAILED_TO_PASSED),
+    ]
+
+
+def finish_paired(rows: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
+    """Add the 95 % interval and McNemar's p to rows holding `paired_aggregations`
+    (counts of keys without any case row are null and become 0)."""
+    counts = [N_PAIRED, N_PASSED_TO_FAILED, N_FAILED_TO_PASSED]
+    rows = rows.with_columns(pl.col(counts).fill_null(0).cast(pl.Int64))
+    se = pl.col(MEAN_DELTA_SE)
+    return rows.join(
+        mcnemar_p(rows, keys, N_PASSED_TO_FAILED, N_FAILED_TO_PASSED, MCNEMAR_P),
+        on=list(keys),
+        how="left",
+        nulls_equal=True,
+    ).with_columns(
+        (pl.col(MEAN_DELTA) - Z_95 * se).alias(MEAN_DELTA_CI_LOW),
+        (pl.col(MEAN_DELTA) + Z_95 * se).alias(MEAN_DELTA_CI_HIGH),
     )

@@ -13,14 +13,37 @@ from evalframe._private.policy import as_configs, policy_by_config_id
 from evalframe._private.tree_eval import meets
 
 COUNT_COLUMNS = [
-    S.N_EXECUTIONS, S.CASES, S.PASSED, S.FAILED, S.ERRORED, S.UNSCORED,
-    S.N_PASS, S.N_BORDERLINE, S.N_FAIL,
+    S.N_EXECUTIONS,
+    S.CASES,
+    S.PASSED,
+    S.FAILED,
+    S.ERRORED,
+    S.UNSCORED,
+    S.N_PASS,
+    S.N_BORDERLINE,
+    S.N_FAIL,
 ]
 RUN_COLUMNS = [
-    S.CONFIG_ID, S.RUN_ID, *COUNT_COLUMNS, S.PASS_RATE, S.MEAN_SCORE, S.CASE_PASS_RATE,
-    S.PASS_RATE_SE, S.MEAN_SCORE_SE, S.LATENCY_MEAN, S.LATENCY_P50, S.LATENCY_P95,
-    S.LATENCY_MAX, S.COST_USD, S.INPUT_TOKENS, S.OUTPUT_TOKENS, S.MIN_MEAN_SCORE,
-    S.MIN_PASS_RATE, S.MEAN_SCORE_GATE, S.PASS_RATE_GATE, S.RUN_PASSED,
+    S.CONFIG_ID,
+    S.RUN_ID,
+    *COUNT_COLUMNS,
+    S.PASS_RATE,
+    S.MEAN_SCORE,
+    S.CASE_PASS_RATE,
+    S.PASS_RATE_SE,
+    S.MEAN_SCORE_SE,
+    S.LATENCY_MEAN,
+    S.LATENCY_P50,
+    S.LATENCY_P95,
+    S.LATENCY_MAX,
+    S.COST_USD,
+    S.INPUT_TOKENS,
+    S.OUTPUT_TOKENS,
+    S.MIN_MEAN_SCORE,
+    S.MIN_PASS_RATE,
+    S.MEAN_SCORE_GATE,
+    S.PASS_RATE_GATE,
+    S.RUN_PASSED,
 ]
 RUN_KEY = (S.CONFIG_ID, S.RUN_ID)
 
@@ -102,8 +125,10 @@ def run_summary(
         _sum_or_null(S.INPUT_TOKENS),
         _sum_or_null(S.OUTPUT_TOKENS),
     )
-    cases = case_summary(ex, configs).group_by(RUN_KEY).agg(
-        pl.col(S.PASSED).cast(pl.Float64).mean().alias(S.CASE_PASS_RATE)
+    cases = (
+        case_summary(ex, configs)
+        .group_by(RUN_KEY)
+        .agg(pl.col(S.PASSED).cast(pl.Float64).mean().alias(S.CASE_PASS_RATE))
     )
     pass_se = clustered_se(ex, passed, RUN_KEY, S.CASE_ID, S.PASS_RATE_SE)
     score_se = clustered_se(ex, pl.col(S.SCORE), RUN_KEY, S.CASE_ID, S.MEAN_SCORE_SE)
@@ -115,18 +140,20 @@ def run_summary(
     if runs is not None:
         summary = _with_runs_table(summary, runs, configs)
     summary = summary.join(policy, on=S.CONFIG_ID, how="left").with_columns(
-        meets(pl.col(S.MEAN_SCORE), pl.col(S.MIN_MEAN_SCORE)).fill_null(False).alias(
-            S.MEAN_SCORE_GATE
-        ),
-        meets(pl.col(S.PASS_RATE), pl.col(S.MIN_PASS_RATE)).fill_null(False).alias(
-            S.PASS_RATE_GATE
-        ),
+        meets(pl.col(S.MEAN_SCORE), pl.col(S.MIN_MEAN_SCORE))
+        .fill_null(False)
+        .alias(S.MEAN_SCORE_GATE),
+        meets(pl.col(S.PASS_RATE), pl.col(S.MIN_PASS_RATE))
+        .fill_null(False)
+        .alias(S.PASS_RATE_GATE),
     )
     summary = summary.with_columns(
         (pl.col(S.MEAN_SCORE_GATE) & pl.col(S.PASS_RATE_GATE)).alias(S.RUN_PASSED)
     )
-    extra = [c for c in summary.collect_schema().names() if c not in RUN_COLUMNS]
-    return summary.select(*RUN_COLUMNS, *extra)
+    names = summary.collect_schema().names()
+    extra = [c for c in names if c not in RUN_COLUMNS]
+    order = [S.CONFIG_ID, S.CREATED_AT, S.RUN_ID] if S.CREATED_AT in names else list(RUN_KEY)
+    return summary.select(*RUN_COLUMNS, *extra).sort(order, nulls_last=True)
 
 
 def _with_runs_table(
@@ -141,6 +168,4 @@ def _with_runs_table(
         .with_columns(pl.lit(0, dtype=pl.Int64).alias(c) for c in COUNT_COLUMNS)
     )
     meta = runs.rename({c: f"run_{c}" for c in (S.CONFIG,) if c in runs.collect_schema()})
-    return pl.concat([summary, empty], how="diagonal_relaxed").join(
-        meta, on=S.RUN_ID, how="left"
-    )
+    return pl.concat([summary, empty], how="diagonal_relaxed").join(meta, on=S.RUN_ID, how="left")

@@ -126,8 +126,12 @@ def _shape_key(config: Config) -> object:
         if entries is None:
             return None
         return tuple(
-            (name, e.effective_aggregator if e.is_composite else None, e.required_children,
-             strip(e.children))
+            (
+                name,
+                e.effective_aggregator if e.is_composite else None,
+                e.required_children,
+                strip(e.children),
+            )
             for name, e in entries.items()
         )
 
@@ -157,8 +161,14 @@ def build_tree(configs: Sequence[Config], data_evaluators: Sequence[str] = ()) -
         walked = _walk(first.evaluators, ROOT, 1, first.required_children)
     nodes = (root, *(n for n, _ in walked))
 
-    rows: dict[str, list] = {CFG: [], S.PATH: [], NODE_WEIGHT: [], S.REQUIRED: [],
-                             S.MIN_SCORE: [], NODE_T: []}
+    rows: dict[str, list] = {
+        CFG: [],
+        S.PATH: [],
+        NODE_WEIGHT: [],
+        S.REQUIRED: [],
+        S.MIN_SCORE: [],
+        NODE_T: [],
+    }
     for ci, config in enumerate(configs):
         entries = (
             dict(walked)
@@ -182,11 +192,22 @@ def build_tree(configs: Sequence[Config], data_evaluators: Sequence[str] = ()) -
             rows[NODE_T].append(entry.threshold)
     params = pl.DataFrame(
         rows,
-        schema={CFG: pl.Int32, S.PATH: pl.String, NODE_WEIGHT: pl.Float64,
-                S.REQUIRED: pl.Boolean, S.MIN_SCORE: pl.Float64, NODE_T: pl.Float64},
+        schema={
+            CFG: pl.Int32,
+            S.PATH: pl.String,
+            NODE_WEIGHT: pl.Float64,
+            S.REQUIRED: pl.Boolean,
+            S.MIN_SCORE: pl.Float64,
+            NODE_T: pl.Float64,
+        },
     )
-    label_rows: dict[str, list] = {S.PATH: [], "_lo": [], "_hi": [], S.SCORE_LABEL: [],
-                                   "_order": []}
+    label_rows: dict[str, list] = {
+        S.PATH: [],
+        "_lo": [],
+        "_hi": [],
+        S.SCORE_LABEL: [],
+        "_order": [],
+    }
     for node, entry in walked:
         for order, (key, label) in enumerate((entry.score_ranges or {}).items()):
             lo, hi = _parse_range(key)
@@ -197,8 +218,12 @@ def build_tree(configs: Sequence[Config], data_evaluators: Sequence[str] = ()) -
             label_rows["_order"].append(order)
     labels = pl.DataFrame(
         label_rows,
-        schema={S.PATH: pl.String, "_lo": pl.Float64, "_hi": pl.Float64,
-                S.SCORE_LABEL: pl.String, "_order": pl.Int32},
+        schema={
+            S.PATH: pl.String,
+            "_lo": pl.Float64,
+            "_hi": pl.Float64,
+            S.SCORE_LABEL: pl.String,
+            "_order": pl.Int32,
+        },
     )
-    return Tree(nodes=nodes, params=params, labels=labels,
-                configured=first.evaluators is not None)
+    return Tree(nodes=nodes, params=params, labels=labels, configured=first.evaluators is not None)

@@ -27,8 +27,20 @@ PRESENT = "_present"
 PASSES = "_passes"
 GATE_FIRED = "_gate_fired"
 
-_ROW_COLUMNS = [CFG, EXEC, S.PATH, S.PARENT, S.DEPTH, W, S_NORM, PRESENT, PASSES,
-                S.REQUIRED, IN_R, T]
+_ROW_COLUMNS = [
+    CFG,
+    EXEC,
+    S.PATH,
+    S.PARENT,
+    S.DEPTH,
+    W,
+    S_NORM,
+    PRESENT,
+    PASSES,
+    S.REQUIRED,
+    IN_R,
+    T,
+]
 
 
 def meets(x: pl.Expr, b: pl.Expr | float) -> pl.Expr:
@@ -140,12 +152,8 @@ def _node_values(stats: pl.LazyFrame, nodes: pl.LazyFrame) -> pl.LazyFrame:
             (~missing & (req_fail | (agg == "safety_gate") & r_fail)).alias(GATE_FIRED),
             missing.alias(MISSING_ROW),
             pl.coalesce(NODE_WEIGHT, pl.lit(1.0)).alias(W),
-            pl.when(is_threshold).then(pl.col("_n_pass")).cast(pl.Int64).alias(
-                S.CHILDREN_PASSED
-            ),
-            pl.when(is_threshold).then(pl.col("_n_p")).cast(pl.Int64).alias(
-                S.CHILDREN_PRESENT
-            ),
+            pl.when(is_threshold).then(pl.col("_n_pass")).cast(pl.Int64).alias(S.CHILDREN_PASSED),
+            pl.when(is_threshold).then(pl.col("_n_p")).cast(pl.Int64).alias(S.CHILDREN_PRESENT),
         )
     )
 

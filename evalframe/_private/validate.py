@@ -182,8 +182,11 @@ def validate_tables(
     known = typed[S.EXECUTIONS] if S.EXECUTIONS in typed else None
     if known is not None:
         ex_keys = known.select(S.EXECUTION_KEY).unique()
-        orphan = typed[S.SCORES].select(S.EXECUTION_KEY).unique().join(
-            ex_keys, on=S.EXECUTION_KEY, how="anti", nulls_equal=True
+        orphan = (
+            typed[S.SCORES]
+            .select(S.EXECUTION_KEY)
+            .unique()
+            .join(ex_keys, on=S.EXECUTION_KEY, how="anti", nulls_equal=True)
         )
         extra.append(
             (S.SCORES, "", "execution is not in the executions table", orphan, S.EXECUTION_KEY)
@@ -191,11 +194,20 @@ def validate_tables(
     if S.OUTCOMES in typed:
         parent = (known if known is not None else typed[S.SCORES]).select(S.EXECUTION_KEY)
         parent_name = S.EXECUTIONS if known is not None else S.SCORES
-        orphan = typed[S.OUTCOMES].select(S.EXECUTION_KEY).unique().join(
-            parent.unique(), on=S.EXECUTION_KEY, how="anti", nulls_equal=True
+        orphan = (
+            typed[S.OUTCOMES]
+            .select(S.EXECUTION_KEY)
+            .unique()
+            .join(parent.unique(), on=S.EXECUTION_KEY, how="anti", nulls_equal=True)
         )
         extra.append(
-            (S.OUTCOMES, "", f"execution is not in the {parent_name} table", orphan, S.EXECUTION_KEY)
+            (
+                S.OUTCOMES,
+                "",
+                f"execution is not in the {parent_name} table",
+                orphan,
+                S.EXECUTION_KEY,
+            )
         )
     for _t, _c, _m, lf, keys in extra:
         queries.append(
@@ -256,9 +268,7 @@ def _clamp(scores: pl.LazyFrame) -> tuple[pl.LazyFrame, ClampReport]:
     counts = scores.select(
         bad.sum().alias("nulled"), out_of_range.fill_null(False).sum().alias("clamped")
     ).collect()
-    fixed = scores.with_columns(
-        pl.when(bad).then(None).otherwise(sc.clip(0.0, mx)).alias(S.SCORE)
-    )
+    fixed = scores.with_columns(pl.when(bad).then(None).otherwise(sc.clip(0.0, mx)).alias(S.SCORE))
     row = counts.row(0, named=True)
     return fixed, ClampReport(clamped=row["clamped"], nulled=row["nulled"])
 

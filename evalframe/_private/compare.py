@@ -1,0 +1,445 @@
+"""Comparing runs (SPEC §6): `case_deltas`, `evaluator_deltas` and `run_deltas`.
+
+Every (baseline, candidate) pair is computed in one pass: the pairs are a small table
+joined to the case summaries of both sides, so nothing loops over pairs or cases in
+Python. Rules and columns: docs/compare.md.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.config import Config
+from evalframe._private.errors import UsageError
+from evalframe._private.paired_stats import PAIRED_SCHEMA, finish_paired, paired_aggregations
+
+# --- column names of the comparison tables --------------------------------------------
+BASELINE = "baseline"
+CANDIDATE = "candidate"
+BASELINE_RUN_ID = "baseline_run_id"
+CANDIDATE_RUN_ID = "candidate_run_id"
+SCORE_DELTA = "score_delta"
+PASS_RATE_DELTA = "pass_rate_delta"
+MEAN_SCORE_DELTA = "mean_score_delta"
+LATENCY_MEAN_DELTA = "latency_mean_delta"
+LATENCY_P95_DELTA = "latency_p95_delta"
+COST_DELTA = "cost_delta"
+REASONS = "reasons"
+REGRESSION_DETECTED = "regression_detected"
+
+# case / evaluator status values, in rule order
+STATUS_NEW = "new"
+STATUS_REMOVED = "removed"
+STATUS_ERROR = "error"
+STATUS_REGRESSION = "regression"
+STATUS_IMPROVEMENT = "improvement"
+STATUS_UNCHANGED = "unchanged"
+CASE_STATUSES = (
+    STATUS_NEW,
+    STATUS_REMOVED,
+    STATUS_ERROR,
+    STATUS_REGRESSION,
+    STATUS_IMPROVEMENT,
+    STATUS_UNCHANGED,
+)
+STATUS_COUNTS = {status: f"n_{status}" for status in CASE_STATUSES}
+
+# run_deltas reason codes
+REASON_PASS_RATE = "pass_rate_drop"
+REASON_MEAN_SCORE = "mean_score_drop"
+REASON_LATENCY = "latency_increase"
+
+# compare limits, carried per config_id while computing
+LIMITS = ("max_pass_rate_drop", "max_mean_score_drop", "max_latency_increase", "case_delta")
+
+PAIR_KEY = (S.CONFIG_ID, BASELINE_RUN_ID, CANDIDATE_RUN_ID)
+_PAIR_INDEX = "_pair"
+_IN_B = "_in_baseline"
+_IN_C = "_in_candidate"
+_SCORED = "_scored"
+
+RUN_STATS = (S.PASS_RATE, S.MEAN_SCORE, S.LATENCY_MEAN, S.LATENCY_P95, S.COST_USD)
+_RUN_DELTA_NAMES = {
+    S.PASS_RATE: PASS_RATE_DELTA,
+    S.MEAN_SCORE: MEAN_SCORE_DELTA,
+    S.LATENCY_MEAN: LATENCY_MEAN_DELTA,
+    S.LATENCY_P95: LATENCY_P95_DELTA,
+    S.COST_USD: COST_DELTA,
+}
+PAIR_SCHEMA = {S.CONFIG_ID: pl.String, BASELINE_RUN_ID: pl.String, CANDIDATE_RUN_ID: pl.String}
+_CASE_SIDES = {S.SCORE: pl.Float64, S.PASSED: pl.Boolean, S.PASS_RATE: pl.Float64}
+CASE_DELTAS_SCHEMA = pl.Schema(
+    {
+        **PAIR_SCHEMA,
+        S.CASE_ID: pl.String,
+        **{f"{side}_{c}": t for c, t in _CASE_SIDES.items() for side in (BASELINE, CANDIDATE)},
+        **{f"{side}_{S.LATENCY_MEAN}": pl.Float64 for side in (BASELINE, CANDIDATE)},
+        SCORE_DELTA: pl.Float64,
+        S.STATUS: pl.String,
+    }
+)
+CASE_SIDE_COLUMNS = (*_CASE_SIDES, S.LATENCY_MEAN)
+EVALUATOR_DELTAS_SCHEMA = pl.Schema(
+    {
+        **PAIR_SCHEMA,
+        S.CASE_ID: pl.String,
+        S.PATH: pl.String,
+        **{f"{side}_{S.SCORE}": pl.Float64 for side in (BASELINE, CANDIDATE)},
+        SCORE_DELTA: pl.Float64,
+        S.STATUS: pl.String,
+    }
+)
+RUN_DELTAS_SCHEMA = pl.Schema(
+    {
+        **PAIR_SCHEMA,
+        **{f"{side}_{c}": pl.Float64 for c in RUN_STATS for side in (BASELINE, CANDIDATE)},
+        **{name: pl.Float64 for name in _RUN_DELTA_NAMES.values()},
+        **{name: pl.Int64 for name in STATUS_COUNTS.values()},
+        **PAIRED_SCHEMA,
+        REASONS: pl.List(pl.String),
+        REGRESSION_DETECTED: pl.Boolean,
+    }
+)
+
+
+class UnknownRunError(UsageError):
+    """A run id asked for in a comparison is not in the scored data."""
+
+
+def _exceeds(x: pl.Expr, limit: pl.Expr | float) -> pl.Expr:
+    """x exceeds L ⇔ x > L + EPS (null when x or L is null)."""
+    return x > (limit + S.EPS)
+
+
+# --- inputs ----------------------------------------------------------------------------
+def _pair_table(pairs: Sequence[tuple[str, str]]) -> pl.DataFrame:
+    seen: dict[tuple[str, str], None] = {}
+    for pair in pairs:
+        if (
+            not isinstance(pair, (tuple, list))
+            or len(pair) != 2
+            or not all(isinstance(r, str) for r in pair)
+        ):
+            raise UsageError(
+                f"a comparison pair must be (baseline_run_id, candidate_run_id), got {pair!r}; "
+                "hint: build pairs with pairs_for()."
+            )
+        seen.setdefault((pair[0], pair[1]), None)
+    return pl.DataFrame(
+        {
+            _PAIR_INDEX: range(len(seen)),
+            BASELINE_RUN_ID: [b for b, _ in seen],
+            CANDIDATE_RUN_ID: [c for _, c in seen],
+        },
+        schema={_PAIR_INDEX: pl.Int64, BASELINE_RUN_ID: pl.String, CANDIDATE_RUN_ID: pl.String},
+    )
+
+
+def _describe_runs(known: Sequence[str], limit: int = 30) -> str:
+    shown = ", ".join(known[:limit]) or "(none)"
+    return shown + (f", … and {len(known) - limit} more" if len(known) > limit else "")
+
+
+def _check_runs(asked: Sequence[str], known: Sequence[str]) -> None:
+    unknown = sorted(set(asked) - set(known))
+    if unknown:
+        raise UnknownRunError(
+            f"unknown run id(s) {', '.join(map(repr, unknown))}; known run ids: "
+            f"{_describe_runs(sorted(known))}; hint: pick run ids from the list above."
+        )
+
+
+def _limits(config: Config | Sequence[Config], config_ids: Sequence[str]) -> pl.DataFrame:
+    """config_id → compare limits. One Config applies to every config_id in the data."""
+    configs = [config] if isinstance(config, Config) else list(config)
+    if not configs:
+        raise UsageError("compare needs a config; hint: pass load_config().")
+    if isinstance(config, Config):
+        rows = {cid: config.compare for cid in config_ids}
+    else:
+        given = {c.config_id: c.compare for c in configs}
+        missing = sorted(set(config_ids) - set(given))
+        if missing:
+            raise UsageError(
+                f"the scored data holds config_id(s) {', '.join(missing)} that are not among "
+                f"the configs given ({', '.join(sorted(given))}); hint: pass every config the "
+                "data was scored with, or one Config to apply its limits to all."
+            )
+        rows = {cid: given[cid] for cid in config_ids}
+    return pl.DataFrame(
+        {
+            S.CONFIG_ID: list(rows),
+            **{name: [getattr(c, name) for c in rows.values()] for name in LIMITS},
+        },
+        schema={S.CONFIG_ID: pl.String, **{name: pl.Float64 for name in LIMITS}},
+    )
+
+
+# --- case_deltas -----------------------------------------------------------------------
+def _b(column: str) -> pl.Expr:
+    return pl.col(f"{BASELINE}_{column}")
+
+
+def _c(column: str) -> pl.Expr:
+    return pl.col(f"{CANDIDATE}_{column}")
+
+
+def _status(*, passed: bool) -> pl.Expr:
+    """The first rule that applies (SPEC §6), over the columns `_sides` builds plus
+    `*__scored` and `case_delta`; rule 3 (pass flips) only when `passed`."""
+    delta = _c(S.SCORE) - _b(S.SCORE)
+    chain = (
+        pl.when(~pl.col(_IN_B))
+        .then(pl.lit(STATUS_NEW))
+        .when(~pl.col(_IN_C))
+        .then(pl.lit(STATUS_REMOVED))
+        .when(~_b(_SCORED) | ~_c(_SCORED))
+        .then(pl.lit(STATUS_ERROR))
+    )
+    if passed:
+        b_passed, c_passed = _b(S.PASSED).fill_null(False), _c(S.PASSED).fill_null(False)
+        chain = (
+            chain.when(b_passed & ~c_passed)
+            .then(pl.lit(STATUS_REGRESSION))
+            .when(~b_passed & c_passed)
+            .then(pl.lit(STATUS_IMPROVEMENT))
+        )
+    limit = pl.col("case_delta")
+    return (
+        chain.when(_exceeds(-delta, limit))
+        .then(pl.lit(STATUS_REGRESSION))
+        .when(_exceeds(delta, limit))
+        .then(pl.lit(STATUS_IMPROVEMENT))
+        .otherwise(pl.lit(STATUS_UNCHANGED))
+    )
+
+
+def _sides(
+    table: pl.LazyFrame,
+    pairs: pl.LazyFrame,
+    limits: pl.LazyFrame,
+    key: Sequence[str],
+    values: Sequence[str],
+) -> pl.LazyFrame:
+    """Full outer join of each pair's baseline rows and candidate rows on `key`, with
+    the flags _in_baseline / _in_candidate and the config's compare limits."""
+    frames = []
+    for side, run_col, flag in (
+        (BASELINE, BASELINE_RUN_ID, _IN_B),
+        (CANDIDATE, CANDIDATE_RUN_ID, _IN_C),
+    ):
+        renamed = table.select(
+            S.CONFIG_ID,
+            pl.col(S.RUN_ID).alias(run_col),
+            *key,
+            *(pl.col(v).alias(f"{side}_{v}") for v in values),
+            pl.lit(True).alias(flag),
+        )
+        frames.append(pairs.join(renamed, on=run_col, how="inner"))
+    on = [_PAIR_INDEX, BASELINE_RUN_ID, CANDIDATE_RUN_ID, S.CONFIG_ID, *key]
+    return (
+        frames[0]
+        .join(frames[1], on=on, how="full", coalesce=True, nulls_equal=True)
+        .join(limits, on=S.CONFIG_ID, how="inner")
+        .with_columns(
+            pl.col(_IN_B, _IN_C, f"{BASELINE}_{_SCORED}", f"{CANDIDATE}_{_SCORED}").fill_null(False)
+        )
+    )
+
+
+def _case_deltas(
+    case_summary: pl.LazyFrame, pairs: pl.LazyFrame, limits: pl.LazyFrame
+) -> pl.LazyFrame:
+    """case_deltas plus the internal columns _pair, _in_*, *__scored (sorted later)."""
+    scored = (pl.col(S.SCORED).fill_null(0) > 0) & pl.col(S.SCORE).is_not_null()
+    cs = case_summary.with_columns(scored.alias(_SCORED))
+    joined = _sides(cs, pairs, limits, [S.CASE_ID], [*CASE_SIDE_COLUMNS, _SCORED])
+    return joined.with_columns(
+        (_c(S.SCORE) - _b(S.SCORE)).alias(SCORE_DELTA), _status(passed=True).alias(S.STATUS)
+    )
+
+
+def _evaluator_deltas(
+    evaluator_scores: pl.LazyFrame | None, pairs: pl.LazyFrame, limits: pl.LazyFrame
+) -> pl.LazyFrame:
+    if evaluator_scores is None:
+        return pl.LazyFrame(schema=EVALUATOR_DELTAS_SCHEMA)
+    per_case = (
+        evaluator_scores.filter(pl.col(S.PATH) != "")
+        .group_by(S.CONFIG_ID, S.RUN_ID, S.CASE_ID, S.PATH)
+        .agg(pl.col(S.SCORE).cast(pl.Float64).mean())
+        .with_columns(pl.col(S.SCORE).is_not_null().alias(_SCORED))
+    )
+    joined = _sides(per_case, pairs, limits, [S.CASE_ID, S.PATH], [S.SCORE, _SCORED])
+    return (
+        joined.with_columns(
+            (_c(S.SCORE) - _b(S.SCORE)).alias(SCORE_DELTA),
+            _status(passed=False).alias(S.STATUS),
+        )
+        .sort(S.CONFIG_ID, _PAIR_INDEX, S.CASE_ID, S.PATH)
+        .select(EVALUATOR_DELTAS_SCHEMA.names())
+        .cast(dict(EVALUATOR_DELTAS_SCHEMA))
+    )
+
+
+# --- run_deltas ------------------------------------------------------------------------
+def _run_deltas(
+    case_deltas: pl.LazyFrame, run_summary: pl.LazyFrame, pair_configs: pl.LazyFrame
+) -> pl.LazyFrame:
+    """One row per config_id × pair; `pair_configs` holds those rows with the limits."""
+    key = [_PAIR_INDEX, *PAIR_KEY]
+    stats = run_summary.select(
+        S.CONFIG_ID, S.RUN_ID, *(pl.col(c).cast(pl.Float64) for c in RUN_STATS)
+    )
+    rows = pair_configs
+    for side, run_col in ((BASELINE, BASELINE_RUN_ID), (CANDIDATE, CANDIDATE_RUN_ID)):
+        renamed = stats.rename({S.RUN_ID: run_col, **{c: f"{side}_{c}" for c in RUN_STATS}})
+        rows = rows.join(renamed, on=[S.CONFIG_ID, run_col], how="left")
+
+    matched = pl.col(_IN_B) & pl.col(_IN_C)
+    per_pair = case_deltas.group_by(key).agg(
+        *((pl.col(S.STATUS) == s).sum().alias(n) for s, n in STATUS_COUNTS.items()),
+        *paired_aggregations(
+            pl.col(SCORE_DELTA),
+            paired=matched & _b(_SCORED) & _c(_SCORED),
+            matched=matched,
+            b_passed=_b(S.PASSED).fill_null(False),
+            c_passed=_c(S.PASSED).fill_null(False),
+        ),
+    )
+    rows = rows.join(per_pair, on=key, how="left", nulls_equal=True)
+    rows = finish_paired(rows, key).with_columns(
+        pl.col(list(STATUS_COUNTS.values())).fill_null(0).cast(pl.Int64)
+    )
+    latency_ratio = pl.when(_b(S.LATENCY_MEAN) > 0).then(
+        (_c(S.LATENCY_MEAN) - _b(S.LATENCY_MEAN)) / _b(S.LATENCY_MEAN)
+    )
+    checks = {
+        REASON_PASS_RATE: _exceeds(_b(S.PASS_RATE) - _c(S.PASS_RATE), pl.col(LIMITS[0])),
+        REASON_MEAN_SCORE: _exceeds(_b(S.MEAN_SCORE) - _c(S.MEAN_SCORE), pl.col(LIMITS[1])),
+        REASON_LATENCY: _exceeds(latency_ratio, pl.col(LIMITS[2])),
+    }
+    reasons = pl.concat_list(
+        [pl.when(check.fill_null(False)).then(pl.lit(code)) for code, check in checks.items()]
+    ).list.drop_nulls()
+    return (
+        rows.with_columns(
+            *((_c(col) - _b(col)).alias(name) for col, name in _RUN_DELTA_NAMES.items()),
+            reasons.alias(REASONS),
+        )
+        .with_columns((pl.col(REASONS).list.len() > 0).alias(REGRESSION_DETECTED))
+        .sort(S.CONFIG_ID, _PAIR_INDEX)
+        .select(RUN_DELTAS_SCHEMA.names())
+        .cast(dict(RUN_DELTAS_SCHEMA))
+    )
+
+
+# --- public ----------------------------------------------------------------------------
+def compare(
+    case_summary: pl.LazyFrame,
+    pairs: Sequence[tuple[str, str]],
+    config: Config | Sequence[Config],
+    *,
+    evaluator_scores: pl.LazyFrame | None = None,
+    run_summary: pl.LazyFrame | None = None,
+) -> dict[str, pl.LazyFrame]:
+    """Compare candidate runs to baseline runs (SPEC §6), every pair in one pass.
+
+    Returns lazy `case_deltas`, `evaluator_deltas` and `run_deltas` (keys are the table
+    names). Only the distinct (config_id, run_id) keys are collected, to check the run
+    ids: an unknown one raises `UnknownRunError`, whose message lists the known ids.
+    `config` is one Config, whose `compare` limits apply to every config_id in the data,
+    or a sequence of configs, matched to the data by config_id.
+    """
+    if run_summary is None:
+        raise UsageError(
+            "compare needs run_summary (pass/score/latency/cost per run); "
+            "hint: pass run_summary=run_summary(...) from the same scoring."
+        )
+    case_summary, run_summary = case_summary.lazy(), run_summary.lazy()
+    pair_df = _pair_table(pairs)
+    keys_cs, keys_rs = pl.collect_all(
+        [frame.select(S.CONFIG_ID, S.RUN_ID).unique() for frame in (case_summary, run_summary)]
+    )
+    keys = pl.concat([keys_cs, keys_rs.cast(keys_cs.schema)]).unique()
+    asked = [*pair_df[BASELINE_RUN_ID], *pair_df[CANDIDATE_RUN_ID]]
+    _check_runs(asked, keys[S.RUN_ID].unique().to_list())
+    limits = _limits(config, sorted(keys[S.CONFIG_ID].unique().to_list())).lazy()
+    pairs_lf = pair_df.lazy()
+
+    full = _case_deltas(case_summary, pairs_lf, limits)
+    case_deltas = (
+        full.sort(S.CONFIG_ID, _PAIR_INDEX, S.CASE_ID)
+        .select(CASE_DELTAS_SCHEMA.names())
+        .cast(dict(CASE_DELTAS_SCHEMA))
+    )
+    pair_configs = pairs_lf.join(limits, how="cross")
+    run_deltas = _run_deltas(full, run_summary, pair_configs)
+    evaluator_deltas = _evaluator_deltas(
+        None if evaluator_scores is None else evaluator_scores.lazy(), pairs_lf, limits
+    )
+    return {
+        S.CASE_DELTAS: case_deltas,
+        S.EVALUATOR_DELTAS: evaluator_deltas,
+        S.RUN_DELTAS: run_deltas,
+    }
+
+
+def pairs_for(
+    run_ids_with_created_at: pl.DataFrame | pl.LazyFrame,
+    *,
+    baseline: str | None = None,
+    candidate: str | None = None,
+    mode: str | None = None,
+) -> list[tuple[str, str]]:
+    """Build (baseline, candidate) pairs from a table of run_id (+ optional created_at).
+
+    Runs are ordered by created_at (null last), then run_id. baseline and candidate: that
+    pair; baseline alone: every other run against it; candidate alone: it against the run
+    before it; mode "consecutive": each run against the one before it; nothing: the last
+    run against the one before it.
+    """
+    frame = run_ids_with_created_at.lazy()
+    has_time = S.CREATED_AT in frame.collect_schema().names()
+    runs = (
+        frame.group_by(S.RUN_ID)
+        .agg((pl.col(S.CREATED_AT).min() if has_time else pl.lit(None)).alias(S.CREATED_AT))
+        .sort(S.CREATED_AT, S.RUN_ID, nulls_last=True)
+        .collect()[S.RUN_ID]
+        .to_list()
+    )
+    if mode not in (None, "consecutive"):
+        raise UsageError(f"unknown compare mode {mode!r}; hint: use mode='consecutive'.")
+    if mode is not None and (baseline is not None or candidate is not None):
+        raise UsageError(
+            "mode='consecutive' pairs every run with the one before it; "
+            "hint: give either a mode or baseline/candidate, not both."
+        )
+    asked = [r for r in (baseline, candidate) if r is not None]
+    _check_runs(asked, runs)
+    if baseline is not None and baseline == candidate:
+        raise UsageError(f"baseline and candidate are the same run {baseline!r}.")
+    if baseline is not None and candidate is not None:
+        return [(baseline, candidate)]
+    if baseline is not None:
+        return [(baseline, run) for run in runs if run != baseline]
+    if mode == "consecutive":
+        return list(itertools.pairwise(runs))
+    if candidate is None:
+        if len(runs) < 2:
+            raise UsageError(
+                f"comparing needs at least two runs; the data holds {len(runs)}: "
+                f"{_describe_runs(runs)}."
+            )
+        candidate = runs[-1]
+    position = runs.index(candidate)
+    if position == 0:
+        raise UsageError(
+            f"run {candidate!r} is the first run, so it has no run before it to compare "
+            "with; hint: pass a baseline."
+        )
+    return [(runs[position - 1], candidate)]

@@ -1,0 +1,165 @@
+"""Shared pieces of the ingest parsers: the error type, the parsed-rows container, run ids,
+JSON / JSONL reading that names file and line, and turning row dicts into typed frames."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.errors import EvalframeError
+
+# extra columns every format writes
+SOURCE_FILE = "source_file"
+SOURCE_FORMAT = "source_format"
+REPORTED_SCORE = "reported_score"
+"""The score the tool itself reported for the execution (for checking a recomputation)."""
+
+
+class IngestError(EvalframeError):
+    """A source file cannot be converted: malformed, unsupported, or clashing with the
+    dataset. The message names the file (and line, where there is one)."""
+
+
+@dataclass
+class Parsed:
+    """Row dicts for the four input tables, plus a suggested evaluator tree."""
+
+    scores: list[dict[str, Any]] = field(default_factory=list)
+    executions: list[dict[str, Any]] = field(default_factory=list)
+    outcomes: list[dict[str, Any]] = field(default_factory=list)
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    tree: dict[str, Any] = field(default_factory=dict)
+    """Suggested `evaluators` mapping (config syntax); used only when `composite`."""
+    composite: bool = False
+    """True when the source nests evaluators (the flat default tree would mis-score it)."""
+
+    def extend(self, other: Parsed) -> None:
+        self.scores += other.scores
+        self.executions += other.executions
+        self.outcomes += other.outcomes
+        self.runs += other.runs
+        merge_tree(self.tree, other.tree)
+        self.composite = self.composite or other.composite
+
+
+def merge_tree(into: dict[str, Any], other: dict[str, Any]) -> None:
+    """Union of two `evaluators` mappings; the first seen entry's parameters win."""
+    for name, entry in other.items():
+        mine = into.get(name)
+        if mine is None:
+            into[name] = json.loads(json.dumps(entry))
+        elif "children" in mine and "children" in entry:
+            merge_tree(mine["children"], entry["children"])
+
+
+def unique_name(name: str, taken: set[str]) -> str:
+    """`name`, or `name#2`, `name#3`, ... if siblings already use it."""
+    out, k = name, 1
+    while out in taken:
+        k += 1
+        out = f"{name}#{k}"
+    taken.add(out)
+    return out
+
+
+def run_ids(base: str, groups: list[str]) -> dict[str, str]:
+    """One run per group: the base alone when the source has one group, else `base/group`."""
+    distinct = list(dict.fromkeys(groups))
+    if len(distinct) <= 1:
+        return {g: base for g in distinct}
+    return {g: f"{base}/{g}" for g in distinct}
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
+
+
+def snake_keys(obj: Any) -> Any:
+    """A dict with camelCase keys turned into snake_case (shallow); other values as is."""
+    if not isinstance(obj, dict):
+        return obj
+    return {_CAMEL.sub(r"_\1", k).lower(): v for k, v in obj.items()}
+
+
+def number(value: Any, where: str, what: str) -> float | None:
+    """A JSON number (bools refused) or null, else an IngestError naming `where`."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise IngestError(f"{where}: {what} must be a number, got {value!r}")
+    return float(value)
+
+
+def parse_time(value: Any) -> datetime | None:
+    """An ISO timestamp as naive UTC, or None when absent or unparseable."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        ts = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if ts.tzinfo is not None:
+        ts = ts.astimezone(UTC).replace(tzinfo=None)
+    return ts
+
+
+def load_json_text(text: str, where: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise IngestError(
+            f"{where}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); "
+            "hint: the file may be truncated or not the format you named."
+        ) from None
+
+
+def read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise IngestError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise IngestError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def read_json(path: Path) -> Any:
+    return load_json_text(read_text(path), str(path))
+
+
+def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line; errors name file and line."""
+    for lineno, line in enumerate(read_text(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise IngestError(
+                f"{path}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno}); "
+                "hint: every line of a JSONL file must be one JSON object."
+            ) from None
+        if not isinstance(obj, dict):
+            raise IngestError(f"{path}:{lineno}: expected a JSON object, got {type(obj).__name__}")
+        yield lineno, obj
+
+
+def frame(rows: list[dict[str, Any]], table: str) -> pl.DataFrame:
+    """Rows as a frame: declared columns first with their contract types, extras after
+    (all-null extras as strings)."""
+    declared = S.TABLE_COLUMNS[table]
+    if not rows:
+        required = {c: spec[0] for c, spec in declared.items() if spec[1]}
+        return pl.DataFrame(schema=required)
+    keys = list(dict.fromkeys(k for row in rows for k in row))
+    overrides = {k: declared[k][0] for k in keys if k in declared}
+    df = pl.DataFrame(rows, schema_overrides=overrides, infer_schema_length=None)
+    ordered = [k for k in declared if k in keys] + [k for k in keys if k not in declared]
+    nulls = [pl.col(c).cast(pl.String) for c in ordered if df.schema[c] == pl.Null]
+    return df.select(ordered).with_columns(nulls)

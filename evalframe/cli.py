@@ -1,0 +1,231 @@
+"""The `evalframe` command line: a thin layer over the Python API.
+
+Exit codes: 0 ok; 1 a gate failed (`score --check`) or a regression was detected
+(`compare`); 2 bad input or usage.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import polars as pl
+import typer
+
+from evalframe._private import schema as S
+from evalframe._private.case_summary import case_summary
+from evalframe._private.config import PRESETS, load_config
+from evalframe._private.dataset import load_dataset
+from evalframe._private.demo import write_demo
+from evalframe._private.errors import EvalframeError
+from evalframe._private.execution_scores import evaluator_scores, score
+from evalframe._private.output import write_tables
+from evalframe._private.render import print_json, progress, run_table, stderr, stdout
+from evalframe._private.run_summary import run_summary
+
+app = typer.Typer(
+    name="evalframe",
+    help="Vectorized analytics over LLM-judge outputs: scores, verdicts, gates, regressions.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def handles_errors(fn: F) -> F:
+    """Turn EvalframeError into its message on stderr and exit code 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except EvalframeError as exc:
+            stderr.print(f"[bold red]error:[/bold red] {exc}", markup=True, highlight=False)
+            raise typer.Exit(exc.exit_code) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+DatasetArg = Annotated[
+    Path, typer.Argument(help="Dataset folder (Parquet tables) or DuckDB database file.")
+]
+ConfigOpt = Annotated[
+    Path | None, typer.Option("--config", "-c", help="Policy file (YAML or JSON).")
+]
+PresetOpt = Annotated[
+    str | None, typer.Option("--preset", "-p", help=f"Base policy: {', '.join(PRESETS)}.")
+]
+ThresholdOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--threshold",
+        "-t",
+        min=0.0,
+        max=1.0,
+        help="Pass threshold 0-1; beats executions.threshold and the config.",
+    ),
+]
+OutOpt = Annotated[
+    Path | None, typer.Option("--out", "-o", help="Output folder [default: DATASET/results].")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+ClampOpt = Annotated[
+    bool,
+    typer.Option("--clamp", help="Clamp out-of-range scores, turn NaN/inf into null."),
+]
+
+
+def _default_out(dataset: Path, out: Path | None) -> Path:
+    if out is not None:
+        return out
+    return (dataset if dataset.is_dir() else dataset.parent) / "results"
+
+
+def _score_and_write(
+    dataset: Path,
+    config: Path | None,
+    preset: str | None,
+    threshold: float | None,
+    out: Path | None,
+    evaluators: bool,
+    clamp: bool,
+) -> tuple[pl.DataFrame, Path, int]:
+    cfg = load_config(config, preset=preset, threshold=threshold)
+    ds = load_dataset(dataset, clamp=clamp)
+    changed = ds.clamped.changed if ds.clamped else 0
+    if changed:
+        stderr.print(
+            f"--clamp changed {changed} score rows ({ds.clamped.clamped} clamped, "
+            f"{ds.clamped.nulled} NaN/inf set to null)"
+        )
+    ex = score(ds, cfg)
+    tables: dict[str, pl.LazyFrame] = {
+        S.EXECUTION_SCORES: ex.sort(S.RUN_ID, S.CASE_ID, S.ATTEMPT),
+        S.CASE_SUMMARY: case_summary(ex, cfg),
+        S.RUN_SUMMARY: run_summary(ex, cfg, runs=ds.runs),
+    }
+    if evaluators:
+        tables[S.EVALUATOR_SCORES] = evaluator_scores(ds, cfg)
+    target = _default_out(dataset, out)
+    with progress(f"scoring {dataset} under config {cfg.config_id}"):
+        written = write_tables(tables, target, config_json=cfg.canonical_json())
+    summary = pl.read_parquet(written[S.RUN_SUMMARY])
+    return summary, target, changed
+
+
+@app.command("score")
+@handles_errors
+def score_command(
+    dataset: DatasetArg,
+    config: ConfigOpt = None,
+    preset: PresetOpt = None,
+    threshold: ThresholdOpt = None,
+    out: OutOpt = None,
+    check: Annotated[
+        bool, typer.Option("--check", help="Exit 1 when any run fails a run gate.")
+    ] = False,
+    evaluators: Annotated[
+        bool, typer.Option("--evaluators", help="Also write evaluator_scores (input-sized).")
+    ] = False,
+    clamp: ClampOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Score every execution; write execution_scores, case_summary and run_summary.
+
+    Example: [bold]evalframe score runs/ --preset connexity --threshold 0.75 --check[/bold]
+    """
+    summary, target, _ = _score_and_write(
+        dataset, config, preset, threshold, out, evaluators, clamp
+    )
+    if as_json:
+        print_json(summary.to_dicts())
+    else:
+        stdout.print(run_table(summary))
+        stdout.print(f"tables written to {target}/")
+    if check and not summary[S.RUN_PASSED].all():
+        failed = summary.filter(~pl.col(S.RUN_PASSED))[S.RUN_ID].to_list()
+        stderr.print(f"run gate failed for: {', '.join(map(str, failed))}")
+        raise typer.Exit(1)
+
+
+@app.command("validate")
+@handles_errors
+def validate_command(
+    dataset: DatasetArg,
+    clamp: ClampOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Check a dataset against the data contract; report every problem at once (exit 2).
+
+    Example: [bold]evalframe validate runs/[/bold]
+    """
+    ds = load_dataset(dataset, clamp=clamp)
+    counts = pl.collect_all(
+        [
+            ds.scores.select(pl.len()),
+            ds.executions.select(pl.len()),
+            ds.outcomes.select(pl.len()),
+            ds.runs.select(pl.len()),
+        ]
+    )
+    report = dict(zip(S.INPUT_TABLES, (c.item() for c in counts), strict=True))
+    if as_json:
+        print_json(
+            {"valid": True, "rows": report, "clamped": ds.clamped.changed if ds.clamped else 0}
+        )
+    else:
+        sizes = ", ".join(f"{name} {n:,}" for name, n in report.items())
+        stdout.print(f"[green]valid[/green]: {sizes} rows")
+
+
+@app.command("demo")
+@handles_errors
+def demo_command(
+    directory: Annotated[Path, typer.Argument(help="Where to write the demo dataset.")] = Path(
+        "evalframe-demo"
+    ),
+    cases: Annotated[int, typer.Option("--cases", min=1, help="Number of test cases.")] = 200,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write a realistic demo dataset (3 runs × 200 cases × 8 judge metrics), score it,
+    and print the run table.
+
+    Example: [bold]evalframe demo /tmp/evalframe-demo[/bold]
+    """
+    write_demo(directory, n_cases=cases)
+    summary, target, _ = _score_and_write(directory, None, None, None, None, False, False)
+    if as_json:
+        print_json(summary.to_dicts())
+        return
+    stdout.print(f"demo dataset written to {directory}/")
+    stdout.print(run_table(summary))
+    stdout.print(f"tables written to {target}/")
+    stdout.print(
+        f"next: [bold]evalframe score {directory} --preset connexity[/bold]  ·  "
+        f"[bold]evalframe compare {directory} --pairs consecutive[/bold]"
+    )
+
+
+def _register_optional() -> None:
+    """Commands whose modules may not be present in every build stage."""
+    try:
+        from evalframe._private.ingest.command import ingest_command
+    except ImportError:  # pragma: no cover - ingest lands separately
+        return
+    app.command("ingest")(handles_errors(ingest_command))
+
+
+_register_optional()
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
