@@ -1,0 +1,119 @@
+"""`evalframe ingest`: convert other eval tools' result files into evalframe's tables and
+append them to a dataset folder as new runs. See docs/ingest.md for the field mappings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalframe._private import schema as S
+from evalframe._private.ingest import agentv, inspect_log, promptfoo, wide
+from evalframe._private.ingest._common import IngestError, Parsed, frame
+from evalframe._private.ingest.store import append_tables
+
+__all__ = ["FORMATS", "IngestError", "IngestReport", "ingest"]
+
+FORMATS = ("agentv", "promptfoo", "inspect", "wide")
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """What one `ingest` call did."""
+
+    dataset: str
+    format: str
+    runs_added: tuple[str, ...]
+    runs_replaced: tuple[str, ...]
+    rows: Mapping[str, int] = field(default_factory=dict)
+    """Rows added per table."""
+    suggested_config: Mapping[str, Any] | None = None
+    """For sources with nested evaluator groups: a config (`{"evaluators": {...}}`) whose
+    tree scores the groups as the tool did. None for flat sources."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dataset": self.dataset,
+            "format": self.format,
+            "runs_added": list(self.runs_added),
+            "runs_replaced": list(self.runs_replaced),
+            "rows": dict(self.rows),
+            "suggested_config": self.suggested_config,
+        }
+
+
+def ingest(
+    format: str,
+    sources: Sequence[str | Path],
+    to: str | Path,
+    *,
+    run_id: str | None = None,
+    replace: bool = False,
+    id_cols: str | Sequence[str] | None = None,
+    scale_max: float | str | Mapping[str, float] | None = None,
+    metrics: str | Sequence[str] | None = None,
+) -> IngestReport:
+    """Convert `sources` (files or folders) of `format` and append them to the dataset
+    folder `to` as new runs.
+
+    Run ids come from the source (AgentV run folder or file name, promptfoo evalId, Inspect
+    log file name) or from `run_id`; a source holding several targets / providers gets one
+    run per target, `BASE/TARGET`. Existing run ids are refused unless `replace=True`.
+    `id_cols`, `scale_max`, `metrics` apply to the `wide` format (and `scale_max` to
+    numeric Inspect scores). Raises IngestError (file and line named) on a malformed
+    source; the dataset is then left unchanged.
+    """
+    fmt = format.lower()
+    if fmt not in FORMATS:
+        raise IngestError(f"unknown format {format!r}; hint: choose one of {', '.join(FORMATS)}.")
+    if not sources:
+        raise IngestError("no source files given; hint: name at least one file or folder.")
+    if fmt != "wide" and (id_cols is not None or metrics is not None):
+        raise IngestError("--id-cols and --metrics apply to the `wide` format only.")
+    parsed = Parsed()
+    for src in sources:
+        path = Path(src)
+        if not path.exists():
+            raise IngestError(f"{path}: no such file or folder")
+        if fmt == "agentv":
+            for f in agentv.expand(path):
+                parsed.extend(agentv.parse(f, run_id=run_id))
+        elif fmt == "promptfoo":
+            for f in _files(path, (".json",)):
+                parsed.extend(promptfoo.parse(f, run_id=run_id))
+        elif fmt == "inspect":
+            for f in _files(path, (".eval", ".json")):
+                parsed.extend(inspect_log.parse(f, run_id=run_id, scale_max=scale_max))
+        else:
+            for f in _files(path, wide.SUFFIXES):
+                parsed.extend(
+                    wide.parse(f, run_id=run_id, id_cols=id_cols, scale_max=scale_max,
+                               metrics=metrics)
+                )
+    tables = {
+        S.SCORES: frame(parsed.scores, S.SCORES),
+        S.EXECUTIONS: frame(parsed.executions, S.EXECUTIONS),
+        S.RUNS: frame(parsed.runs, S.RUNS),
+    }
+    if parsed.outcomes:
+        tables[S.OUTCOMES] = frame(parsed.outcomes, S.OUTCOMES)
+    result = append_tables(to, tables, replace=replace)
+    return IngestReport(
+        dataset=str(to),
+        format=fmt,
+        runs_added=result.runs_added,
+        runs_replaced=result.runs_replaced,
+        rows=result.rows,
+        suggested_config={"evaluators": parsed.tree} if parsed.composite else None,
+    )
+
+
+def _files(path: Path, suffixes: tuple[str, ...]) -> list[Path]:
+    """A file as is; a folder: its files with one of `suffixes`, recursively, sorted."""
+    if not path.is_dir():
+        return [path]
+    found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in suffixes)
+    if not found:
+        raise IngestError(f"{path}: no {' / '.join(suffixes)} files in this folder")
+    return found

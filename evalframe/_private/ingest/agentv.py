@@ -1,0 +1,226 @@
+"""AgentV results: a results JSONL file or a run folder's `index.jsonl` (snake_case or
+camelCase field names). One line is one test of one target; see docs/ingest.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from evalframe._private import schema as S
+from evalframe._private.ingest._common import (
+    REPORTED_SCORE,
+    SOURCE_FILE,
+    SOURCE_FORMAT,
+    IngestError,
+    Parsed,
+    iter_jsonl,
+    number,
+    parse_time,
+    run_ids,
+    snake_keys,
+    unique_name,
+)
+
+FORMAT = "agentv"
+TARGET = "target"
+SUITE = "suite"
+GRADER_TYPE = "grader_type"
+REPORTED_VERDICT = "reported_verdict"
+EXECUTION_STATUS = "execution_status"
+TOP_EVALUATOR = "score"
+"""Evaluator name for a line (or trial) with a score but no per-grader `scores`."""
+TOLERANCE = 5e-4
+"""A group is recomputable when its children's weighted mean is this close to its score
+(AgentV rounds some scores to four decimals)."""
+
+
+def expand(path: Path) -> list[Path]:
+    """A file as is; a folder: its run folders' index.jsonl files, else its *.jsonl files."""
+    if path.is_dir():
+        found = sorted(path.rglob("index.jsonl")) or sorted(path.rglob("*.jsonl"))
+        if not found:
+            raise IngestError(f"{path}: no index.jsonl or *.jsonl files in this folder")
+        return found
+    return [path]
+
+
+def _base(path: Path) -> str:
+    """Run id base: the run folder for `index.jsonl`, else the file name without .jsonl."""
+    if path.name == "index.jsonl" and path.parent.name:
+        return path.parent.name
+    return path.name.removesuffix(".jsonl")
+
+
+class _Grader:
+    __slots__ = ("children", "entry", "name", "score", "weight")
+
+    def __init__(self, name: str, entry: dict[str, Any], where: str):
+        self.name = name
+        self.entry = entry
+        self.score = number(entry.get("score"), where, f"score of grader {name!r}")
+        self.weight = number(entry.get("weight"), where, f"weight of grader {name!r}")
+        kids = entry.get("scores")
+        self.children = _graders(kids, where) if isinstance(kids, list) and kids else None
+
+
+def _graders(entries: list[Any], where: str) -> list[_Grader]:
+    taken: set[str] = set()
+    out = []
+    for i, raw in enumerate(entries):
+        if not isinstance(raw, dict):
+            raise IngestError(f"{where}: scores[{i}] must be an object, got {raw!r}")
+        entry = snake_keys(raw)
+        name = str(entry.get("name") or entry.get("type") or f"grader{i + 1}")
+        out.append(_Grader(unique_name(name, taken), entry, where))
+    return out
+
+
+def _recomputable(g: _Grader) -> bool:
+    kids = [c for c in g.children or [] if c.score is not None]
+    if g.score is None or not kids:
+        return True
+    wsum = sum(1.0 if c.weight is None else c.weight for c in kids)
+    wavg = (
+        sum((1.0 if c.weight is None else c.weight) * c.score for c in kids) / wsum
+        if wsum > 0
+        else 0.0
+    )
+    return abs(wavg - g.score) <= TOLERANCE
+
+
+def _walk(graders: list[_Grader], prefix: str, opaque: set[str], out: list, tree: dict) -> bool:
+    """Append (path, grader) leaf rows; fill `tree`; return True if a group was seen."""
+    nested = False
+    for g in graders:
+        path = f"{prefix}{g.name}"
+        if g.children is None or path in opaque:
+            out.append((path, g))
+            tree.setdefault(g.name, {})
+        if g.children is not None:
+            nested = True
+            if path in opaque:  # keep the detail rows; the tree scores the group itself
+                _walk(g.children, f"{path}/", opaque, out, {})
+                continue
+            node = tree.setdefault(g.name, {"aggregator": "weighted_average", "children": {}})
+            if g.weight is not None and "weight" not in node:
+                node["weight"] = g.weight
+            thr = g.entry.get("threshold")
+            if isinstance(thr, int | float) and 0 <= thr <= 1 and "min_score" not in node:
+                node["min_score"] = float(thr)
+            _walk(g.children, f"{path}/", opaque, out, node.setdefault("children", {}))
+    return nested
+
+
+def _find_opaque(graders: list[_Grader], prefix: str, opaque: set[str]) -> None:
+    for g in graders:
+        if g.children is not None:
+            path = f"{prefix}{g.name}"
+            if not _recomputable(g):
+                opaque.add(path)
+            _find_opaque(g.children, f"{path}/", opaque)
+
+
+def _status(row: dict[str, Any]) -> str:
+    value = str(row.get(EXECUTION_STATUS) or "ok").lower()
+    return S.STATUS_ERROR if "error" in value else S.STATUS_OK
+
+
+def _executions(row: dict[str, Any], where: str) -> list[dict[str, Any]]:
+    """One dict per attempt: attempt, status, score, verdict, graders."""
+    trials = row.get("attempts")
+    if isinstance(trials, list) and trials:
+        out = []
+        for i, raw in enumerate(trials):
+            t = snake_keys(raw) if isinstance(raw, dict) else {}
+            if not t:
+                raise IngestError(f"{where}: attempts[{i}] must be an object")
+            attempt = t.get("attempt", i)
+            if isinstance(attempt, bool) or not isinstance(attempt, int):
+                raise IngestError(f"{where}: attempts[{i}].attempt must be an integer")
+            out.append({**t, "attempt": attempt, EXECUTION_STATUS: t.get(EXECUTION_STATUS)
+                        or row.get(EXECUTION_STATUS)})
+        return out
+    return [{**row, "attempt": 0}]
+
+
+def parse(path: Path, *, run_id: str | None = None) -> Parsed:
+    """Parse one AgentV results file into row dicts."""
+    lines = [(n, snake_keys(obj)) for n, obj in iter_jsonl(path)]
+    if not lines:
+        raise IngestError(f"{path}: no results in this file")
+    targets = [str(row.get(TARGET) or "default") for _, row in lines]
+    ids = run_ids(run_id or _base(path), targets)
+    # first pass: validate lines, build grader trees, find groups the tree cannot recompute
+    items = []
+    opaque: set[str] = set()
+    seen: dict[tuple[str, str], int] = {}
+    for (lineno, row), target in zip(lines, targets, strict=True):
+        where = f"{path}:{lineno}"
+        case = row.get("test_id", row.get("id"))
+        if not isinstance(case, str | int) or isinstance(case, bool) or case == "":
+            raise IngestError(f"{where}: missing `test_id` (or `testId`); every line needs one")
+        rid, case = ids[target], str(case)
+        if (rid, case) in seen:
+            raise IngestError(
+                f"{where}: test {case!r} of target {target!r} already appeared on line "
+                f"{seen[rid, case]}; hint: put repeated runs in separate files or run folders."
+            )
+        seen[rid, case] = lineno
+        for ex in _executions(row, where):
+            scores = ex.get("scores")
+            graders = _graders(scores, where) if isinstance(scores, list) and scores else None
+            _find_opaque(graders or [], "", opaque)
+            items.append((where, row, target, rid, case, ex, graders))
+    out = Parsed()
+    created: dict[str, Any] = {}
+    for where, row, target, rid, case, ex, graders in items:
+        ts = parse_time(row.get("timestamp"))
+        if created.get(rid) is None or (ts is not None and ts < created[rid]):
+            created[rid] = ts
+        key = {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: ex["attempt"]}
+        score = number(ex.get("score"), where, "score")
+        out.executions.append({**key, **_execution_fields(row, ex, where), TARGET: target,
+                               REPORTED_SCORE: score})
+        if graders:
+            leaves: list[tuple[str, _Grader]] = []
+            out.composite |= _walk(graders, "", opaque, leaves, out.tree)
+            for evaluator, g in leaves:
+                out.scores.append({**key, S.EVALUATOR: evaluator, S.SCORE: g.score,
+                                   S.WEIGHT: g.weight, **_grader_extras(g)})
+        elif score is not None:
+            out.tree.setdefault(TOP_EVALUATOR, {})
+            out.scores.append({**key, S.EVALUATOR: TOP_EVALUATOR, S.SCORE: score,
+                               S.LABEL: ex.get("verdict")})
+    for rid, ts in created.items():
+        out.runs.append({S.RUN_ID: rid, S.CREATED_AT: ts, S.LABEL: rid,
+                         SOURCE_FILE: str(path), SOURCE_FORMAT: FORMAT})
+    return out
+
+
+def _grader_extras(g: _Grader) -> dict[str, Any]:
+    reason = g.entry.get("reasoning", g.entry.get("reason"))
+    return {
+        S.LABEL: g.entry.get("verdict"),
+        S.REASON: reason if isinstance(reason, str) else None,
+        GRADER_TYPE: g.entry.get("type"),
+    }
+
+
+def _execution_fields(row: dict[str, Any], ex: dict[str, Any], where: str) -> dict[str, Any]:
+    usage = snake_keys(ex.get("token_usage") or row.get("token_usage") or {})
+    tokens_in = usage.get("input", usage.get("input_tokens"))
+    tokens_out = usage.get("output", usage.get("output_tokens"))
+    duration = ex.get("duration_ms", row.get("duration_ms"))
+    cost = ex.get("cost_usd", row.get("cost_usd"))
+    tags = row.get("tags")
+    return {
+        S.STATUS: _status(ex),
+        S.LATENCY_MS: number(duration, where, "duration_ms"),
+        S.COST_USD: number(cost, where, "cost_usd"),
+        S.INPUT_TOKENS: int(tokens_in) if isinstance(tokens_in, int | float) else None,
+        S.OUTPUT_TOKENS: int(tokens_out) if isinstance(tokens_out, int | float) else None,
+        S.TAGS: [str(t) for t in tags] if isinstance(tags, list) else None,
+        SUITE: row.get(SUITE) if isinstance(row.get(SUITE), str) else None,
+        EXECUTION_STATUS: ex.get(EXECUTION_STATUS),
+        REPORTED_VERDICT: ex.get("verdict") if isinstance(ex.get("verdict"), str) else None,
+    }

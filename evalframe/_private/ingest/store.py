@@ -1,0 +1,122 @@
+"""Appending ingested runs to a dataset folder, all or nothing.
+
+The dataset is a folder of `scores.parquet`, `executions.parquet`, `outcomes.parquet` (only
+when there are outcome rows) and `runs.parquet`. Appending reads the existing tables,
+refuses run ids that already exist unless `replace` (which first drops those runs' rows),
+concatenates (diagonally: extra columns on either side are kept), validates the combined
+tables with `Dataset.from_frames`, and only then writes every table: all temporary files
+first, then all renames. Any error before the renames leaves the folder as it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.dataset import Dataset
+from evalframe._private.errors import ValidationError
+from evalframe._private.ingest._common import IngestError
+from evalframe._private.output import write_tables
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    runs_added: tuple[str, ...]
+    runs_replaced: tuple[str, ...]
+    rows: dict[str, int]
+
+
+def read_existing(root: Path) -> dict[str, pl.DataFrame]:
+    """The dataset's current tables (absent tables left out)."""
+    if root.exists() and not root.is_dir():
+        raise IngestError(
+            f"{root} is a file; hint: `--to` names a dataset folder (it is created if missing)."
+        )
+    out: dict[str, pl.DataFrame] = {}
+    for name in S.INPUT_TABLES:
+        if (root / name).is_dir():
+            raise IngestError(
+                f"{root / name} is a partitioned table folder; hint: ingest appends to "
+                f"datasets stored as {name}.parquet files, ingest into a new folder instead."
+            )
+        path = root / f"{name}.parquet"
+        if path.is_file():
+            try:
+                out[name] = pl.read_parquet(path)
+            except Exception as exc:  # polars raises several error types for bad files
+                raise IngestError(f"{path}: cannot read the existing table ({exc})") from None
+    return out
+
+
+def _run_ids(frames: dict[str, pl.DataFrame]) -> set[str]:
+    ids: set[str] = set()
+    for df in frames.values():
+        if S.RUN_ID in df.columns:
+            ids.update(v for v in df.get_column(S.RUN_ID).cast(pl.String).unique() if v)
+    return ids
+
+
+def _concat(name: str, old: pl.DataFrame | None, new: pl.DataFrame | None) -> pl.DataFrame:
+    parts = [f for f in (old, new) if f is not None]
+    if len(parts) == 1:
+        return parts[0]
+    try:
+        return pl.concat(parts, how="diagonal_relaxed")
+    except (pl.exceptions.SchemaError, pl.exceptions.InvalidOperationError) as exc:
+        raise IngestError(
+            f"the new {name} rows do not fit the dataset's existing {name} table ({exc}); "
+            "hint: a column has a different type in the existing table; ingest into a new "
+            "folder."
+        ) from None
+
+
+def append_tables(
+    root: str | Path, new: dict[str, pl.DataFrame], *, replace: bool = False
+) -> AppendResult:
+    """Add the runs in `new` (scores, executions, outcomes, runs frames) to the dataset."""
+    root = Path(root)
+    old = read_existing(root)
+    incoming = sorted(_run_ids(new))
+    clash = sorted(set(incoming) & _run_ids(old))
+    if clash and not replace:
+        raise IngestError(
+            f"run id(s) already in {root}: {', '.join(clash)}; hint: pass --replace "
+            "(replace=True) to overwrite them, or --run-id to ingest under another id."
+        )
+    if clash:
+        old = {
+            name: df.filter(~pl.col(S.RUN_ID).cast(pl.String).is_in(clash))
+            for name, df in old.items()
+        }
+    if S.EXECUTIONS in new and S.EXECUTIONS not in old and S.SCORES in old:
+        # the old runs had implicit executions; make them explicit so they are not orphans
+        old[S.EXECUTIONS] = (
+            old[S.SCORES].select(S.EXECUTION_KEY).unique(maintain_order=True)
+        )
+    combined: dict[str, pl.DataFrame] = {}
+    for name in S.INPUT_TABLES:
+        if name in old or name in new:
+            combined[name] = _concat(name, old.get(name), new.get(name))
+    if S.OUTCOMES in combined and combined[S.OUTCOMES].height == 0 and S.OUTCOMES not in old:
+        del combined[S.OUTCOMES]
+    try:
+        Dataset.from_frames(
+            combined[S.SCORES],
+            combined.get(S.EXECUTIONS),
+            combined.get(S.OUTCOMES),
+            combined.get(S.RUNS),
+            source=str(root),
+        )
+    except ValidationError as exc:
+        raise IngestError(
+            f"the ingested rows would make {root} invalid; nothing was written.\n{exc}"
+        ) from None
+    write_tables(combined, root)
+    return AppendResult(
+        runs_added=tuple(r for r in incoming if r not in clash),
+        runs_replaced=tuple(clash),
+        rows={name: df.height for name, df in new.items()},
+    )
