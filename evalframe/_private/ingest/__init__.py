@@ -72,25 +72,31 @@ def ingest(
     if fmt != "wide" and (id_cols is not None or metrics is not None):
         raise IngestError("--id-cols and --metrics apply to the `wide` format only.")
     parsed = Parsed()
+    owners: dict[str, Path] = {}
+
+    def add(new: Parsed, f: Path) -> None:
+        _check_collisions(new, f, owners, merge=run_id is not None)
+        parsed.extend(new)
+
     for src in sources:
         path = Path(src)
         if not path.exists():
             raise IngestError(f"{path}: no such file or folder")
         if fmt == "agentv":
             for f in agentv.expand(path):
-                parsed.extend(agentv.parse(f, run_id=run_id))
+                add(agentv.parse(f, run_id=run_id), f)
         elif fmt == "promptfoo":
             for f in _files(path, (".json",)):
-                parsed.extend(promptfoo.parse(f, run_id=run_id))
+                add(promptfoo.parse(f, run_id=run_id), f)
         elif fmt == "inspect":
             for f in _files(path, (".eval", ".json")):
-                parsed.extend(inspect_log.parse(f, run_id=run_id, scale_max=scale_max))
+                add(inspect_log.parse(f, run_id=run_id, scale_max=scale_max), f)
         else:
             for f in _files(path, wide.SUFFIXES):
-                parsed.extend(
-                    wide.parse(f, run_id=run_id, id_cols=id_cols, scale_max=scale_max,
-                               metrics=metrics)
+                new = wide.parse(
+                    f, run_id=run_id, id_cols=id_cols, scale_max=scale_max, metrics=metrics
                 )
+                add(new, f)
     tables = {
         S.SCORES: frame(parsed.scores, S.SCORES),
         S.EXECUTIONS: frame(parsed.executions, S.EXECUTIONS),
@@ -107,6 +113,24 @@ def ingest(
         rows=result.rows,
         suggested_config={"evaluators": parsed.tree} if parsed.composite else None,
     )
+
+
+def _check_collisions(new: Parsed, f: Path, owners: dict[str, Path], *, merge: bool) -> None:
+    """Two sources of one call that derive the same run id: an error, unless the user
+    named the run (`run_id`), which merges them into one run (one runs row kept)."""
+    kept = []
+    for row in new.runs:
+        rid = row[S.RUN_ID]
+        owner = owners.setdefault(rid, f)
+        if owner == f:
+            kept.append(row)
+        elif not merge:
+            raise IngestError(
+                f"{f}: its run id {rid!r} is also the run id of {owner}; hint: ingest them "
+                "in separate calls with different --run-id values, or pass one --run-id to "
+                "merge them into one run."
+            )
+    new.runs = kept
 
 
 def _files(path: Path, suffixes: tuple[str, ...]) -> list[Path]:

@@ -102,7 +102,7 @@ def _walk(graders: list[_Grader], prefix: str, opaque: set[str], out: list, tree
                 _walk(g.children, f"{path}/", opaque, out, {})
                 continue
             node = tree.setdefault(g.name, {"aggregator": "weighted_average", "children": {}})
-            if g.weight is not None and "weight" not in node:
+            if g.weight is not None and g.weight != 1.0 and "weight" not in node:
                 node["weight"] = g.weight
             thr = g.entry.get("threshold")
             if isinstance(thr, int | float) and 0 <= thr <= 1 and "min_score" not in node:
@@ -137,8 +137,13 @@ def _executions(row: dict[str, Any], where: str) -> list[dict[str, Any]]:
             attempt = t.get("attempt", i)
             if isinstance(attempt, bool) or not isinstance(attempt, int):
                 raise IngestError(f"{where}: attempts[{i}].attempt must be an integer")
-            out.append({**t, "attempt": attempt, EXECUTION_STATUS: t.get(EXECUTION_STATUS)
-                        or row.get(EXECUTION_STATUS)})
+            out.append(
+                {
+                    **t,
+                    "attempt": attempt,
+                    EXECUTION_STATUS: t.get(EXECUTION_STATUS) or row.get(EXECUTION_STATUS),
+                }
+            )
         return out
     return [{**row, "attempt": 0}]
 
@@ -179,21 +184,37 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
             created[rid] = ts
         key = {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: ex["attempt"]}
         score = number(ex.get("score"), where, "score")
-        out.executions.append({**key, **_execution_fields(row, ex, where), TARGET: target,
-                               REPORTED_SCORE: score})
+        out.executions.append(
+            {**key, **_execution_fields(row, ex, where), TARGET: target, REPORTED_SCORE: score}
+        )
         if graders:
             leaves: list[tuple[str, _Grader]] = []
             out.composite |= _walk(graders, "", opaque, leaves, out.tree)
             for evaluator, g in leaves:
-                out.scores.append({**key, S.EVALUATOR: evaluator, S.SCORE: g.score,
-                                   S.WEIGHT: g.weight, **_grader_extras(g)})
+                out.scores.append(
+                    {
+                        **key,
+                        S.EVALUATOR: evaluator,
+                        S.SCORE: g.score,
+                        S.WEIGHT: g.weight,
+                        **_grader_extras(g),
+                    }
+                )
         elif score is not None:
             out.tree.setdefault(TOP_EVALUATOR, {})
-            out.scores.append({**key, S.EVALUATOR: TOP_EVALUATOR, S.SCORE: score,
-                               S.LABEL: ex.get("verdict")})
+            out.scores.append(
+                {**key, S.EVALUATOR: TOP_EVALUATOR, S.SCORE: score, S.LABEL: ex.get("verdict")}
+            )
     for rid, ts in created.items():
-        out.runs.append({S.RUN_ID: rid, S.CREATED_AT: ts, S.LABEL: rid,
-                         SOURCE_FILE: str(path), SOURCE_FORMAT: FORMAT})
+        out.runs.append(
+            {
+                S.RUN_ID: rid,
+                S.CREATED_AT: ts,
+                S.LABEL: rid,
+                SOURCE_FILE: str(path),
+                SOURCE_FORMAT: FORMAT,
+            }
+        )
     return out
 
 

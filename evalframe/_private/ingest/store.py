@@ -93,9 +93,7 @@ def append_tables(
         }
     if S.EXECUTIONS in new and S.EXECUTIONS not in old and S.SCORES in old:
         # the old runs had implicit executions; make them explicit so they are not orphans
-        old[S.EXECUTIONS] = (
-            old[S.SCORES].select(S.EXECUTION_KEY).unique(maintain_order=True)
-        )
+        old[S.EXECUTIONS] = old[S.SCORES].select(S.EXECUTION_KEY).unique(maintain_order=True)
     combined: dict[str, pl.DataFrame] = {}
     for name in S.INPUT_TABLES:
         if name in old or name in new:

@@ -1,2 +1,3 @@
 """stub"""
+
 SUFFIXES = (".csv",)
