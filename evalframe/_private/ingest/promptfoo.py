@@ -1,1 +1,216 @@
-"""stub"""
+"""promptfoo `eval -o out.json` results (results version 3). One result is one test ×
+prompt × provider; each provider becomes a run. See docs/ingest.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from evalframe._private import schema as S
+from evalframe._private.ingest._common import (
+    REPORTED_SCORE,
+    SOURCE_FILE,
+    SOURCE_FORMAT,
+    IngestError,
+    Parsed,
+    number,
+    parse_time,
+    read_json,
+    run_ids,
+    unique_name,
+)
+
+FORMAT = "promptfoo"
+PROVIDER = "provider"
+PROMPT = "prompt"
+FAILURE_REASON = "failure_reason"
+REPORTED_PASSED = "reported_passed"
+ASSERTION_TYPE = "assertion_type"
+ASSERTION_PASSED = "assertion_passed"
+ERROR_REASON = 2
+"""`failureReason` of a provider / harness error (1 is an assertion failure)."""
+
+
+def _provider(row: dict[str, Any]) -> str:
+    p = row.get("provider")
+    if isinstance(p, dict):
+        return str(p.get("label") or p.get("id") or "provider")
+    return str(p or "provider")
+
+
+def _same(a: Any, b: Any) -> bool:
+    keys = ("pass", "score", "reason")
+    return isinstance(a, dict) and isinstance(b, dict) and all(a.get(k) == b.get(k) for k in keys)
+
+
+def _components(
+    results: list[Any], asserts: list[Any] | None, where: str
+) -> list[tuple[str, dict[str, Any], dict[str, Any], list | None]]:
+    """(name, result, assertion, children) per assertion of one level.
+
+    promptfoo flattens an assert-set's results after the set's own entry; those copies
+    are skipped. Assertions align with the test's `assert` list by index when it fits.
+    """
+    out: list[tuple[str, dict[str, Any], dict[str, Any], list | None]] = []
+    taken: set[str] = set()
+    i = 0
+    while i < len(results):
+        r = results[i]
+        if not isinstance(r, dict):
+            raise IngestError(f"{where}: componentResults[{i}] must be an object")
+        i += 1
+        k = len(out)
+        spec = asserts[k] if asserts is not None and k < len(asserts) else None
+        if not isinstance(spec, dict):
+            spec = r.get("assertion") if isinstance(r.get("assertion"), dict) else {}
+        subs = r.get("componentResults")
+        children = None
+        if isinstance(subs, list) and subs:
+            n = len(subs)
+            if all(_same(x, y) for x, y in zip(results[i : i + n], subs, strict=False)):
+                i += min(n, len(results) - i)
+            sub_asserts = spec.get("assert") if isinstance(spec.get("assert"), list) else None
+            children = _components(subs, sub_asserts, where)
+        name = str(
+            spec.get("metric") or spec.get("type") or ("assert-set" if children else "assert")
+        )
+        out.append((unique_name(name, taken), r, spec, children))
+    return out
+
+
+def _emit(comps, prefix: str, key: dict, out: Parsed, tree: dict, where: str) -> None:
+    for name, r, spec, children in comps:
+        path = f"{prefix}{name}"
+        weight = number(spec.get("weight"), where, f"weight of assertion {path!r}")
+        if children is not None:
+            out.composite = True
+            node = tree.setdefault(name, {"aggregator": "weighted_average", "children": {}})
+            if weight is not None and weight != 1.0 and "weight" not in node:
+                node["weight"] = weight
+            thr = spec.get("threshold")
+            if isinstance(thr, int | float) and 0 <= thr <= 1 and "min_score" not in node:
+                node["min_score"] = float(thr)
+            _emit(children, f"{path}/", key, out, node.setdefault("children", {}), where)
+            continue
+        tree.setdefault(name, {})
+        passed = r.get("pass") if isinstance(r.get("pass"), bool) else None
+        out.scores.append(
+            {
+                **key,
+                S.EVALUATOR: path,
+                S.SCORE: number(r.get("score"), where, f"score of assertion {path!r}"),
+                S.WEIGHT: 0.0 if spec.get("metricOnly") else weight,
+                S.LABEL: None if passed is None else ("pass" if passed else "fail"),
+                S.REASON: r.get("reason") if isinstance(r.get("reason"), str) else None,
+                ASSERTION_TYPE: spec.get("type"),
+                ASSERTION_PASSED: passed,
+            }
+        )
+
+
+def parse(path: Path, *, run_id: str | None = None) -> Parsed:
+    """Parse one promptfoo results JSON file into row dicts."""
+    data = read_json(path)
+    block = data.get("results") if isinstance(data, dict) else None
+    rows = block.get("results") if isinstance(block, dict) else None
+    if not isinstance(rows, list):
+        raise IngestError(
+            f"{path}: not a promptfoo results file (no `results.results` list); hint: write "
+            "one with `promptfoo eval -o results.json` or `promptfoo export`."
+        )
+    version = block.get("version")
+    if isinstance(version, int) and version < 2:
+        raise IngestError(f"{path}: promptfoo results version {version} is not supported (2+)")
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict) or not isinstance(row.get("testIdx"), int):
+            raise IngestError(f"{path}: results.results[{i}] has no integer `testIdx`")
+    groups = _groups(rows)
+    ids = run_ids(run_id or str(data.get("evalId") or path.stem), list(groups.values()))
+    cases = _case_ids(rows)
+    out = Parsed()
+    attempts: dict[tuple[str, str], int] = {}
+    for i, row in enumerate(rows):
+        where = f"{path}: results.results[{i}]"
+        rid, case = ids[groups[i]], cases[row["testIdx"]]
+        attempt = attempts.get((rid, case), -1) + 1
+        attempts[rid, case] = attempt
+        key = {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: attempt}
+        out.executions.append({**key, **_execution(row, where)})
+        if row.get("failureReason") == ERROR_REASON:
+            continue
+        grading = row.get("gradingResult")
+        comps = grading.get("componentResults") if isinstance(grading, dict) else None
+        if not isinstance(comps, list):
+            continue
+        test = row.get("testCase") if isinstance(row.get("testCase"), dict) else {}
+        asserts = test.get("assert") if isinstance(test.get("assert"), list) else None
+        parsed = _components(comps, asserts, where)
+        _emit(parsed, "", key, out, out.tree, where)
+        if not isinstance(test.get("threshold"), int | float):
+            # without a test threshold promptfoo passes a test when every assertion passes
+            for name, r, spec, _children in parsed:
+                if isinstance(r.get("pass"), bool) and not spec.get("metricOnly"):
+                    out.outcomes.append({**key, S.OUTCOME: name, S.PASSED: r["pass"]})
+    created = parse_time(block.get("timestamp"))
+    for rid in dict.fromkeys(ids.values()):
+        out.runs.append(
+            {
+                S.RUN_ID: rid,
+                S.CREATED_AT: created,
+                S.LABEL: rid,
+                "eval_id": data.get("evalId"),
+                SOURCE_FILE: str(path),
+                SOURCE_FORMAT: FORMAT,
+            }
+        )
+    return out
+
+
+def _groups(rows: list[dict[str, Any]]) -> dict[int, str]:
+    """Row index -> run group: the provider, plus `#promptIdx` if it ran several prompts."""
+    prompts: dict[str, set[Any]] = {}
+    for row in rows:
+        prompts.setdefault(_provider(row), set()).add(row.get("promptIdx"))
+    return {
+        i: _provider(row) + (f"#{row.get('promptIdx')}" if len(prompts[_provider(row)]) > 1 else "")
+        for i, row in enumerate(rows)
+    }
+
+
+def _case_ids(rows: list[dict[str, Any]]) -> dict[int, str]:
+    """testIdx -> case id: the test descriptions when they name tests one-to-one."""
+    desc: dict[int, Any] = {}
+    for row in rows:
+        test = row.get("testCase") if isinstance(row.get("testCase"), dict) else {}
+        desc.setdefault(row["testIdx"], test.get("description"))
+    names = list(desc.values())
+    if all(isinstance(d, str) and d for d in names) and len(set(names)) == len(names):
+        return {idx: str(d) for idx, d in desc.items()}
+    return {idx: f"test-{idx}" for idx in desc}
+
+
+def _execution(row: dict[str, Any], where: str) -> dict[str, Any]:
+    test = row.get("testCase") if isinstance(row.get("testCase"), dict) else {}
+    thr = test.get("threshold")
+    response = row.get("response") if isinstance(row.get("response"), dict) else {}
+    usage = response.get("tokenUsage") if isinstance(response.get("tokenUsage"), dict) else {}
+    prompt = row.get("prompt") if isinstance(row.get("prompt"), dict) else {}
+    error = row.get("failureReason") == ERROR_REASON
+    return {
+        S.STATUS: S.STATUS_ERROR if error else S.STATUS_OK,
+        S.THRESHOLD: float(thr) if isinstance(thr, int | float) and 0 <= thr <= 1 else None,
+        S.LATENCY_MS: number(row.get("latencyMs"), where, "latencyMs"),
+        S.COST_USD: number(row.get("cost"), where, "cost"),
+        S.INPUT_TOKENS: usage.get("prompt") if isinstance(usage.get("prompt"), int) else None,
+        S.OUTPUT_TOKENS: (
+            usage.get("completion") if isinstance(usage.get("completion"), int) else None
+        ),
+        PROVIDER: _provider(row),
+        PROMPT: prompt.get("label") if isinstance(prompt.get("label"), str) else None,
+        REPORTED_SCORE: number(row.get("score"), where, "score"),
+        REPORTED_PASSED: row.get("success") if isinstance(row.get("success"), bool) else None,
+        FAILURE_REASON: (
+            row.get("failureReason") if isinstance(row.get("failureReason"), int) else None
+        ),
+        "error": row.get("error") if error and isinstance(row.get("error"), str) else None,
+    }

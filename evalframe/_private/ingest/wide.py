@@ -1,3 +1,245 @@
-"""stub"""
+"""Wide tables: CSV, Parquet or JSONL with one row per execution and one column per
+metric. `id_cols` name the key columns, `metrics` the metric columns, `scale_max` the top
+of the metrics' raw scale. See docs/ingest.md."""
 
-SUFFIXES = (".csv",)
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.ingest._common import (
+    SOURCE_FILE,
+    SOURCE_FORMAT,
+    IngestError,
+    Parsed,
+    iter_jsonl,
+    read_text,
+)
+
+FORMAT = "wide"
+SUFFIXES = (".csv", ".parquet", ".jsonl", ".ndjson")
+KEY_TARGETS = (S.RUN_ID, S.CASE_ID, S.ATTEMPT)
+EXECUTION_COLUMNS = tuple(c for c in S.EXECUTIONS_COLUMNS if c not in KEY_TARGETS)
+"""Columns that go to `executions` as they are (status, threshold, latency_ms, ...)."""
+ROW = "_row"
+
+
+def _split(value: str | Sequence[str] | None) -> list[str]:
+    if value is None:
+        return []
+    items = value.split(",") if isinstance(value, str) else list(value)
+    return [i.strip() for i in items if i.strip()]
+
+
+def parse_scale_max(
+    value: float | str | Mapping[str, float] | None, where: str
+) -> dict[str, float]:
+    """`5` -> {"*": 5}; `"a=5,b=10"` or a mapping -> per metric. Values must be > 0."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        pairs = list(value.items())
+    elif isinstance(value, int | float):
+        pairs = [("*", value)]
+    else:
+        pairs = []
+        for item in _split(value):
+            name, sep, num = item.rpartition("=")
+            pairs.append((name.strip() if sep else "*", num))
+    out = {}
+    for name, num in pairs:
+        try:
+            top = float(num)
+        except (TypeError, ValueError):
+            top = float("nan")
+        if not top > 0:
+            raise IngestError(
+                f"{where}: scale_max {num!r} is not a positive number; hint: --scale-max 5 "
+                "or --scale-max 'faithfulness=5,rubric=10'."
+            )
+        out[str(name)] = top
+    return out
+
+
+def _read(path: Path) -> pl.DataFrame:
+    """The file as a frame with a 1-based source line (or row) number column."""
+    if path.suffix == ".parquet":
+        try:
+            df = pl.read_parquet(path)
+        except Exception as exc:  # polars raises several error types for bad files
+            raise IngestError(f"{path}: not a readable Parquet file ({exc})") from None
+        return df.with_row_index(ROW, offset=1)
+    if path.suffix in (".jsonl", ".ndjson"):
+        pairs = list(iter_jsonl(path))
+        rows = [{**obj, ROW: n} for n, obj in pairs]
+        if not rows:
+            raise IngestError(f"{path}: no rows")
+        try:
+            return pl.DataFrame(rows, infer_schema_length=None)
+        except (TypeError, pl.exceptions.PolarsError) as exc:
+            raise IngestError(f"{path}: columns with mixed value types ({exc})") from None
+    if path.suffix != ".csv":
+        raise IngestError(f"{path}: wide input must be .csv, .parquet or .jsonl")
+    text = read_text(path)
+    reader = csv.reader(text.splitlines())
+    header = next(reader, None)
+    if not header:
+        raise IngestError(f"{path}:1: empty file; hint: the first line names the columns")
+    body = []
+    for row in reader:
+        if not row:
+            continue
+        if len(row) != len(header):
+            raise IngestError(
+                f"{path}:{reader.line_num}: {len(row)} fields, the header has {len(header)}"
+            )
+        body.append([*row, str(reader.line_num)])
+    if len(set(header)) != len(header) or ROW in header:
+        raise IngestError(f"{path}:1: repeated or reserved column names in the header")
+    schema = dict.fromkeys([*header, ROW], pl.String)
+    df = pl.DataFrame(body, schema=schema, orient="row")
+    df = df.with_columns(pl.col(ROW).cast(pl.Int64))
+    return df.with_columns(pl.col(c).replace("", None) for c in header).with_columns(
+        _numeric(c, df) for c in header
+    )
+
+
+def _numeric(col: str, df: pl.DataFrame) -> pl.Expr:
+    """A CSV text column as a number (or bool) when all its values read as one."""
+    values = df.get_column(col).replace("", None).drop_nulls()
+    if values.len() and values.str.to_lowercase().is_in(["true", "false"]).all():
+        return pl.col(col).str.to_lowercase() == "true"
+    cast = values.cast(pl.Float64, strict=False)
+    if values.len() and cast.null_count() == 0:
+        as_int = values.cast(pl.Int64, strict=False)
+        dtype = pl.Int64 if as_int.null_count() == 0 else pl.Float64
+        return pl.col(col).cast(dtype)
+    return pl.col(col)
+
+
+def _id_map(columns: list[str], id_cols: str | Sequence[str] | None, path: Path):
+    """(target -> source column) for run_id / attempt, and the case_id source columns."""
+    items = _split(id_cols) or [c for c in KEY_TARGETS if c in columns]
+    mapping: dict[str, str] = {}
+    case_parts: list[str] = []
+    for item in items:
+        target, sep, col = item.partition("=")
+        target, col = (target.strip(), col.strip()) if sep else (item, item)
+        if col not in columns:
+            raise IngestError(
+                f"{path}: id column {col!r} is not in the file; columns: {', '.join(columns)}"
+            )
+        if sep and target not in KEY_TARGETS:
+            raise IngestError(
+                f"{path}: --id-cols target {target!r} must be run_id, case_id or attempt"
+            )
+        if target in (S.RUN_ID, S.ATTEMPT):
+            mapping[target] = col
+        else:
+            case_parts.append(col)
+    if not case_parts:
+        raise IngestError(
+            f"{path}: no case id column; hint: name it case_id or pass --id-cols, e.g. "
+            "--id-cols 'case_id=question,run_id=model'."
+        )
+    return mapping, case_parts
+
+
+def parse(
+    path: Path,
+    *,
+    run_id: str | None = None,
+    id_cols: str | Sequence[str] | None = None,
+    scale_max: float | str | Mapping[str, float] | None = None,
+    metrics: str | Sequence[str] | None = None,
+) -> Parsed:
+    """Parse one wide file into row dicts."""
+    df = _read(path)
+    columns = [c for c in df.columns if c != ROW]
+    mapping, case_parts = _id_map(columns, id_cols, path)
+    if run_id is not None and S.RUN_ID in mapping:
+        raise IngestError(f"{path}: the file has a run id column; drop --run-id or --id-cols")
+    keys = set(mapping.values()) | set(case_parts)
+    wanted = _split(metrics)
+    for m in wanted:
+        if m not in columns:
+            raise IngestError(
+                f"{path}: metric column {m!r} is not in the file; columns: {', '.join(columns)}"
+            )
+    chosen = wanted or [
+        c
+        for c in columns
+        if c not in keys
+        and c not in EXECUTION_COLUMNS
+        and (df.schema[c].is_numeric() or df.schema[c] == pl.Boolean)
+    ]
+    if not chosen:
+        raise IngestError(f"{path}: no numeric metric columns; hint: pass --metrics a,b")
+    scales = parse_scale_max(scale_max, str(path))
+    out = Parsed()
+    seen: dict[tuple, int] = {}
+    base = run_id or path.name.rsplit(".", 1)[0]
+    for row in df.iter_rows(named=True):
+        where = f"{path}:{row[ROW]}" if path.suffix != ".parquet" else f"{path}: row {row[ROW]}"
+        key = _key(row, mapping, case_parts, base, where)
+        k = tuple(key.values())
+        if k in seen:
+            raise IngestError(
+                f"{where}: duplicate execution {k} (first at {seen[k]}); hint: "
+                "add an attempt column to --id-cols"
+            )
+        seen[k] = row[ROW]
+        ex = {**key}
+        for c in columns:
+            if c not in keys and c not in chosen:
+                ex[c] = row[c]
+        out.executions.append(ex)
+        for m in chosen:
+            out.scores.append(
+                {
+                    **key,
+                    S.EVALUATOR: m,
+                    S.SCALE_MAX: scales.get(m, scales.get("*", 1.0)),
+                    S.SCORE: _score(row[m], m, scales, where),
+                }
+            )
+    for rid in dict.fromkeys(e[S.RUN_ID] for e in out.executions):
+        out.runs.append({S.RUN_ID: rid, SOURCE_FILE: str(path), SOURCE_FORMAT: FORMAT})
+    return out
+
+
+def _key(
+    row: dict[str, Any], mapping: dict[str, str], case_parts: list[str], base: str, where: str
+) -> dict[str, Any]:
+    case_vals = [row[c] for c in case_parts]
+    if any(v is None or v == "" for v in case_vals):
+        raise IngestError(f"{where}: empty case id ({', '.join(case_parts)})")
+    rid = row[mapping[S.RUN_ID]] if S.RUN_ID in mapping else base
+    if rid is None or rid == "":
+        raise IngestError(f"{where}: empty run id ({mapping[S.RUN_ID]})")
+    attempt = row[mapping[S.ATTEMPT]] if S.ATTEMPT in mapping else 0
+    if isinstance(attempt, bool) or not isinstance(attempt, int):
+        raise IngestError(f"{where}: attempt must be an integer, got {attempt!r}")
+    return {S.RUN_ID: str(rid), S.CASE_ID: "/".join(str(v) for v in case_vals), S.ATTEMPT: attempt}
+
+
+def _score(value: Any, metric: str, scales: dict[str, float], where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return float(value)
+    if not isinstance(value, int | float):
+        raise IngestError(f"{where}: metric {metric!r} is not a number: {json.dumps(value)}")
+    top = scales.get(metric, scales.get("*", 1.0))
+    if not 0 <= value <= top:
+        raise IngestError(
+            f"{where}: metric {metric!r} = {value} is outside 0-{top:g}; hint: pass "
+            f"--scale-max (e.g. --scale-max {metric}=5) for metrics on another scale."
+        )
+    return float(value)
