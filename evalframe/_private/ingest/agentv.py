@@ -205,12 +205,14 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
             out.scores.append(
                 {**key, S.EVALUATOR: TOP_EVALUATOR, S.SCORE: score, S.LABEL: ex.get("verdict")}
             )
+    target_of = {rid: t for t, rid in ids.items()}
     for rid, ts in created.items():
         out.runs.append(
             {
                 S.RUN_ID: rid,
                 S.CREATED_AT: ts,
                 S.LABEL: rid,
+                TARGET: target_of[rid],
                 SOURCE_FILE: str(path),
                 SOURCE_FORMAT: FORMAT,
             }

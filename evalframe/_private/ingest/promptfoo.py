@@ -152,10 +152,12 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
                 if isinstance(r.get("pass"), bool) and not spec.get("metricOnly"):
                     out.outcomes.append({**key, S.OUTCOME: name, S.PASSED: r["pass"]})
     created = parse_time(block.get("timestamp"))
+    group_of = {rid: g for g, rid in ids.items()}
     for rid in dict.fromkeys(ids.values()):
         out.runs.append(
             {
                 S.RUN_ID: rid,
+                PROVIDER: group_of[rid],
                 S.CREATED_AT: created,
                 S.LABEL: rid,
                 "eval_id": data.get("evalId"),

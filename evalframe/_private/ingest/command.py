@@ -1,0 +1,93 @@
+"""`evalframe ingest`: the CLI face of `evalframe._private.ingest.ingest`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from evalframe._private.errors import EvalframeError
+from evalframe._private.ingest import FORMATS, IngestReport, ingest
+from evalframe._private.render import print_json, stderr, stdout
+
+
+def ingest_command(
+    format: Annotated[str, typer.Argument(help=f"Source format: {', '.join(FORMATS)}.")],
+    sources: Annotated[list[Path], typer.Argument(help="Result files or folders of that format.")],
+    to: Annotated[
+        Path, typer.Option("--to", help="Dataset folder to append to (created if missing).")
+    ],
+    run_id: Annotated[
+        str | None,
+        typer.Option("--run-id", help="Run id instead of the one derived from the source."),
+    ] = None,
+    replace: Annotated[
+        bool, typer.Option("--replace", help="Overwrite runs whose ids already exist.")
+    ] = False,
+    id_cols: Annotated[
+        str | None,
+        typer.Option(
+            "--id-cols",
+            help="wide: key columns, e.g. 'case_id=question,run_id=model,attempt=seed'.",
+        ),
+    ] = None,
+    scale_max: Annotated[
+        str | None,
+        typer.Option(
+            "--scale-max", help="wide/inspect: top of the raw scale, '5' or 'faith=5,rubric=10'."
+        ),
+    ] = None,
+    metrics: Annotated[
+        str | None,
+        typer.Option("--metrics", help="wide: metric columns (default: every numeric column)."),
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
+) -> None:
+    """Convert other eval tools' results into evalframe tables, appending new runs.
+
+    Example: [bold]evalframe ingest promptfoo results.json --to data/[/bold]
+    then [bold]evalframe score data/[/bold]. Nested grader groups come with a suggested
+    config; save it (--json) and pass it with --config. See docs/ingest.md.
+    """
+    try:
+        report = ingest(
+            format,
+            sources,
+            to,
+            run_id=run_id,
+            replace=replace,
+            id_cols=id_cols,
+            scale_max=scale_max,
+            metrics=metrics,
+        )
+    except EvalframeError as exc:
+        stderr.print(f"[bold red]error:[/bold red] {exc}", markup=True, highlight=False)
+        raise typer.Exit(2) from None
+    if json_out:
+        print_json(report.to_dict())
+        return
+    _print_summary(report)
+
+
+def _print_summary(report: IngestReport) -> None:
+    table = Table(title=f"ingested {report.format} into {report.dataset}")
+    table.add_column("run")
+    table.add_column("")
+    for rid in report.runs_added:
+        table.add_row(rid, "added")
+    for rid in report.runs_replaced:
+        table.add_row(rid, "[yellow]replaced[/yellow]")
+    stdout.print(table)
+    stdout.print(
+        "rows: " + ", ".join(f"{name} {n}" for name, n in report.rows.items()), highlight=False
+    )
+    if report.suggested_config is not None:
+        stdout.print(
+            "[bold]nested evaluator groups:[/bold] score with this config (save it as JSON "
+            "and pass --config) to aggregate them as the tool did:"
+        )
+        stdout.print_json(json.dumps(report.suggested_config))
+    stdout.print(f"next: [bold]evalframe score {report.dataset}[/bold]")
