@@ -103,16 +103,17 @@ def _score_and_write(
             f"--clamp changed {changed} score rows ({ds.clamped.clamped} clamped, "
             f"{ds.clamped.nulled} NaN/inf set to null)"
         )
-    ex = score(ds, cfg)
-    tables: dict[str, pl.LazyFrame] = {
-        S.EXECUTION_SCORES: ex.sort(S.RUN_ID, S.CASE_ID, S.ATTEMPT),
-        S.CASE_SUMMARY: case_summary(ex, cfg),
-        S.RUN_SUMMARY: run_summary(ex, cfg, runs=ds.runs),
-    }
-    if evaluators:
-        tables[S.EVALUATOR_SCORES] = evaluator_scores(ds, cfg)
     target = _default_out(dataset, out)
     with progress(f"scoring {dataset} under config {cfg.config_id}"):
+        # materialize once: both summaries and the written table derive from it
+        ex = score(ds, cfg).sort(S.RUN_ID, S.CASE_ID, S.ATTEMPT).collect()
+        tables: dict[str, pl.DataFrame | pl.LazyFrame] = {
+            S.EXECUTION_SCORES: ex,
+            S.CASE_SUMMARY: case_summary(ex.lazy(), cfg),
+            S.RUN_SUMMARY: run_summary(ex.lazy(), cfg, runs=ds.runs),
+        }
+        if evaluators:
+            tables[S.EVALUATOR_SCORES] = evaluator_scores(ds, cfg)
         written = write_tables(tables, target, config_json=cfg.canonical_json())
     summary = pl.read_parquet(written[S.RUN_SUMMARY])
     return summary, target, changed

@@ -23,29 +23,13 @@ CANDIDATE = "candidate"
 BASELINE_RUN_ID = "baseline_run_id"
 CANDIDATE_RUN_ID = "candidate_run_id"
 SCORE_DELTA = "score_delta"
-PASS_RATE_DELTA = "pass_rate_delta"
-MEAN_SCORE_DELTA = "mean_score_delta"
-LATENCY_MEAN_DELTA = "latency_mean_delta"
-LATENCY_P95_DELTA = "latency_p95_delta"
-COST_DELTA = "cost_delta"
 REASONS = "reasons"
 REGRESSION_DETECTED = "regression_detected"
 
-# case / evaluator status values, in rule order
-STATUS_NEW = "new"
-STATUS_REMOVED = "removed"
-STATUS_ERROR = "error"
-STATUS_REGRESSION = "regression"
-STATUS_IMPROVEMENT = "improvement"
-STATUS_UNCHANGED = "unchanged"
-CASE_STATUSES = (
-    STATUS_NEW,
-    STATUS_REMOVED,
-    STATUS_ERROR,
-    STATUS_REGRESSION,
-    STATUS_IMPROVEMENT,
-    STATUS_UNCHANGED,
-)
+# case / evaluator status values, in rule order, and their counts in run_deltas
+CASE_STATUSES = ("new", "removed", "error", "regression", "improvement", "unchanged")
+STATUS_NEW, STATUS_REMOVED, STATUS_ERROR = CASE_STATUSES[:3]
+STATUS_REGRESSION, STATUS_IMPROVEMENT, STATUS_UNCHANGED = CASE_STATUSES[3:]
 STATUS_COUNTS = {status: f"n_{status}" for status in CASE_STATUSES}
 
 # run_deltas reason codes
@@ -63,13 +47,10 @@ _IN_C = "_in_candidate"
 _SCORED = "_scored"
 
 RUN_STATS = (S.PASS_RATE, S.MEAN_SCORE, S.LATENCY_MEAN, S.LATENCY_P95, S.COST_USD)
-_RUN_DELTA_NAMES = {
-    S.PASS_RATE: PASS_RATE_DELTA,
-    S.MEAN_SCORE: MEAN_SCORE_DELTA,
-    S.LATENCY_MEAN: LATENCY_MEAN_DELTA,
-    S.LATENCY_P95: LATENCY_P95_DELTA,
-    S.COST_USD: COST_DELTA,
-}
+_RUN_DELTA_NAMES = {c: f"{c.removesuffix('_usd')}_delta" for c in RUN_STATS}
+PASS_RATE_DELTA, MEAN_SCORE_DELTA, LATENCY_MEAN_DELTA, LATENCY_P95_DELTA, COST_DELTA = (
+    _RUN_DELTA_NAMES.values()
+)
 PAIR_SCHEMA = {S.CONFIG_ID: pl.String, BASELINE_RUN_ID: pl.String, CANDIDATE_RUN_ID: pl.String}
 _CASE_SIDES = {S.SCORE: pl.Float64, S.PASSED: pl.Boolean, S.PASS_RATE: pl.Float64}
 CASE_DELTAS_SCHEMA = pl.Schema(
@@ -155,13 +136,10 @@ def _check_runs(asked: Sequence[str], known: Sequence[str]) -> None:
 
 def _limits(config: Config | Sequence[Config], config_ids: Sequence[str]) -> pl.DataFrame:
     """config_id → compare limits. One Config applies to every config_id in the data."""
-    configs = [config] if isinstance(config, Config) else list(config)
-    if not configs:
-        raise UsageError("compare needs a config; hint: pass load_config().")
     if isinstance(config, Config):
-        rows = {cid: config.compare for cid in config_ids}
+        rows = dict.fromkeys(config_ids, config.compare)
     else:
-        given = {c.config_id: c.compare for c in configs}
+        given = {c.config_id: c.compare for c in config}
         missing = sorted(set(config_ids) - set(given))
         if missing:
             raise UsageError(

@@ -24,6 +24,9 @@ SEP = "/"
 
 # internal column names of node tables
 CFG = "_cfg"  # integer index of a config in the batch being scored
+NODE = "_node"  # integer index of a node in `Tree.nodes`
+PARENT_NODE = "_parent_node"
+PK = "_pk"  # CFG * n_nodes + NODE: one Int64 key for (config, node)
 NODE_WEIGHT = "_node_weight"
 NODE_T = "_node_t"
 IN_R = "_in_required_children"
@@ -62,9 +65,20 @@ class Tree:
     def is_flat(self) -> bool:
         return self.max_depth <= 1
 
+    @property
+    def n_nodes(self) -> int:
+        return len(self.nodes)
+
+    def index(self) -> dict[str, int]:
+        """Node path -> node index."""
+        return {n.path: i for i, n in enumerate(self.nodes)}
+
     def shape_frame(self) -> pl.DataFrame:
+        index = self.index()
         return pl.DataFrame(
             {
+                NODE: list(range(len(self.nodes))),
+                PARENT_NODE: [None if n.parent is None else index[n.parent] for n in self.nodes],
                 S.PATH: [n.path for n in self.nodes],
                 S.EVALUATOR: [n.name for n in self.nodes],
                 S.PARENT: [n.parent for n in self.nodes],
@@ -74,6 +88,8 @@ class Tree:
                 HAS_R: [n.has_required_children for n in self.nodes],
             },
             schema={
+                NODE: pl.Int32,
+                PARENT_NODE: pl.Int32,
                 S.PATH: pl.String,
                 S.EVALUATOR: pl.String,
                 S.PARENT: pl.String,
@@ -84,19 +100,24 @@ class Tree:
             },
         )
 
-    def evaluator_map(self) -> pl.DataFrame:
-        """data `evaluator` value -> leaf path (by full path, or by a name unique to one leaf)."""
+    def evaluator_map(self) -> dict[str, int]:
+        """data `evaluator` value -> leaf node index, by the leaf's full path, or by its
+        name when no other leaf has that name."""
+        index = self.index()
         leaves = self.leaves
         counts = Counter(n.name for n in leaves)
-        keys: dict[str, str] = {}
+        keys: dict[str, int] = {}
         for n in leaves:
             if counts[n.name] == 1:
-                keys.setdefault(n.name, n.path)
+                keys.setdefault(n.name, index[n.path])
         for n in leaves:
-            keys[n.path] = n.path
-        return pl.DataFrame(
-            {S.EVALUATOR: list(keys), S.PATH: list(keys.values())},
-            schema={S.EVALUATOR: pl.String, S.PATH: pl.String},
+            keys[n.path] = index[n.path]
+        return keys
+
+    def node_table(self) -> pl.DataFrame:
+        """Per-config parameters joined with the shape, keyed by PK."""
+        return self.params.join(self.shape_frame(), on=S.PATH).with_columns(
+            (pl.col(CFG).cast(pl.Int64) * self.n_nodes + pl.col(NODE)).alias(PK)
         )
 
 

@@ -1,10 +1,10 @@
 """Bottom-up evaluation of the evaluator tree: one group-by per depth level (SPEC §3.1-3.3).
 
 Input is the leaf grid crossed with the batch of configs; every level's children are
-grouped by (config, execution, parent) into the parent's row. Aggregators are per-row
-`when` expressions over group statistics, so all configs and all executions of a level
-are one query. Nothing loops over rows, cases or configs in Python; the only Python loop
-is over the tree's depth.
+grouped by (config, parent node, execution) — packed into one Int64 key, the fastest
+group-by key polars has — into the parent's row. Aggregators are per-row `when`
+expressions over group statistics, so all configs and all executions of a level are one
+query. The only Python loop is over the tree's depth.
 """
 
 from __future__ import annotations
@@ -13,7 +13,17 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.leaves import DATA_W, EXEC, EXEC_T, MISSING_ROW, S_NORM
-from evalframe._private.tree import CFG, HAS_R, IN_R, NODE_T, NODE_WEIGHT, ROOT, Tree
+from evalframe._private.tree import (
+    CFG,
+    HAS_R,
+    IN_R,
+    NODE,
+    NODE_T,
+    NODE_WEIGHT,
+    PARENT_NODE,
+    PK,
+    Tree,
+)
 
 # per-config policy columns (see policy.py) used here
 OVERRIDE = "_threshold_override"
@@ -26,21 +36,11 @@ W = "_w"
 PRESENT = "_present"
 PASSES = "_passes"
 GATE_FIRED = "_gate_fired"
+GROUP_KEY = "_gk"
+EXEC_SPAN = 1 << 32
+"""Executions per (config, node) slot of the packed group key; ids must stay below it."""
 
-_ROW_COLUMNS = [
-    CFG,
-    EXEC,
-    S.PATH,
-    S.PARENT,
-    S.DEPTH,
-    W,
-    S_NORM,
-    PRESENT,
-    PASSES,
-    S.REQUIRED,
-    IN_R,
-    T,
-]
+_ROW_COLUMNS = [CFG, EXEC, NODE, PARENT_NODE, W, S_NORM, PRESENT, PASSES, S.REQUIRED, IN_R, T]
 
 
 def meets(x: pl.Expr, b: pl.Expr | float) -> pl.Expr:
@@ -55,13 +55,15 @@ def exceeds(x: pl.Expr, limit: pl.Expr | float) -> pl.Expr:
 
 def leaf_rows(grid: pl.LazyFrame, policy: pl.LazyFrame, tree: Tree) -> pl.LazyFrame:
     """Leaf rows per (config × execution × leaf) with weight, presence and pass flags."""
-    nodes = tree.params.lazy().join(tree.shape_frame().lazy(), on=S.PATH)
+    nodes = tree.node_table().drop(CFG, NODE).lazy()
     zero = pl.col(ON_MISSING) == "zero"
     raw_present = pl.col(S_NORM).is_not_null()
     boundary = pl.coalesce(pl.col(S.MIN_SCORE), pl.col(T))
+    key = pl.col(CFG).cast(pl.Int64) * tree.n_nodes + pl.col(NODE)
     return (
         grid.join(policy.select(CFG, OVERRIDE, CFG_THRESHOLD, ON_MISSING), how="cross")
-        .join(nodes, on=[CFG, S.PATH], how="inner")
+        .with_columns(key.alias(PK))
+        .join(nodes, on=PK, how="inner")
         .with_columns(
             pl.coalesce(OVERRIDE, EXEC_T, CFG_THRESHOLD).alias(T),
             pl.coalesce(NODE_WEIGHT, DATA_W, pl.lit(1.0)).alias(W),
@@ -79,25 +81,41 @@ def leaf_rows(grid: pl.LazyFrame, policy: pl.LazyFrame, tree: Tree) -> pl.LazyFr
     )
 
 
-def _aggregate(children: pl.LazyFrame) -> pl.LazyFrame:
-    """Group children rows into their parents' statistics."""
+def _aggregate(children: pl.LazyFrame, n_nodes: int) -> pl.LazyFrame:
+    """Group children rows into their parents' statistics (row-level terms first, so
+    the group-by itself only sums, counts and takes extremes)."""
     present = pl.col(PRESENT)
-    w = pl.col(W)
-    ws = w * pl.col(S_NORM)
     non_r = present & ~pl.col(IN_R)
-    return children.group_by(CFG, EXEC, S.PARENT).agg(
+    ws = pl.col(W) * pl.col(S_NORM)
+    fails = ~pl.col(PASSES)
+    parent_pk = pl.col(CFG).cast(pl.Int64) * n_nodes + pl.col(PARENT_NODE)
+    terms = children.select(
+        (parent_pk * EXEC_SPAN + pl.col(EXEC)).alias(GROUP_KEY),
+        T,
+        present.cast(pl.Int32).alias("_p"),
+        pl.when(present).then(ws).otherwise(0.0).alias("_ws"),
+        pl.when(present).then(pl.col(W)).otherwise(0.0).alias("_wp"),
+        S_NORM,
+        pl.col(PASSES).cast(pl.Int32).alias("_pass"),
+        (pl.col(S.REQUIRED) & fails).alias("_rq"),
+        (pl.col(IN_R) & fails).alias("_rf"),
+        non_r.cast(pl.Int32).alias("_pn"),
+        pl.when(non_r).then(ws).otherwise(0.0).alias("_wsn"),
+        pl.when(non_r).then(pl.col(W)).otherwise(0.0).alias("_wpn"),
+    )
+    return terms.group_by(GROUP_KEY).agg(
         pl.col(T).first(),
-        present.sum().alias("_n_p"),
-        ws.filter(present).sum().alias("_sw"),
-        w.filter(present).sum().alias("_sW"),
+        pl.col("_p").sum().alias("_n_p"),
+        pl.col("_ws").sum().alias("_sw"),
+        pl.col("_wp").sum().alias("_sW"),
         pl.col(S_NORM).min().alias("_smin"),
         pl.col(S_NORM).max().alias("_smax"),
-        pl.col(PASSES).sum().alias("_n_pass"),
-        (pl.col(S.REQUIRED) & ~pl.col(PASSES)).any().alias("_req_fail"),
-        (pl.col(IN_R) & ~pl.col(PASSES)).any().alias("_r_fail"),
-        non_r.sum().alias("_n_p_nonr"),
-        ws.filter(non_r).sum().alias("_sw_nonr"),
-        w.filter(non_r).sum().alias("_sW_nonr"),
+        pl.col("_pass").sum().alias("_n_pass"),
+        pl.col("_rq").max().alias("_req_fail"),
+        pl.col("_rf").max().alias("_r_fail"),
+        pl.col("_pn").sum().alias("_n_p_nonr"),
+        pl.col("_wsn").sum().alias("_sw_nonr"),
+        pl.col("_wpn").sum().alias("_sW_nonr"),
     )
 
 
@@ -143,8 +161,11 @@ def _node_values(stats: pl.LazyFrame, nodes: pl.LazyFrame) -> pl.LazyFrame:
     )
     is_threshold = agg == "threshold"
     return (
-        stats.rename({S.PARENT: S.PATH})
-        .join(nodes, on=[CFG, S.PATH], how="inner")
+        stats.with_columns(
+            (pl.col(GROUP_KEY) // EXEC_SPAN).alias(PK),
+            (pl.col(GROUP_KEY) % EXEC_SPAN).alias(EXEC),
+        )
+        .join(nodes, on=PK, how="inner")
         .with_columns(
             pl.when(missing).then(None).when(req_fail).then(0.0).otherwise(raw).alias(S_NORM),
             (~missing & ~req_fail & passes_raw).alias(PASSES),
@@ -166,8 +187,10 @@ def evaluate_tree(
     The last frame holds the root rows: one per (config × execution that has leaf rows),
     with the execution score in `_s`, `_gate_fired` for required_failed.
     """
+    if not tree.leaves:
+        raise ValueError("evaluate_tree needs a tree with at least one leaf")
     leaves = leaf_rows(grid, policy, tree)
-    nodes = tree.params.lazy().join(tree.shape_frame().lazy(), on=S.PATH)
+    nodes = tree.node_table().lazy()
     composites: list[pl.LazyFrame] = []
     carried: pl.LazyFrame | None = None
     for depth in range(tree.max_depth, 0, -1):
@@ -176,12 +199,6 @@ def evaluate_tree(
         if carried is not None:
             parts.append(carried.select(_ROW_COLUMNS))
         children = parts[0] if len(parts) == 1 else pl.concat(parts, how="vertical_relaxed")
-        carried = _node_values(_aggregate(children), nodes)
+        carried = _node_values(_aggregate(children, tree.n_nodes), nodes)
         composites.append(carried)
-    if not composites:  # a tree with no evaluators at all: nothing to score
-        raise AssertionError("evaluate_tree needs at least one leaf")
     return leaves, composites
-
-
-def root_path_filter() -> pl.Expr:
-    return pl.col(S.PATH) == ROOT

@@ -61,13 +61,11 @@ def _key_text(keys: tuple[str, ...]) -> pl.Expr:
     return pl.concat_str([pl.lit(p) if isinstance(p, str) else p for p in parts])
 
 
-def _check(cond: pl.Expr, keys: tuple[str, ...], name: str) -> list[pl.Expr]:
-    """Count of rows where `cond` holds, plus up to five example keys."""
-    cond = cond.fill_null(False)
-    return [
-        cond.sum().alias(f"{name}__n"),
-        _key_text(keys).filter(cond).head(MAX_EXAMPLES).implode().alias(f"{name}__ex"),
-    ]
+def _examples(lf: pl.LazyFrame, keys: tuple[str, ...], cond: pl.Expr | None) -> tuple[str, ...]:
+    """Up to five example keys of the rows where `cond` holds (run only on failure)."""
+    rows = lf.filter(cond.fill_null(False)) if cond is not None else lf
+    out = rows.select(_key_text(keys).alias("_k")).head(MAX_EXAMPLES).collect()
+    return tuple(out["_k"].to_list())
 
 
 def validate_tables(
@@ -103,31 +101,18 @@ def validate_tables(
     if clamp:
         typed[S.SCORES], report = _clamp(typed[S.SCORES])
 
-    # 2. value checks: one query per table, all collected together
-    checks: list[tuple[str, str, str, str]] = []  # (table, column, message, query-name)
-    queries: list[pl.LazyFrame] = []
-
-    def add(table: str, specs: list[tuple[str, str, pl.Expr]], keys: tuple[str, ...]):
-        exprs: list[pl.Expr] = []
-        for i, (column, message, cond) in enumerate(specs):
-            qname = f"c{len(checks)}_{i}"
-            checks.append((table, column, message, f"{len(queries)}:{qname}"))
-            exprs += _check(cond, keys, qname)
-        queries.append(typed[table].select(exprs))
-
+    # 2. value checks: the happy path is one pass of boolean sums per table, plus one
+    #    group-by (duplicates) and anti-joins (orphans); examples are fetched only for
+    #    the checks that fail.
+    checks: list[tuple[str, str, str, pl.LazyFrame, tuple[str, ...], pl.Expr | None]] = []
     sc = pl.col(S.SCORE)
     finite = sc.is_finite()
-    add(
-        S.SCORES,
-        [
+    specs: dict[str, list[tuple[str, str, pl.Expr]]] = {
+        S.SCORES: [
             *_null_key_specs(S.SCORE_KEY),
             (S.SCORE, "score is NaN or infinite", sc.is_not_null() & ~finite),
             (S.SCORE, "score is negative", finite & (sc < 0)),
-            (
-                S.SCORE,
-                "score is above scale_max",
-                finite & (sc > pl.col(S.SCALE_MAX)),
-            ),
+            (S.SCORE, "score is above scale_max", finite & (sc > pl.col(S.SCALE_MAX))),
             (
                 S.SCALE_MAX,
                 "scale_max is not a positive number",
@@ -140,97 +125,70 @@ def validate_tables(
                 (pl.col(S.WEIGHT) < 0) | ~pl.col(S.WEIGHT).is_finite(),
             ),
         ],
-        S.SCORE_KEY,
-    )
-    if S.EXECUTIONS in typed:
-        th = pl.col(S.THRESHOLD)
-        add(
-            S.EXECUTIONS,
-            [
-                *_null_key_specs(S.EXECUTION_KEY),
-                (
-                    S.STATUS,
-                    f"status is not one of {', '.join(S.STATUSES)}",
-                    ~pl.col(S.STATUS).is_in(S.STATUSES).fill_null(False),
-                ),
-                (
-                    S.THRESHOLD,
-                    "threshold is outside 0-1",
-                    th.is_not_null() & ~((th >= 0) & (th <= 1)).fill_null(False),
-                ),
-            ],
-            S.EXECUTION_KEY,
-        )
-    if S.OUTCOMES in typed:
-        add(
-            S.OUTCOMES,
-            [
-                *_null_key_specs(S.TABLE_KEYS[S.OUTCOMES]),
-                (S.PASSED, "passed is null", pl.col(S.PASSED).is_null()),
-            ],
-            S.TABLE_KEYS[S.OUTCOMES],
-        )
-    if S.RUNS in typed:
-        add(S.RUNS, _null_key_specs((S.RUN_ID,)), (S.RUN_ID,))
+        S.EXECUTIONS: [
+            *_null_key_specs(S.EXECUTION_KEY),
+            (
+                S.STATUS,
+                f"status is not one of {', '.join(S.STATUSES)}",
+                ~pl.col(S.STATUS).is_in(S.STATUSES).fill_null(False),
+            ),
+            (
+                S.THRESHOLD,
+                "threshold is outside 0-1",
+                pl.col(S.THRESHOLD).is_not_null()
+                & ~((pl.col(S.THRESHOLD) >= 0) & (pl.col(S.THRESHOLD) <= 1)).fill_null(False),
+            ),
+        ],
+        S.OUTCOMES: [
+            *_null_key_specs(S.TABLE_KEYS[S.OUTCOMES]),
+            (S.PASSED, "passed is null", pl.col(S.PASSED).is_null()),
+        ],
+        S.RUNS: _null_key_specs((S.RUN_ID,)),
+    }
+    queries: list[pl.LazyFrame] = []
+    for name, table_specs in specs.items():
+        if name not in typed:
+            continue
+        keys = S.TABLE_KEYS[name]
+        exprs = []
+        for column, message, cond in table_specs:
+            exprs.append(cond.fill_null(False).sum().alias(f"c{len(checks)}"))
+            checks.append((name, column, message, typed[name], keys, cond))
+        queries.append(typed[name].select(exprs))
 
-    # duplicates and orphans need a group-by / anti-join each
-    extra: list[tuple[str, str, str, pl.LazyFrame, tuple[str, ...]]] = []
+    # duplicates and orphans: frames whose rows are the offending keys
     for name in typed:
         keys = S.TABLE_KEYS[name]
         dup = typed[name].group_by(keys).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1)
-        extra.append((name, ", ".join(keys), "duplicate key", dup, keys))
-    known = typed[S.EXECUTIONS] if S.EXECUTIONS in typed else None
-    if known is not None:
-        ex_keys = known.select(S.EXECUTION_KEY).unique()
+        checks.append((name, ", ".join(keys), "duplicate key (keys listed)", dup, keys, None))
+    known = typed.get(S.EXECUTIONS)
+    parent = known if known is not None else typed[S.SCORES]
+    parent_keys = parent.select(S.EXECUTION_KEY).unique()
+    children = [S.SCORES, S.OUTCOMES] if known is not None else [S.OUTCOMES]
+    for child in children:
+        if child not in typed:
+            continue
         orphan = (
-            typed[S.SCORES]
+            typed[child]
             .select(S.EXECUTION_KEY)
             .unique()
-            .join(ex_keys, on=S.EXECUTION_KEY, how="anti", nulls_equal=True)
+            .join(parent_keys, on=S.EXECUTION_KEY, how="anti", nulls_equal=True)
         )
-        extra.append(
-            (S.SCORES, "", "execution is not in the executions table", orphan, S.EXECUTION_KEY)
-        )
-    if S.OUTCOMES in typed:
-        parent = (known if known is not None else typed[S.SCORES]).select(S.EXECUTION_KEY)
         parent_name = S.EXECUTIONS if known is not None else S.SCORES
-        orphan = (
-            typed[S.OUTCOMES]
-            .select(S.EXECUTION_KEY)
-            .unique()
-            .join(parent.unique(), on=S.EXECUTION_KEY, how="anti", nulls_equal=True)
-        )
-        extra.append(
-            (
-                S.OUTCOMES,
-                "",
-                f"execution is not in the {parent_name} table",
-                orphan,
-                S.EXECUTION_KEY,
-            )
-        )
-    for _t, _c, _m, lf, keys in extra:
-        queries.append(
-            lf.select(
-                pl.len().alias("n"),
-                _key_text(keys).head(MAX_EXAMPLES).implode().alias("ex"),
-            )
-        )
+        message = f"execution is not in the {parent_name} table"
+        checks.append((child, "", message, orphan, S.EXECUTION_KEY, None))
+    n_value = sum(len(s) for n, s in specs.items() if n in typed)
+    for i, (*_rest, frame, _k, _c) in enumerate(checks[n_value:]):
+        queries.append(frame.select(pl.len().alias(f"c{n_value + i}")))
 
     results = pl.collect_all(queries)
-    n_value_queries = len(queries) - len(extra)
-    for table, column, message, ref in checks:
-        qi, qname = ref.split(":")
-        row = results[int(qi)].row(0, named=True)
-        n = row[f"{qname}__n"] or 0
+    counts: dict[str, int] = {}
+    for res in results:
+        counts.update(res.row(0, named=True))
+    for i, (table, column, message, frame, keys, cond) in enumerate(checks):
+        n = int(counts[f"c{i}"] or 0)
         if n:
-            problems.append(Problem(table, column, message, n, tuple(row[f"{qname}__ex"])))
-    for (table, column, message, _lf, _keys), res in zip(
-        extra, results[n_value_queries:], strict=True
-    ):
-        row = res.row(0, named=True)
-        if row["n"]:
-            problems.append(Problem(table, column, message, row["n"], tuple(row["ex"])))
+            problems.append(Problem(table, column, message, n, _examples(frame, keys, cond)))
     if problems:
         raise ValidationError(problems)
     return _complete(typed), report

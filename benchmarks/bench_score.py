@@ -1,0 +1,158 @@
+"""Benchmark: `evalframe score` end to end against a DuckDB GROUP BY floor, in the same run.
+
+For each size N (executions), generates N executions × 8 judge metrics (Parquet on local
+disk), then measures as separate processes:
+
+- floor:      one DuckDB query — weighted mean per execution (weights joined from an
+              8-row table) written to Parquet. The least any scorer must do.
+- score:      `evalframe score DATASET --preset connexity` (validation, weighted scores,
+              verdicts, case and run summaries, three Parquet tables written atomically).
+- score-tree: the same data under a depth-3 tree over 12 leaves (4 extra leaf metrics)
+              when `--tree` is given, compared per judge row with the flat case.
+
+Reports wall seconds, judge rows/s, peak RSS of the process, and ratios to the floor.
+
+    python benchmarks/bench_score.py --sizes 200000,2000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from evalframe._private.config import CONNEXITY_WEIGHTS  # noqa: E402
+from evalframe._private.demo import generate  # noqa: E402
+
+EXTRA_METRICS = ("refund_mentioned", "latency_ok", "tone", "format_valid")
+
+_MEASURE = """
+import resource, subprocess, sys, time
+t0 = time.perf_counter()
+rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+dt = time.perf_counter() - t0
+print(dt, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, rc)
+"""
+
+
+def measure(cmd: list[str]) -> tuple[float, float]:
+    out = subprocess.run(
+        [sys.executable, "-c", _MEASURE, *cmd], capture_output=True, text=True, check=True
+    ).stdout.split()
+    seconds, rss_kb, rc = float(out[0]), int(out[1]), int(out[2])
+    if rc not in (0, 1):
+        raise SystemExit(f"command failed ({rc}): {' '.join(cmd)}")
+    return seconds, rss_kb / 1024
+
+
+def make_dataset(path: Path, n_executions: int, metrics: tuple[str, ...]) -> int:
+    runs = [
+        (f"run-{i}", None, f"v{i}", 1.0 - 0.02 * i, 1.0, 0.01, "")
+        for i in range(4)
+    ]
+    from datetime import datetime
+
+    runs = [(r[0], datetime(2026, 1, 1 + i), *r[2:]) for i, r in enumerate(runs)]
+    tables = generate(n_executions // len(runs), tuple(runs), attempts=False, metrics=metrics)
+    path.mkdir(parents=True, exist_ok=True)
+    for name, frame in tables.items():
+        frame.write_parquet(path / f"{name}.parquet")
+    return tables["scores"].height
+
+
+FLOOR_SQL = """
+import duckdb, sys
+con = duckdb.connect()
+weights = {weights}
+con.execute("create table w(evaluator varchar, weight double)")
+con.executemany("insert into w values (?, ?)", list(weights.items()))
+con.execute(
+    "copy (select run_id, case_id, attempt, sum(s.score / s.scale_max * w.weight) / sum(w.weight) as score "
+    "from read_parquet(?) s join w using (evaluator) group by all) to '" + sys.argv[2] + "' (format parquet)",
+    [sys.argv[1]],
+)
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--sizes", default="200000,2000000", help="comma-separated executions")
+    ap.add_argument("--tree", action="store_true", help="also time a depth-3, 12-leaf tree")
+    ap.add_argument("--workdir", default=None, help="where to put data (default: a temp dir)")
+    ap.add_argument("--json", action="store_true", help="print results as JSON")
+    args = ap.parse_args()
+    work = Path(args.workdir or tempfile.mkdtemp(prefix="evalframe-bench-"))
+    results = []
+    for n in (int(s) for s in args.sizes.split(",")):
+        metrics = tuple(CONNEXITY_WEIGHTS) + (EXTRA_METRICS if args.tree else ())
+        data = work / f"n{n}"
+        rows = make_dataset(data, n, metrics)
+        weights = dict(CONNEXITY_WEIGHTS) | dict.fromkeys(EXTRA_METRICS, 0.1)
+        floor_script = FLOOR_SQL.format(weights=repr(weights))
+        floor = measure([sys.executable, "-c", floor_script,
+                         str(data / "scores.parquet"), str(work / "floor.parquet")])
+        flat_cfg = work / "flat.json"
+        flat_cfg.write_text(json.dumps({"evaluators": {m: {"weight": w} for m, w in weights.items()
+                                                       if m in metrics}}))
+        score = measure([sys.executable, "-m", "evalframe.cli", "score", str(data),
+                         "--config", str(flat_cfg), "--out", str(work / "out"), "--json"])
+        entry = {"executions": n, "judge_rows": rows, "floor_s": floor[0], "floor_rss_mb": floor[1],
+                 "score_s": score[0], "score_rss_mb": score[1],
+                 "score_rows_per_s": rows / score[0], "floor_rows_per_s": rows / floor[0],
+                 "ratio": score[0] / floor[0]}
+        if args.tree:
+            tree_cfg = work / "tree.json"
+            tree_cfg.write_text(json.dumps(_tree_config(weights)))
+            tree = measure([sys.executable, "-m", "evalframe.cli", "score", str(data),
+                            "--config", str(tree_cfg), "--out", str(work / "out-tree"), "--json"])
+            entry |= {"tree_s": tree[0], "tree_rss_mb": tree[1], "tree_vs_flat": tree[0] / score[0]}
+        results.append(entry)
+        _print(entry)
+    if args.json:
+        print(json.dumps(results, indent=2))
+
+
+def _tree_config(weights: dict[str, float]) -> dict:
+    """Depth 3: root -> {execution, knowledge, process} -> sub-groups -> 12 leaves."""
+    leaf = lambda names: {m: {"weight": weights[m]} for m in names}  # noqa: E731
+    return {
+        "evaluators": {
+            "execution": {"aggregator": "weighted_average", "weight": 0.45, "children": {
+                "routing": {"aggregator": "minimum", "children": leaf(
+                    ["tool_routing", "parameter_extraction"])},
+                "result_interpretation": {"weight": 0.15},
+                "checks": {"aggregator": "threshold", "threshold": 0.5, "children": leaf(
+                    ["refund_mentioned", "latency_ok"])},
+            }},
+            "knowledge": {"aggregator": "safety_gate", "weight": 0.25,
+                          "required_children": ["grounding_fidelity"],
+                          "children": leaf(["grounding_fidelity", "instruction_compliance",
+                                            "format_valid"])},
+            "process": {"aggregator": "all_or_nothing", "threshold": 0.2, "weight": 0.3,
+                        "children": {
+                            "conversation": {"aggregator": "maximum", "children": leaf(
+                                ["information_gathering", "conversation_management"])},
+                            "response_delivery": {}, "tone": {}}},
+        }
+    }
+
+
+def _print(e: dict) -> None:
+    line = (f"N={e['executions']:>9,} execs  {e['judge_rows']:>11,} judge rows | "
+            f"floor {e['floor_s']:6.2f}s {e['floor_rss_mb']:6.0f} MB | "
+            f"score {e['score_s']:6.2f}s {e['score_rss_mb']:6.0f} MB "
+            f"{e['score_rows_per_s'] / 1e6:5.2f} M rows/s | ratio {e['ratio']:4.2f}x")
+    if "tree_s" in e:
+        line += f" | tree {e['tree_s']:6.2f}s ({e['tree_vs_flat']:4.2f}x flat)"
+    print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()
