@@ -93,7 +93,11 @@ def append_tables(
         }
     if S.EXECUTIONS in new and S.EXECUTIONS not in old and S.SCORES in old:
         # the old runs had implicit executions; make them explicit so they are not orphans
-        old[S.EXECUTIONS] = old[S.SCORES].select(S.EXECUTION_KEY).unique(maintain_order=True)
+        sc = old[S.SCORES]
+        attempt = pl.col(S.ATTEMPT) if S.ATTEMPT in sc.columns else pl.lit(0, pl.Int64)
+        old[S.EXECUTIONS] = sc.select(
+            S.RUN_ID, S.CASE_ID, attempt.cast(pl.Int64).fill_null(0).alias(S.ATTEMPT)
+        ).unique(maintain_order=True)
     combined: dict[str, pl.DataFrame] = {}
     for name in S.INPUT_TABLES:
         if name in old or name in new:

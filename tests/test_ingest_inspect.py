@@ -1,0 +1,123 @@
+"""Inspect AI ingestion: .eval (zip) and .json logs; accuracy and stderr recomputed."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import evalframe as ef
+from evalframe._private.ingest import IngestError, ingest
+
+FIXTURES = Path(__file__).parents[2] / "shared" / "fixtures" / "inspect_ai" / "tests"
+pytestmark = pytest.mark.skipif(
+    not FIXTURES.is_dir(), reason=f"fixtures not found at {FIXTURES} (clone shared/ beside repo)"
+)
+SCORER_LOGS = FIXTURES / "scorer" / "logs"
+UNSCORED = next(SCORER_LOGS.glob("*dPiJ*.eval"), None) if SCORER_LOGS.is_dir() else None
+SCORED = next(SCORER_LOGS.glob("*mj7k*.eval"), None) if SCORER_LOGS.is_dir() else None
+STREAMING = FIXTURES / "log" / "test_eval_log" / "log_streaming.eval"
+ANALYSIS = FIXTURES / "analysis" / "test_logs"
+ERROR_LOG = (
+    next((FIXTURES / "test_eval_set").glob("*popularity*.json"), None)
+    if (FIXTURES / "test_eval_set").is_dir()
+    else None
+)
+
+
+def _summary(path: Path, tmp_path: Path) -> dict:
+    ingest("inspect", [path], tmp_path / "ds")
+    ds = ef.load_dataset(tmp_path / "ds")
+    cfg = ef.config_from_dict({})
+    runs = ef.run_summary(ef.score(ds, cfg), cfg, runs=ds.runs).collect()
+    assert runs.height == 1
+    return runs.row(0, named=True)
+
+
+def test_scored_popularity_accuracy_and_stderr(tmp_path):
+    run = _summary(SCORED, tmp_path)
+    assert run["mean_score"] == pytest.approx(0.8)
+    assert run["mean_score_se"] == pytest.approx(0.13333333333333333)
+    assert run["executions"] == 10
+    reported = json.loads(run["reported_metrics"])[0]["metrics"]
+    assert reported["accuracy"]["value"] == pytest.approx(run["mean_score"])
+    assert reported["stderr"]["value"] == pytest.approx(run["mean_score_se"])
+
+
+def test_unscored_log_has_unscored_executions(tmp_path):
+    run = _summary(UNSCORED, tmp_path)
+    assert run["executions"] == 10 and run["unscored"] == 10
+    assert run["mean_score"] is None
+
+
+def test_epochs_are_attempts_averaged_per_sample(tmp_path):
+    run = _summary(STREAMING, tmp_path)
+    assert run["mean_score"] == pytest.approx(0.75)
+    assert run["mean_score_se"] == pytest.approx(0.25)
+    assert (run["executions"], run["cases"]) == (4, 2)
+    ex = pl.read_parquet(tmp_path / "ds" / "executions.parquet")
+    assert sorted(ex["attempt"].unique()) == [0, 1] and sorted(ex["epoch"].unique()) == [1, 2]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "accuracy", "stderr"),
+    [("*popularity.json", 2 / 3, 1 / 3), ("*security-guide.json", 1.0, 0.0)],
+)
+def test_json_logs_with_time_and_tokens(pattern, accuracy, stderr, tmp_path):
+    path = next(ANALYSIS.glob(pattern))
+    run = _summary(path, tmp_path)
+    assert run["mean_score"] == pytest.approx(accuracy)
+    assert run["mean_score_se"] == pytest.approx(stderr)
+    ex = pl.read_parquet(tmp_path / "ds" / "executions.parquet")
+    assert ex["latency_ms"].null_count() == 0 and ex["input_tokens"].sum() > 0
+    raw = json.loads(path.read_text())
+    assert ex["latency_ms"].sum() == pytest.approx(
+        1000 * sum(s["total_time"] for s in raw["samples"])
+    )
+
+
+def test_error_run_without_samples_is_an_empty_run(tmp_path):
+    report = ingest("inspect", [ERROR_LOG], tmp_path / "ds")
+    assert report.rows["executions"] == 0 and report.rows["runs"] == 1
+    ds = ef.load_dataset(tmp_path / "ds")
+    runs = ds.runs.collect()
+    assert runs["eval_status"].to_list() == ["error"]
+    summary = ef.run_summary(ef.score(ds), runs=ds.runs).collect()
+    assert summary["executions"].to_list() == [0]
+
+
+def test_letters_map_to_one_zero_half(tmp_path):
+    log = json.loads(next(ANALYSIS.glob("*popularity.json")).read_text())
+    values = ["C", "I", "P"]
+    for sample, value in zip(log["samples"], values, strict=True):
+        sample["scores"]["match"]["value"] = value
+    src = tmp_path / "letters.json"
+    src.write_text(json.dumps(log))
+    ingest("inspect", [src], tmp_path / "ds")
+    scores = pl.read_parquet(tmp_path / "ds" / "scores.parquet").sort("case_id")
+    assert scores["score"].to_list() == [1.0, 0.0, 0.5]
+    assert scores["label"].to_list() == values
+    assert scores["scale_max"].to_list() == [1.0, 1.0, 1.0]
+
+
+def test_malformed_sample_in_eval_zip_names_member(tmp_path):
+    bad = tmp_path / "bad.eval"
+    with zipfile.ZipFile(SCORED) as src, zipfile.ZipFile(bad, "w") as dst:
+        for name in src.namelist():
+            data = src.read(name)
+            if name == "samples/1_epoch_1.json":
+                data = b'{"id": 1,\n "epoch": 1,\n "scores": {'
+            dst.writestr(name, data)
+    with pytest.raises(IngestError, match=r"bad\.eval!samples/1_epoch_1\.json:3:"):
+        ingest("inspect", [bad], tmp_path / "ds")
+    assert not (tmp_path / "ds").exists()
+
+
+def test_not_a_zip(tmp_path):
+    bad = tmp_path / "x.eval"
+    bad.write_text("hello")
+    with pytest.raises(IngestError, match=r"x\.eval: not a readable Inspect \.eval"):
+        ingest("inspect", [bad], tmp_path / "ds")
