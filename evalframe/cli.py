@@ -16,13 +16,21 @@ import typer
 
 from evalframe._private import schema as S
 from evalframe._private.case_summary import case_summary
+from evalframe._private.compare import compare, pairs_for
 from evalframe._private.config import PRESETS, load_config
 from evalframe._private.dataset import load_dataset
 from evalframe._private.demo import write_demo
 from evalframe._private.errors import EvalframeError
 from evalframe._private.execution_scores import evaluator_scores, score
 from evalframe._private.output import write_tables
-from evalframe._private.render import print_json, progress, run_table, stderr, stdout
+from evalframe._private.render import (
+    compare_report,
+    print_json,
+    progress,
+    run_table,
+    stderr,
+    stdout,
+)
 from evalframe._private.run_summary import run_summary
 
 app = typer.Typer(
@@ -210,6 +218,65 @@ def demo_command(
         f"next: [bold]evalframe score {directory} --preset connexity[/bold]  ·  "
         f"[bold]evalframe compare {directory} --pairs consecutive[/bold]"
     )
+
+
+@app.command("compare")
+@handles_errors
+def compare_command(
+    dataset: DatasetArg,
+    baseline: Annotated[
+        str | None, typer.Option("--baseline", "-b", help="Baseline run id.")
+    ] = None,
+    candidate: Annotated[
+        str | None, typer.Option("--candidate", help="Candidate run id.")
+    ] = None,
+    pairs: Annotated[
+        str | None,
+        typer.Option(
+            "--pairs",
+            help="'consecutive': each run against the one before it (runs.created_at, "
+            "else run_id).",
+        ),
+    ] = None,
+    config: ConfigOpt = None,
+    preset: PresetOpt = None,
+    threshold: ThresholdOpt = None,
+    out: OutOpt = None,
+    clamp: ClampOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Compare runs case by case; write case_deltas, evaluator_deltas, run_deltas.
+
+    With --baseline alone, every other run is compared against it; with neither, the
+    newest run against the one before it. Exit 1 when any pair shows a regression.
+
+    Example: [bold]evalframe compare runs/ --baseline 2026-10-01-v1.4 --candidate 2026-11-01-v1.6[/bold]
+    """
+    cfg = load_config(config, preset=preset, threshold=threshold)
+    ds = load_dataset(dataset, clamp=clamp)
+    with progress("scoring and comparing runs"):
+        ex = score(ds, cfg).collect()
+        runs_lf = run_summary(ex.lazy(), cfg, runs=ds.runs)
+        cases_lf = case_summary(ex.lazy(), cfg)
+        rs, cs = pl.collect_all([runs_lf, cases_lf])
+        run_list = rs.select(S.RUN_ID, *([S.CREATED_AT] if S.CREATED_AT in rs.columns else []))
+        chosen = pairs_for(run_list, baseline=baseline, candidate=candidate, mode=pairs)
+        tables = compare(
+            cs.lazy(), chosen, cfg,
+            evaluator_scores=evaluator_scores(ds, cfg), run_summary=rs.lazy(),
+        )
+        written = write_tables(tables, _default_out(dataset, out),
+                               config_json=cfg.canonical_json())
+    run_deltas = pl.read_parquet(written[S.RUN_DELTAS])
+    if as_json:
+        print_json(run_deltas.to_dicts())
+    else:
+        case_deltas = pl.read_parquet(written[S.CASE_DELTAS])
+        for part in compare_report(run_deltas, case_deltas):
+            stdout.print(part)
+        stdout.print(f"\ntables written to {_default_out(dataset, out)}/")
+    if run_deltas["regression_detected"].any():
+        raise typer.Exit(1)
 
 
 def _register_optional() -> None:
