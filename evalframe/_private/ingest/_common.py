@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -163,3 +163,40 @@ def frame(rows: list[dict[str, Any]], table: str) -> pl.DataFrame:
     ordered = [k for k in declared if k in keys] + [k for k in keys if k not in declared]
     nulls = [pl.col(c).cast(pl.String) for c in ordered if df.schema[c] == pl.Null]
     return df.select(ordered).with_columns(nulls)
+
+
+def split_list(value: str | Sequence[str] | None) -> list[str]:
+    if value is None:
+        return []
+    items = value.split(",") if isinstance(value, str) else list(value)
+    return [i.strip() for i in items if i.strip()]
+
+
+def parse_scale_max(
+    value: float | str | Mapping[str, float] | None, where: str
+) -> dict[str, float]:
+    """`5` -> {"*": 5}; `"a=5,b=10"` or a mapping -> per metric. Values must be > 0."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        pairs = list(value.items())
+    elif isinstance(value, int | float):
+        pairs = [("*", value)]
+    else:
+        pairs = []
+        for item in split_list(value):
+            name, sep, num = item.rpartition("=")
+            pairs.append((name.strip() if sep else "*", num))
+    out = {}
+    for name, num in pairs:
+        try:
+            top = float(num)
+        except (TypeError, ValueError):
+            top = float("nan")
+        if not top > 0:
+            raise IngestError(
+                f"{where}: scale_max {num!r} is not a positive number; hint: --scale-max 5 "
+                "or --scale-max 'faithfulness=5,rubric=10'."
+            )
+        out[str(name)] = top
+    return out

@@ -16,6 +16,7 @@ from evalframe._private.ingest._common import (
     IngestError,
     Parsed,
     load_json_text,
+    parse_scale_max,
     parse_time,
     read_json,
 )
@@ -93,7 +94,7 @@ def parse(
     if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
         raise IngestError(f"{path}: not an Inspect log (no `eval` block)")
     ev = header["eval"]
-    scales = _scales(scale_max, path)
+    scales = parse_scale_max(scale_max, str(path))
     rid = run_id or path.stem
     out = Parsed()
     keyed = []
@@ -177,9 +178,3 @@ def _execution(s: dict[str, Any]) -> dict[str, Any]:
         if error
         else None,
     }
-
-
-def _scales(scale_max: float | str | Mapping[str, float] | None, path: Path) -> dict[str, float]:
-    from evalframe._private.ingest.wide import parse_scale_max
-
-    return parse_scale_max(scale_max, str(path))

@@ -19,7 +19,9 @@ from evalframe._private.ingest._common import (
     IngestError,
     Parsed,
     iter_jsonl,
+    parse_scale_max,
     read_text,
+    split_list,
 )
 
 FORMAT = "wide"
@@ -28,43 +30,6 @@ KEY_TARGETS = (S.RUN_ID, S.CASE_ID, S.ATTEMPT)
 EXECUTION_COLUMNS = tuple(c for c in S.EXECUTIONS_COLUMNS if c not in KEY_TARGETS)
 """Columns that go to `executions` as they are (status, threshold, latency_ms, ...)."""
 ROW = "_row"
-
-
-def _split(value: str | Sequence[str] | None) -> list[str]:
-    if value is None:
-        return []
-    items = value.split(",") if isinstance(value, str) else list(value)
-    return [i.strip() for i in items if i.strip()]
-
-
-def parse_scale_max(
-    value: float | str | Mapping[str, float] | None, where: str
-) -> dict[str, float]:
-    """`5` -> {"*": 5}; `"a=5,b=10"` or a mapping -> per metric. Values must be > 0."""
-    if value is None:
-        return {}
-    if isinstance(value, Mapping):
-        pairs = list(value.items())
-    elif isinstance(value, int | float):
-        pairs = [("*", value)]
-    else:
-        pairs = []
-        for item in _split(value):
-            name, sep, num = item.rpartition("=")
-            pairs.append((name.strip() if sep else "*", num))
-    out = {}
-    for name, num in pairs:
-        try:
-            top = float(num)
-        except (TypeError, ValueError):
-            top = float("nan")
-        if not top > 0:
-            raise IngestError(
-                f"{where}: scale_max {num!r} is not a positive number; hint: --scale-max 5 "
-                "or --scale-max 'faithfulness=5,rubric=10'."
-            )
-        out[str(name)] = top
-    return out
 
 
 def _read(path: Path) -> pl.DataFrame:
@@ -125,7 +90,7 @@ def _numeric(col: str, df: pl.DataFrame) -> pl.Expr:
 
 def _id_map(columns: list[str], id_cols: str | Sequence[str] | None, path: Path):
     """(target -> source column) for run_id / attempt, and the case_id source columns."""
-    items = _split(id_cols) or [c for c in KEY_TARGETS if c in columns]
+    items = split_list(id_cols) or [c for c in KEY_TARGETS if c in columns]
     mapping: dict[str, str] = {}
     case_parts: list[str] = []
     for item in items:
@@ -166,7 +131,7 @@ def parse(
     if run_id is not None and S.RUN_ID in mapping:
         raise IngestError(f"{path}: the file has a run id column; drop --run-id or --id-cols")
     keys = set(mapping.values()) | set(case_parts)
-    wanted = _split(metrics)
+    wanted = split_list(metrics)
     for m in wanted:
         if m not in columns:
             raise IngestError(
