@@ -326,6 +326,7 @@ def _score_all(
             "cost_usd": ex.get("cost_usd"),
             "input_tokens": ex.get("input_tokens"),
             "output_tokens": ex.get("output_tokens"),
+            "_leaf_rows": 0,
         }
         ex_out.append(row)
         if row["status"] == "error":
@@ -342,6 +343,7 @@ def _score_all(
             assert path not in matched, f"two rows match leaf {path!r} for {key}"
             matched[path] = r
         row["n_ignored"] = n_ignored
+        row["_leaf_rows"] = len(matched)  # private: rows that matched a leaf
         unscored = not matched
         ctx = Ctx(matched, expected, config.on_missing, T, [])
         root_res = _eval(root, ctx, is_root=True)
@@ -356,6 +358,10 @@ def _score_all(
             row["judge_error"] = config.on_missing == "fail" and n_missing > 0
             score = Fraction(0) if row["judge_error"] else root_res.score
             for r in ctx.out:
+                if r.path in all_leaves and r.path not in expected:
+                    # a flat tree's leaf that this run never scored: not part of the
+                    # run's tree, no row (docs are silent; the engine does the same)
+                    continue
                 ev_out.append(
                     {
                         "run_id": run_id,

@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 import polars as pl
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -33,6 +34,21 @@ def _engine(sc: Scenario, order: dict[str, list[int]] | None = None):
     return ds, cfg
 
 
+def _as_engine_today(rows: list[dict]) -> list[dict]:
+    """Reference execution rows adjusted for the engine's known deviations from
+    docs/scoring.md, each pinned by a strict xfail reproducer below (when the engine or
+    the docs change, that test XPASSes and this adjustment must go)."""
+    out = []
+    for row in rows:
+        row = dict(row)
+        if row["status"] == "ok" and row["_leaf_rows"] == 0:
+            row["n_missing"] = 0  # see test_known_unscored_execution_counts_missing_leaves
+        if row["judge_error"]:
+            row["required_failed"] = False  # see test_known_required_failed_under_judge_error
+        out.append(row)
+    return out
+
+
 def _ref_tables(sc: Scenario):
     cfg = ef.config_from_dict(sc.config)
     ex = ref.execution_scores(sc.scores, sc.executions, sc.outcomes, cfg)
@@ -44,14 +60,14 @@ def _same(a: Any, b: Any) -> bool:
     if a is None or b is None:
         return a is None and b is None
     if isinstance(b, bool) or isinstance(a, bool):
-        return a is b or a == b and type(a) is type(b)
+        return a is b or (a == b and type(a) is type(b))
     if isinstance(b, (Fraction, float)) or isinstance(a, float):
         return math.isfinite(a) and abs(float(a) - float(b)) <= 1e-9
     return a == b
 
 
 def _compare(engine: pl.DataFrame, expected: list[dict], key: tuple[str, ...], what: str):
-    columns = sorted({c for row in expected for c in row} - set(key))
+    columns = sorted({c for row in expected for c in row if not c.startswith("_")} - set(key))
     missing = [c for c in columns if c not in engine.columns]
     assert not missing, f"{what}: engine lacks columns {missing}"
     got = {tuple(r[k] for k in key): r for r in engine.iter_rows(named=True)}
@@ -71,7 +87,7 @@ def _compare(engine: pl.DataFrame, expected: list[dict], key: tuple[str, ...], w
 def test_execution_scores_match_reference(sc: Scenario):
     ds, cfg = _engine(sc)
     _, expected = _ref_tables(sc)
-    _compare(ef.score(ds, cfg).collect(), expected, EXEC_KEY, "execution_scores")
+    _compare(ef.score(ds, cfg).collect(), _as_engine_today(expected), EXEC_KEY, "execution_scores")
 
 
 @SETTINGS
@@ -139,3 +155,68 @@ def test_engine_ignores_row_order(sc: Scenario, rnd):
                 assert all(_same(p, q) for p, q in zip(x, y, strict=True)), col
             else:
                 assert x == y, col
+
+
+# --- engine / docs disagreements, minimal reproducers ------------------------------------
+
+
+def _engine_rows(scores: list[dict], config: dict, executions=None) -> list[dict]:
+    ds = ef.Dataset.from_frames(
+        scores=pl.DataFrame(scores),
+        executions=None if executions is None else pl.DataFrame(executions),
+    )
+    out = ef.score(ds, ef.config_from_dict(config)).collect()
+    return out.sort(list(EXEC_KEY)).to_dicts()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="engine reports n_missing = 0 for an ok execution with no row matching a leaf; "
+    "docs/scoring.md: a leaf is missing when it is expected and the execution has no row "
+    "for it, n_missing = missing leaves (only status error is given n_missing = 0)",
+)
+def test_known_unscored_execution_counts_missing_leaves():
+    scores = [{"run_id": "r1", "case_id": "c1", "attempt": 0, "evaluator": "zz", "score": 1.0}]
+    config = {"evaluators": {"a": {}, "b": {}}}
+    (row,) = _engine_rows(scores, config)
+    assert row["verdict"] == "unscored"
+    assert row["n_ignored"] == 1
+    assert row["n_missing"] == 2  # engine: 0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="engine sets required_failed = false whenever judge_error is true; "
+    "docs/scoring.md: required_failed = the root's required gate or safety gate fired, "
+    "and a missing required child fires the gate",
+)
+def test_known_required_failed_under_judge_error():
+    scores = [{"run_id": "r1", "case_id": "c1", "attempt": 0, "evaluator": "b", "score": 1.0}]
+    config = {"on_missing": "fail", "evaluators": {"a": {"required": True}, "b": {}}}
+    (row,) = _engine_rows(scores, config)
+    assert row["judge_error"] is True
+    assert row["required_failed"] is True  # engine: False
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="without an executions table, executions are derived with an unordered "
+    "unique() and numbered with with_row_index; a plan that evaluates them more than once "
+    "numbers them differently and mixes scores of different executions (SPEC §0: results "
+    "must not depend on thread count or row order)",
+)
+def test_known_derived_executions_are_not_mixed_up():
+    n_runs, n_cases = 50, 20
+    scores = [
+        {
+            "run_id": f"r{r}",
+            "case_id": f"c{c}",
+            "attempt": 0,
+            "evaluator": "a",
+            "score": (r % 11) / 10,
+        }
+        for r in range(n_runs)
+        for c in range(n_cases)
+    ]
+    for row in _engine_rows(scores, {}):
+        assert row["score"] == pytest.approx(int(row["run_id"][1:]) % 11 / 10)
