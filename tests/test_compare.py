@@ -308,13 +308,22 @@ def test_mcnemar_table():
     counts = pl.LazyFrame(
         {"k": [0, 1, 2, 3, 4, 5], "a": [0, 5, 0, 1, 3, 1500], "b": [0, 0, 5, 1, 7, 1400]}
     )
-    got = dict(mcnemar_p(counts, ["k"], "a", "b", "p").collect().iter_rows())
+    p = mcnemar_p(pl.col("a"), pl.col("b")).alias("p")
+    got = dict(counts.select("k", p).collect().iter_rows())
     assert got[0] == 1.0
     assert got[1] == pytest.approx(0.0625, rel=1e-12)
     assert got[2] == pytest.approx(0.0625, rel=1e-12)
     assert got[3] == 1.0
     assert got[4] == pytest.approx(2 * 176 / 1024, rel=1e-12)  # P(X<=3), n=10
     assert got[5] == pytest.approx(float(mcnemar_exact(1500, 1400)), rel=1e-9)
+
+
+def test_mcnemar_matches_exact_binomial_tail():
+    grid = [(a, b) for a in range(0, 41, 3) for b in range(0, 41, 4)] + [(300, 250), (0, 1100)]
+    counts = pl.DataFrame(grid, schema=["a", "b"], orient="row")
+    got = counts.select(mcnemar_p(pl.col("a"), pl.col("b")))
+    for (a, b), p in zip(grid, got.to_series(), strict=True):
+        assert p == pytest.approx(float(mcnemar_exact(a, b)), rel=1e-9, abs=1e-300), (a, b)
 
 
 def test_paired_stats_null_below_two_pairs():

@@ -45,6 +45,7 @@ _PAIR_INDEX = "_pair"
 _IN_B = "_in_baseline"
 _IN_C = "_in_candidate"
 _SCORED = "_scored"
+_IS_B = "_is_baseline"
 
 RUN_STATS = (S.PASS_RATE, S.MEAN_SCORE, S.LATENCY_MEAN, S.LATENCY_P95, S.COST_USD)
 _RUN_DELTA_NAMES = {c: f"{c.removesuffix('_usd')}_delta" for c in RUN_STATS}
@@ -197,34 +198,38 @@ def _status(*, passed: bool) -> pl.Expr:
 
 
 def _sides(
-    table: pl.LazyFrame,
-    pairs: pl.LazyFrame,
-    limits: pl.LazyFrame,
-    key: Sequence[str],
-    values: Sequence[str],
+    table: pl.LazyFrame, pairs: pl.LazyFrame, key: Sequence[str], values: Sequence[str]
 ) -> pl.LazyFrame:
-    """Full outer join of each pair's baseline rows and candidate rows on `key`, with
-    the flags _in_baseline / _in_candidate and the config's compare limits."""
-    frames = []
-    for side, run_col, flag in (
-        (BASELINE, BASELINE_RUN_ID, _IN_B),
-        (CANDIDATE, CANDIDATE_RUN_ID, _IN_C),
-    ):
-        renamed = table.select(
-            S.CONFIG_ID,
-            pl.col(S.RUN_ID).alias(run_col),
-            *key,
-            *(pl.col(v).alias(f"{side}_{v}") for v in values),
-            pl.lit(True).alias(flag),
-        )
-        frames.append(pairs.join(renamed, on=run_col, how="inner"))
-    on = [_PAIR_INDEX, BASELINE_RUN_ID, CANDIDATE_RUN_ID, S.CONFIG_ID, *key]
+    """One row per pair × config_id × `key` found in either run of the pair, with each
+    side's `values` as baseline_* / candidate_* and the flags _in_baseline/_in_candidate.
+
+    `table` is joined once (to the pairs stacked by side) and the sides are spread by a
+    group_by, so an upstream lazy plan is referenced once, not once per side.
+    """
+    pair_cols = [_PAIR_INDEX, BASELINE_RUN_ID, CANDIDATE_RUN_ID]
+    stacked = pl.concat(
+        [
+            pairs.select(*pair_cols, pl.col(run_col).alias(S.RUN_ID), pl.lit(is_b).alias(_IS_B))
+            for run_col, is_b in ((BASELINE_RUN_ID, True), (CANDIDATE_RUN_ID, False))
+        ]
+    )
+    rows = stacked.join(table.select(S.CONFIG_ID, S.RUN_ID, *key, *values), on=S.RUN_ID)
+    b, c = pl.col(_IS_B), ~pl.col(_IS_B)
+    return rows.group_by(*pair_cols, S.CONFIG_ID, *key).agg(
+        b.any().alias(_IN_B),
+        c.any().alias(_IN_C),
+        *(pl.col(v).filter(b).first().alias(f"{BASELINE}_{v}") for v in values),
+        *(pl.col(v).filter(c).first().alias(f"{CANDIDATE}_{v}") for v in values),
+    )
+
+
+def _with_status(sides: pl.LazyFrame, limits: pl.LazyFrame, *, passed: bool) -> pl.LazyFrame:
+    scored = [f"{BASELINE}_{_SCORED}", f"{CANDIDATE}_{_SCORED}"]
     return (
-        frames[0]
-        .join(frames[1], on=on, how="full", coalesce=True, nulls_equal=True)
-        .join(limits, on=S.CONFIG_ID, how="inner")
+        sides.join(limits, on=S.CONFIG_ID, how="inner")
+        .with_columns(pl.col(scored).fill_null(False))
         .with_columns(
-            pl.col(_IN_B, _IN_C, f"{BASELINE}_{_SCORED}", f"{CANDIDATE}_{_SCORED}").fill_null(False)
+            (_c(S.SCORE) - _b(S.SCORE)).alias(SCORE_DELTA), _status(passed=passed).alias(S.STATUS)
         )
     )
 
@@ -235,10 +240,8 @@ def _case_deltas(
     """case_deltas plus the internal columns _pair, _in_*, *__scored (sorted later)."""
     scored = (pl.col(S.SCORED).fill_null(0) > 0) & pl.col(S.SCORE).is_not_null()
     cs = case_summary.with_columns(scored.alias(_SCORED))
-    joined = _sides(cs, pairs, limits, [S.CASE_ID], [*CASE_SIDE_COLUMNS, _SCORED])
-    return joined.with_columns(
-        (_c(S.SCORE) - _b(S.SCORE)).alias(SCORE_DELTA), _status(passed=True).alias(S.STATUS)
-    )
+    sides = _sides(cs, pairs, [S.CASE_ID], [*CASE_SIDE_COLUMNS, _SCORED])
+    return _with_status(sides, limits, passed=True)
 
 
 def _evaluator_deltas(
@@ -252,12 +255,9 @@ def _evaluator_deltas(
         .agg(pl.col(S.SCORE).cast(pl.Float64).mean())
         .with_columns(pl.col(S.SCORE).is_not_null().alias(_SCORED))
     )
-    joined = _sides(per_case, pairs, limits, [S.CASE_ID, S.PATH], [S.SCORE, _SCORED])
+    sides = _sides(per_case, pairs, [S.CASE_ID, S.PATH], [S.SCORE, _SCORED])
     return (
-        joined.with_columns(
-            (_c(S.SCORE) - _b(S.SCORE)).alias(SCORE_DELTA),
-            _status(passed=False).alias(S.STATUS),
-        )
+        _with_status(sides, limits, passed=False)
         .sort(S.CONFIG_ID, _PAIR_INDEX, S.CASE_ID, S.PATH)
         .select(EVALUATOR_DELTAS_SCHEMA.names())
         .cast(dict(EVALUATOR_DELTAS_SCHEMA))
@@ -266,17 +266,18 @@ def _evaluator_deltas(
 
 # --- run_deltas ------------------------------------------------------------------------
 def _run_deltas(
-    case_deltas: pl.LazyFrame, run_summary: pl.LazyFrame, pair_configs: pl.LazyFrame
+    case_deltas: pl.LazyFrame,
+    run_summary: pl.LazyFrame,
+    pairs: pl.LazyFrame,
+    pair_configs: pl.LazyFrame,
 ) -> pl.LazyFrame:
     """One row per config_id × pair; `pair_configs` holds those rows with the limits."""
     key = [_PAIR_INDEX, *PAIR_KEY]
     stats = run_summary.select(
         S.CONFIG_ID, S.RUN_ID, *(pl.col(c).cast(pl.Float64) for c in RUN_STATS)
     )
-    rows = pair_configs
-    for side, run_col in ((BASELINE, BASELINE_RUN_ID), (CANDIDATE, CANDIDATE_RUN_ID)):
-        renamed = stats.rename({S.RUN_ID: run_col, **{c: f"{side}_{c}" for c in RUN_STATS}})
-        rows = rows.join(renamed, on=[S.CONFIG_ID, run_col], how="left")
+    per_side = _sides(stats, pairs, [], RUN_STATS).drop(_IN_B, _IN_C)
+    rows = pair_configs.join(per_side, on=key, how="left", nulls_equal=True)
 
     matched = pl.col(_IN_B) & pl.col(_IN_C)
     per_pair = case_deltas.group_by(key).agg(
@@ -290,7 +291,7 @@ def _run_deltas(
         ),
     )
     rows = rows.join(per_pair, on=key, how="left", nulls_equal=True)
-    rows = finish_paired(rows, key).with_columns(
+    rows = finish_paired(rows).with_columns(
         pl.col(list(STATUS_COUNTS.values())).fill_null(0).cast(pl.Int64)
     )
     latency_ratio = pl.when(_b(S.LATENCY_MEAN) > 0).then(
@@ -356,7 +357,7 @@ def compare(
         .cast(dict(CASE_DELTAS_SCHEMA))
     )
     pair_configs = pairs_lf.join(limits, how="cross")
-    run_deltas = _run_deltas(full, run_summary, pair_configs)
+    run_deltas = _run_deltas(full, run_summary, pairs_lf, pair_configs)
     evaluator_deltas = _evaluator_deltas(
         None if evaluator_scores is None else evaluator_scores.lazy(), pairs_lf, limits
     )

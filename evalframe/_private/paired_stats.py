@@ -1,16 +1,14 @@
 """Paired statistics of a run comparison (SPEC §6): mean delta, its standard error and
 95 % interval, and the exact McNemar test, all as lazy polars expressions and plans.
 
-The McNemar p-value needs the Binomial(n, 1/2) lower tail. It is computed in log space
-for every pair at once: a table of ln(m!) for m = 0..max n (a cumulative sum of ln m)
-is joined to one row per (pair, i) with i = 0..k, so there is no Python loop and no
-underflow for large n (2^-n underflows in float64 from n = 1075).
+The McNemar p-value needs the Binomial(n, 1/2) lower tail. It is a row-wise expression
+in log space: no Python loop, no join, and no underflow for large n (2^-n underflows in
+float64 from n = 1075).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import polars as pl
 
@@ -36,72 +34,28 @@ PAIRED_SCHEMA = {
     MCNEMAR_P: pl.Float64,
 }
 
-_N = "_mc_n"
-_K = "_mc_k"
-_I = "_mc_i"
-_M = "_mc_m"
-_LNF = "_mc_lnf"
-_TAIL = "_mc_tail"
-
 
 def mean_se(delta: pl.Expr, n: pl.Expr) -> pl.Expr:
     """Sample standard deviation of `delta` / sqrt(n); null when n < 2 (aggregation)."""
     return pl.when(n >= 2).then(delta.std(ddof=1) / n.cast(pl.Float64).sqrt())
 
 
-def mcnemar_p(
-    counts: pl.LazyFrame, keys: Sequence[str], n01: str, n10: str, out: str
-) -> pl.LazyFrame:
-    """One row per key of `counts` with `out` = exact two-sided McNemar p-value.
+def mcnemar_p(n01: pl.Expr, n10: pl.Expr) -> pl.Expr:
+    """Exact two-sided McNemar p-value, row by row: min(1, 2 · P(X <= min(n01, n10))),
+    X ~ Binomial(n01 + n10, 1/2); 1.0 when n01 + n10 = 0.
 
-    p = min(1, 2 · P(X <= min(n01, n10))), X ~ Binomial(n01 + n10, 1/2); 1.0 when
-    n01 + n10 = 0. `counts` must hold one row per key with non-null integer counts.
+    P(X <= k) = Σ_{i<=k} C(n, i) / 2^n, with ln C(n, i) = Σ_{j<=i} ln(n - j + 1) - ln j as a
+    cumulative sum over a per-row list, so there is no Python loop and no underflow.
     """
-    keys = list(keys)
-    table = counts.select(
-        *keys,
-        (pl.col(n01) + pl.col(n10)).cast(pl.Int64).alias(_N),
-        pl.min_horizontal(n01, n10).cast(pl.Int64).alias(_K),
-    )
-    ln_fact = table.select(
-        pl.int_range(0, pl.col(_N).max().fill_null(0) + 1, dtype=pl.Int64).alias(_M)
-    ).with_columns(
-        pl.when(pl.col(_M) > 0)
-        .then(pl.col(_M).cast(pl.Float64).log())
-        .otherwise(0.0)
-        .cum_sum()
-        .alias(_LNF)
-    )
-    terms = (
-        table.with_columns(pl.int_ranges(0, pl.col(_K) + 1, dtype=pl.Int64).alias(_I))
-        .explode(_I)
-        .with_columns((pl.col(_N) - pl.col(_I)).alias(_M + "_rest"))
-        .join(ln_fact.rename({_M: _N, _LNF: "_lnf_n"}), on=_N, how="left")
-        .join(ln_fact.rename({_M: _I, _LNF: "_lnf_i"}), on=_I, how="left")
-        .join(ln_fact.rename({_M: _M + "_rest", _LNF: "_lnf_r"}), on=_M + "_rest", how="left")
-        .group_by(keys)
-        .agg(
-            (
-                pl.col("_lnf_n")
-                - pl.col("_lnf_i")
-                - pl.col("_lnf_r")
-                - pl.col(_N).cast(pl.Float64) * math.log(2.0)
-            )
-            .exp()
-            .sum()
-            .alias(_TAIL)
-        )
-    )
-    return (
-        table.join(terms, on=keys, how="left", nulls_equal=True)
-        .with_columns(
-            pl.when(pl.col(_N) == 0)
-            .then(1.0)
-            .otherwise(pl.min_horizontal(pl.lit(1.0), 2.0 * pl.col(_TAIL)))
-            .alias(out)
-        )
-        .select(*keys, out)
-    )
+    n = (n01 + n10).cast(pl.Int64)
+    k = pl.min_horizontal(n01, n10).cast(pl.Int64)
+    ln = pl.element().cast(pl.Float64).log()
+    numerators = pl.int_ranges(n, n - k, -1, dtype=pl.Int64).list.eval(ln)
+    denominators = pl.int_ranges(1, k + 1, dtype=pl.Int64).list.eval(ln)
+    ln_comb = (numerators - denominators).list.eval(pl.element().cum_sum())  # i = 1..k
+    ln_half_n = -n.cast(pl.Float64) * math.log(2.0)
+    tail = ln_half_n.exp() + (ln_comb + ln_half_n).list.eval(pl.element().exp()).list.sum()
+    return pl.min_horizontal(pl.lit(1.0), 2.0 * tail)
 
 
 def paired_aggregations(
@@ -120,18 +74,14 @@ def paired_aggregations(
     ]
 
 
-def finish_paired(rows: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
+def finish_paired(rows: pl.LazyFrame) -> pl.LazyFrame:
     """Add the 95 % interval and McNemar's p to rows holding `paired_aggregations`
     (counts of keys without any case row are null and become 0)."""
     counts = [N_PAIRED, N_PASSED_TO_FAILED, N_FAILED_TO_PASSED]
     rows = rows.with_columns(pl.col(counts).fill_null(0).cast(pl.Int64))
     se = pl.col(MEAN_DELTA_SE)
-    return rows.join(
-        mcnemar_p(rows, keys, N_PASSED_TO_FAILED, N_FAILED_TO_PASSED, MCNEMAR_P),
-        on=list(keys),
-        how="left",
-        nulls_equal=True,
-    ).with_columns(
+    return rows.with_columns(
         (pl.col(MEAN_DELTA) - Z_95 * se).alias(MEAN_DELTA_CI_LOW),
         (pl.col(MEAN_DELTA) + Z_95 * se).alias(MEAN_DELTA_CI_HIGH),
+        mcnemar_p(pl.col(N_PASSED_TO_FAILED), pl.col(N_FAILED_TO_PASSED)).alias(MCNEMAR_P),
     )
