@@ -227,9 +227,7 @@ def compare_command(
     baseline: Annotated[
         str | None, typer.Option("--baseline", "-b", help="Baseline run id.")
     ] = None,
-    candidate: Annotated[
-        str | None, typer.Option("--candidate", help="Candidate run id.")
-    ] = None,
+    candidate: Annotated[str | None, typer.Option("--candidate", help="Candidate run id.")] = None,
     pairs: Annotated[
         str | None,
         typer.Option(
@@ -262,11 +260,13 @@ def compare_command(
         run_list = rs.select(S.RUN_ID, *([S.CREATED_AT] if S.CREATED_AT in rs.columns else []))
         chosen = pairs_for(run_list, baseline=baseline, candidate=candidate, mode=pairs)
         tables = compare(
-            cs.lazy(), chosen, cfg,
-            evaluator_scores=evaluator_scores(ds, cfg), run_summary=rs.lazy(),
+            cs.lazy(),
+            chosen,
+            cfg,
+            evaluator_scores=evaluator_scores(ds, cfg),
+            run_summary=rs.lazy(),
         )
-        written = write_tables(tables, _default_out(dataset, out),
-                               config_json=cfg.canonical_json())
+        written = write_tables(tables, _default_out(dataset, out), config_json=cfg.canonical_json())
     run_deltas = pl.read_parquet(written[S.RUN_DELTAS])
     if as_json:
         print_json(run_deltas.to_dicts())

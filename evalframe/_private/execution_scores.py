@@ -24,8 +24,14 @@ from evalframe._private.leaves import (
     build_leaf_grid,
     data_evaluators,
 )
-from evalframe._private.policy import BORDERLINE, OUTCOMES_MODE, as_configs, policy_table
-from evalframe._private.tree import CFG, Tree, build_tree
+from evalframe._private.policy import (
+    BORDERLINE,
+    OUTCOMES_MODE,
+    TREE,
+    as_configs,
+    policy_table,
+)
+from evalframe._private.tree import CFG, Tree, build_tree, tree_key
 from evalframe._private.tree_eval import (
     CFG_THRESHOLD,
     GATE_FIRED,
@@ -91,19 +97,37 @@ EVALUATOR_COLUMNS = [
 @dataclass(frozen=True)
 class _Plan:
     configs: list[Config]
-    tree: Tree
+    tree: Tree  # node parameters per tree-evaluation group (CFG = group index)
     leaf_grid: LeafGrid
-    policy: pl.LazyFrame
+    policy: pl.LazyFrame  # one row per config, TREE = its group
+    tree_policy: pl.LazyFrame  # one row per group (CFG = group index)
 
 
 def _plan(
-    dataset: Dataset, config: Config | Sequence[Config] | None, *, passthrough: bool
+    dataset: Dataset,
+    config: Config | Sequence[Config] | None,
+    *,
+    passthrough: bool,
+    share_trees: bool = True,
 ) -> _Plan:
+    """Configs whose tree evaluation is identical (same `tree_key`) share one evaluation;
+    thresholds, bands, outcome modes and gates then apply per config at execution level."""
     configs = as_configs(config)
+    if share_trees:
+        keys = [tree_key(c) for c in configs]
+        first: dict[str, int] = {}
+        for i, k in enumerate(keys):
+            first.setdefault(k, len(first))
+        groups = [first[k] for k in keys]
+        reps = [configs[keys.index(k)] for k in first]
+    else:
+        groups, reps = list(range(len(configs))), configs
     names = () if configs[0].evaluators is not None else data_evaluators(dataset)
-    tree = build_tree(configs, names)
+    tree = build_tree(reps, names)
     grid = build_leaf_grid(dataset, tree, passthrough=passthrough)
-    return _Plan(configs, tree, grid, policy_table(configs).lazy())
+    return _Plan(
+        configs, tree, grid, policy_table(configs, groups).lazy(), policy_table(reps).lazy()
+    )
 
 
 def score(dataset: Dataset, config: Config | Sequence[Config] | None = None) -> pl.LazyFrame:
@@ -119,16 +143,16 @@ def _root_rows(plan: _Plan) -> pl.LazyFrame:
     if not plan.tree.leaves:
         return pl.LazyFrame(
             schema={
-                CFG: pl.Int32,
+                TREE: pl.Int32,
                 EXEC: pl.Int64,
                 "_root": pl.Float64,
                 "_root_present": pl.Boolean,
                 GATE_FIRED: pl.Boolean,
             }
         )
-    _leaves, composites = evaluate_tree(plan.leaf_grid.grid, plan.policy, plan.tree)
+    _leaves, composites = evaluate_tree(plan.leaf_grid.grid, plan.tree_policy, plan.tree)
     return composites[-1].select(
-        CFG,
+        pl.col(CFG).alias(TREE),
         EXEC,
         pl.col(S_NORM).alias("_root"),
         pl.col(PRESENT).alias("_root_present"),
@@ -147,7 +171,7 @@ def _execution_scores(dataset: Dataset, plan: _Plan) -> pl.LazyFrame:
     )
     frame = (
         execs.join(plan.policy, how="cross")
-        .join(_root_rows(plan), on=[CFG, EXEC], how="left")
+        .join(_root_rows(plan), on=[TREE, EXEC], how="left")
         .join(plan.leaf_grid.per_exec, on=EXEC, how="left")
         .join(outcomes, on=S.EXECUTION_KEY, how="left")
     )
@@ -220,7 +244,7 @@ def evaluator_scores(
 ) -> pl.LazyFrame:
     """`evaluator_scores`: one row per (config × scored execution × tree node), root
     included as path "". As large as the input, so the CLI writes it only on request."""
-    plan = _plan(dataset, config, passthrough=True)
+    plan = _plan(dataset, config, passthrough=True, share_trees=False)
     if not plan.tree.leaves:
         return pl.LazyFrame(schema=dict.fromkeys(EVALUATOR_COLUMNS, pl.String))
     leaves, composites = evaluate_tree(plan.leaf_grid.grid, plan.policy, plan.tree)

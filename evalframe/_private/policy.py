@@ -15,6 +15,7 @@ from evalframe._private.config import Config
 from evalframe._private.tree import CFG
 from evalframe._private.tree_eval import CFG_THRESHOLD, ON_MISSING, OVERRIDE
 
+TREE = "_tree"  # index of the config's tree-evaluation group (see tree.tree_key)
 BORDERLINE = "_borderline"
 OUTCOMES_MODE = "_outcomes"
 ATTEMPT_SCORE = "_attempts_score"
@@ -22,6 +23,7 @@ ATTEMPT_PASSED = "_attempts_passed"
 
 _POLICY_SCHEMA = {
     CFG: pl.Int32,
+    TREE: pl.Int32,
     S.CONFIG_ID: pl.String,
     CFG_THRESHOLD: pl.Float64,
     OVERRIDE: pl.Float64,
@@ -47,11 +49,14 @@ def as_configs(config: Config | Sequence[Config] | None) -> list[Config]:
     return configs
 
 
-def policy_table(configs: Sequence[Config]) -> pl.DataFrame:
-    """One row per config with every scalar field the plans need."""
+def policy_table(configs: Sequence[Config], trees: Sequence[int] | None = None) -> pl.DataFrame:
+    """One row per config with every scalar field the plans need; `trees` gives each
+    config's tree-evaluation group (default: its own)."""
+    trees = list(range(len(configs))) if trees is None else list(trees)
     rows = [
         {
             CFG: i,
+            TREE: trees[i],
             S.CONFIG_ID: c.config_id,
             CFG_THRESHOLD: c.threshold,
             OVERRIDE: c.threshold_override,

@@ -104,54 +104,84 @@ def compare_report(run_deltas: pl.DataFrame, case_deltas: pl.DataFrame, *, worst
     for r in run_deltas.iter_rows(named=True):
         b, c = r["baseline_run_id"], r["candidate_run_id"]
         verdict = (
-            "[bold red]REGRESSION[/bold red]" if r["regression_detected"]
+            "[bold red]REGRESSION[/bold red]"
+            if r["regression_detected"]
             else "[bold green]no regression[/bold green]"
         )
-        out.append(Text.from_markup(f"\n[bold]{b}[/bold] → [bold]{c}[/bold]  ({r[S.CONFIG_ID]})  "
-                                    f"{verdict}"))
+        out.append(
+            Text.from_markup(
+                f"\n[bold]{b}[/bold] → [bold]{c}[/bold]  ({r[S.CONFIG_ID]})  {verdict}"
+            )
+        )
         table = Table(show_header=True, box=None, pad_edge=False)
         for h in ("", "baseline", "candidate", "delta"):
             table.add_column(h, justify="right" if h else "left")
-        table.add_row("pass rate", pct(r["baseline_pass_rate"]), pct(r["candidate_pass_rate"]),
-                      _signed_pct(r["pass_rate_delta"]))
-        table.add_row("mean score", num(r["baseline_mean_score"]), num(r["candidate_mean_score"]),
-                      _signed(r["mean_score_delta"]))
-        table.add_row("latency mean", ms(r["baseline_latency_mean"]),
-                      ms(r["candidate_latency_mean"]), _signed(r["latency_mean_delta"], 0, " ms"))
-        table.add_row("latency p95", ms(r["baseline_latency_p95"]),
-                      ms(r["candidate_latency_p95"]), _signed(r["latency_p95_delta"], 0, " ms"))
+        table.add_row(
+            "pass rate",
+            pct(r["baseline_pass_rate"]),
+            pct(r["candidate_pass_rate"]),
+            _signed_pct(r["pass_rate_delta"]),
+        )
+        table.add_row(
+            "mean score",
+            num(r["baseline_mean_score"]),
+            num(r["candidate_mean_score"]),
+            _signed(r["mean_score_delta"]),
+        )
+        table.add_row(
+            "latency mean",
+            ms(r["baseline_latency_mean"]),
+            ms(r["candidate_latency_mean"]),
+            _signed(r["latency_mean_delta"], 0, " ms"),
+        )
+        table.add_row(
+            "latency p95",
+            ms(r["baseline_latency_p95"]),
+            ms(r["candidate_latency_p95"]),
+            _signed(r["latency_p95_delta"], 0, " ms"),
+        )
         out.append(table)
         counts = ", ".join(
-            f"{r[f'n_{s}']} {s}" for s in
-            ("regression", "improvement", "unchanged", "new", "removed", "error")
+            f"{r[f'n_{s}']} {s}"
+            for s in ("regression", "improvement", "unchanged", "new", "removed", "error")
         )
         out.append(Text(f"cases: {counts}"))
         if r["n_paired"]:
-            ci = (f"[{_signed(r['mean_delta_ci_low'])}, {_signed(r['mean_delta_ci_high'])}]"
-                  if r["mean_delta_se"] is not None else "(n < 2)")
-            out.append(Text(
-                f"paired score delta over {r['n_paired']} cases: {_signed(r['mean_delta'])} "
-                f"95% CI {ci}; McNemar p = {r['mcnemar_p']:.4g} "
-                f"({r['n_passed_to_failed']} pass→fail, {r['n_failed_to_passed']} fail→pass)"
-            ))
+            ci = (
+                f"[{_signed(r['mean_delta_ci_low'])}, {_signed(r['mean_delta_ci_high'])}]"
+                if r["mean_delta_se"] is not None
+                else "(n < 2)"
+            )
+            out.append(
+                Text(
+                    f"paired score delta over {r['n_paired']} cases: {_signed(r['mean_delta'])} "
+                    f"95% CI {ci}; McNemar p = {r['mcnemar_p']:.4g} "
+                    f"({r['n_passed_to_failed']} pass→fail, {r['n_failed_to_passed']} fail→pass)"
+                )
+            )
         if r["reasons"]:
             out.append(Text.from_markup("[red]reasons:[/red] " + ", ".join(r["reasons"])))
         regressed = (
             case_deltas.filter(
-                (pl.col("baseline_run_id") == b) & (pl.col("candidate_run_id") == c)
-                & (pl.col(S.CONFIG_ID) == r[S.CONFIG_ID]) & (pl.col(S.STATUS) == "regression")
+                (pl.col("baseline_run_id") == b)
+                & (pl.col("candidate_run_id") == c)
+                & (pl.col(S.CONFIG_ID) == r[S.CONFIG_ID])
+                & (pl.col(S.STATUS) == "regression")
             )
             .sort("score_delta", nulls_last=True)
             .head(worst)
         )
         if regressed.height:
-            cases = Table(title=f"regressed cases (worst {regressed.height})", title_justify="left",
-                          box=None)
+            cases = Table(
+                title=f"regressed cases (worst {regressed.height})", title_justify="left", box=None
+            )
             for h in ("case", "baseline", "candidate", "delta", "passed"):
                 cases.add_column(h, justify="left" if h == "case" else "right")
             for row in regressed.iter_rows(named=True):
                 cases.add_row(
-                    str(row[S.CASE_ID]), num(row["baseline_score"]), num(row["candidate_score"]),
+                    str(row[S.CASE_ID]),
+                    num(row["baseline_score"]),
+                    num(row["candidate_score"]),
                     _signed(row["score_delta"]),
                     f"{_flag(row['baseline_passed'])} → {_flag(row['candidate_passed'])}",
                 )

@@ -8,6 +8,7 @@ is what lets one vectorized plan score many configs at once (SPEC §7).
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -157,6 +158,47 @@ def _shape_key(config: Config) -> object:
         )
 
     return (config.aggregator, config.required_children, strip(config.evaluators))
+
+
+def _uses_threshold(config: Config) -> bool:
+    """Whether evaluating the tree (below the root verdict) reads the execution threshold:
+    a node whose pass flag matters (required, a safety_gate's required child, a child of a
+    `threshold` node) with no min_score, or an all_or_nothing / threshold node with no t."""
+
+    def walk(entries: dict[str, Evaluator] | None, parent_agg: str, parent_r: tuple) -> bool:
+        for name, e in (entries or {}).items():
+            matters = e.required or name in parent_r or parent_agg == "threshold"
+            if matters and e.min_score is None:
+                return True
+            if e.is_composite:
+                agg = e.effective_aggregator
+                if agg in ("all_or_nothing", "threshold") and e.threshold is None:
+                    return True
+                if walk(e.children, agg, e.required_children):
+                    return True
+        return False
+
+    if config.aggregator == "all_or_nothing":
+        return True
+    if config.evaluators is None:
+        return config.aggregator == "threshold" or bool(config.required_children)
+    return walk(config.evaluators, config.aggregator, config.required_children)
+
+
+def tree_key(config: Config) -> str:
+    """Configs with equal keys evaluate the tree identically for every execution: same
+    node parameters and on_missing, and — only when the tree reads it — same threshold."""
+    parts = {
+        "aggregator": config.aggregator,
+        "required_children": config.required_children,
+        "on_missing": config.on_missing,
+        "evaluators": None
+        if config.evaluators is None
+        else {k: v.model_dump(mode="json") for k, v in config.evaluators.items()},
+    }
+    if _uses_threshold(config):
+        parts["threshold"] = (config.threshold, config.threshold_override)
+    return json.dumps(parts, sort_keys=True, default=list)
 
 
 def build_tree(configs: Sequence[Config], data_evaluators: Sequence[str] = ()) -> Tree:
