@@ -494,3 +494,17 @@ def test_pairs_for_errors():
         pairs_for(RUNS, baseline="a", candidate="a")
     with pytest.raises(UsageError, match="at least two runs"):
         pairs_for(pl.DataFrame({"run_id": ["only"]}))
+
+
+def test_eager_inputs_are_accepted_and_output_is_lazy():
+    out = compare(cases(*ONE_CASE).collect(), [("A", "B")], CFG, run_summary=DEFAULT_RUNS.collect())
+    assert all(isinstance(f, pl.LazyFrame) for f in out.values())
+    assert out["case_deltas"].collect()["status"].to_list() == ["unchanged"]
+
+
+def test_run_without_cases_is_known_and_its_cases_are_removed():
+    rs = runs(("A", 1.0, 0.8, 1.0, 1.0, 1.0), ("E", None, None, None, None, None))
+    out = run_compare([case("A", "c", 0.9, True)], pairs=[("A", "E")], run_summary=rs)
+    assert out["case_deltas"]["status"].to_list() == ["removed"]
+    row = out["run_deltas"].row(0, named=True)
+    assert (row["n_removed"], row["reasons"], row["regression_detected"]) == (1, [], False)

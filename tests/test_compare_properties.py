@@ -87,7 +87,17 @@ def case_row(draw, cid: str, run: str, case: str) -> dict:
 
 @st.composite
 def inputs(draw):
-    cids = draw(st.lists(st.sampled_from(["cfgA", "cfgB"]), min_size=1, max_size=2, unique=True))
+    limits = [
+        Compare(
+            max_pass_rate_drop=draw(LIMIT),
+            max_mean_score_drop=draw(LIMIT),
+            max_latency_increase=draw(LIMIT),
+            case_delta=draw(LIMIT),
+        )
+        for _ in range(draw(st.integers(1, 2)))
+    ]
+    configs = {Config(compare=lim).config_id: Config(compare=lim) for lim in limits}
+    cids = list(configs)
     cases, runs, evals = [], [], []
     for cid in cids:
         for run in RUN_IDS:
@@ -125,14 +135,11 @@ def inputs(draw):
     pairs = draw(
         st.lists(st.tuples(st.sampled_from(RUN_IDS), st.sampled_from(RUN_IDS)), max_size=4)
     )
-    limits = Compare(
-        max_pass_rate_drop=draw(LIMIT),
-        max_mean_score_drop=draw(LIMIT),
-        max_latency_increase=draw(LIMIT),
-        case_delta=draw(LIMIT),
-    )
+    config = list(configs.values())
+    if len(config) == 1 and draw(st.booleans()):
+        config = config[0]  # one Config: its limits apply to every config_id
     shuffled = [draw(st.permutations(rows)) for rows in (cases, runs, evals)]
-    return (*shuffled, pairs, limits)
+    return (*shuffled, pairs, config)
 
 
 def same(a, b) -> bool:
@@ -153,8 +160,7 @@ def assert_tables_equal(name: str, got: pl.DataFrame, want: list[dict]) -> None:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(inputs())
 def test_engine_equals_reference(data):
-    cases, runs, evals, pairs, limits = data
-    config = Config(compare=limits)
+    cases, runs, evals, pairs, config = data
     out = compare(
         pl.LazyFrame(cases, schema=CASE_SCHEMA),
         pairs,
@@ -163,7 +169,8 @@ def test_engine_equals_reference(data):
         evaluator_scores=pl.LazyFrame(evals, schema=EVAL_SCHEMA),
     )
     got = dict(zip(out, pl.collect_all(list(out.values())), strict=True))
-    cids = {r["config_id"] for r in runs} | {r["config_id"] for r in cases}
-    want = reference_compare(cases, pairs, {cid: limits.model_dump() for cid in cids}, runs, evals)
+    configs = [config] if isinstance(config, Config) else config
+    limits = {c.config_id: c.compare.model_dump() for c in configs}
+    want = reference_compare(cases, pairs, limits, runs, evals)
     for name in ("case_deltas", "evaluator_deltas", "run_deltas"):
         assert_tables_equal(name, got[name], want[name])
