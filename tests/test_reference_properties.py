@@ -3,7 +3,9 @@ on random datasets and configs, and does not depend on input row order."""
 
 from __future__ import annotations
 
+import contextlib
 import math
+import warnings
 from fractions import Fraction
 from typing import Any
 
@@ -15,6 +17,13 @@ from hypothesis import strategies as st
 import evalframe as ef
 from tests import reference as ref
 from tests.strategies import Scenario, frames, scenarios
+
+# Hypothesis imports its patch writer (libcst, which trips a mypy_extensions
+# DeprecationWarning) only when reporting a failure, from a pytest hook, where
+# `filterwarnings = error` turns the report into an INTERNALERROR. Import it now, quietly.
+with warnings.catch_warnings(), contextlib.suppress(ImportError):
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import hypothesis.extra._patching  # noqa: F401
 
 SETTINGS = settings(
     max_examples=60,
