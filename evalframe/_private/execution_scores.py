@@ -18,6 +18,7 @@ from evalframe._private.leaves import (
     EXEC,
     EXEC_T,
     MISSING_ROW,
+    N_EXPECTED,
     N_ROWS,
     S_NORM,
     LeafGrid,
@@ -173,6 +174,7 @@ def _execution_scores(dataset: Dataset, plan: _Plan) -> pl.LazyFrame:
         execs.join(plan.policy, how="cross")
         .join(_root_rows(plan), on=[TREE, EXEC], how="left")
         .join(plan.leaf_grid.per_exec, on=EXEC, how="left")
+        .join(plan.leaf_grid.expected, on=EXEC, how="left")
         .join(outcomes, on=S.EXECUTION_KEY, how="left")
     )
     ok = pl.col(S.STATUS) == S.STATUS_OK
@@ -190,9 +192,12 @@ def _execution_scores(dataset: Dataset, plan: _Plan) -> pl.LazyFrame:
     unscored = ok & ~judge_error & ~(has_rows & pl.col("_root_present").fill_null(False))
     frame = frame.with_columns(
         unscored.alias("_unscored"),
-        (ok & ~judge_error & ~unscored & pl.col(GATE_FIRED).fill_null(False)).alias(
-            S.REQUIRED_FAILED
-        ),
+        (ok & has_rows & pl.col(GATE_FIRED).fill_null(False)).alias(S.REQUIRED_FAILED),
+        # an ok execution with no matching row misses every expected leaf
+        pl.when(has_rows)
+        .then(pl.col(S.N_MISSING))
+        .otherwise(pl.col(N_EXPECTED))
+        .alias(S.N_MISSING),
     )
     score_expr = (
         pl.when(~ok | pl.col("_unscored"))

@@ -21,6 +21,7 @@ S_NORM = "_s"  # normalized score, null when missing
 DATA_W = "_data_w"
 EXEC_T = "_exec_threshold"
 N_ROWS = "_n_rows"
+N_EXPECTED = "_n_expected"
 MISSING_ROW = "_missing_row"
 
 
@@ -29,6 +30,7 @@ class LeafGrid:
     executions: pl.LazyFrame  # executions + EXEC
     grid: pl.LazyFrame  # EXEC, NODE, EXEC_T, S_NORM, DATA_W, RAW_SCORE, SCALE_MAX (+ passthrough)
     per_exec: pl.LazyFrame  # EXEC, N_ROWS, N_MISSING, N_IGNORED
+    expected: pl.LazyFrame  # EXEC, N_EXPECTED: expected leaves of each execution
 
 
 def data_evaluators(ds: Dataset) -> list[str]:
@@ -37,7 +39,13 @@ def data_evaluators(ds: Dataset) -> list[str]:
 
 
 def build_leaf_grid(ds: Dataset, tree: Tree, *, passthrough: bool = False) -> LeafGrid:
-    execs = ds.executions.with_row_index(EXEC).with_columns(pl.col(EXEC).cast(pl.Int64))
+    # materialized once, so every use of the ids in the plan sees the same numbering
+    execs = (
+        ds.executions.with_row_index(EXEC)
+        .with_columns(pl.col(EXEC).cast(pl.Int64))
+        .collect()
+        .lazy()
+    )
     keyed = execs.select(*S.EXECUTION_KEY, EXEC, S.STATUS, pl.col(S.THRESHOLD).alias(EXEC_T))
     extra = [S.LABEL, S.REASON, *_extra_score_columns(ds)] if passthrough else []
     mapping = tree.evaluator_map() if tree.configured else tree.index()
@@ -76,6 +84,7 @@ def build_leaf_grid(ds: Dataset, tree: Tree, *, passthrough: bool = False) -> Le
         )
         incomplete = with_rows.filter(pl.col(N_ROWS) < len(tree.leaves))
         candidates = incomplete.select(EXEC).join(leaf_ids, how="cross")
+        expected = execs.select(EXEC, pl.lit(len(tree.leaves), dtype=pl.Int64).alias(N_EXPECTED))
     else:
         per_run = ds.scores.select(S.RUN_ID, node.alias(NODE)).unique()
         expected_n = per_run.group_by(S.RUN_ID).agg(pl.len().cast(pl.Int64).alias("_n_exp"))
@@ -85,6 +94,11 @@ def build_leaf_grid(ds: Dataset, tree: Tree, *, passthrough: bool = False) -> Le
             .filter(pl.col(N_ROWS) < pl.col("_n_exp"))
         )
         candidates = incomplete.select(EXEC, S.RUN_ID).join(per_run, on=S.RUN_ID).select(EXEC, NODE)
+        expected = (
+            execs.select(EXEC, S.RUN_ID)
+            .join(expected_n, on=S.RUN_ID, how="left")
+            .select(EXEC, pl.col("_n_exp").fill_null(0).alias(N_EXPECTED))
+        )
     absent = candidates.join(rows.select(EXEC, NODE), on=[EXEC, NODE], how="anti").join(
         execs.select(EXEC, pl.col(S.THRESHOLD).alias(EXEC_T)), on=EXEC
     )
@@ -98,7 +112,7 @@ def build_leaf_grid(ds: Dataset, tree: Tree, *, passthrough: bool = False) -> Le
         (pl.col("_n_null") + pl.col("_n_absent").fill_null(0)).alias(S.N_MISSING),
         S.N_IGNORED,
     )
-    return LeafGrid(executions=execs, grid=grid, per_exec=per_exec)
+    return LeafGrid(executions=execs, grid=grid, per_exec=per_exec, expected=expected)
 
 
 def _extra_score_columns(ds: Dataset) -> list[str]:

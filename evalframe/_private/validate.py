@@ -235,7 +235,7 @@ def _complete(typed: dict[str, pl.LazyFrame]) -> dict[str, pl.LazyFrame]:
     """Derive or empty-fill the optional tables so every later step sees all four."""
     out = dict(typed)
     if S.EXECUTIONS not in out:
-        derived = out[S.SCORES].select(S.EXECUTION_KEY).unique()
+        derived = out[S.SCORES].select(S.EXECUTION_KEY).unique(maintain_order=True)
         out[S.EXECUTIONS] = _typed(derived, S.EXECUTIONS)
     for name in (S.OUTCOMES, S.RUNS):
         if name not in out:
