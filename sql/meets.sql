@@ -1,0 +1,6 @@
+-- meets(x, b) — scalar macro: "x meets the boundary b", x >= b - EPS with EPS = 1e-9.
+-- grain:   one value
+-- inputs:  x, b (numbers on the 0–1 scale)
+-- returns: boolean; null when x or b is null
+create or replace macro meets(x, b) as
+    cast(x as double) >= cast(b as double) - 1e-9;
