@@ -22,7 +22,7 @@ from evalframe._private.dataset import load_dataset
 from evalframe._private.demo import write_demo
 from evalframe._private.errors import EvalframeError
 from evalframe._private.execution_scores import evaluator_scores, score
-from evalframe._private.output import write_tables
+from evalframe._private.output import config_metadata, write_tables
 from evalframe._private.render import (
     compare_report,
     print_json,
@@ -30,8 +30,11 @@ from evalframe._private.render import (
     run_table,
     stderr,
     stdout,
+    sweep_progress,
+    sweep_report,
 )
 from evalframe._private.run_summary import run_summary
+from evalframe._private.sweep import load_grid, sweep, threshold_curve
 
 app = typer.Typer(
     name="evalframe",
@@ -277,6 +280,54 @@ def compare_command(
         stdout.print(f"\ntables written to {_default_out(dataset, out)}/")
     if run_deltas["regression_detected"].any():
         raise typer.Exit(1)
+
+
+@app.command("sweep")
+@handles_errors
+def sweep_command(
+    dataset: DatasetArg,
+    grid: Annotated[
+        Path, typer.Option("--grid", "-g", help="Grid file (YAML/JSON), see docs/sweep.md.")
+    ],
+    out: OutOpt = None,
+    curve: Annotated[
+        bool,
+        typer.Option("--curve", help="Also write threshold_curve for the grid's base config."),
+    ] = False,
+    clamp: ClampOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Recompute every run under many configs at once; write sweep and sweep_configs.
+
+    Example: [bold]evalframe sweep runs/ --grid grid.yaml --curve[/bold]
+    """
+    spec = load_grid(grid)
+    ds = load_dataset(dataset, clamp=clamp)
+    with sweep_progress(len(spec.configs)) as on_chunk:
+        table = sweep(ds, spec, on_chunk=on_chunk)
+    configs = pl.DataFrame(
+        {
+            S.CONFIG_ID: [c.config_id for c in spec.configs],
+            S.CONFIG: [c.canonical_json() for c in spec.configs],
+        }
+    )
+    tables: dict[str, pl.DataFrame | pl.LazyFrame] = {S.SWEEP: table, S.SWEEP_CONFIGS: configs}
+    if curve:
+        ex = score(ds, spec.base).collect()
+        tables[S.THRESHOLD_CURVE] = threshold_curve(ex.lazy(), spec.base)
+    target = _default_out(dataset, out)
+    write_tables(
+        tables, target, config_json=config_metadata([c.canonical_json() for c in spec.configs])
+    )
+    if as_json:
+        print_json(table.to_dicts())
+        return
+    for part in sweep_report(table, spec.params):
+        stdout.print(part)
+    stdout.print(
+        f"{len(spec.configs)} configs × {table[S.RUN_ID].n_unique()} runs; "
+        f"tables written to {target}/"
+    )
 
 
 def _register_optional() -> None:

@@ -161,7 +161,15 @@ def _root_rows(plan: _Plan) -> pl.LazyFrame:
     )
 
 
-def _execution_scores(dataset: Dataset, plan: _Plan) -> pl.LazyFrame:
+def _execution_scores(
+    dataset: Dataset,
+    plan: _Plan,
+    *,
+    root: pl.LazyFrame | None = None,
+    policy: pl.LazyFrame | None = None,
+) -> pl.LazyFrame:
+    """Assemble execution rows; `root` (precomputed root rows) and `policy` (a subset of
+    the plan's configs) let a sweep evaluate the tree once and assemble configs in chunks."""
     execs = plan.leaf_grid.executions
     extra = [
         c for c in execs.collect_schema().names() if c not in S.EXECUTIONS_COLUMNS and c != EXEC
@@ -171,8 +179,8 @@ def _execution_scores(dataset: Dataset, plan: _Plan) -> pl.LazyFrame:
         pl.col(S.PASSED).sum().cast(pl.Int64).alias(S.OUTCOMES_PASSED),
     )
     frame = (
-        execs.join(plan.policy, how="cross")
-        .join(_root_rows(plan), on=[TREE, EXEC], how="left")
+        execs.join(plan.policy if policy is None else policy, how="cross")
+        .join(_root_rows(plan) if root is None else root, on=[TREE, EXEC], how="left")
         .join(plan.leaf_grid.per_exec, on=EXEC, how="left")
         .join(plan.leaf_grid.expected, on=EXEC, how="left")
         .join(outcomes, on=S.EXECUTION_KEY, how="left")

@@ -199,3 +199,61 @@ def _signed(x: float | None, digits: int = 3, unit: str = "") -> str:
 
 def _signed_pct(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:+.1f} pts"
+
+
+@contextmanager
+def sweep_progress(n_configs: int) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar over config chunks on stderr (when it is a terminal)."""
+    if not stderr.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn(f"sweeping {n_configs} configs"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} chunks"),
+        TimeElapsedColumn(),
+        console=stderr,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("sweep", total=None)
+
+        def on_chunk(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield on_chunk
+
+
+def sweep_report(table: pl.DataFrame, params: pl.DataFrame) -> list:
+    """Per run: the range of pass rates across the grid, and the parameter that moves
+    the verdicts most (largest spread of the mean pass rate across its values)."""
+    swept = [c for c in params.columns if c.startswith("sweep_") and params[c].n_unique() > 1]
+    out_table = Table(title="sweep: pass rate across the grid", title_justify="left")
+    for h in (
+        "run",
+        "configs",
+        "pass rate min",
+        "max",
+        "configs passing run gates",
+        "moves verdicts most",
+        "pass-rate spread",
+    ):
+        out_table.add_column(h, justify="left" if h in ("run", "moves verdicts most") else "right")
+    for (run_id,), runs in table.group_by(S.RUN_ID, maintain_order=True):
+        best, spread = "—", 0.0
+        for col in swept:
+            means = runs.group_by(col).agg(pl.col(S.PASS_RATE).mean())[S.PASS_RATE]
+            width = (means.max() or 0.0) - (means.min() or 0.0)
+            if width > spread:
+                best, spread = col.removeprefix("sweep_"), width
+        out_table.add_row(
+            str(run_id),
+            str(runs.height),
+            pct(runs[S.PASS_RATE].min()),
+            pct(runs[S.PASS_RATE].max()),
+            f"{int(runs[S.RUN_PASSED].sum())}/{runs.height}",
+            best,
+            f"{100 * spread:.1f} pts",
+        )
+    return [out_table]

@@ -1,0 +1,304 @@
+"""What-if at scale (SPEC §7): `sweep` — run_summary for every (config × run) of a grid —
+and `threshold_curve` — pass rate as an exact step function of the threshold.
+
+The configs of a sweep share one evaluator tree. The tree is evaluated once per distinct
+*tree key* (weights, on_missing, node flags; the threshold only where the tree reads it),
+then configs are applied as a table joined to the execution rows, in chunks that bound
+memory. Nothing loops over rows or executions in Python; the chunk loop only bounds the
+size of one query.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.config import (
+    PRESETS,
+    Config,
+    config_from_dict,
+    merge_config_dicts,
+    read_config_file,
+)
+from evalframe._private.dataset import Dataset
+from evalframe._private.errors import ConfigError
+from evalframe._private.execution_scores import _execution_scores, _plan, _root_rows
+from evalframe._private.policy import OUTCOMES_MODE, policy_by_config_id
+from evalframe._private.run_summary import run_summary
+from evalframe._private.tree import CFG
+from evalframe._private.tree_eval import meets
+
+SWEEPABLE = (
+    "threshold",
+    "borderline",
+    "on_missing",
+    "outcomes",
+    "attempts.score",
+    "attempts.passed",
+    "run_gates.min_mean_score",
+    "run_gates.min_pass_rate",
+    "compare.max_pass_rate_drop",
+    "compare.max_mean_score_drop",
+    "compare.max_latency_increase",
+    "compare.case_delta",
+)
+"""Scalar config fields a grid may list values for (dotted = nested)."""
+
+GRID_KEYS = ("preset", "base", "grid", "weights", "configs")
+PARAM_PREFIX = "sweep_"
+WEIGHTS_PARAM = "weights"
+ROWS_PER_CHUNK = 25_000_000
+"""Execution rows (configs × executions) assembled per query."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Grid:
+    """Configs of a sweep plus the swept value of each parameter for each config."""
+
+    configs: list[Config]
+    params: pl.DataFrame  # config_id + one `sweep_<param>` column per swept parameter
+    base: Config
+
+
+def param_column(name: str) -> str:
+    return PARAM_PREFIX + name.replace(".", "_")
+
+
+def _set_dotted(data: dict[str, Any], dotted: str, value: Any) -> dict[str, Any]:
+    head, _, rest = dotted.partition(".")
+    out = dict(data)
+    out[head] = _set_dotted(dict(out.get(head) or {}), rest, value) if rest else value
+    return out
+
+
+def _flatten(grid: dict[str, Any], prefix: str = "") -> dict[str, list[Any]]:
+    flat: dict[str, list[Any]] = {}
+    for key, value in grid.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            flat |= _flatten(value, f"{name}.")
+        else:
+            flat[name] = value if isinstance(value, list) else [value]
+    return flat
+
+
+def _apply_weights(data: dict[str, Any], weights: dict[str, float]) -> dict[str, Any]:
+    """Set evaluator weights by path ("group/child"); without an evaluators list in the
+    base, the weight set becomes the list (other evaluators are then ignored)."""
+    out = dict(data)
+    tree = {k: dict(v or {}) for k, v in (out.get("evaluators") or {}).items()}
+    for path, weight in weights.items():
+        names = path.split("/")
+        level = tree
+        for i, name in enumerate(names):
+            if name not in level:
+                if out.get("evaluators") is not None:
+                    raise ConfigError(
+                        f"weight set names evaluator {path!r}, which is not in the base "
+                        "config's tree; hint: use the node's path, e.g. group/child."
+                    )
+                level[name] = {}
+            if i == len(names) - 1:
+                level[name] = {**level[name], "weight": weight}
+            else:
+                level[name] = {**level[name], "children": dict(level[name].get("children") or {})}
+                level = level[name]["children"]
+    out["evaluators"] = tree
+    return out
+
+
+def grid_from_dict(spec: dict[str, Any], *, source: str = "grid") -> Grid:
+    """Expand a grid spec (see docs/sweep.md) into configs and their parameter table."""
+    unknown = set(spec) - set(GRID_KEYS)
+    if unknown:
+        raise ConfigError(
+            f"{source}: unknown top-level key(s) {sorted(unknown)}; hint: a grid file has "
+            f"{', '.join(GRID_KEYS)} (swept values go under `grid:`)."
+        )
+    preset = spec.get("preset") or "default"
+    if preset not in PRESETS:
+        raise ConfigError(f"{source}: unknown preset {preset!r}; hint: {', '.join(PRESETS)}.")
+    base_spec = spec.get("base") or {}
+    if isinstance(base_spec, str):
+        base_spec = read_config_file(Path(source).parent / base_spec)
+    base = merge_config_dicts(PRESETS[preset], base_spec)
+    axes = _flatten(spec.get("grid") or {})
+    bad = [k for k in axes if k not in SWEEPABLE]
+    if bad:
+        raise ConfigError(
+            f"{source}: cannot sweep {bad}; hint: sweepable fields are {', '.join(SWEEPABLE)};"
+            " weights go under `weights:` as named sets."
+        )
+    weight_sets: dict[str, dict[str, float]] = spec.get("weights") or {}
+    names = list(axes)
+    combos = list(itertools.product(*axes.values())) if axes else [()]
+    rows: list[dict[str, Any]] = []
+    datas: list[dict[str, Any]] = []
+    for combo in combos:
+        for set_name in list(weight_sets) or [None]:
+            data = dict(base)
+            row: dict[str, Any] = {}
+            for name, value in zip(names, combo, strict=True):
+                data = _set_dotted(data, name, value)
+                row[name] = value
+            if set_name is not None:
+                data = _apply_weights(data, weight_sets[set_name] or {})
+                row[WEIGHTS_PARAM] = set_name
+            datas.append(data)
+            rows.append(row)
+    for i, override in enumerate(spec.get("configs") or []):
+        datas.append(merge_config_dicts(base, override))
+        rows.append({"config": i} | {k: v for k, v in _flatten(override).items()})
+    configs = [config_from_dict(d, source=f"{source} config {i}") for i, d in enumerate(datas)]
+    param_names = list(dict.fromkeys(k for r in rows for k in r))
+    params = pl.DataFrame(
+        {
+            S.CONFIG_ID: [c.config_id for c in configs],
+            **{param_column(n): [_scalar(r.get(n)) for r in rows] for n in param_names},
+        },
+        strict=False,
+    ).unique(S.CONFIG_ID, keep="first", maintain_order=True)
+    unique = list({c.config_id: c for c in configs}.values())
+    return Grid(configs=unique, params=params, base=config_from_dict(base, source=source))
+
+
+def _scalar(value: Any) -> Any:
+    return value[0] if isinstance(value, list) and len(value) == 1 else value
+
+
+def load_grid(path: str | Path) -> Grid:
+    """Read a grid file (YAML or JSON)."""
+    return grid_from_dict(read_config_file(path), source=str(path))
+
+
+def sweep(
+    dataset: Dataset,
+    configs: Sequence[Config] | Grid,
+    *,
+    rows_per_chunk: int = ROWS_PER_CHUNK,
+    on_chunk: Callable[[int, int], None] | None = None,
+) -> pl.DataFrame:
+    """`sweep`: run_summary rows for every (config × run), plus `sweep_*` parameter
+    columns when given a Grid. The tree is evaluated once per distinct tree key; configs
+    are then applied at execution level, `rows_per_chunk` execution rows at a time."""
+    grid = configs if isinstance(configs, Grid) else None
+    config_list = list(grid.configs if grid else configs)
+    if not config_list:
+        raise ConfigError("sweep needs at least one config; hint: check the grid file.")
+    plan = _plan(dataset, config_list, passthrough=False)
+    grid_frames = pl.collect_all(
+        [_root_rows(plan), plan.leaf_grid.per_exec, plan.leaf_grid.expected]
+    )
+    root, per_exec, expected = (f.lazy() for f in grid_frames)
+    plan = dataclasses.replace(
+        plan,
+        leaf_grid=dataclasses.replace(plan.leaf_grid, per_exec=per_exec, expected=expected),
+    )
+    n_exec = plan.leaf_grid.executions.select(pl.len()).collect().item()
+    per_chunk = max(1, rows_per_chunk // max(n_exec, 1))
+    policy = plan.policy.collect()
+    parts: list[pl.DataFrame] = []
+    n_chunks = -(-len(config_list) // per_chunk)
+    for k, start in enumerate(range(0, len(config_list), per_chunk)):
+        chunk_policy = policy.filter(
+            (pl.col(CFG) >= start) & (pl.col(CFG) < start + per_chunk)
+        ).lazy()
+        chunk = config_list[start : start + per_chunk]
+        ex = _execution_scores(dataset, plan, root=root, policy=chunk_policy).collect()
+        parts.append(run_summary(ex.lazy(), chunk, runs=dataset.runs).collect())
+        if on_chunk is not None:
+            on_chunk(k + 1, n_chunks)
+    result = pl.concat(parts, how="diagonal_relaxed")
+    if grid is not None:
+        result = result.join(grid.params, on=S.CONFIG_ID, how="left")
+    return result
+
+
+def threshold_curve(
+    execution_scores: pl.LazyFrame, config: Config | Sequence[Config]
+) -> pl.LazyFrame:
+    """`threshold_curve`: per (config × run) and every distinct execution score t, the
+    pass rate if t were the execution threshold, and whether mean_score meets t.
+
+    Exact: pass rate is a step function of t that only changes at score values. Passes
+    decided without the threshold (errors, judge errors, required gates, outcome-gated
+    executions) are held fixed; a tree whose gates read the threshold needs `sweep`.
+    """
+    mode = policy_by_config_id(list(config) if isinstance(config, Sequence) else [config]).select(
+        S.CONFIG_ID, OUTCOMES_MODE
+    )
+    key = [S.CONFIG_ID, S.RUN_ID]
+    ex = execution_scores.join(mode, on=S.CONFIG_ID, how="left")
+    out_total, out_passed = pl.col(S.OUTCOMES_TOTAL), pl.col(S.OUTCOMES_PASSED)
+    all_out = out_passed == out_total
+    fixed = (
+        pl.when((pl.col(S.STATUS) == S.STATUS_ERROR) | pl.col(S.JUDGE_ERROR))
+        .then(False)
+        .when((pl.col(OUTCOMES_MODE) == "gate") & (out_total > 0))
+        .then(all_out)
+        .when(pl.col(S.SCORE).is_null() | pl.col(S.REQUIRED_FAILED))
+        .then(False)
+        .when((pl.col(OUTCOMES_MODE) == "both") & (out_total > 0) & ~all_out)
+        .then(False)
+        .otherwise(None)
+    )
+    ex = ex.with_columns(fixed.alias("_fixed"))
+    totals = ex.group_by(key).agg(
+        pl.len().cast(pl.Int64).alias(S.N_EXECUTIONS),
+        pl.col("_fixed").fill_null(False).sum().alias("_n_fixed_pass"),
+        pl.col(S.SCORE).mean().alias(S.MEAN_SCORE),
+    )
+    driven = (
+        ex.filter(pl.col("_fixed").is_null())
+        .select(*key, S.SCORE)
+        .sort(*key, S.SCORE)
+        .with_columns(pl.int_range(pl.len()).over(key).alias("_below"))
+    )
+    n_driven = driven.group_by(key).agg(pl.len().alias("_n_driven"))
+    thresholds = (
+        ex.filter(pl.col(S.SCORE).is_not_null())
+        .select(*key, pl.col(S.SCORE).round(12).alias(S.THRESHOLD))
+        .unique()
+        .with_columns((pl.col(S.THRESHOLD) - S.EPS).alias("_k"))
+        .sort("_k")
+    )
+    curve = thresholds.join_asof(
+        driven.sort(S.SCORE),
+        left_on="_k",
+        right_on=S.SCORE,
+        by=key,
+        strategy="forward",
+        check_sortedness=False,
+    )
+    return (
+        curve.join(n_driven, on=key, how="left")
+        .join(totals, on=key, how="left")
+        .with_columns(
+            (
+                pl.col("_n_fixed_pass")
+                + pl.when(pl.col("_below").is_null())
+                .then(0)
+                .otherwise(pl.col("_n_driven") - pl.col("_below"))
+            )
+            .cast(pl.Int64)
+            .alias(S.N_PASSED)
+        )
+        .select(
+            *key,
+            S.THRESHOLD,
+            S.N_EXECUTIONS,
+            S.N_PASSED,
+            (pl.col(S.N_PASSED) / pl.col(S.N_EXECUTIONS)).alias(S.PASS_RATE),
+            S.MEAN_SCORE,
+            meets(pl.col(S.MEAN_SCORE), pl.col(S.THRESHOLD))
+            .fill_null(False)
+            .alias(S.MEAN_SCORE_GATE),
+        )
+        .sort(*key, S.THRESHOLD)
+    )
