@@ -96,6 +96,11 @@ expected_leaves as (
     from scores
     where not (select cfg_configured from settings)
 ),
+expected_counts as (
+    select run_id, count(*) as n_expected
+    from expected_leaves
+    group by run_id
+),
 leaf_values as (
     select
         e.run_id,
@@ -218,7 +223,10 @@ execution_flags as (
         et.exec_threshold,
         coalesce(c.n_rows, 0) > 0 as has_rows,
         coalesce(c.n_ignored, 0) as rows_ignored,
-        r.n_missing as leaves_missing,
+        case
+            when coalesce(c.n_rows, 0) > 0 then r.n_missing
+            else coalesce(x.n_expected, 0)
+        end as leaves_missing,
         r.root_present,
         r.root_score,
         r.gate_fired,
@@ -237,6 +245,7 @@ execution_flags as (
     left join row_counts as c using (run_id, case_id, attempt)
     left join root_scores as r using (run_id, case_id, attempt)
     left join outcome_counts as o using (run_id, case_id, attempt)
+    left join expected_counts as x on x.run_id = e.run_id
     cross join settings as st
 ),
 execution_states as (
@@ -249,8 +258,7 @@ execution_states as (
 execution_scores as (
     select
         *,
-        is_ok and not is_judge_error and not is_unscored and coalesce(gate_fired, false)
-            as is_required_failed,
+        is_ok and has_rows and coalesce(gate_fired, false) as is_required_failed,
         case
             when not is_ok or is_unscored then null
             when is_judge_error then 0.0

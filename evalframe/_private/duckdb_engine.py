@@ -20,6 +20,15 @@ import duckdb
 import polars as pl
 
 from evalframe._private import schema as S
+from evalframe._private.compare import (
+    BASELINE_RUN_ID,
+    CANDIDATE_RUN_ID,
+    EVALUATOR_DELTAS_SCHEMA,
+    _check_runs,
+    _limits,
+    _pair_table,
+)
+from evalframe._private.compare import compare as polars_compare
 from evalframe._private.config import Config
 from evalframe._private.dataset import Dataset
 from evalframe._private.errors import UsageError
@@ -117,9 +126,16 @@ def _register(con: duckdb.DuckDBPyConnection, name: str, frame: pl.DataFrame) ->
     con.register(name, frame)
 
 
-def create_macros(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the policy tables and every macro (the input relations must exist)."""
-    for name in (*POLICY_TABLES, *SCALAR_MACROS, *TABLE_MACROS):
+COMPARE_MACROS = ("case_matches_of", "case_deltas_of", "run_deltas_of")
+"""The macros that compare stored summaries; they need no input table."""
+
+
+def create_macros(
+    con: duckdb.DuckDBPyConnection, table_macros: Sequence[str] = TABLE_MACROS
+) -> None:
+    """Create the policy tables, the scalar macros and `table_macros` (the `*_at` macros
+    bind the input relations scores, executions, outcomes and runs, which must exist)."""
+    for name in (*POLICY_TABLES, *SCALAR_MACROS, *table_macros):
         con.execute(sql_text(name))
 
 
@@ -220,6 +236,105 @@ def score_duckdb(dataset: Dataset, config: Config) -> dict[str, pl.DataFrame]:
         }
     finally:
         con.close()
+
+
+# --- comparing --------------------------------------------------------------------------------
+_CASES = "evalframe_case_summary"
+_RUNS = "evalframe_run_summary"
+_PAIRS = "evalframe_pairs"
+
+
+def _limit_params(config: Config) -> dict[str, float]:
+    limits = config.compare
+    return {
+        "max_pass_rate_drop": limits.max_pass_rate_drop,
+        "max_mean_score_drop": limits.max_mean_score_drop,
+        "max_latency_increase": limits.max_latency_increase,
+        "case_delta": limits.case_delta,
+    }
+
+
+def compare_duckdb(
+    case_summary: pl.DataFrame | pl.LazyFrame,
+    pairs: Sequence[tuple[str, str]],
+    config: Config | Sequence[Config],
+    *,
+    evaluator_scores: pl.DataFrame | pl.LazyFrame | None = None,
+    run_summary: pl.DataFrame | pl.LazyFrame | None = None,
+) -> dict[str, pl.DataFrame]:
+    """`compare` (docs/compare.md) in DuckDB: case_deltas and run_deltas from the macros
+    case_deltas_of / run_deltas_of over the given summaries, with the polars engine's
+    columns, dtypes and row order. Pairs reach SQL as a registered relation, limits as
+    bound parameters.
+
+    `evaluator_deltas` has no SQL twin yet: it is empty without `evaluator_scores` (as in
+    `compare`) and computed by the polars engine when they are given.
+    """
+    if run_summary is None:
+        raise UsageError(
+            "compare needs run_summary (pass/score/latency/cost per run); "
+            "hint: pass run_summary=run_summary(...) from the same scoring."
+        )
+    cs, rs = (
+        f.collect() if isinstance(f, pl.LazyFrame) else f for f in (case_summary, run_summary)
+    )
+    pair_df = _pair_table(pairs).rename({"_pair": "pair_index"})
+    keys = pl.concat(
+        [cs.select(S.CONFIG_ID, S.RUN_ID), rs.select(S.CONFIG_ID, S.RUN_ID).cast(pl.String)],
+        how="vertical_relaxed",
+    ).unique()
+    asked = [*pair_df[BASELINE_RUN_ID], *pair_df[CANDIDATE_RUN_ID]]
+    _check_runs(asked, keys[S.RUN_ID].unique().to_list())
+    config_ids = sorted(keys[S.CONFIG_ID].unique().to_list())
+    if isinstance(config, Config):
+        groups = [(config, None)]
+    else:
+        limits = _limits(config, config_ids)  # raises for a config_id without a config
+        by_id = {c.config_id: c for c in config}
+        groups = [(by_id[cid], cid) for cid in limits[S.CONFIG_ID].to_list()]
+    con = duckdb.connect()
+    try:
+        create_macros(con, COMPARE_MACROS)
+        _register(con, _PAIRS, pair_df)
+        case_parts, run_parts = [], []
+        for cfg, config_id in groups:
+            only = (
+                (lambda f: f)
+                if config_id is None
+                else (lambda f, cid=config_id: f.filter(pl.col(S.CONFIG_ID) == cid))
+            )
+            _register(con, _CASES, only(cs))
+            _register(con, _RUNS, only(rs))
+            params = {"case_source": _CASES, "pairs_source": _PAIRS, **_limit_params(cfg)}
+            case_params = {k: params[k] for k in ("case_source", "case_delta", "pairs_source")}
+            case_parts.append(
+                _frame(con, _call("case_deltas_of", case_params, ["case_source"]), case_params)
+            )
+            run_params = {"case_source": _CASES, "run_source": _RUNS, **params}
+            run_parts.append(
+                _frame(
+                    con,
+                    _call("run_deltas_of", run_params, ["case_source", "run_source"]),
+                    run_params,
+                )
+            )
+    finally:
+        con.close()
+    if evaluator_scores is None:
+        evaluator_deltas = pl.DataFrame(schema=EVALUATOR_DELTAS_SCHEMA)
+    else:
+        evaluator_deltas = polars_compare(
+            cs.lazy(),
+            pairs,
+            config,
+            evaluator_scores=evaluator_scores.lazy(),
+            run_summary=rs.lazy(),
+        )[S.EVALUATOR_DELTAS].collect()
+    return {
+        S.CASE_DELTAS: pl.concat(case_parts) if len(case_parts) > 1 else case_parts[0],
+        S.EVALUATOR_DELTAS: evaluator_deltas,
+        S.RUN_DELTAS: pl.concat(run_parts) if len(run_parts) > 1 else run_parts[0],
+    }
 
 
 if __name__ == "__main__":  # pragma: no cover - regenerates sql/init.sql
