@@ -326,7 +326,6 @@ def _score_all(
             "cost_usd": ex.get("cost_usd"),
             "input_tokens": ex.get("input_tokens"),
             "output_tokens": ex.get("output_tokens"),
-            "_leaf_rows": 0,
         }
         ex_out.append(row)
         if row["status"] == "error":
@@ -343,7 +342,6 @@ def _score_all(
             assert path not in matched, f"two rows match leaf {path!r} for {key}"
             matched[path] = r
         row["n_ignored"] = n_ignored
-        row["_leaf_rows"] = len(matched)  # private: rows that matched a leaf
         unscored = not matched
         ctx = Ctx(matched, expected, config.on_missing, T, [])
         root_res = _eval(root, ctx, is_root=True)

@@ -45,7 +45,7 @@ def leaf_entry(draw) -> dict[str, Any]:
     w = draw(_maybe(st.sampled_from(WEIGHTS), 0.4))
     if w is not None:
         entry["weight"] = w
-    if draw(st.integers(0, 5)) == 0:
+    if draw(st.integers(0, 7)) == 0:
         entry["required"] = True
     ms = draw(_maybe(st.sampled_from(THRESHOLDS), 0.75))
     if ms is not None:
@@ -59,7 +59,7 @@ def entries(draw, depth: int) -> dict[str, dict[str, Any]]:
     n = draw(st.integers(1, 3))
     out: dict[str, dict[str, Any]] = {}
     for _ in range(n):
-        composite = depth < 3 and draw(st.integers(0, 3)) == 0
+        composite = depth < 3 and draw(st.integers(0, 4)) < 2
         pool = GROUP_POOL if composite else LEAF_POOL
         name = draw(st.sampled_from([p for p in pool if p not in out] or ["zz"]))
         if name == "zz":
@@ -175,7 +175,7 @@ def raw_score(draw, kind: str) -> tuple[float | None, float]:
     if kind == "mixed":
         kind = draw(st.sampled_from(("int5", "unit", "int10")))
     if kind == "int5":
-        return float(draw(st.integers(0, 5))), 5.0
+        return float(draw(st.one_of(st.integers(0, 5), st.integers(3, 5)))), 5.0
     if kind == "int10":
         return float(draw(st.integers(0, 10))), 10.0
     if draw(st.integers(0, 5)) == 0:
@@ -218,7 +218,7 @@ def scenarios(draw, family: str | None = None) -> Scenario:
             attempts = draw(st.sampled_from(((0,), (0,), (0, 1), (0, 1, 2), (1,))))
             keys += [(run, case, a) for a in attempts]
 
-    run_names = {run: draw(st.lists(st.sampled_from(names), unique=True)) for run in runs}
+    run_names = {run: [n for n in names if draw(st.integers(0, 5)) > 0] for run in runs}
     scores: list[dict[str, Any]] = []
     scored_keys = []
     for run, case, attempt in keys:
@@ -229,8 +229,12 @@ def scenarios(draw, family: str | None = None) -> Scenario:
             chosen.append(draw(st.sampled_from(names)))
         if chosen:
             scored_keys.append((run, case, attempt))
+        common = draw(raw_score(kind))
         for name in sorted(set(chosen)):
-            score, scale_max = draw(raw_score(kind))
+            if draw(st.booleans()):  # all alike: weighted means land exactly on it
+                score, scale_max = common
+            else:
+                score, scale_max = draw(raw_score(kind))
             scores.append(
                 {
                     "run_id": run,
@@ -256,7 +260,7 @@ def scenarios(draw, family: str | None = None) -> Scenario:
     exec_keys = scored_keys
     if with_executions:
         exec_keys = keys
-        all_error_run = draw(st.sampled_from((None, *runs)))
+        all_error_run = draw(st.sampled_from((None, None, None, *runs)))
         executions = []
         for run, case, attempt in keys:
             error = run == all_error_run or draw(st.integers(0, 5)) == 0

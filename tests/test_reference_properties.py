@@ -43,21 +43,6 @@ def _engine(sc: Scenario, order: dict[str, list[int]] | None = None):
     return ds, cfg
 
 
-def _as_engine_today(rows: list[dict]) -> list[dict]:
-    """Reference execution rows adjusted for the engine's known deviations from
-    docs/scoring.md, each pinned by a strict xfail reproducer below (when the engine or
-    the docs change, that test XPASSes and this adjustment must go)."""
-    out = []
-    for row in rows:
-        row = dict(row)
-        if row["status"] == "ok" and row["_leaf_rows"] == 0:
-            row["n_missing"] = 0  # see test_known_unscored_execution_counts_missing_leaves
-        if row["judge_error"]:
-            row["required_failed"] = False  # see test_known_required_failed_under_judge_error
-        out.append(row)
-    return out
-
-
 def _ref_tables(sc: Scenario):
     cfg = ef.config_from_dict(sc.config)
     ex = ref.execution_scores(sc.scores, sc.executions, sc.outcomes, cfg)
@@ -96,7 +81,7 @@ def _compare(engine: pl.DataFrame, expected: list[dict], key: tuple[str, ...], w
 def test_execution_scores_match_reference(sc: Scenario):
     ds, cfg = _engine(sc)
     _, expected = _ref_tables(sc)
-    _compare(ef.score(ds, cfg).collect(), _as_engine_today(expected), EXEC_KEY, "execution_scores")
+    _compare(ef.score(ds, cfg).collect(), expected, EXEC_KEY, "execution_scores")
 
 
 @SETTINGS
@@ -166,7 +151,7 @@ def test_engine_ignores_row_order(sc: Scenario, rnd):
                 assert x == y, col
 
 
-# --- engine / docs disagreements, minimal reproducers ------------------------------------
+# --- regressions: engine / docs disagreements the property tests found (now fixed) ---------
 
 
 def _engine_rows(scores: list[dict], config: dict, executions=None) -> list[dict]:
@@ -178,43 +163,24 @@ def _engine_rows(scores: list[dict], config: dict, executions=None) -> list[dict
     return out.sort(list(EXEC_KEY)).to_dicts()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine reports n_missing = 0 for an ok execution with no row matching a leaf; "
-    "docs/scoring.md: a leaf is missing when it is expected and the execution has no row "
-    "for it, n_missing = missing leaves (only status error is given n_missing = 0)",
-)
-def test_known_unscored_execution_counts_missing_leaves():
+def test_unscored_execution_counts_missing_leaves():
     scores = [{"run_id": "r1", "case_id": "c1", "attempt": 0, "evaluator": "zz", "score": 1.0}]
     config = {"evaluators": {"a": {}, "b": {}}}
     (row,) = _engine_rows(scores, config)
     assert row["verdict"] == "unscored"
     assert row["n_ignored"] == 1
-    assert row["n_missing"] == 2  # engine: 0
+    assert row["n_missing"] == 2  # every expected leaf is missing
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine sets required_failed = false whenever judge_error is true; "
-    "docs/scoring.md: required_failed = the root's required gate or safety gate fired, "
-    "and a missing required child fires the gate",
-)
-def test_known_required_failed_under_judge_error():
+def test_required_failed_under_judge_error():
     scores = [{"run_id": "r1", "case_id": "c1", "attempt": 0, "evaluator": "b", "score": 1.0}]
     config = {"on_missing": "fail", "evaluators": {"a": {"required": True}, "b": {}}}
     (row,) = _engine_rows(scores, config)
     assert row["judge_error"] is True
-    assert row["required_failed"] is True  # engine: False
+    assert row["required_failed"] is True  # the missing required child fires the gate
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="without an executions table, executions are derived with an unordered "
-    "unique() and numbered with with_row_index; a plan that evaluates them more than once "
-    "numbers them differently and mixes scores of different executions (SPEC §0: results "
-    "must not depend on thread count or row order)",
-)
-def test_known_derived_executions_are_not_mixed_up():
+def test_derived_executions_are_not_mixed_up():
     n_runs, n_cases = 50, 20
     scores = [
         {
@@ -229,3 +195,33 @@ def test_known_derived_executions_are_not_mixed_up():
     ]
     for row in _engine_rows(scores, {}):
         assert row["score"] == pytest.approx(int(row["run_id"][1:]) % 11 / 10)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(0, 5),
+    st.lists(st.sampled_from((0.1, 0.125, 0.15, 0.3, 1.0, 2.0)), min_size=1, max_size=8),
+)
+def test_uniform_scores_meet_their_own_threshold(raw: int, weights: list[float]):
+    """Every evaluator at raw k on 0-5 gives k/5 under any weights, which meets a threshold
+    of k/5 (0.8 = 4/5 with 0.15 / 0.125 weights is the classic float trap)."""
+    names = [f"m{i}" for i in range(len(weights))]
+    config = {
+        "threshold": raw / 5,
+        "borderline": None,
+        "evaluators": {n: {"weight": w} for n, w in zip(names, weights, strict=True)},
+    }
+    scores = [
+        {
+            "run_id": "r1",
+            "case_id": "c1",
+            "attempt": 0,
+            "evaluator": n,
+            "score": float(raw),
+            "scale_max": 5.0,
+        }
+        for n in names
+    ]
+    (row,) = _engine_rows(scores, config)
+    assert abs(row["score"] - raw / 5) <= 1e-9
+    assert row["verdict"] == "pass"
