@@ -22,6 +22,7 @@ from evalframe._private.dataset import load_dataset
 from evalframe._private.demo import write_demo
 from evalframe._private.errors import EvalframeError
 from evalframe._private.execution_scores import evaluator_scores, score
+from evalframe._private.leaves import data_evaluators
 from evalframe._private.output import config_metadata, write_tables
 from evalframe._private.render import (
     compare_report,
@@ -301,8 +302,8 @@ def sweep_command(
 
     Example: [bold]evalframe sweep runs/ --grid grid.yaml --curve[/bold]
     """
-    spec = load_grid(grid)
     ds = load_dataset(dataset, clamp=clamp)
+    spec = load_grid(grid, evaluators=data_evaluators(ds))
     with sweep_progress(len(spec.configs)) as on_chunk:
         table = sweep(ds, spec, on_chunk=on_chunk)
     configs = pl.DataFrame(

@@ -170,7 +170,8 @@ class Config(BaseModel):
     threshold_override: float | None = Field(default=None, ge=0.0, le=1.0)
     """Set by CLI --threshold: beats executions.threshold and `threshold`."""
     borderline: float | None = Field(default=0.6, ge=0.0, le=1.0)
-    """Lower edge of the borderline verdict band; null turns the band off."""
+    """Lower edge of the borderline verdict band; null turns the band off (a value above
+    the threshold leaves the band empty)."""
     aggregator: Aggregator = "weighted_average"
     """Aggregation of the top-level evaluators into the execution score."""
     required_children: tuple[str, ...] = ()
@@ -200,10 +201,10 @@ class Config(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> Config:
-        if self.borderline is not None and self.borderline > self.threshold:
+        if self.evaluators is not None and not self.evaluators:
             raise ValueError(
-                f"borderline ({self.borderline}) is above threshold ({self.threshold}); "
-                "the borderline band lies below the pass threshold"
+                "`evaluators` is empty; list at least one, or leave it out to score every "
+                "evaluator in the data"
             )
         if self.required_children:
             unknown = set(self.required_children) - set(self.evaluators or {})

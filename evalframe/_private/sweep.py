@@ -113,8 +113,13 @@ def _apply_weights(data: dict[str, Any], weights: dict[str, float]) -> dict[str,
     return out
 
 
-def grid_from_dict(spec: dict[str, Any], *, source: str = "grid") -> Grid:
-    """Expand a grid spec (see docs/sweep.md) into configs and their parameter table."""
+def grid_from_dict(
+    spec: dict[str, Any], *, source: str = "grid", evaluators: Sequence[str] = ()
+) -> Grid:
+    """Expand a grid spec (see docs/sweep.md) into configs and their parameter table.
+
+    `evaluators` (the data's evaluator names) lets weight sets apply to a base config that
+    lists none: the base then lists every data evaluator, so a set only changes weights."""
     unknown = set(spec) - set(GRID_KEYS)
     if unknown:
         raise ConfigError(
@@ -136,6 +141,13 @@ def grid_from_dict(spec: dict[str, Any], *, source: str = "grid") -> Grid:
             " weights go under `weights:` as named sets."
         )
     weight_sets: dict[str, dict[str, float]] = spec.get("weights") or {}
+    if weight_sets and base.get("evaluators") is None:
+        if not evaluators:
+            raise ConfigError(
+                f"{source}: weight sets need the evaluators they weigh; hint: list "
+                "`evaluators` under `base:` (or sweep through the CLI, which uses the data's)."
+            )
+        base = {**base, "evaluators": {name: {} for name in sorted(evaluators)}}
     names = list(axes)
     combos = list(itertools.product(*axes.values())) if axes else [()]
     rows: list[dict[str, Any]] = []
@@ -172,9 +184,9 @@ def _scalar(value: Any) -> Any:
     return value[0] if isinstance(value, list) and len(value) == 1 else value
 
 
-def load_grid(path: str | Path) -> Grid:
+def load_grid(path: str | Path, *, evaluators: Sequence[str] = ()) -> Grid:
     """Read a grid file (YAML or JSON)."""
-    return grid_from_dict(read_config_file(path), source=str(path))
+    return grid_from_dict(read_config_file(path), source=str(path), evaluators=evaluators)
 
 
 def sweep(

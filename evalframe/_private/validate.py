@@ -199,24 +199,23 @@ def _null_key_specs(keys: tuple[str, ...]) -> list[tuple[str, str, pl.Expr]]:
 
 
 def _typed(lf: pl.LazyFrame, name: str) -> pl.LazyFrame:
-    """Add missing optional columns with their defaults; cast declared columns."""
+    """Add missing optional columns with their defaults; cast declared columns; fill the
+    defaults of `attempt`, `status` and `scale_max` where they are null."""
     present = lf.collect_schema()
+    fill = {S.ATTEMPT: 0, S.STATUS: S.STATUS_OK, S.SCALE_MAX: 1.0}
     exprs = []
     for col, (dtype, _required, default) in S.TABLE_COLUMNS[name].items():
-        if col in present:
-            if isinstance(dtype, pl.Datetime) and present[col] == pl.String:
-                exprs.append(pl.col(col).str.to_datetime(time_unit="us", strict=False))
-            elif present[col] != dtype:
-                exprs.append(pl.col(col).cast(dtype))
-        else:
+        if col not in present:
             exprs.append(pl.lit(default, dtype=dtype).alias(col))
-    if S.ATTEMPT in S.TABLE_COLUMNS[name] and S.ATTEMPT in present:
-        exprs.append(pl.col(S.ATTEMPT).cast(pl.Int64).fill_null(0))
-    if name == S.EXECUTIONS and S.STATUS in present:
-        exprs.append(pl.col(S.STATUS).cast(pl.String).fill_null(S.STATUS_OK))
-    if name == S.SCORES and S.SCALE_MAX in present:
-        exprs.append(pl.col(S.SCALE_MAX).cast(pl.Float64).fill_null(1.0))
-    return lf.with_columns(exprs) if exprs else lf
+            continue
+        if isinstance(dtype, pl.Datetime) and present[col] == pl.String:
+            expr = pl.col(col).str.to_datetime(time_unit="us", strict=False)
+        else:
+            expr = pl.col(col).cast(dtype) if present[col] != dtype else pl.col(col)
+        if col in fill:
+            expr = expr.fill_null(fill[col])
+        exprs.append(expr.alias(col))
+    return lf.with_columns(exprs)
 
 
 def _clamp(scores: pl.LazyFrame) -> tuple[pl.LazyFrame, ClampReport]:
