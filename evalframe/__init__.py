@@ -6,6 +6,7 @@ polars frames; see README.md and docs/ for the tables they produce.
 """
 
 from evalframe._private.case_summary import case_summary
+from evalframe._private.compare import UnknownRunError, compare, pairs_for
 from evalframe._private.config import (
     PRESETS,
     Config,
@@ -24,8 +25,10 @@ from evalframe._private.errors import (
     ValidationError,
 )
 from evalframe._private.execution_scores import evaluator_scores, score
+from evalframe._private.ingest import IngestError, IngestReport, ingest
 from evalframe._private.output import read_metadata, write_tables
 from evalframe._private.run_summary import run_summary
+from evalframe._private.sweep import Grid, grid_from_dict, load_grid, sweep, threshold_curve
 from evalframe._private.version import __version__
 
 __all__ = [
@@ -37,17 +40,28 @@ __all__ = [
     "DatasetNotFoundError",
     "EvalframeError",
     "Evaluator",
+    "Grid",
+    "IngestError",
+    "IngestReport",
     "Problem",
+    "UnknownRunError",
     "UsageError",
     "ValidationError",
     "__version__",
     "case_summary",
+    "compare",
     "config_from_dict",
     "evaluator_scores",
+    "grid_from_dict",
+    "ingest",
     "load_config",
     "load_dataset",
+    "load_grid",
+    "pairs_for",
     "read_metadata",
     "run_summary",
     "score",
+    "sweep",
+    "threshold_curve",
     "write_tables",
 ]

@@ -1,0 +1,171 @@
+"""The command line: documentation, exit codes, outputs written atomically, golden output."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+import evalframe as ef
+from evalframe._private.demo import write_demo
+from evalframe._private.render import run_table
+from evalframe.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = Path(__file__).parent / "golden"
+runner = CliRunner()
+
+
+def _commands() -> list[str]:
+    return sorted(c.name for c in app.registered_commands)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("demo") / "data"
+    write_demo(path, n_cases=40)
+    return path
+
+
+def test_every_command_is_documented_in_the_readme():
+    readme = (ROOT / "README.md").read_text()
+    for name in _commands():
+        assert re.search(rf"^#+ `evalframe {name}\b", readme, re.MULTILINE), name
+
+
+def test_every_command_help_has_an_example():
+    for name in _commands():
+        result = runner.invoke(app, [name, "--help"])
+        assert result.exit_code == 0, name
+        assert "Example" in result.output, name
+
+
+def test_readme_starts_with_the_install_and_test_commands():
+    blocks = re.findall(r"```bash\n(.*?)```", (ROOT / "README.md").read_text(), re.DOTALL)
+    assert blocks[0].strip() == "pip install -e . && evalframe demo"
+    assert blocks[1].strip() == 'pip install -e ".[test]" && python -m pytest'
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert blocks[1].strip() in ci
+
+
+def test_score_writes_three_tables_with_metadata(demo, tmp_path):
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["score", str(demo), "--preset", "connexity", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["case_summary.parquet", "execution_scores.parquet", "run_summary.parquet"]
+    meta = ef.read_metadata(out / "run_summary.parquet")
+    assert meta["evalframe.version"] == ef.__version__
+    cfg = ef.load_config(preset="connexity")
+    assert json.loads(meta["evalframe.config"]) == json.loads(cfg.canonical_json())
+    summary = pl.read_parquet(out / "run_summary.parquet")
+    assert summary["config_id"].unique().to_list() == [cfg.config_id]
+
+
+def test_score_check_exits_1_when_a_run_gate_fails(demo, tmp_path):
+    result = runner.invoke(app, ["score", str(demo), "--check", "-o", str(tmp_path)])
+    assert result.exit_code == 1  # the default min_pass_rate is 1.0
+    lenient = tmp_path / "lenient.yaml"
+    lenient.write_text("run_gates: {min_mean_score: 0.0, min_pass_rate: 0.0}\n")
+    result = runner.invoke(
+        app, ["score", str(demo), "--check", "-c", str(lenient), "-o", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+
+
+def test_score_json_is_machine_readable(demo, tmp_path):
+    result = runner.invoke(app, ["score", str(demo), "--json", "-o", str(tmp_path)])
+    rows = json.loads(result.stdout)
+    assert {r["run_id"] for r in rows} == {"2026-10-01-v1.4", "2026-10-15-v1.5", "2026-11-01-v1.6"}
+
+
+def test_bad_input_exits_2_and_writes_nothing(tmp_path):
+    data = tmp_path / "bad"
+    data.mkdir()
+    pl.DataFrame(
+        {"run_id": ["r", "r"], "case_id": ["c", "c"], "evaluator": ["a", "a"], "score": [1.5, 0.5]}
+    ).write_parquet(data / "scores.parquet")
+    result = runner.invoke(app, ["score", str(data)])
+    assert result.exit_code == 2
+    assert "duplicate key" in result.output and "score is above scale_max" in result.output
+    assert not (data / "results").exists()
+
+
+def test_a_failed_run_leaves_previous_outputs_intact(demo, tmp_path):
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["score", str(demo), "-o", str(out)]).exit_code == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    bad_config = tmp_path / "bad.yaml"
+    bad_config.write_text("treshold: 0.7\n")
+    result = runner.invoke(app, ["score", str(demo), "-c", str(bad_config), "-o", str(out)])
+    assert result.exit_code == 2
+    assert "did you mean `threshold`" in result.output
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_write_tables_is_all_or_nothing(tmp_path):
+    good = pl.LazyFrame({"a": [1]})
+    broken = pl.LazyFrame({"a": ["x"]}).select(pl.col("a").cast(pl.Int64, strict=True))
+    with pytest.raises(pl.exceptions.InvalidOperationError):
+        ef.write_tables({"first": good, "second": broken}, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_compare_exits_1_on_the_regressed_run(demo, tmp_path):
+    result = runner.invoke(
+        app,
+        [
+            "compare",
+            str(demo),
+            "-b",
+            "2026-10-15-v1.5",
+            "--candidate",
+            "2026-11-01-v1.6",
+            "-o",
+            str(tmp_path),
+        ],
+    )
+    assert result.exit_code == 1, result.output
+    assert "REGRESSION" in result.output
+    deltas = pl.read_parquet(tmp_path / "run_deltas.parquet")
+    assert deltas["regression_detected"].to_list() == [True]
+    assert (tmp_path / "evaluator_deltas.parquet").exists()
+
+
+def test_compare_unknown_run_lists_known_ones(demo, tmp_path):
+    result = runner.invoke(app, ["compare", str(demo), "-b", "nope", "-o", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "2026-10-01-v1.4" in result.output
+
+
+def test_validate_reports_rows(demo):
+    result = runner.invoke(app, ["validate", str(demo), "--json"])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["rows"]["scores"] > 0
+
+
+def test_sweep_writes_sweep_and_configs(demo, tmp_path):
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(
+        "grid:\n  threshold: [0.6, 0.8]\nweights:\n  even: {}\n  routing: {tool_routing: 3}\n"
+    )
+    result = runner.invoke(
+        app, ["sweep", str(demo), "--grid", str(grid), "--curve", "-o", str(tmp_path / "out")]
+    )
+    assert result.exit_code == 0, result.output
+    sweep = pl.read_parquet(tmp_path / "out" / "sweep.parquet")
+    assert sweep["config_id"].n_unique() == 4
+    assert pl.read_parquet(tmp_path / "out" / "sweep_configs.parquet").height == 4
+    assert (tmp_path / "out" / "threshold_curve.parquet").exists()
+
+
+def test_run_table_golden():
+    summary = pl.read_parquet(GOLDEN / "run_summary.parquet")
+    console = Console(record=True, width=160, color_system=None)
+    console.print(run_table(summary))
+    assert console.export_text() == (GOLDEN / "run_table.txt").read_text()
