@@ -1,0 +1,1720 @@
+-- init.sql — load evalframe's SQL interface into the DuckDB CLI.
+-- grain:   none (creates views, tables and macros)
+-- inputs:  the dataset folder as the current directory: scores(.parquet|/),
+--          optional executions, outcomes, runs, and results/*.parquet written by
+--          `evalframe score` / `evalframe compare`
+-- columns: see each object below and sql/README.md
+-- usage:   cd my-dataset && duckdb -cmd '.read /path/to/evalframe/sql/init.sql'
+-- GENERATED from the object files by evalframe._private.duckdb_engine.render_init_sql(); edit those files, then regenerate:
+--   python -m evalframe._private.duckdb_engine
+
+-- ==== scores.sql ================================================================
+-- scores — view over the dataset's judge output (created by init.sql; run duckdb from
+-- inside the dataset folder). `evalframe sql` registers the validated table instead.
+-- grain:   run × case × attempt × evaluator
+-- inputs:  scores.parquet, or scores/**/*.parquet (hive partitions allowed)
+-- columns: run_id, case_id, attempt (default 0), evaluator, score, scale_max (default 1.0),
+--          weight, label, reason, then any extra columns of the files
+set variable evalframe_scores_files = (
+    select
+        case
+            when exists (select 1 from glob('scores.parquet')) then 'scores.parquet'
+            else 'scores/**/*.parquet'
+        end
+);
+
+create or replace view scores as
+with declared_columns as (
+    select
+        null::varchar as run_id,
+        null::varchar as case_id,
+        null::bigint as attempt,
+        null::varchar as evaluator,
+        null::double as score,
+        null::double as scale_max,
+        null::double as weight,
+        null::varchar as label,
+        null::varchar as reason
+    where false
+),
+file_rows as (
+    select * from declared_columns
+    union all by name
+    select *
+    from read_parquet(
+        getvariable('evalframe_scores_files'), hive_partitioning = true, union_by_name = true
+    )
+)
+select * replace (
+    coalesce(attempt, 0)::bigint as attempt,
+    coalesce(scale_max, 1.0)::double as scale_max
+)
+from file_rows;
+
+-- ==== executions.sql ============================================================
+-- executions — view over the dataset's executions (created by init.sql; run duckdb from
+-- inside the dataset folder). Without the table: the distinct executions of `scores`.
+-- grain:   run × case × attempt
+-- inputs:  executions.parquet or executions/**/*.parquet; else view scores
+-- columns: run_id, case_id, attempt (default 0), status (default 'ok'), threshold,
+--          latency_ms, cost_usd, input_tokens, output_tokens, tags, then extra columns
+set variable evalframe_executions_files = (
+    select
+        case
+            when exists (select 1 from glob('executions.parquet')) then 'executions.parquet'
+            when exists (select 1 from glob('executions/**/*.parquet'))
+                then 'executions/**/*.parquet'
+        end
+);
+
+create or replace view executions as
+with declared_columns as (
+    select
+        null::varchar as run_id,
+        null::varchar as case_id,
+        null::bigint as attempt,
+        null::varchar as status,
+        null::double as threshold,
+        null::double as latency_ms,
+        null::double as cost_usd,
+        null::bigint as input_tokens,
+        null::bigint as output_tokens,
+        null::varchar[] as tags
+    where false
+),
+file_rows as (
+    select * from declared_columns
+    union all by name
+    select *
+    from query(
+        if(
+            getvariable('evalframe_executions_files') is null,
+            'select distinct run_id, case_id, attempt from scores',
+            'select * from read_parquet(getvariable(''evalframe_executions_files''), '
+            || 'hive_partitioning = true, union_by_name = true)'
+        )
+    )
+)
+select * replace (
+    coalesce(attempt, 0)::bigint as attempt,
+    coalesce(status, 'ok') as status
+)
+from file_rows;
+
+-- ==== outcomes.sql ==============================================================
+-- outcomes — view over the dataset's expected-outcome checks (created by init.sql; run
+-- duckdb from inside the dataset folder). Without the table: no rows.
+-- grain:   run × case × attempt × outcome
+-- inputs:  outcomes.parquet or outcomes/**/*.parquet
+-- columns: run_id, case_id, attempt (default 0), outcome, passed, justification, extras
+set variable evalframe_outcomes_files = (
+    select
+        case
+            when exists (select 1 from glob('outcomes.parquet')) then 'outcomes.parquet'
+            when exists (select 1 from glob('outcomes/**/*.parquet'))
+                then 'outcomes/**/*.parquet'
+        end
+);
+
+create or replace view outcomes as
+with declared_columns as (
+    select
+        null::varchar as run_id,
+        null::varchar as case_id,
+        null::bigint as attempt,
+        null::varchar as outcome,
+        null::boolean as passed,
+        null::varchar as justification
+    where false
+),
+file_rows as (
+    select * from declared_columns
+    union all by name
+    select *
+    from query(
+        if(
+            getvariable('evalframe_outcomes_files') is null,
+            'select * from declared_columns',
+            'select * from read_parquet(getvariable(''evalframe_outcomes_files''), '
+            || 'hive_partitioning = true, union_by_name = true)'
+        )
+    )
+)
+select * replace (coalesce(attempt, 0)::bigint as attempt)
+from file_rows;
+
+-- ==== runs.sql ==================================================================
+-- runs — view over the dataset's run metadata (created by init.sql; run duckdb from
+-- inside the dataset folder). Without the table: no rows.
+-- grain:   run
+-- inputs:  runs.parquet or runs/**/*.parquet
+-- columns: run_id, created_at (timestamp), label, config (JSON snapshot), then metadata
+set variable evalframe_runs_files = (
+    select
+        case
+            when exists (select 1 from glob('runs.parquet')) then 'runs.parquet'
+            when exists (select 1 from glob('runs/**/*.parquet')) then 'runs/**/*.parquet'
+        end
+);
+
+create or replace view runs as
+with declared_columns as (
+    select
+        null::varchar as run_id,
+        null::timestamp as created_at,
+        null::varchar as label,
+        null::varchar as config
+    where false
+),
+file_rows as (
+    select * from declared_columns
+    union all by name
+    select *
+    from query(
+        if(
+            getvariable('evalframe_runs_files') is null,
+            'select * from declared_columns',
+            'select * from read_parquet(getvariable(''evalframe_runs_files''), '
+            || 'hive_partitioning = true, union_by_name = true)'
+        )
+    )
+)
+select * replace (try_cast(created_at as timestamp) as created_at)
+from file_rows;
+
+-- ==== evaluator_policy.sql ======================================================
+-- evaluator_policy — table of per-evaluator settings of a flat config (empty = no
+-- `evaluators` list: every evaluator in the data counts, weight from the data or 1).
+-- grain:   evaluator
+-- inputs:  none; insert rows to configure, e.g. insert into evaluator_policy values
+--          ('safety', 5, true, 0.9)
+-- columns: evaluator, weight (null = data weight, else 1), required (a failing or missing
+--          required evaluator zeroes the score), min_score (null = the execution threshold)
+create table if not exists evaluator_policy (
+    evaluator varchar primary key,
+    weight double,
+    required boolean not null default false,
+    min_score double
+);
+
+-- ==== compare_pairs.sql =========================================================
+-- compare_pairs — table of (baseline, candidate) run pairs compared in one pass by the
+-- *_deltas macros when they get no `baseline` / `candidate` arguments.
+-- grain:   pair
+-- inputs:  none; insert rows, e.g. insert into compare_pairs values (0, 'run-a', 'run-b')
+-- columns: pair_index (output order), baseline_run_id, candidate_run_id
+create table if not exists compare_pairs (
+    pair_index bigint,
+    baseline_run_id varchar,
+    candidate_run_id varchar
+);
+
+-- ==== normalize_score.sql =======================================================
+-- normalize_score(score, scale_max) — scalar macro: a raw judge score on the 0–1 scale.
+-- grain:   one value
+-- inputs:  score (raw judge score, may be null), scale_max (top of the raw scale; null = 1.0)
+-- returns: double, score / scale_max; null when score is null
+create or replace macro normalize_score(score, scale_max) as
+    cast(score as double) / coalesce(cast(scale_max as double), 1.0);
+
+-- ==== meets.sql =================================================================
+-- meets(x, b) — scalar macro: "x meets the boundary b", x >= b - EPS with EPS = 1e-9.
+-- grain:   one value
+-- inputs:  x, b (numbers on the 0–1 scale)
+-- returns: boolean; null when x or b is null
+create or replace macro meets(x, b) as
+    cast(x as double) >= cast(b as double) - 1e-9;
+
+-- ==== exceeds.sql ===============================================================
+-- exceeds(x, limit_value) — scalar macro: "x exceeds the limit", x > limit + EPS with EPS = 1e-9.
+-- grain:   one value
+-- inputs:  x, limit_value (numbers: drops on 0–1, relative latency increases)
+-- returns: boolean; null when x or limit_value is null
+create or replace macro exceeds(x, limit_value) as
+    cast(x as double) > cast(limit_value as double) + 1e-9;
+
+-- ==== verdict_band.sql ==========================================================
+-- verdict_band(score, threshold, borderline) — scalar macro: the verdict band of a score.
+-- grain:   one value
+-- inputs:  score (0–1, may be null), threshold (pass boundary), borderline (lower edge of
+--          the borderline band; null = no band)
+-- returns: varchar 'pass' | 'borderline' | 'fail'; null when score is null.
+--          (execution_scores_at adds 'error', 'unscored' and the required/judge-error fails.)
+create or replace macro verdict_band(score, threshold, borderline := null) as
+    case
+        when score is null then null
+        when meets(score, threshold) then 'pass'
+        when borderline is not null and meets(score, borderline) then 'borderline'
+        else 'fail'
+    end;
+
+-- ==== clustered_se.sql ==========================================================
+-- clustered_se(clusters) — scalar macro: case-clustered standard error of a mean.
+-- grain:   one value per group (feed it one list per group)
+-- inputs:  clusters: list of struct(sum_x double, n double), one element per cluster (case)
+--          with the sum and the count of the non-null values x of that cluster, e.g.
+--          list({'sum_x': sum_x, 'n': n}) over a per-case pre-aggregation
+-- returns: double, se = sqrt(G/(G-1) · Σ_c (sum_x_c − n_c · x̄)²) / n with G clusters,
+--          n = Σ n_c, x̄ = Σ sum_x_c / n; null when G < 2 (SPEC §5)
+create or replace macro clustered_se(clusters) as
+    case
+        when len(clusters) >= 2 then
+            list_transform(
+                [{
+                    'mean_x': list_sum([c.sum_x for c in clusters]) / list_sum([c.n for c in clusters]),
+                    'n': list_sum([c.n for c in clusters])
+                }],
+                lambda totals: sqrt(
+                    len(clusters) / (len(clusters) - 1)
+                    * list_sum([(c.sum_x - c.n * totals.mean_x) ** 2 for c in clusters])
+                ) / totals.n
+            )[1]
+    end;
+
+-- ==== wilson_interval.sql =======================================================
+-- wilson_interval(passed, n, z) — scalar macro: Wilson score interval of a pass rate.
+-- grain:   one value
+-- inputs:  passed (number of passes), n (number of trials), z (normal quantile; 1.96 = 95 %)
+-- returns: struct(low double, high double); null when n = 0 or n is null
+create or replace macro wilson_interval(passed, n, z := 1.96) as
+    case
+        when coalesce(n, 0) > 0 then
+            list_transform(
+                [{'p': cast(passed as double) / n, 'n': cast(n as double), 'z': cast(z as double)}],
+                lambda w: {
+                    'low': (w.p + w.z * w.z / (2 * w.n)
+                            - w.z * sqrt(w.p * (1 - w.p) / w.n + w.z * w.z / (4 * w.n * w.n)))
+                           / (1 + w.z * w.z / w.n),
+                    'high': (w.p + w.z * w.z / (2 * w.n)
+                             + w.z * sqrt(w.p * (1 - w.p) / w.n + w.z * w.z / (4 * w.n * w.n)))
+                            / (1 + w.z * w.z / w.n)
+                }
+            )[1]
+    end;
+
+-- ==== mcnemar_p.sql =============================================================
+-- mcnemar_p(n01, n10) — scalar macro: exact two-sided McNemar p-value of paired pass flips.
+-- grain:   one value
+-- inputs:  n01 (passed → not passed), n10 (not passed → passed), non-negative integers
+-- returns: double, min(1, 2 · P(X <= min(n01, n10))) with X ~ Binomial(n01 + n10, 1/2),
+--          summed in log space (lgamma) so large counts do not underflow; 1.0 with no flips
+create or replace macro mcnemar_p(n01, n10) as
+    case
+        when coalesce(n01, 0) + coalesce(n10, 0) = 0 then 1.0
+        else least(
+            1.0,
+            2 * list_sum([
+                exp(
+                    lgamma(cast(n01 + n10 + 1 as double))
+                    - lgamma(cast(i + 1 as double))
+                    - lgamma(cast(n01 + n10 - i + 1 as double))
+                    - cast(n01 + n10 as double) * ln(2.0)
+                )
+                for i in range(0, least(n01, n10) + 1)
+            ])
+        )
+    end;
+
+-- ==== execution_scores_at.sql ===================================================
+-- execution_scores_at(...) — table macro: execution_scores of a flat config, straight from
+-- the input tables (SPEC §3, docs/scoring.md); the SQL twin of `evalframe score`.
+-- grain:   execution (run × case × attempt), one config
+-- inputs:  scores, executions, outcomes, evaluator_policy (empty = every evaluator in the
+--          data, weight from the data or 1, expected evaluators per run)
+-- params:  threshold [0.8], threshold_override [null] (CLI --threshold), borderline [0.6]
+--          (null = no band), aggregator ['weighted_average'] (also minimum, maximum,
+--          all_or_nothing, safety_gate, threshold), required_children [[]] (root
+--          safety_gate), on_missing ['skip'|'zero'|'fail'], outcomes_mode
+--          ['gate'|'ignore'|'both'], configured [null = evaluator_policy has rows],
+--          config_name ['sql'] (the value of config_id)
+-- columns: run_id, case_id, attempt, config_id, status, threshold, score, verdict, passed,
+--          required_failed, judge_error, n_missing, n_ignored, outcomes_total,
+--          outcomes_passed, latency_ms, cost_usd, input_tokens, output_tokens, tags, then
+--          the extra columns of executions
+create or replace macro execution_scores_at(
+    threshold := 0.8,
+    threshold_override := null,
+    borderline := 0.6,
+    aggregator := 'weighted_average',
+    required_children := []::varchar[],
+    on_missing := 'skip',
+    outcomes_mode := 'gate',
+    configured := null,
+    config_name := 'sql'
+) as table
+with settings as (
+    select
+        cast(threshold as double) as cfg_threshold,
+        cast(threshold_override as double) as cfg_override,
+        cast(borderline as double) as cfg_borderline,
+        cast(aggregator as varchar) as cfg_aggregator,
+        cast(required_children as varchar[]) as cfg_required_children,
+        len(cast(required_children as varchar[])) > 0 as cfg_has_required_children,
+        cast(on_missing as varchar) as cfg_on_missing,
+        cast(outcomes_mode as varchar) as cfg_outcomes,
+        coalesce(
+            cast(configured as boolean), exists (select 1 from evaluator_policy)
+        ) as cfg_configured,
+        cast(config_name as varchar) as cfg_config_id
+),
+execution_thresholds as (
+    select
+        e.run_id,
+        e.case_id,
+        e.attempt,
+        e.status,
+        coalesce(st.cfg_override, e.threshold, st.cfg_threshold) as exec_threshold
+    from executions as e
+    cross join settings as st
+),
+-- score rows of ok executions; is_leaf: the row's evaluator is a leaf of the config
+ok_score_rows as (
+    select
+        s.run_id,
+        s.case_id,
+        s.attempt,
+        s.evaluator,
+        normalize_score(s.score, s.scale_max) as s_norm,
+        s.weight as data_weight,
+        not st.cfg_configured or s.evaluator in (select p.evaluator from evaluator_policy as p)
+            as is_leaf
+    from scores as s
+    inner join execution_thresholds as e using (run_id, case_id, attempt)
+    cross join settings as st
+    where e.status = 'ok'
+),
+row_counts as (
+    select
+        run_id,
+        case_id,
+        attempt,
+        count(*) filter (where is_leaf) as n_rows,
+        count(*) filter (where not is_leaf) as n_ignored
+    from ok_score_rows
+    group by run_id, case_id, attempt
+),
+-- expected leaves: every policy row (configured), else the evaluators of the run's rows
+expected_leaves as (
+    select
+        r.run_id,
+        p.evaluator,
+        p.weight as policy_weight,
+        coalesce(p.required, false) as required,
+        p.min_score
+    from (select distinct run_id from executions) as r
+    cross join evaluator_policy as p
+    where (select cfg_configured from settings)
+    union all
+    select distinct
+        run_id,
+        evaluator,
+        null::double as policy_weight,
+        false as required,
+        null::double as min_score
+    from scores
+    where not (select cfg_configured from settings)
+),
+expected_counts as (
+    select run_id, count(*) as n_expected
+    from expected_leaves
+    group by run_id
+),
+leaf_values as (
+    select
+        e.run_id,
+        e.case_id,
+        e.attempt,
+        e.exec_threshold,
+        x.evaluator,
+        r.s_norm,
+        coalesce(x.policy_weight, r.data_weight, 1.0) as w,
+        x.required,
+        list_contains(st.cfg_required_children, x.evaluator) as in_required_children,
+        r.s_norm is not null
+            and meets(r.s_norm, coalesce(x.min_score, e.exec_threshold)) as passes,
+        case
+            when r.s_norm is not null then r.s_norm
+            when st.cfg_on_missing = 'zero' then 0.0
+        end as s,
+        r.s_norm is not null or st.cfg_on_missing = 'zero' as present
+    from execution_thresholds as e
+    inner join row_counts as c using (run_id, case_id, attempt)
+    inner join expected_leaves as x on x.run_id = e.run_id
+    left join ok_score_rows as r
+        on r.run_id = e.run_id
+        and r.case_id = e.case_id
+        and r.attempt = e.attempt
+        and r.evaluator = x.evaluator
+    cross join settings as st
+    where e.status = 'ok' and c.n_rows > 0
+),
+root_stats as (
+    select
+        run_id,
+        case_id,
+        attempt,
+        any_value(exec_threshold) as t,
+        count(*) filter (where s_norm is null) as n_missing,
+        count(*) filter (where present) as n_present,
+        coalesce(sum(w * s) filter (where present), 0.0) as sum_ws,
+        coalesce(sum(w) filter (where present), 0.0) as sum_w,
+        min(s) as s_min,
+        max(s) as s_max,
+        count(*) filter (where passes) as n_pass,
+        coalesce(bool_or(required and not passes), false) as required_gate,
+        coalesce(bool_or(in_required_children and not passes), false) as safety_failed,
+        count(*) filter (where present and not in_required_children) as n_present_rest,
+        coalesce(sum(w * s) filter (where present and not in_required_children), 0.0)
+            as sum_ws_rest,
+        coalesce(sum(w) filter (where present and not in_required_children), 0.0)
+            as sum_w_rest
+    from leaf_values
+    group by run_id, case_id, attempt
+),
+root_values as (
+    select
+        rs.run_id,
+        rs.case_id,
+        rs.attempt,
+        rs.n_missing,
+        rs.n_present > 0 as root_present,
+        st.cfg_has_required_children and rs.safety_failed as safety_gate_fired,
+        rs.required_gate,
+        case when rs.sum_w > 0 then rs.sum_ws / rs.sum_w else 0.0 end as wavg,
+        case
+            when rs.n_present_rest = 0 then null
+            when rs.sum_w_rest > 0 then rs.sum_ws_rest / rs.sum_w_rest
+            else 0.0
+        end as wavg_rest,
+        rs.s_min,
+        rs.s_max,
+        rs.t,
+        rs.n_pass::double / nullif(rs.n_present, 0) as pass_ratio
+    from root_stats as rs
+    cross join settings as st
+),
+root_scores as (
+    select
+        rv.run_id,
+        rv.case_id,
+        rv.attempt,
+        rv.n_missing,
+        rv.root_present,
+        case
+            when not rv.root_present then null
+            when rv.required_gate then 0.0
+            when st.cfg_aggregator = 'minimum' then rv.s_min
+            when st.cfg_aggregator = 'maximum' then rv.s_max
+            when st.cfg_aggregator = 'all_or_nothing'
+                then case when meets(rv.s_min, rv.t) then rv.wavg else 0.0 end
+            when st.cfg_aggregator = 'safety_gate'
+                then case
+                    when rv.safety_gate_fired then 0.0
+                    else coalesce(rv.wavg_rest, rv.wavg)
+                end
+            when st.cfg_aggregator = 'threshold' then rv.pass_ratio
+            else rv.wavg
+        end as root_score,
+        rv.root_present
+            and (rv.required_gate or (st.cfg_aggregator = 'safety_gate' and rv.safety_gate_fired))
+            as gate_fired
+    from root_values as rv
+    cross join settings as st
+),
+outcome_counts as (
+    select
+        run_id,
+        case_id,
+        attempt,
+        count(*) as outcomes_total,
+        count(*) filter (where passed) as outcomes_passed
+    from outcomes
+    group by run_id, case_id, attempt
+),
+execution_flags as (
+    select
+        e.run_id,
+        e.case_id,
+        e.attempt,
+        e.status,
+        st.*,
+        et.exec_threshold,
+        coalesce(c.n_rows, 0) > 0 as has_rows,
+        coalesce(c.n_ignored, 0) as rows_ignored,
+        case
+            when coalesce(c.n_rows, 0) > 0 then r.n_missing
+            else coalesce(x.n_expected, 0)
+        end as leaves_missing,
+        r.root_present,
+        r.root_score,
+        r.gate_fired,
+        coalesce(o.outcomes_total, 0) as n_outcomes,
+        coalesce(o.outcomes_passed, 0) as n_outcomes_passed,
+        e.status = 'ok' as is_ok,
+        coalesce(
+            e.status = 'ok'
+            and coalesce(c.n_rows, 0) > 0
+            and st.cfg_on_missing = 'fail'
+            and r.n_missing > 0,
+            false
+        ) as is_judge_error
+    from executions as e
+    inner join execution_thresholds as et using (run_id, case_id, attempt)
+    left join row_counts as c using (run_id, case_id, attempt)
+    left join root_scores as r using (run_id, case_id, attempt)
+    left join outcome_counts as o using (run_id, case_id, attempt)
+    left join expected_counts as x on x.run_id = e.run_id
+    cross join settings as st
+),
+execution_states as (
+    select
+        *,
+        is_ok and not is_judge_error and not (has_rows and coalesce(root_present, false))
+            as is_unscored
+    from execution_flags
+),
+execution_scores as (
+    select
+        *,
+        is_ok and has_rows and coalesce(gate_fired, false) as is_required_failed,
+        case
+            when not is_ok or is_unscored then null
+            when is_judge_error then 0.0
+            else root_score
+        end as final_score
+    from execution_states
+),
+execution_verdicts as (
+    select
+        *,
+        case
+            when not is_ok then 'error'
+            when is_judge_error then 'fail'
+            when is_unscored then 'unscored'
+            when is_required_failed then 'fail'
+            else verdict_band(final_score, exec_threshold, cfg_borderline)
+        end as final_verdict
+    from execution_scores
+)
+select
+    v.run_id,
+    v.case_id,
+    v.attempt,
+    v.cfg_config_id as config_id,
+    v.status,
+    v.exec_threshold as threshold,
+    v.final_score as score,
+    v.final_verdict as verdict,
+    case
+        when not v.is_ok or v.is_judge_error then false
+        when v.cfg_outcomes = 'gate' then
+            case
+                when v.n_outcomes > 0 then v.n_outcomes_passed = v.n_outcomes
+                else v.final_verdict = 'pass'
+            end
+        when v.cfg_outcomes = 'ignore' then v.final_verdict = 'pass'
+        else v.final_verdict = 'pass' and (v.n_outcomes = 0 or v.n_outcomes_passed = v.n_outcomes)
+    end as passed,
+    v.is_required_failed as required_failed,
+    v.is_judge_error as judge_error,
+    case when v.is_ok then coalesce(v.leaves_missing, 0) else 0 end::bigint as n_missing,
+    case when v.is_ok then v.rows_ignored else 0 end::bigint as n_ignored,
+    v.n_outcomes::bigint as outcomes_total,
+    v.n_outcomes_passed::bigint as outcomes_passed,
+    x.latency_ms,
+    x.cost_usd,
+    x.input_tokens,
+    x.output_tokens,
+    x.tags,
+    x.* exclude (
+        run_id, case_id, attempt, status, threshold, latency_ms, cost_usd, input_tokens,
+        output_tokens, tags
+    )
+from execution_verdicts as v
+inner join executions as x using (run_id, case_id, attempt)
+order by v.run_id, v.case_id, v.attempt;
+
+-- ==== case_summary_of.sql =======================================================
+-- case_summary_of(source, ...) — table macro: case_summary from execution_scores rows
+-- (SPEC §4): repeated attempts of a case reduced to one row. Over the stored results it
+-- is a what-if on the attempts policy: case_summary_of('execution_scores', attempts_passed
+-- := 'any').
+-- grain:   config × run × case
+-- inputs:  source: name of a table, view or CTE shaped like execution_scores
+-- params:  source ['execution_scores'], attempts_score ['mean'|'min'|'max'],
+--          attempts_passed ['all'|'any'|'majority']
+-- columns: config_id, run_id, case_id, attempts, errored, scored, unscored, score,
+--          n_passed, pass_rate, passed, flaky, latency_mean, cost_usd
+create or replace macro case_summary_of(
+    source := 'execution_scores',
+    attempts_score := 'mean',
+    attempts_passed := 'all'
+) as table
+with case_groups as (
+    select
+        config_id,
+        run_id,
+        case_id,
+        count(*)::bigint as n_attempts,
+        count(*) filter (where status = 'error')::bigint as n_errored,
+        count(score)::bigint as n_scored,
+        count(*) filter (where verdict = 'unscored')::bigint as n_unscored,
+        avg(score) as mean_score,
+        min(score) as min_score,
+        max(score) as max_score,
+        count(*) filter (where passed)::bigint as n_attempts_passed,
+        avg(latency_ms) as mean_latency,
+        sum(cost_usd) as total_cost
+    from query_table(source)
+    group by config_id, run_id, case_id
+)
+select
+    config_id,
+    run_id,
+    case_id,
+    n_attempts as attempts,
+    n_errored as errored,
+    n_scored as scored,
+    n_unscored as unscored,
+    case cast(attempts_score as varchar)
+        when 'min' then min_score
+        when 'max' then max_score
+        else mean_score
+    end as score,
+    n_attempts_passed as n_passed,
+    n_attempts_passed / n_attempts as pass_rate,
+    case cast(attempts_passed as varchar)
+        when 'any' then n_attempts_passed >= 1
+        when 'majority' then 2 * n_attempts_passed > n_attempts
+        else n_attempts_passed = n_attempts
+    end as passed,
+    n_attempts_passed > 0 and n_attempts_passed < n_attempts as flaky,
+    mean_latency as latency_mean,
+    total_cost as cost_usd
+from case_groups
+order by config_id, run_id, case_id;
+
+-- ==== case_summary_at.sql =======================================================
+-- case_summary_at(...) — table macro: case_summary of a flat config straight from the
+-- input tables (execution_scores_at, then case_summary_of).
+-- grain:   run × case, one config
+-- inputs:  scores, executions, outcomes, evaluator_policy
+-- params:  those of execution_scores_at, plus attempts_score ['mean'|'min'|'max'] and
+--          attempts_passed ['all'|'any'|'majority']
+-- columns: as case_summary_of
+create or replace macro case_summary_at(
+    threshold := 0.8,
+    threshold_override := null,
+    borderline := 0.6,
+    aggregator := 'weighted_average',
+    required_children := []::varchar[],
+    on_missing := 'skip',
+    outcomes_mode := 'gate',
+    configured := null,
+    config_name := 'sql',
+    attempts_score := 'mean',
+    attempts_passed := 'all'
+) as table
+with scored_executions as (
+    select *
+    from execution_scores_at(
+        threshold := threshold,
+        threshold_override := threshold_override,
+        borderline := borderline,
+        aggregator := aggregator,
+        required_children := required_children,
+        on_missing := on_missing,
+        outcomes_mode := outcomes_mode,
+        configured := configured,
+        config_name := config_name
+    )
+)
+select *
+from case_summary_of(
+    'scored_executions', attempts_score := attempts_score, attempts_passed := attempts_passed
+);
+
+-- ==== run_summary_of.sql ========================================================
+-- run_summary_of(source, ...) — table macro: run_summary from execution_scores rows (SPEC
+-- §5): counts, rates, clustered standard errors, latency, cost and run gates. Over the
+-- stored results it is a what-if on the gates: run_summary_of(min_pass_rate := 0.9).
+-- grain:   config × run (runs of the runs table without executions get zero counts)
+-- inputs:  source: name of a relation shaped like execution_scores; runs_source: the runs
+--          table (its columns are carried onto each row, `config` as run_config)
+-- params:  source ['execution_scores'], min_mean_score [0.8], min_pass_rate [1.0],
+--          attempts_score ['mean'], attempts_passed ['all'] (for case_pass_rate),
+--          runs_source ['runs'], config_name [null] (a config_id to give rows to runs of
+--          the runs table even when source holds no execution)
+-- columns: config_id, run_id, executions, cases, passed, failed, errored, unscored,
+--          n_pass, n_borderline, n_fail, pass_rate, mean_score, case_pass_rate,
+--          pass_rate_se, mean_score_se, latency_mean, latency_p50, latency_p95,
+--          latency_max, cost_usd, input_tokens, output_tokens, min_mean_score,
+--          min_pass_rate, mean_score_gate, pass_rate_gate, run_passed, then the columns of
+--          the runs table (created_at, label, run_config, metadata)
+create or replace macro run_summary_of(
+    source := 'execution_scores',
+    min_mean_score := 0.8,
+    min_pass_rate := 1.0,
+    attempts_score := 'mean',
+    attempts_passed := 'all',
+    runs_source := 'runs',
+    config_name := null
+) as table
+with gate_settings as (
+    select
+        cast(min_mean_score as double) as gate_mean_score,
+        cast(min_pass_rate as double) as gate_pass_rate
+),
+run_groups as (
+    select
+        config_id,
+        run_id,
+        count(*)::bigint as n_executions,
+        count(distinct case_id)::bigint as n_cases,
+        count(*) filter (where passed)::bigint as n_passed,
+        count(*) filter (
+            where not passed and status <> 'error' and verdict <> 'unscored'
+        )::bigint as n_failed,
+        count(*) filter (where status = 'error')::bigint as n_errored,
+        count(*) filter (where verdict = 'unscored')::bigint as n_unscored,
+        count(*) filter (where verdict = 'pass')::bigint as n_verdict_pass,
+        count(*) filter (where verdict = 'borderline')::bigint as n_verdict_borderline,
+        count(*) filter (where verdict = 'fail')::bigint as n_verdict_fail,
+        avg(passed::double) as pass_rate_value,
+        avg(score) as mean_score_value,
+        avg(latency_ms) as latency_mean_value,
+        quantile_cont(latency_ms, 0.5) as latency_p50_value,
+        quantile_cont(latency_ms, 0.95) as latency_p95_value,
+        max(latency_ms) as latency_max_value,
+        sum(cost_usd)::double as cost_value,
+        sum(input_tokens)::bigint as input_tokens_value,
+        sum(output_tokens)::bigint as output_tokens_value
+    from query_table(source)
+    group by config_id, run_id
+),
+case_clusters as (
+    select
+        config_id,
+        run_id,
+        case_id,
+        sum(passed::double) as pass_sum,
+        count(*)::double as pass_n,
+        sum(score) as score_sum,
+        count(score)::double as score_n
+    from query_table(source)
+    group by config_id, run_id, case_id
+),
+run_standard_errors as (
+    select
+        config_id,
+        run_id,
+        clustered_se(list({'sum_x': pass_sum, 'n': pass_n})) as pass_rate_se_value,
+        clustered_se(list({'sum_x': score_sum, 'n': score_n}) filter (where score_n > 0))
+            as mean_score_se_value
+    from case_clusters
+    group by config_id, run_id
+),
+case_pass_rates as (
+    select config_id, run_id, avg(passed::double) as case_pass_rate_value
+    from case_summary_of(
+        source, attempts_score := attempts_score, attempts_passed := attempts_passed
+    )
+    group by config_id, run_id
+),
+config_ids as (
+    select distinct config_id from run_groups
+    union
+    select cast(config_name as varchar) as config_id where config_name is not null
+),
+run_keys as (
+    select config_id, run_id from run_groups
+    union
+    select c.config_id, r.run_id
+    from query_table(runs_source) as r
+    cross join config_ids as c
+)
+select
+    k.config_id,
+    k.run_id,
+    coalesce(g.n_executions, 0)::bigint as executions,
+    coalesce(g.n_cases, 0)::bigint as cases,
+    coalesce(g.n_passed, 0)::bigint as passed,
+    coalesce(g.n_failed, 0)::bigint as failed,
+    coalesce(g.n_errored, 0)::bigint as errored,
+    coalesce(g.n_unscored, 0)::bigint as unscored,
+    coalesce(g.n_verdict_pass, 0)::bigint as n_pass,
+    coalesce(g.n_verdict_borderline, 0)::bigint as n_borderline,
+    coalesce(g.n_verdict_fail, 0)::bigint as n_fail,
+    g.pass_rate_value as pass_rate,
+    g.mean_score_value as mean_score,
+    cp.case_pass_rate_value as case_pass_rate,
+    se.pass_rate_se_value as pass_rate_se,
+    se.mean_score_se_value as mean_score_se,
+    g.latency_mean_value as latency_mean,
+    g.latency_p50_value as latency_p50,
+    g.latency_p95_value as latency_p95,
+    g.latency_max_value as latency_max,
+    g.cost_value as cost_usd,
+    g.input_tokens_value as input_tokens,
+    g.output_tokens_value as output_tokens,
+    gs.gate_mean_score as min_mean_score,
+    gs.gate_pass_rate as min_pass_rate,
+    coalesce(meets(g.mean_score_value, gs.gate_mean_score), false) as mean_score_gate,
+    coalesce(meets(g.pass_rate_value, gs.gate_pass_rate), false) as pass_rate_gate,
+    coalesce(meets(g.mean_score_value, gs.gate_mean_score), false)
+        and coalesce(meets(g.pass_rate_value, gs.gate_pass_rate), false) as run_passed,
+    r.* exclude (run_id) rename (config as run_config)
+from run_keys as k
+left join run_groups as g on g.config_id = k.config_id and g.run_id = k.run_id
+left join case_pass_rates as cp on cp.config_id = k.config_id and cp.run_id = k.run_id
+left join run_standard_errors as se on se.config_id = k.config_id and se.run_id = k.run_id
+left join query_table(runs_source) as r on r.run_id = k.run_id
+cross join gate_settings as gs
+order by k.config_id, r.created_at nulls last, k.run_id;
+
+-- ==== run_summary_at.sql ========================================================
+-- run_summary_at(...) — table macro: run_summary of a flat config straight from the input
+-- tables, e.g. select * from run_summary_at(threshold := 0.7, borderline := 0.5).
+-- grain:   run, one config
+-- inputs:  scores, executions, outcomes, runs, evaluator_policy
+-- params:  those of execution_scores_at, plus attempts_score ['mean'], attempts_passed
+--          ['all'], min_mean_score [0.8], min_pass_rate [1.0]
+-- columns: as run_summary_of
+create or replace macro run_summary_at(
+    threshold := 0.8,
+    threshold_override := null,
+    borderline := 0.6,
+    aggregator := 'weighted_average',
+    required_children := []::varchar[],
+    on_missing := 'skip',
+    outcomes_mode := 'gate',
+    configured := null,
+    config_name := 'sql',
+    attempts_score := 'mean',
+    attempts_passed := 'all',
+    min_mean_score := 0.8,
+    min_pass_rate := 1.0
+) as table
+with scored_executions as (
+    select *
+    from execution_scores_at(
+        threshold := threshold,
+        threshold_override := threshold_override,
+        borderline := borderline,
+        aggregator := aggregator,
+        required_children := required_children,
+        on_missing := on_missing,
+        outcomes_mode := outcomes_mode,
+        configured := configured,
+        config_name := config_name
+    )
+)
+select *
+from run_summary_of(
+    'scored_executions',
+    min_mean_score := min_mean_score,
+    min_pass_rate := min_pass_rate,
+    attempts_score := attempts_score,
+    attempts_passed := attempts_passed,
+    config_name := config_name
+);
+
+-- ==== case_matches_of.sql =======================================================
+-- case_matches_of(...) — table macro: each compared pair's baseline and candidate case
+-- summaries matched on case_id, with the status rule (docs/compare.md) and the flags the
+-- run-level statistics need. case_deltas_of and run_deltas_of read it.
+-- grain:   config × pair × case (cases in either run of the pair)
+-- inputs:  case_source: a relation shaped like case_summary; pairs: the `baseline` and
+--          `candidate` arguments, or when they are null the rows of pairs_source
+-- params:  case_source ['case_summary'], baseline [null], candidate [null],
+--          case_delta [0.05], pairs_source ['compare_pairs']
+-- columns: config_id, pair_index, baseline_run_id, candidate_run_id, case_id,
+--          baseline_score, candidate_score, baseline_passed, candidate_passed,
+--          baseline_pass_rate, candidate_pass_rate, baseline_latency_mean,
+--          candidate_latency_mean, score_delta, status, in_baseline, in_candidate,
+--          baseline_scored, candidate_scored
+create or replace macro case_matches_of(
+    case_source := 'case_summary',
+    baseline := null,
+    candidate := null,
+    case_delta := 0.05,
+    pairs_source := 'compare_pairs'
+) as table
+with delta_settings as (
+    select cast(case_delta as double) as cfg_case_delta
+),
+given_pairs as (
+    select
+        0::bigint as pair_index,
+        cast(baseline as varchar) as baseline_run_id,
+        cast(candidate as varchar) as candidate_run_id
+    where baseline is not null and candidate is not null
+    union all
+    select pair_index::bigint, baseline_run_id::varchar, candidate_run_id::varchar
+    from query_table(pairs_source)
+    where baseline is null or candidate is null
+),
+distinct_pairs as (
+    select min(pair_index) as pair_index, baseline_run_id, candidate_run_id
+    from given_pairs
+    group by baseline_run_id, candidate_run_id
+),
+case_sides as (
+    select
+        config_id,
+        run_id,
+        case_id,
+        score,
+        passed,
+        pass_rate,
+        latency_mean,
+        coalesce(scored, 0) > 0 and score is not null as is_scored
+    from query_table(case_source)
+),
+baseline_cases as (
+    select p.pair_index, p.baseline_run_id, p.candidate_run_id, c.*
+    from distinct_pairs as p
+    inner join case_sides as c on c.run_id = p.baseline_run_id
+),
+candidate_cases as (
+    select p.pair_index, p.baseline_run_id, p.candidate_run_id, c.*
+    from distinct_pairs as p
+    inner join case_sides as c on c.run_id = p.candidate_run_id
+),
+matched_cases as (
+    select
+        coalesce(b.config_id, c.config_id) as config_id,
+        coalesce(b.pair_index, c.pair_index) as pair_index,
+        coalesce(b.baseline_run_id, c.baseline_run_id) as baseline_run_id,
+        coalesce(b.candidate_run_id, c.candidate_run_id) as candidate_run_id,
+        coalesce(b.case_id, c.case_id) as case_id,
+        b.score as baseline_score,
+        c.score as candidate_score,
+        b.passed as baseline_passed,
+        c.passed as candidate_passed,
+        b.pass_rate::double as baseline_pass_rate,
+        c.pass_rate::double as candidate_pass_rate,
+        b.latency_mean::double as baseline_latency_mean,
+        c.latency_mean::double as candidate_latency_mean,
+        c.score - b.score as score_delta,
+        b.run_id is not null as in_baseline,
+        c.run_id is not null as in_candidate,
+        coalesce(b.is_scored, false) as baseline_scored,
+        coalesce(c.is_scored, false) as candidate_scored
+    from baseline_cases as b
+    full join candidate_cases as c
+        on b.pair_index = c.pair_index
+        and b.config_id is not distinct from c.config_id
+        and b.case_id = c.case_id
+)
+select
+    m.config_id,
+    m.pair_index,
+    m.baseline_run_id,
+    m.candidate_run_id,
+    m.case_id,
+    m.baseline_score,
+    m.candidate_score,
+    m.baseline_passed,
+    m.candidate_passed,
+    m.baseline_pass_rate,
+    m.candidate_pass_rate,
+    m.baseline_latency_mean,
+    m.candidate_latency_mean,
+    m.score_delta,
+    case
+        when not m.in_baseline then 'new'
+        when not m.in_candidate then 'removed'
+        when not m.baseline_scored or not m.candidate_scored then 'error'
+        when coalesce(m.baseline_passed, false) and not coalesce(m.candidate_passed, false)
+            then 'regression'
+        when not coalesce(m.baseline_passed, false) and coalesce(m.candidate_passed, false)
+            then 'improvement'
+        when exceeds(-m.score_delta, s.cfg_case_delta) then 'regression'
+        when exceeds(m.score_delta, s.cfg_case_delta) then 'improvement'
+        else 'unchanged'
+    end as status,
+    m.in_baseline,
+    m.in_candidate,
+    m.baseline_scored,
+    m.candidate_scored
+from matched_cases as m
+cross join delta_settings as s;
+
+-- ==== case_deltas_of.sql ========================================================
+-- case_deltas_of(...) — table macro: case_deltas (SPEC §6) from case summaries: each
+-- case of each (baseline, candidate) pair with both sides and its status.
+-- grain:   config × pair × case
+-- inputs:  case_source: a relation shaped like case_summary (default: the stored results);
+--          the pair: baseline and candidate, or the rows of pairs_source
+-- params:  case_source ['case_summary'], baseline [null], candidate [null],
+--          case_delta [0.05], pairs_source ['compare_pairs']
+-- columns: config_id, baseline_run_id, candidate_run_id, case_id, baseline_score,
+--          candidate_score, baseline_passed, candidate_passed, baseline_pass_rate,
+--          candidate_pass_rate, baseline_latency_mean, candidate_latency_mean,
+--          score_delta, status ('new', 'removed', 'error', 'regression', 'improvement',
+--          'unchanged')
+create or replace macro case_deltas_of(
+    case_source := 'case_summary',
+    baseline := null,
+    candidate := null,
+    case_delta := 0.05,
+    pairs_source := 'compare_pairs'
+) as table
+select
+    config_id,
+    baseline_run_id,
+    candidate_run_id,
+    case_id,
+    baseline_score,
+    candidate_score,
+    baseline_passed,
+    candidate_passed,
+    baseline_pass_rate,
+    candidate_pass_rate,
+    baseline_latency_mean,
+    candidate_latency_mean,
+    score_delta,
+    status
+from case_matches_of(
+    case_source,
+    baseline := baseline,
+    candidate := candidate,
+    case_delta := case_delta,
+    pairs_source := pairs_source
+)
+order by config_id, pair_index, case_id;
+
+-- ==== case_deltas_at.sql ========================================================
+-- case_deltas_at(...) — table macro: case_deltas of a flat config straight from the input
+-- tables, e.g. select * from case_deltas_at(baseline := 'run-a', candidate := 'run-b',
+-- threshold := 0.7).
+-- grain:   pair × case, one config
+-- inputs:  scores, executions, outcomes, evaluator_policy; compare_pairs when baseline /
+--          candidate are not given
+-- params:  those of case_summary_at, plus baseline [null], candidate [null],
+--          case_delta [0.05]
+-- columns: as case_deltas_of
+create or replace macro case_deltas_at(
+    baseline := null,
+    candidate := null,
+    threshold := 0.8,
+    threshold_override := null,
+    borderline := 0.6,
+    aggregator := 'weighted_average',
+    required_children := []::varchar[],
+    on_missing := 'skip',
+    outcomes_mode := 'gate',
+    configured := null,
+    config_name := 'sql',
+    attempts_score := 'mean',
+    attempts_passed := 'all',
+    case_delta := 0.05
+) as table
+with scored_executions as (
+    select *
+    from execution_scores_at(
+        threshold := threshold,
+        threshold_override := threshold_override,
+        borderline := borderline,
+        aggregator := aggregator,
+        required_children := required_children,
+        on_missing := on_missing,
+        outcomes_mode := outcomes_mode,
+        configured := configured,
+        config_name := config_name
+    )
+),
+scored_cases as (
+    select *
+    from case_summary_of(
+        'scored_executions', attempts_score := attempts_score, attempts_passed := attempts_passed
+    )
+)
+select *
+from case_deltas_of(
+    'scored_cases', baseline := baseline, candidate := candidate, case_delta := case_delta
+);
+
+-- ==== run_deltas_of.sql =========================================================
+-- run_deltas_of(...) — table macro: run_deltas (SPEC §6) from case and run summaries:
+-- per pair, the run-level deltas, case status counts, paired statistics (mean delta,
+-- its SE and 95 % interval, exact McNemar p) and the regression reasons.
+-- grain:   config × pair
+-- inputs:  case_source (shaped like case_summary), run_source (shaped like run_summary);
+--          the pair: baseline and candidate, or the rows of pairs_source
+-- params:  case_source ['case_summary'], run_source ['run_summary'], baseline [null],
+--          candidate [null], max_pass_rate_drop [0.0], max_mean_score_drop [0.05],
+--          max_latency_increase [0.2], case_delta [0.05], pairs_source ['compare_pairs']
+-- columns: config_id, baseline_run_id, candidate_run_id, baseline_/candidate_ pass_rate,
+--          mean_score, latency_mean, latency_p95, cost_usd; pass_rate_delta,
+--          mean_score_delta, latency_mean_delta, latency_p95_delta, cost_delta; n_new,
+--          n_removed, n_error, n_regression, n_improvement, n_unchanged; n_paired,
+--          mean_delta, mean_delta_se, mean_delta_ci_low, mean_delta_ci_high,
+--          n_passed_to_failed, n_failed_to_passed, mcnemar_p; reasons (list of
+--          'pass_rate_drop', 'mean_score_drop', 'latency_increase'), regression_detected
+create or replace macro run_deltas_of(
+    case_source := 'case_summary',
+    run_source := 'run_summary',
+    baseline := null,
+    candidate := null,
+    max_pass_rate_drop := 0.0,
+    max_mean_score_drop := 0.05,
+    max_latency_increase := 0.2,
+    case_delta := 0.05,
+    pairs_source := 'compare_pairs'
+) as table
+with limit_settings as (
+    select
+        cast(max_pass_rate_drop as double) as limit_pass_rate_drop,
+        cast(max_mean_score_drop as double) as limit_mean_score_drop,
+        cast(max_latency_increase as double) as limit_latency_increase
+),
+given_pairs as (
+    select
+        0::bigint as pair_index,
+        cast(baseline as varchar) as baseline_run_id,
+        cast(candidate as varchar) as candidate_run_id
+    where baseline is not null and candidate is not null
+    union all
+    select pair_index::bigint, baseline_run_id::varchar, candidate_run_id::varchar
+    from query_table(pairs_source)
+    where baseline is null or candidate is null
+),
+distinct_pairs as (
+    select min(pair_index) as pair_index, baseline_run_id, candidate_run_id
+    from given_pairs
+    group by baseline_run_id, candidate_run_id
+),
+config_ids as (
+    select distinct config_id from query_table(case_source)
+    union
+    select distinct config_id from query_table(run_source)
+),
+run_stats as (
+    select
+        config_id,
+        run_id,
+        pass_rate::double as pass_rate,
+        mean_score::double as mean_score,
+        latency_mean::double as latency_mean,
+        latency_p95::double as latency_p95,
+        cost_usd::double as cost_usd
+    from query_table(run_source)
+),
+case_counts as (
+    select
+        config_id,
+        pair_index,
+        count(*) filter (where status = 'new') as n_new,
+        count(*) filter (where status = 'removed') as n_removed,
+        count(*) filter (where status = 'error') as n_error,
+        count(*) filter (where status = 'regression') as n_regression,
+        count(*) filter (where status = 'improvement') as n_improvement,
+        count(*) filter (where status = 'unchanged') as n_unchanged,
+        count(score_delta) filter (
+            where in_baseline and in_candidate and baseline_scored and candidate_scored
+        ) as n_paired,
+        avg(score_delta) filter (
+            where in_baseline and in_candidate and baseline_scored and candidate_scored
+        ) as mean_delta,
+        stddev_samp(score_delta) filter (
+            where in_baseline and in_candidate and baseline_scored and candidate_scored
+        ) as sd_delta,
+        count(*) filter (
+            where in_baseline and in_candidate
+            and coalesce(baseline_passed, false) and not coalesce(candidate_passed, false)
+        ) as n_passed_to_failed,
+        count(*) filter (
+            where in_baseline and in_candidate
+            and not coalesce(baseline_passed, false) and coalesce(candidate_passed, false)
+        ) as n_failed_to_passed
+    from case_matches_of(
+        case_source,
+        baseline := baseline,
+        candidate := candidate,
+        case_delta := case_delta,
+        pairs_source := pairs_source
+    )
+    group by config_id, pair_index
+),
+pair_rows as (
+    select
+        c.config_id,
+        p.pair_index,
+        p.baseline_run_id,
+        p.candidate_run_id,
+        b.pass_rate as baseline_pass_rate,
+        k.pass_rate as candidate_pass_rate,
+        b.mean_score as baseline_mean_score,
+        k.mean_score as candidate_mean_score,
+        b.latency_mean as baseline_latency_mean,
+        k.latency_mean as candidate_latency_mean,
+        b.latency_p95 as baseline_latency_p95,
+        k.latency_p95 as candidate_latency_p95,
+        b.cost_usd as baseline_cost_usd,
+        k.cost_usd as candidate_cost_usd,
+        coalesce(n.n_new, 0)::bigint as n_new,
+        coalesce(n.n_removed, 0)::bigint as n_removed,
+        coalesce(n.n_error, 0)::bigint as n_error,
+        coalesce(n.n_regression, 0)::bigint as n_regression,
+        coalesce(n.n_improvement, 0)::bigint as n_improvement,
+        coalesce(n.n_unchanged, 0)::bigint as n_unchanged,
+        coalesce(n.n_paired, 0)::bigint as n_paired,
+        n.mean_delta,
+        case when n.n_paired >= 2 then n.sd_delta / sqrt(n.n_paired) end as mean_delta_se,
+        coalesce(n.n_passed_to_failed, 0)::bigint as n_passed_to_failed,
+        coalesce(n.n_failed_to_passed, 0)::bigint as n_failed_to_passed
+    from distinct_pairs as p
+    cross join config_ids as c
+    left join run_stats as b on b.config_id = c.config_id and b.run_id = p.baseline_run_id
+    left join run_stats as k on k.config_id = c.config_id and k.run_id = p.candidate_run_id
+    left join case_counts as n on n.config_id = c.config_id and n.pair_index = p.pair_index
+),
+pair_reasons as (
+    select
+        r.*,
+        list_filter(
+            [
+                case
+                    when exceeds(
+                        r.baseline_pass_rate - r.candidate_pass_rate, s.limit_pass_rate_drop
+                    ) then 'pass_rate_drop'
+                end,
+                case
+                    when exceeds(
+                        r.baseline_mean_score - r.candidate_mean_score, s.limit_mean_score_drop
+                    ) then 'mean_score_drop'
+                end,
+                case
+                    when r.baseline_latency_mean > 0
+                        and exceeds(
+                            (r.candidate_latency_mean - r.baseline_latency_mean)
+                            / r.baseline_latency_mean,
+                            s.limit_latency_increase
+                        )
+                        then 'latency_increase'
+                end
+            ],
+            lambda reason: reason is not null
+        )::varchar[] as regression_reasons
+    from pair_rows as r
+    cross join limit_settings as s
+)
+select
+    config_id,
+    baseline_run_id,
+    candidate_run_id,
+    baseline_pass_rate,
+    candidate_pass_rate,
+    baseline_mean_score,
+    candidate_mean_score,
+    baseline_latency_mean,
+    candidate_latency_mean,
+    baseline_latency_p95,
+    candidate_latency_p95,
+    baseline_cost_usd,
+    candidate_cost_usd,
+    candidate_pass_rate - baseline_pass_rate as pass_rate_delta,
+    candidate_mean_score - baseline_mean_score as mean_score_delta,
+    candidate_latency_mean - baseline_latency_mean as latency_mean_delta,
+    candidate_latency_p95 - baseline_latency_p95 as latency_p95_delta,
+    candidate_cost_usd - baseline_cost_usd as cost_delta,
+    n_new,
+    n_removed,
+    n_error,
+    n_regression,
+    n_improvement,
+    n_unchanged,
+    n_paired,
+    mean_delta,
+    mean_delta_se,
+    mean_delta - 1.96 * mean_delta_se as mean_delta_ci_low,
+    mean_delta + 1.96 * mean_delta_se as mean_delta_ci_high,
+    n_passed_to_failed,
+    n_failed_to_passed,
+    mcnemar_p(n_passed_to_failed, n_failed_to_passed) as mcnemar_p,
+    regression_reasons as reasons,
+    len(regression_reasons) > 0 as regression_detected
+from pair_reasons
+order by config_id, pair_index;
+
+-- ==== run_deltas_at.sql =========================================================
+-- run_deltas_at(...) — table macro: run_deltas of a flat config straight from the input
+-- tables, e.g. select reasons, regression_detected from run_deltas_at(baseline := 'run-a',
+-- candidate := 'run-b', max_mean_score_drop := 0.02).
+-- grain:   pair, one config
+-- inputs:  scores, executions, outcomes, runs, evaluator_policy; compare_pairs when
+--          baseline / candidate are not given
+-- params:  those of run_summary_at, plus baseline [null], candidate [null],
+--          max_pass_rate_drop [0.0], max_mean_score_drop [0.05], max_latency_increase
+--          [0.2], case_delta [0.05]
+-- columns: as run_deltas_of
+create or replace macro run_deltas_at(
+    baseline := null,
+    candidate := null,
+    threshold := 0.8,
+    threshold_override := null,
+    borderline := 0.6,
+    aggregator := 'weighted_average',
+    required_children := []::varchar[],
+    on_missing := 'skip',
+    outcomes_mode := 'gate',
+    configured := null,
+    config_name := 'sql',
+    attempts_score := 'mean',
+    attempts_passed := 'all',
+    min_mean_score := 0.8,
+    min_pass_rate := 1.0,
+    max_pass_rate_drop := 0.0,
+    max_mean_score_drop := 0.05,
+    max_latency_increase := 0.2,
+    case_delta := 0.05
+) as table
+with scored_executions as (
+    select *
+    from execution_scores_at(
+        threshold := threshold,
+        threshold_override := threshold_override,
+        borderline := borderline,
+        aggregator := aggregator,
+        required_children := required_children,
+        on_missing := on_missing,
+        outcomes_mode := outcomes_mode,
+        configured := configured,
+        config_name := config_name
+    )
+),
+scored_cases as (
+    select *
+    from case_summary_of(
+        'scored_executions', attempts_score := attempts_score, attempts_passed := attempts_passed
+    )
+),
+scored_runs as (
+    select *
+    from run_summary_of(
+        'scored_executions',
+        min_mean_score := min_mean_score,
+        min_pass_rate := min_pass_rate,
+        attempts_score := attempts_score,
+        attempts_passed := attempts_passed,
+        config_name := config_name
+    )
+)
+select *
+from run_deltas_of(
+    'scored_cases',
+    'scored_runs',
+    baseline := baseline,
+    candidate := candidate,
+    max_pass_rate_drop := max_pass_rate_drop,
+    max_mean_score_drop := max_mean_score_drop,
+    max_latency_increase := max_latency_increase,
+    case_delta := case_delta
+);
+
+-- ==== execution_scores.sql ======================================================
+-- execution_scores — view over results/execution_scores.parquet written by `evalframe score` (created by
+-- init.sql from inside the dataset folder; `evalframe sql` registers the file instead).
+-- The folder is the variable evalframe_results ['results']: set variable evalframe_results
+-- = 'out'; before reading init.sql. Without the file the view is empty (same columns as execution_scores_at()).
+-- grain:   config × execution
+-- inputs:  results/execution_scores.parquet
+-- columns: run_id, case_id, attempt, config_id, status, threshold, score, verdict, passed,
+--          required_failed, judge_error, n_missing, n_ignored, outcomes_total,
+--          outcomes_passed, latency_ms, cost_usd, input_tokens, output_tokens, tags, extras
+set variable evalframe_execution_scores_file = (
+    select
+        case
+            when exists (
+                select 1
+                from glob(coalesce(getvariable('evalframe_results'), 'results') || '/execution_scores.parquet')
+            )
+                then coalesce(getvariable('evalframe_results'), 'results') || '/execution_scores.parquet'
+        end
+);
+
+create or replace view execution_scores as
+select *
+from query(
+    if(
+        getvariable('evalframe_execution_scores_file') is null,
+        'select * from execution_scores_at() where false',
+        'select * from read_parquet(getvariable(''evalframe_execution_scores_file''))'
+    )
+);
+
+-- ==== case_summary.sql ==========================================================
+-- case_summary — view over results/case_summary.parquet written by `evalframe score` (created by
+-- init.sql from inside the dataset folder; `evalframe sql` registers the file instead).
+-- The folder is the variable evalframe_results ['results']: set variable evalframe_results
+-- = 'out'; before reading init.sql. Without the file the view is empty (same columns as case_summary_at()).
+-- grain:   config × run × case
+-- inputs:  results/case_summary.parquet
+-- columns: config_id, run_id, case_id, attempts, errored, scored, unscored, score, n_passed,
+--          pass_rate, passed, flaky, latency_mean, cost_usd
+set variable evalframe_case_summary_file = (
+    select
+        case
+            when exists (
+                select 1
+                from glob(coalesce(getvariable('evalframe_results'), 'results') || '/case_summary.parquet')
+            )
+                then coalesce(getvariable('evalframe_results'), 'results') || '/case_summary.parquet'
+        end
+);
+
+create or replace view case_summary as
+select *
+from query(
+    if(
+        getvariable('evalframe_case_summary_file') is null,
+        'select * from case_summary_at() where false',
+        'select * from read_parquet(getvariable(''evalframe_case_summary_file''))'
+    )
+);
+
+-- ==== run_summary.sql ===========================================================
+-- run_summary — view over results/run_summary.parquet written by `evalframe score` (created by
+-- init.sql from inside the dataset folder; `evalframe sql` registers the file instead).
+-- The folder is the variable evalframe_results ['results']: set variable evalframe_results
+-- = 'out'; before reading init.sql. Without the file the view is empty (same columns as run_summary_at()).
+-- grain:   config × run
+-- inputs:  results/run_summary.parquet
+-- columns: config_id, run_id, executions, cases, passed, failed, errored, unscored, n_pass,
+--          n_borderline, n_fail, pass_rate, mean_score, case_pass_rate, pass_rate_se,
+--          mean_score_se, latency_*, cost_usd, tokens, gates, run metadata
+set variable evalframe_run_summary_file = (
+    select
+        case
+            when exists (
+                select 1
+                from glob(coalesce(getvariable('evalframe_results'), 'results') || '/run_summary.parquet')
+            )
+                then coalesce(getvariable('evalframe_results'), 'results') || '/run_summary.parquet'
+        end
+);
+
+create or replace view run_summary as
+select *
+from query(
+    if(
+        getvariable('evalframe_run_summary_file') is null,
+        'select * from run_summary_at() where false',
+        'select * from read_parquet(getvariable(''evalframe_run_summary_file''))'
+    )
+);
+
+-- ==== evaluator_scores.sql ======================================================
+-- evaluator_scores — view over results/evaluator_scores.parquet written by `evalframe score --evaluators` (created by
+-- init.sql from inside the dataset folder; `evalframe sql` registers the file instead).
+-- The folder is the variable evalframe_results ['results']: set variable evalframe_results
+-- = 'out'; before reading init.sql. Without the file the view is empty (declared columns).
+-- grain:   config × execution × evaluator-tree node
+-- inputs:  results/evaluator_scores.parquet
+-- columns: run_id, case_id, attempt, config_id, path, evaluator, parent, depth, aggregator,
+--          is_leaf, weight, required, min_score, raw_score, scale_max, score, missing,
+--          passed, score_label, children_passed, children_present, label, reason
+set variable evalframe_evaluator_scores_file = (
+    select
+        case
+            when exists (
+                select 1
+                from glob(coalesce(getvariable('evalframe_results'), 'results') || '/evaluator_scores.parquet')
+            )
+                then coalesce(getvariable('evalframe_results'), 'results') || '/evaluator_scores.parquet'
+        end
+);
+
+create or replace view evaluator_scores as
+select *
+from query(
+    if(
+        getvariable('evalframe_evaluator_scores_file') is null,
+        'select
+                null::varchar as run_id,
+                null::varchar as case_id,
+                null::bigint as attempt,
+                null::varchar as config_id,
+                null::varchar as path,
+                null::varchar as evaluator,
+                null::varchar as parent,
+                null::integer as depth,
+                null::varchar as aggregator,
+                null::boolean as is_leaf,
+                null::double as weight,
+                null::boolean as required,
+                null::double as min_score,
+                null::double as raw_score,
+                null::double as scale_max,
+                null::double as score,
+                null::boolean as missing,
+                null::boolean as passed,
+                null::varchar as score_label,
+                null::bigint as children_passed,
+                null::bigint as children_present,
+                null::varchar as label,
+                null::varchar as reason
+            where false',
+        'select * from read_parquet(getvariable(''evalframe_evaluator_scores_file''))'
+    )
+);
+
+-- ==== case_deltas.sql ===========================================================
+-- case_deltas — view over results/case_deltas.parquet written by `evalframe compare` (created by
+-- init.sql from inside the dataset folder; `evalframe sql` registers the file instead).
+-- The folder is the variable evalframe_results ['results']: set variable evalframe_results
+-- = 'out'; before reading init.sql. Without the file the view is empty (same columns as case_deltas_at()).
+-- grain:   config × pair × case
+-- inputs:  results/case_deltas.parquet
+-- columns: config_id, baseline_run_id, candidate_run_id, case_id, baseline_/candidate_ score,
+--          passed, pass_rate, latency_mean, score_delta, status
+set variable evalframe_case_deltas_file = (
+    select
+        case
+            when exists (
+                select 1
+                from glob(coalesce(getvariable('evalframe_results'), 'results') || '/case_deltas.parquet')
+            )
+                then coalesce(getvariable('evalframe_results'), 'results') || '/case_deltas.parquet'
+        end
+);
+
+create or replace view case_deltas as
+select *
+from query(
+    if(
+        getvariable('evalframe_case_deltas_file') is null,
+        'select * from case_deltas_at() where false',
+        'select * from read_parquet(getvariable(''evalframe_case_deltas_file''))'
+    )
+);
+
+-- ==== evaluator_deltas.sql ======================================================
+-- evaluator_deltas — view over results/evaluator_deltas.parquet written by `evalframe compare` (with evaluator_scores) (created by
+-- init.sql from inside the dataset folder; `evalframe sql` registers the file instead).
+-- The folder is the variable evalframe_results ['results']: set variable evalframe_results
+-- = 'out'; before reading init.sql. Without the file the view is empty (declared columns).
+-- grain:   config × pair × case × evaluator path
+-- inputs:  results/evaluator_deltas.parquet
+-- columns: config_id, baseline_run_id, candidate_run_id, case_id, path, baseline_score,
+--          candidate_score, score_delta, status
+set variable evalframe_evaluator_deltas_file = (
+    select
+        case
+            when exists (
+                select 1
+                from glob(coalesce(getvariable('evalframe_results'), 'results') || '/evaluator_deltas.parquet')
+            )
+                then coalesce(getvariable('evalframe_results'), 'results') || '/evaluator_deltas.parquet'
+        end
+);
+
+create or replace view evaluator_deltas as
+select *
+from query(
+    if(
+        getvariable('evalframe_evaluator_deltas_file') is null,
+        'select
+                null::varchar as config_id,
+                null::varchar as baseline_run_id,
+                null::varchar as candidate_run_id,
+                null::varchar as case_id,
+                null::varchar as path,
+                null::double as baseline_score,
+                null::double as candidate_score,
+                null::double as score_delta,
+                null::varchar as status
+            where false',
+        'select * from read_parquet(getvariable(''evalframe_evaluator_deltas_file''))'
+    )
+);
+
+-- ==== run_deltas.sql ============================================================
+-- run_deltas — view over results/run_deltas.parquet written by `evalframe compare` (created by
+-- init.sql from inside the dataset folder; `evalframe sql` registers the file instead).
+-- The folder is the variable evalframe_results ['results']: set variable evalframe_results
+-- = 'out'; before reading init.sql. Without the file the view is empty (same columns as run_deltas_at()).
+-- grain:   config × pair
+-- inputs:  results/run_deltas.parquet
+-- columns: config_id, baseline_run_id, candidate_run_id, run-level sides and deltas, status
+--          counts, paired statistics, mcnemar_p, reasons, regression_detected
+set variable evalframe_run_deltas_file = (
+    select
+        case
+            when exists (
+                select 1
+                from glob(coalesce(getvariable('evalframe_results'), 'results') || '/run_deltas.parquet')
+            )
+                then coalesce(getvariable('evalframe_results'), 'results') || '/run_deltas.parquet'
+        end
+);
+
+create or replace view run_deltas as
+select *
+from query(
+    if(
+        getvariable('evalframe_run_deltas_file') is null,
+        'select * from run_deltas_at() where false',
+        'select * from read_parquet(getvariable(''evalframe_run_deltas_file''))'
+    )
+);
+
+-- ==== regressions.sql ===========================================================
+-- regressions — view: the cases that regressed in the stored comparisons, worst first.
+-- grain:   config × pair × case (status 'regression' only)
+-- inputs:  case_deltas (view over results/case_deltas.parquet)
+-- columns: config_id, baseline_run_id, candidate_run_id, case_id, baseline_score,
+--          candidate_score, score_delta, baseline_passed, candidate_passed, lost_pass
+--          (passed → not passed)
+create or replace view regressions as
+select
+    config_id,
+    baseline_run_id,
+    candidate_run_id,
+    case_id,
+    baseline_score,
+    candidate_score,
+    score_delta,
+    baseline_passed,
+    candidate_passed,
+    coalesce(baseline_passed, false) and not coalesce(candidate_passed, false) as lost_pass
+from case_deltas
+where status = 'regression'
+order by config_id, baseline_run_id, candidate_run_id, lost_pass desc, score_delta nulls first,
+    case_id;
+
+-- ==== run_trend.sql =============================================================
+-- run_trend — view: the stored run summaries in run order, with a Wilson 95 % interval of
+-- each pass rate and the change from the run before.
+-- grain:   config × run
+-- inputs:  run_summary (view over results/run_summary.parquet)
+-- columns: config_id, run_id, created_at, executions, passed, pass_rate, pass_rate_low,
+--          pass_rate_high (Wilson 95 %), pass_rate_change, mean_score, mean_score_se,
+--          mean_score_change, latency_p95, run_passed
+create or replace view run_trend as
+with ordered_runs as (
+    select
+        *,
+        wilson_interval(passed, executions) as pass_rate_interval
+    from run_summary
+)
+select
+    config_id,
+    run_id,
+    created_at,
+    executions,
+    passed,
+    pass_rate,
+    pass_rate_interval.low as pass_rate_low,
+    pass_rate_interval.high as pass_rate_high,
+    pass_rate - lag(pass_rate) over runs_in_order as pass_rate_change,
+    mean_score,
+    mean_score_se,
+    mean_score - lag(mean_score) over runs_in_order as mean_score_change,
+    latency_p95,
+    run_passed
+from ordered_runs
+window runs_in_order as (partition by config_id order by created_at nulls last, run_id)
+order by config_id, created_at nulls last, run_id;
