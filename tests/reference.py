@@ -149,6 +149,8 @@ class Result:
     children_passed: int | None = None
     children_present: int | None = None
     gate_fired: bool = False  # required gate or safety gate fired (composites)
+    raw_score: Fraction | None = None  # leaves: the matched row's raw score
+    score_label: str | None = None  # leaves with score_ranges
 
     @property
     def present(self) -> bool:
@@ -197,7 +199,19 @@ def _eval_leaf(node: Node, ctx: Ctx) -> Result:
         if missing and ctx.on_missing == "zero":
             return Result(node.path, Fraction(0), False, True, weight)
         return Result(node.path, None, False, missing, weight)
-    return Result(node.path, s, meets(s, _boundary(node, ctx.T)), False, weight)
+    raw = Fraction(row["score"])
+    passed = meets(s, _boundary(node, ctx.T))
+    return Result(node.path, s, passed, False, weight, raw_score=raw, score_label=_label(node, raw))
+
+
+def _label(node: Node, raw: Fraction) -> str | None:
+    """The label of the first band (config order) with lo <= raw <= hi."""
+    ranges = None if node.spec is None else node.spec.score_ranges
+    for key, label in (ranges or {}).items():
+        lo, hi = (Fraction(float(part)) for part in key.split("-", 1))
+        if lo <= raw <= hi:
+            return label
+    return None
 
 
 def _eval(node: Node, ctx: Ctx, is_root: bool = False) -> Result:
@@ -372,6 +386,12 @@ def _score_all(
                         "missing": r.missing,
                         "children_passed": r.children_passed,
                         "children_present": r.children_present,
+                        "weight": r.weight,
+                        "raw_score": r.raw_score,
+                        "score_label": r.score_label,
+                        "is_leaf": r.path in all_leaves,
+                        "depth": 0 if r.path == ROOT else r.path.count(SEP) + 1,
+                        "parent": None if r.path == ROOT else r.path.rpartition(SEP)[0],
                     }
                 )
         row["score"] = score
@@ -517,6 +537,8 @@ def run_summary(
     cases_by_run: dict[str, list[dict]] = defaultdict(list)
     for c in case_summary(exec_rows, config):
         cases_by_run[c["run_id"]].append(c)
+    run_meta = {r["run_id"]: {k: v for k, v in r.items() if k != "run_id"} for r in runs or []}
+    meta_columns = sorted({k for meta in run_meta.values() for k in meta})
     gate_score = Fraction(config.run_gates.min_mean_score)
     gate_rate = Fraction(config.run_gates.min_pass_rate)
     out = []
@@ -565,9 +587,12 @@ def run_summary(
                 "cost_usd": _sum_or_none([r.get("cost_usd") for r in rows]),
                 "input_tokens": _sum_or_none([r.get("input_tokens") for r in rows]),
                 "output_tokens": _sum_or_none([r.get("output_tokens") for r in rows]),
+                "min_mean_score": gate_score,
+                "min_pass_rate": gate_rate,
                 "mean_score_gate": mean_gate,
                 "pass_rate_gate": rate_gate,
                 "run_passed": mean_gate and rate_gate,
+                **{k: run_meta.get(run_id, {}).get(k) for k in meta_columns},
             }
         )
     return out

@@ -53,6 +53,23 @@ def leaf_entry(draw) -> dict[str, Any]:
     return entry
 
 
+SCORE_RANGES = (
+    {"0-2": "low", "3-5": "high"},
+    {"0-3": "first", "2-5": "overlap"},  # the first band in config order wins
+    {"0-0.5": "bad", "0.5-1": "good"},
+    {"4-4": "four"},
+)
+
+
+@st.composite
+def plain_leaf_entry(draw) -> dict[str, Any]:
+    """A leaf entry that may carry score_ranges (labels, never gates)."""
+    entry = draw(leaf_entry())
+    if draw(st.integers(0, 4)) == 0:
+        entry["score_ranges"] = dict(draw(st.sampled_from(SCORE_RANGES)))
+    return entry
+
+
 @st.composite
 def entries(draw, depth: int) -> dict[str, dict[str, Any]]:
     """A mapping name -> entry; composites only above depth 3."""
@@ -64,7 +81,7 @@ def entries(draw, depth: int) -> dict[str, dict[str, Any]]:
         name = draw(st.sampled_from([p for p in pool if p not in out] or ["zz"]))
         if name == "zz":
             continue
-        out[name] = draw(composite_entry(depth + 1)) if composite else draw(leaf_entry())
+        out[name] = draw(composite_entry(depth + 1)) if composite else draw(plain_leaf_entry())
     return out
 
 
