@@ -30,7 +30,6 @@ MAX_TABLE_ROWS = 100
 PROMPT = "evalframe> "
 CONTINUE = "      ...> "
 _HINT = "hint: `.tables` lists the relations; sql/README.md documents every macro."
-_ANALYST_VIEW_NEEDS = {"regressions": "case_deltas", "run_trend": "run_summary"}
 
 
 def results_dir(dataset: Path) -> Path:
@@ -45,16 +44,12 @@ def open_connection(dataset: str | Path, results: str | Path | None = None):
     ds = load_dataset(dataset)
     con = engine.connect(ds)
     folder = Path(results) if results is not None else results_dir(dataset)
-    found: list[str] = []
-    for name in engine.OUTPUT_VIEWS:
-        path = folder / f"{name}.parquet"
-        if path.is_file():
-            # the path travels as a function argument of the relation API, never as SQL text
-            con.read_parquet(str(path)).to_view(name)
-            found.append(name)
-    for view, needs in _ANALYST_VIEW_NEEDS.items():
-        if needs in found:
-            con.execute(engine.sql_text(view))
+    # the views of sql/ read $evalframe_results/NAME.parquet, or are empty without it; the
+    # folder is a bound parameter, never SQL text
+    con.execute("set variable evalframe_results = $1", [str(folder)])
+    for name in (*engine.OUTPUT_VIEWS, *engine.ANALYST_VIEWS):
+        con.execute(engine.sql_text(name))
+    found = [n for n in engine.OUTPUT_VIEWS if (folder / f"{n}.parquet").is_file()]
     return con, found
 
 
