@@ -8,7 +8,8 @@ from pathlib import Path
 import polars as pl
 
 from evalframe._private import schema as S
-from evalframe._private.errors import DatasetNotFoundError, UsageError
+from evalframe._private.errors import DatasetNotFoundError, UsageError, ValidationError
+from evalframe._private.keyed import EXEC, Keyed, key_scores
 from evalframe._private.validate import ClampReport, validate_tables
 
 
@@ -24,6 +25,7 @@ class Dataset:
     executions: pl.LazyFrame
     outcomes: pl.LazyFrame
     runs: pl.LazyFrame
+    keyed: Keyed
     source: str = "<frames>"
     clamped: ClampReport | None = None
 
@@ -46,12 +48,16 @@ class Dataset:
             S.RUNS: runs,
         }
         lazy = {k: (v.lazy() if isinstance(v, pl.DataFrame) else v) for k, v in raw.items()}
-        tables, report = validate_tables(lazy, clamp=clamp)
+        tables, report, problems = validate_tables(lazy, clamp=clamp)
+        keyed, key_problems = key_scores(tables[S.SCORES], tables[S.EXECUTIONS])
+        if problems or key_problems:
+            raise ValidationError([*problems, *key_problems])
         return cls(
             scores=tables[S.SCORES],
-            executions=tables[S.EXECUTIONS],
+            executions=keyed.executions.drop(EXEC).lazy(),
             outcomes=tables[S.OUTCOMES],
             runs=tables[S.RUNS],
+            keyed=keyed,
             source=source,
             clamped=report,
         )

@@ -14,9 +14,8 @@ import polars as pl
 from evalframe._private import schema as S
 from evalframe._private.config import Config
 from evalframe._private.dataset import Dataset
+from evalframe._private.keyed import EVAL, EXEC
 from evalframe._private.leaves import (
-    EXEC,
-    EXEC_T,
     MISSING_ROW,
     N_EXPECTED,
     N_ROWS,
@@ -108,7 +107,6 @@ def _plan(
     dataset: Dataset,
     config: Config | Sequence[Config] | None,
     *,
-    passthrough: bool,
     share_trees: bool = True,
 ) -> _Plan:
     """Configs whose tree evaluation is identical (same `tree_key`) share one evaluation;
@@ -117,7 +115,7 @@ def _plan(
     if share_trees:
         keys = [tree_key(c) for c in configs]
         first: dict[str, int] = {}
-        for i, k in enumerate(keys):
+        for k in keys:
             first.setdefault(k, len(first))
         groups = [first[k] for k in keys]
         reps = [configs[keys.index(k)] for k in first]
@@ -125,7 +123,7 @@ def _plan(
         groups, reps = list(range(len(configs))), configs
     names = () if configs[0].evaluators is not None else data_evaluators(dataset)
     tree = build_tree(reps, names)
-    grid = build_leaf_grid(dataset, tree, passthrough=passthrough)
+    grid = build_leaf_grid(dataset, tree)
     return _Plan(
         configs, tree, grid, policy_table(configs, groups).lazy(), policy_table(reps).lazy()
     )
@@ -136,7 +134,7 @@ def score(dataset: Dataset, config: Config | Sequence[Config] | None = None) -> 
 
     `config` may be one Config or several sharing one evaluator tree (scored in one plan).
     """
-    plan = _plan(dataset, config, passthrough=False)
+    plan = _plan(dataset, config)
     return _execution_scores(dataset, plan)
 
 
@@ -257,7 +255,7 @@ def evaluator_scores(
 ) -> pl.LazyFrame:
     """`evaluator_scores`: one row per (config × scored execution × tree node), root
     included as path "". As large as the input, so the CLI writes it only on request."""
-    plan = _plan(dataset, config, passthrough=True, share_trees=False)
+    plan = _plan(dataset, config, share_trees=False)
     if not plan.tree.leaves:
         return pl.LazyFrame(schema=dict.fromkeys(EVALUATOR_COLUMNS, pl.String))
     leaves, composites = evaluate_tree(plan.leaf_grid.grid, plan.policy, plan.tree)
@@ -268,19 +266,12 @@ def evaluator_scores(
         pl.lit(None, dtype=pl.Int64).alias(S.CHILDREN_PRESENT),
         _score_label(plan.tree).alias(S.SCORE_LABEL),
     )
-    extra = [
-        c
-        for c in leaf_part.collect_schema().names()
-        if c not in S.SCORES_COLUMNS
-        and not c.startswith("_")
-        and c not in EVALUATOR_COLUMNS
-        and c not in (CFG, EXEC)
-    ]
     parts = [leaf_part] + [c.with_columns(pl.lit(False).alias(S.IS_LEAF)) for c in composites]
-    nodes = pl.concat(parts, how="diagonal_relaxed").drop(S.RUN_ID, strict=False)
+    nodes = pl.concat(parts, how="diagonal_relaxed")
     keys = plan.leaf_grid.executions.select(EXEC, *S.EXECUTION_KEY)
     ids = plan.policy.select(CFG, S.CONFIG_ID)
-    return (
+    names = dict(enumerate(dataset.keyed.evaluators))
+    out = (
         nodes.join(keys, on=EXEC, how="inner")
         .join(ids, on=CFG, how="inner")
         .with_columns(
@@ -288,7 +279,21 @@ def evaluator_scores(
             pl.col(W).alias(S.WEIGHT),
             pl.col(PASSES).alias(S.PASSED),
             pl.col(MISSING_ROW).alias(S.MISSING),
+            pl.col(EVAL)
+            .replace_strict(names, default=None, return_dtype=pl.String)
+            .alias("_data_evaluator"),
         )
+    )
+    # label, reason and extra columns of the score rows, back onto the leaf rows
+    declared = set(S.SCORES_COLUMNS) - {S.LABEL, S.REASON}
+    source_cols = [c for c in dataset.scores.collect_schema().names() if c not in declared]
+    source = dataset.scores.select(
+        *S.EXECUTION_KEY, pl.col(S.EVALUATOR).alias("_data_evaluator"), *source_cols
+    )
+    extra = [c for c in source_cols if c not in EVALUATOR_COLUMNS]
+    return (
+        out.drop(S.LABEL, S.REASON, strict=False)
+        .join(source, on=[*S.EXECUTION_KEY, "_data_evaluator"], how="left", nulls_equal=False)
         .select(*EVALUATOR_COLUMNS, *extra)
     )
 
@@ -307,4 +312,4 @@ def _score_label(tree: Tree) -> pl.Expr:
     return chain.otherwise(expr) if chain is not None else expr
 
 
-__all__ = ["EXEC_T", "evaluator_scores", "score"]
+__all__ = ["evaluator_scores", "score"]

@@ -14,12 +14,11 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.dataset import Dataset
+from evalframe._private.keyed import EVAL, EXEC, EXEC_T
 from evalframe._private.tree import NODE, Tree
 
-EXEC = "_exec"  # integer execution id (row index of the executions table)
 S_NORM = "_s"  # normalized score, null when missing
 DATA_W = "_data_w"
-EXEC_T = "_exec_threshold"
 N_ROWS = "_n_rows"
 N_EXPECTED = "_n_expected"
 MISSING_ROW = "_missing_row"
@@ -35,23 +34,16 @@ class LeafGrid:
 
 def data_evaluators(ds: Dataset) -> list[str]:
     """Distinct evaluator names in the data (the leaves of an unconfigured tree)."""
-    return ds.scores.select(pl.col(S.EVALUATOR).unique()).collect()[S.EVALUATOR].to_list()
+    return list(ds.keyed.evaluators)
 
 
-def build_leaf_grid(ds: Dataset, tree: Tree, *, passthrough: bool = False) -> LeafGrid:
-    # materialized once, so every use of the ids in the plan sees the same numbering
-    execs = (
-        ds.executions.with_row_index(EXEC)
-        .with_columns(pl.col(EXEC).cast(pl.Int64))
-        .collect()
-        .lazy()
-    )
-    keyed = execs.select(*S.EXECUTION_KEY, EXEC, S.STATUS, pl.col(S.THRESHOLD).alias(EXEC_T))
-    extra = [S.LABEL, S.REASON, *_extra_score_columns(ds)] if passthrough else []
-    mapping = tree.evaluator_map() if tree.configured else tree.index()
-    node = pl.col(S.EVALUATOR).replace_strict(mapping, default=None, return_dtype=pl.Int32)
+def build_leaf_grid(ds: Dataset, tree: Tree) -> LeafGrid:
+    execs = ds.keyed.executions.lazy()
+    by_name = tree.evaluator_map() if tree.configured else tree.index()
+    to_node = {i: by_name[name] for i, name in enumerate(ds.keyed.evaluators) if name in by_name}
+    node = pl.col(EVAL).replace_strict(to_node, default=None, return_dtype=pl.Int32)
     scores = (
-        ds.scores.join(keyed, on=S.EXECUTION_KEY, how="inner")
+        ds.keyed.scores.lazy()
         .filter(pl.col(S.STATUS) == S.STATUS_OK)
         .with_columns(node.alias(NODE))
     )
@@ -68,11 +60,11 @@ def build_leaf_grid(ds: Dataset, tree: Tree, *, passthrough: bool = False) -> Le
         EXEC,
         EXEC_T,
         NODE,
+        EVAL,
         (pl.col(S.SCORE) / pl.col(S.SCALE_MAX)).alias(S_NORM),
         pl.col(S.WEIGHT).alias(DATA_W),
         pl.col(S.SCORE).alias(S.RAW_SCORE),
         S.SCALE_MAX,
-        *extra,
     )
 
     # expected leaves: static for a configured tree, per run otherwise
@@ -86,7 +78,12 @@ def build_leaf_grid(ds: Dataset, tree: Tree, *, passthrough: bool = False) -> Le
         candidates = incomplete.select(EXEC).join(leaf_ids, how="cross")
         expected = execs.select(EXEC, pl.lit(len(tree.leaves), dtype=pl.Int64).alias(N_EXPECTED))
     else:
-        per_run = ds.scores.select(S.RUN_ID, node.alias(NODE)).unique()
+        per_run = (
+            ds.keyed.scores.lazy()
+            .join(execs.select(EXEC, S.RUN_ID), on=EXEC)
+            .select(S.RUN_ID, node.alias(NODE))
+            .unique()
+        )
         expected_n = per_run.group_by(S.RUN_ID).agg(pl.len().cast(pl.Int64).alias("_n_exp"))
         incomplete = (
             with_rows.join(execs.select(EXEC, S.RUN_ID), on=EXEC)
@@ -113,8 +110,3 @@ def build_leaf_grid(ds: Dataset, tree: Tree, *, passthrough: bool = False) -> Le
         S.N_IGNORED,
     )
     return LeafGrid(executions=execs, grid=grid, per_exec=per_exec, expected=expected)
-
-
-def _extra_score_columns(ds: Dataset) -> list[str]:
-    declared = set(S.SCORES_COLUMNS)
-    return [c for c in ds.scores.collect_schema().names() if c not in declared]

@@ -203,7 +203,7 @@ def sweep(
     config_list = list(grid.configs if grid else configs)
     if not config_list:
         raise ConfigError("sweep needs at least one config; hint: check the grid file.")
-    plan = _plan(dataset, config_list, passthrough=False)
+    plan = _plan(dataset, config_list)
     grid_frames = pl.collect_all(
         [_root_rows(plan), plan.leaf_grid.per_exec, plan.leaf_grid.expected]
     )

@@ -12,7 +12,8 @@ from __future__ import annotations
 import polars as pl
 
 from evalframe._private import schema as S
-from evalframe._private.leaves import DATA_W, EXEC, EXEC_T, MISSING_ROW, S_NORM
+from evalframe._private.keyed import EXEC, EXEC_T
+from evalframe._private.leaves import DATA_W, MISSING_ROW, S_NORM
 from evalframe._private.tree import (
     CFG,
     HAS_R,

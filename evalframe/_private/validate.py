@@ -70,8 +70,9 @@ def _examples(lf: pl.LazyFrame, keys: tuple[str, ...], cond: pl.Expr | None) -> 
 
 def validate_tables(
     tables: dict[str, pl.LazyFrame | None], *, clamp: bool = False
-) -> tuple[dict[str, pl.LazyFrame], ClampReport | None]:
-    """Validate raw tables; return typed frames with defaults, or raise ValidationError."""
+) -> tuple[dict[str, pl.LazyFrame], ClampReport | None, list[Problem]]:
+    """Validate raw tables; return typed frames with defaults and the value problems
+    found. Raises ValidationError at once for missing columns and wrong types."""
     problems: list[Problem] = []
     schemas = {name: lf.collect_schema() for name, lf in tables.items() if lf is not None}
 
@@ -156,15 +157,18 @@ def validate_tables(
             checks.append((name, column, message, typed[name], keys, cond))
         queries.append(typed[name].select(exprs))
 
-    # duplicates and orphans: frames whose rows are the offending keys
+    # duplicates and orphans: frames whose rows are the offending keys. The score table's
+    # own key checks run on integer ids in keyed.py, in the pass that keys the scores.
     for name in typed:
+        if name == S.SCORES:
+            continue
         keys = S.TABLE_KEYS[name]
         dup = typed[name].group_by(keys).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1)
         checks.append((name, ", ".join(keys), "duplicate key (keys listed)", dup, keys, None))
     known = typed.get(S.EXECUTIONS)
     parent = known if known is not None else typed[S.SCORES]
     parent_keys = parent.select(S.EXECUTION_KEY).unique()
-    children = [S.SCORES, S.OUTCOMES] if known is not None else [S.OUTCOMES]
+    children = [S.OUTCOMES]
     for child in children:
         if child not in typed:
             continue
@@ -189,9 +193,7 @@ def validate_tables(
         n = int(counts[f"c{i}"] or 0)
         if n:
             problems.append(Problem(table, column, message, n, _examples(frame, keys, cond)))
-    if problems:
-        raise ValidationError(problems)
-    return _complete(typed), report
+    return _complete(typed), report, problems
 
 
 def _null_key_specs(keys: tuple[str, ...]) -> list[tuple[str, str, pl.Expr]]:

@@ -1,0 +1,135 @@
+"""Keyed scores: every score row with integer execution and evaluator ids, computed once.
+
+Joining `scores` to `executions` on three string columns is the most expensive step of
+scoring, so it happens exactly once, at load time, and its result is materialized with
+lean integer keys. The same pass checks the key-level contract: a score row whose
+execution is not in `executions` (orphan) and a duplicate (execution, evaluator) — the
+latter with a per-execution bitmask of evaluator ids, so no group-by ever has one group
+per score row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.errors import Problem
+
+EXEC = "_exec"  # integer execution id (row index of the executions table)
+EVAL = "_eval"  # integer evaluator id (index into Keyed.evaluators)
+EXEC_T = "_exec_threshold"
+MAX_BITMASK = 62  # evaluator ids that fit one Int64 bitmask
+
+
+@dataclass(frozen=True)
+class Keyed:
+    """Materialized keyed tables shared by validation and every scoring plan."""
+
+    executions: pl.DataFrame
+    """The executions table with EXEC = row index."""
+    scores: pl.DataFrame
+    """EXEC, EVAL, STATUS, EXEC_T, SCORE, SCALE_MAX, WEIGHT for rows of known executions."""
+    evaluators: tuple[str, ...]
+    """Evaluator names by id (sorted)."""
+
+
+def key_scores(scores: pl.LazyFrame, executions: pl.LazyFrame) -> tuple[Keyed, list[Problem]]:
+    """Key the score rows; return the keyed tables and any orphan / duplicate problems."""
+    execs = executions.with_row_index(EXEC).with_columns(pl.col(EXEC).cast(pl.Int64)).collect()
+    names = tuple(
+        sorted(scores.select(pl.col(S.EVALUATOR).unique()).collect()[S.EVALUATOR].drop_nulls())
+    )
+    ids = {name: i for i, name in enumerate(names)}
+    keyed = (
+        scores.join(
+            execs.lazy().select(
+                *S.EXECUTION_KEY, EXEC, S.STATUS, pl.col(S.THRESHOLD).alias(EXEC_T)
+            ),
+            on=S.EXECUTION_KEY,
+            how="left",
+        )
+        .select(
+            EXEC,
+            pl.col(S.EVALUATOR)
+            .replace_strict(ids, default=None, return_dtype=pl.Int32)
+            .alias(EVAL),
+            S.STATUS,
+            EXEC_T,
+            S.SCORE,
+            S.SCALE_MAX,
+            S.WEIGHT,
+        )
+        .collect()
+    )
+    problems = _key_problems(keyed, scores, execs, names)
+    known = keyed.filter(pl.col(EXEC).is_not_null() & pl.col(EVAL).is_not_null())
+    return Keyed(executions=execs, scores=known, evaluators=names), problems
+
+
+def _key_problems(
+    keyed: pl.DataFrame, scores: pl.LazyFrame, execs: pl.DataFrame, names: tuple[str, ...]
+) -> list[Problem]:
+    problems: list[Problem] = []
+    n_orphans = keyed[EXEC].null_count()
+    if n_orphans:  # failure path only: find example keys the slow, simple way
+        orphan_keys = (
+            scores.select(S.EXECUTION_KEY)
+            .unique(maintain_order=True)
+            .join(execs.lazy().select(S.EXECUTION_KEY), on=S.EXECUTION_KEY, how="anti")
+            .head(5)
+            .collect()
+        )
+        problems.append(
+            Problem(
+                S.SCORES,
+                "",
+                "execution is not in the executions table",
+                n_orphans,
+                _render(orphan_keys, S.EXECUTION_KEY),
+            )
+        )
+    rows = keyed.lazy().filter(pl.col(EXEC).is_not_null() & pl.col(EVAL).is_not_null())
+    if len(names) <= MAX_BITMASK:
+        bit = pl.lit(2, dtype=pl.Int64).pow(pl.col(EVAL)).cast(pl.Int64)
+        suspects = (
+            rows.group_by(EXEC)
+            .agg(pl.len().alias("_n"), bit.bitwise_or().alias("_mask"))
+            .filter(pl.col("_mask").bitwise_count_ones() != pl.col("_n"))
+        )
+    else:
+        suspects = rows.group_by(EXEC, EVAL).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1)
+    dup_execs = suspects.select(EXEC).collect()[EXEC]
+    if dup_execs.len():
+        dups = (
+            rows.filter(pl.col(EXEC).is_in(dup_execs.implode()))
+            .group_by(EXEC, EVAL)
+            .agg(pl.len().alias("_n"))
+            .filter(pl.col("_n") > 1)
+            .sort(EXEC, EVAL)
+            .collect()
+        )
+        examples = (
+            dups.head(5)
+            .join(execs.select(EXEC, *S.EXECUTION_KEY), on=EXEC, how="left")
+            .with_columns(
+                pl.col(EVAL)
+                .replace_strict(dict(enumerate(names)), return_dtype=pl.String)
+                .alias(S.EVALUATOR)
+            )
+        )
+        problems.append(
+            Problem(
+                S.SCORES,
+                ", ".join(S.SCORE_KEY),
+                "duplicate key (keys listed)",
+                dups.height,
+                _render(examples, S.SCORE_KEY),
+            )
+        )
+    return problems
+
+
+def _render(frame: pl.DataFrame, keys: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(" ".join(f"{k}={row[k]}" for k in keys) for row in frame.iter_rows(named=True))
