@@ -1,4 +1,4 @@
-"""`run_summary`: one row per (config × run) with rates, uncertainty, latency and gates (SPEC §5)."""
+"""`run_summary`: one row per (config × run): rates, uncertainty, latency, gates (SPEC §5)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ from collections.abc import Sequence
 import polars as pl
 
 from evalframe._private import schema as S
-from evalframe._private.case_summary import case_summary
 from evalframe._private.config import Config
-from evalframe._private.policy import as_configs, policy_by_config_id
+from evalframe._private.policy import ATTEMPT_PASSED, as_configs, policy_by_config_id
 from evalframe._private.tree_eval import meets
 
 COUNT_COLUMNS = [
@@ -52,39 +51,19 @@ def _sum_or_null(col: str) -> pl.Expr:
     return pl.when(pl.col(col).is_not_null().any()).then(pl.col(col).sum()).alias(col)
 
 
-def clustered_se(
-    frame: pl.LazyFrame, value: pl.Expr, keys: Sequence[str], cluster: str, name: str
-) -> pl.LazyFrame:
-    """Case-clustered standard error of the mean of `value` over its non-null rows.
+def _clustered_se(sx: str, nc: str, keys: Sequence[str]) -> tuple[pl.Expr, pl.Expr]:
+    """Row-level term and its final expression for the case-clustered standard error.
 
-    se = sqrt(G/(G-1) · Σ_c (Σ_{i∈c} (x_i − x̄))²) / n; null when G < 2 (SPEC §5).
+    Over per-case sums `sx` of the values and counts `nc`:
+    se = sqrt(G/(G-1) · Σ_c (sx_c − nc_c · x̄)²) / n with n = Σ nc, x̄ = Σ sx / n and G the
+    cases with nc > 0; null when G < 2 (SPEC §5). Returns (term per case, aggregate).
     """
-    x = value.cast(pl.Float64)
-    per_cluster = (
-        frame.filter(x.is_not_null())
-        .group_by(*keys, cluster)
-        .agg(x.sum().alias("_sx"), pl.len().cast(pl.Float64).alias("_nc"))
-    )
-    totals = per_cluster.group_by(*keys).agg(
-        (pl.col("_sx").sum() / pl.col("_nc").sum()).alias("_mean"),
-        pl.col("_nc").sum().alias("_n"),
-        pl.len().cast(pl.Float64).alias("_g"),
-    )
-    return (
-        per_cluster.join(totals, on=list(keys))
-        .group_by(*keys)
-        .agg(
-            ((pl.col("_sx") - pl.col("_nc") * pl.col("_mean")) ** 2).sum().alias("_ss"),
-            pl.col("_n").first(),
-            pl.col("_g").first(),
-        )
-        .select(
-            *keys,
-            pl.when(pl.col("_g") >= 2)
-            .then((pl.col("_g") / (pl.col("_g") - 1) * pl.col("_ss")).sqrt() / pl.col("_n"))
-            .alias(name),
-        )
-    )
+    mean = pl.col(sx).sum().over(keys) / pl.col(nc).sum().over(keys)
+    term = pl.when(pl.col(nc) > 0).then((pl.col(sx) - pl.col(nc) * mean) ** 2)
+    g = (pl.col(nc) > 0).sum()
+    n = pl.col(nc).sum()
+    se = pl.when(g >= 2).then((g / (g - 1) * pl.col(f"_ss_{sx}").sum()).sqrt() / n)
+    return term.alias(f"_ss_{sx}"), se
 
 
 def run_summary(
@@ -99,7 +78,7 @@ def run_summary(
     run metadata (created_at, label, ...) onto each row.
     """
     configs = as_configs(config)
-    policy = policy_by_config_id(configs).select(S.CONFIG_ID, S.MIN_MEAN_SCORE, S.MIN_PASS_RATE)
+    policy = policy_by_config_id(configs)
     ex = execution_scores
     status, verdict, passed = pl.col(S.STATUS), pl.col(S.VERDICT), pl.col(S.PASSED)
     errored = status == S.STATUS_ERROR
@@ -107,7 +86,6 @@ def run_summary(
     lat = pl.col(S.LATENCY_MS)
     base = ex.group_by(RUN_KEY).agg(
         pl.len().cast(pl.Int64).alias(S.N_EXECUTIONS),
-        pl.col(S.CASE_ID).n_unique().cast(pl.Int64).alias(S.CASES),
         passed.sum().cast(pl.Int64).alias(S.PASSED),
         (~passed & ~errored & ~unscored).sum().cast(pl.Int64).alias(S.FAILED),
         errored.sum().cast(pl.Int64).alias(S.ERRORED),
@@ -125,21 +103,42 @@ def run_summary(
         _sum_or_null(S.INPUT_TOKENS),
         _sum_or_null(S.OUTPUT_TOKENS),
     )
+    # one pass per case serves cases, case_pass_rate and both clustered SEs
+    per_case = (
+        ex.group_by(*RUN_KEY, S.CASE_ID)
+        .agg(
+            pl.len().cast(pl.Float64).alias("_n"),
+            passed.sum().cast(pl.Float64).alias("_k"),
+            pl.col(S.SCORE).is_not_null().sum().cast(pl.Float64).alias("_ns"),
+            pl.col(S.SCORE).sum().alias("_ss"),
+        )
+        .join(policy.select(S.CONFIG_ID, ATTEMPT_PASSED), on=S.CONFIG_ID, how="left")
+    )
+    pass_term, pass_se = _clustered_se("_k", "_n", RUN_KEY)
+    score_term, score_se = _clustered_se("_ss", "_ns", RUN_KEY)
+    rule, n, k = pl.col(ATTEMPT_PASSED), pl.col("_n"), pl.col("_k")
+    case_passed = (
+        pl.when(rule == "any")
+        .then(k >= 1)
+        .when(rule == "majority")
+        .then(2 * k > n)
+        .otherwise(k == n)
+    )
     cases = (
-        case_summary(ex, configs)
+        per_case.with_columns(pass_term, score_term, case_passed.alias("_case_passed"))
         .group_by(RUN_KEY)
-        .agg(pl.col(S.PASSED).cast(pl.Float64).mean().alias(S.CASE_PASS_RATE))
+        .agg(
+            pl.len().cast(pl.Int64).alias(S.CASES),
+            pl.col("_case_passed").cast(pl.Float64).mean().alias(S.CASE_PASS_RATE),
+            pass_se.alias(S.PASS_RATE_SE),
+            score_se.alias(S.MEAN_SCORE_SE),
+        )
     )
-    pass_se = clustered_se(ex, passed, RUN_KEY, S.CASE_ID, S.PASS_RATE_SE)
-    score_se = clustered_se(ex, pl.col(S.SCORE), RUN_KEY, S.CASE_ID, S.MEAN_SCORE_SE)
-    summary = (
-        base.join(cases, on=RUN_KEY, how="left")
-        .join(pass_se, on=RUN_KEY, how="left")
-        .join(score_se, on=RUN_KEY, how="left")
-    )
+    summary = base.join(cases, on=RUN_KEY, how="left")
     if runs is not None:
         summary = _with_runs_table(summary, runs, configs)
-    summary = summary.join(policy, on=S.CONFIG_ID, how="left").with_columns(
+    gates = policy.select(S.CONFIG_ID, S.MIN_MEAN_SCORE, S.MIN_PASS_RATE)
+    summary = summary.join(gates, on=S.CONFIG_ID, how="left").with_columns(
         meets(pl.col(S.MEAN_SCORE), pl.col(S.MIN_MEAN_SCORE))
         .fill_null(False)
         .alias(S.MEAN_SCORE_GATE),
