@@ -87,6 +87,10 @@ def main() -> None:
     ap.add_argument("--tree", action="store_true", help="also time a depth-3, 12-leaf tree")
     ap.add_argument("--workdir", default=None, help="where to put data (default: a temp dir)")
     ap.add_argument("--json", action="store_true", help="print results as JSON")
+    ap.add_argument("--compare", type=int, default=0, metavar="CASES",
+                    help="also: 2 runs x CASES cases, `compare` vs `score` of the same data")
+    ap.add_argument("--sweep", type=int, default=0, metavar="EXECS",
+                    help="also: EXECS executions x 100 configs, `sweep` vs `score`")
     args = ap.parse_args()
     work = Path(args.workdir or tempfile.mkdtemp(prefix="evalframe-bench-"))
     results = []
@@ -115,8 +119,64 @@ def main() -> None:
             entry |= {"tree_s": tree[0], "tree_rss_mb": tree[1], "tree_vs_flat": tree[0] / score[0]}
         results.append(entry)
         _print(entry)
+    if args.compare:
+        results.append(bench_compare(work, args.compare))
+    if args.sweep:
+        results.append(bench_sweep(work, args.sweep))
     if args.json:
         print(json.dumps(results, indent=2))
+
+
+def _two_runs(path: Path, n_cases: int) -> None:
+    from datetime import datetime
+
+    runs = (("base", datetime(2026, 1, 1), "v1", 1.0, 1.0, 0.01, ""),
+            ("cand", datetime(2026, 1, 2), "v2", 0.97, 1.1, 0.01, ""))
+    path.mkdir(parents=True, exist_ok=True)
+    for name, frame in generate(n_cases, runs, attempts=False).items():
+        frame.write_parquet(path / f"{name}.parquet")
+
+
+def bench_compare(work: Path, n_cases: int) -> dict:
+    """`compare` end to end (scoring + comparison) against `score` alone on 2 runs."""
+    data = work / f"cmp{n_cases}"
+    _two_runs(data, n_cases)
+    cli = [sys.executable, "-m", "evalframe.cli"]
+    score = measure([*cli, "score", str(data), "--preset", "connexity", "--json",
+                     "-o", str(work / "cmp-out")])
+    comp = measure([*cli, "compare", str(data), "--preset", "connexity", "--json",
+                    "-b", "base", "--candidate", "cand", "-o", str(work / "cmp-out")])
+    entry = {"compare_cases_per_run": n_cases, "score_s": score[0], "compare_s": comp[0],
+             "compare_rss_mb": comp[1], "compare_vs_score": comp[0] / score[0]}
+    print(f"compare: 2 runs x {n_cases:,} cases | score {score[0]:6.2f}s | compare (incl. "
+          f"scoring) {comp[0]:6.2f}s {comp[1]:6.0f} MB | ratio {entry['compare_vs_score']:4.2f}x",
+          flush=True)
+    return entry
+
+
+def bench_sweep(work: Path, n_exec: int) -> dict:
+    """`sweep` over 100 configs against `score` of one config, same data."""
+    data = work / f"sw{n_exec}"
+    make_dataset(data, n_exec, tuple(CONNEXITY_WEIGHTS))
+    grid = work / "grid100.json"
+    grid.write_text(json.dumps({
+        "preset": "connexity",
+        "grid": {"threshold": [0.5 + 0.02 * i for i in range(10)],
+                 "outcomes": ["gate", "ignore"], "run_gates": {"min_pass_rate": [0.8, 1.0]}},
+        "weights": {"seed000": {}, "routing_heavy": {"tool_routing": 0.4},
+                    "flat": dict.fromkeys(CONNEXITY_WEIGHTS, 1.0)},
+    }))
+    cli = [sys.executable, "-m", "evalframe.cli"]
+    score = measure([*cli, "score", str(data), "--preset", "connexity", "--json",
+                     "-o", str(work / "sw-out")])
+    swept = measure([*cli, "sweep", str(data), "--grid", str(grid), "--json",
+                     "-o", str(work / "sw-out")])
+    entry = {"sweep_executions": n_exec, "sweep_configs": 120, "score_s": score[0],
+             "sweep_s": swept[0], "sweep_rss_mb": swept[1], "sweep_vs_score": swept[0] / score[0]}
+    print(f"sweep: {n_exec:,} execs x 120 configs | score {score[0]:6.2f}s | sweep "
+          f"{swept[0]:6.2f}s {swept[1]:6.0f} MB | ratio {entry['sweep_vs_score']:4.2f}x",
+          flush=True)
+    return entry
 
 
 def _tree_config(weights: dict[str, float]) -> dict:
