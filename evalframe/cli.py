@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -20,8 +21,10 @@ from evalframe._private.compare import compare, pairs_for
 from evalframe._private.config import PRESETS, load_config
 from evalframe._private.dataset import load_dataset
 from evalframe._private.demo import write_demo
+from evalframe._private.duckdb_engine import compare_duckdb, score_duckdb
 from evalframe._private.errors import EvalframeError
 from evalframe._private.execution_scores import evaluator_scores, score
+from evalframe._private.ingest.command import ingest_command
 from evalframe._private.leaves import data_evaluators
 from evalframe._private.output import config_metadata, write_tables
 from evalframe._private.render import (
@@ -35,6 +38,7 @@ from evalframe._private.render import (
     sweep_report,
 )
 from evalframe._private.run_summary import run_summary
+from evalframe._private.sql_shell import sql_command
 from evalframe._private.sweep import load_grid, sweep, threshold_curve
 
 app = typer.Typer(
@@ -83,9 +87,22 @@ ThresholdOpt = Annotated[
     ),
 ]
 OutOpt = Annotated[
-    Path | None, typer.Option("--out", "-o", help="Output folder [default: DATASET/results].")
+    Path | None, typer.Option("--out", "-o", help="Output folder (default: DATASET/results).")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+class Engine(str, Enum):
+    """Which engine computes the tables."""
+
+    polars = "polars"
+    duckdb = "duckdb"
+
+
+EngineOpt = Annotated[
+    Engine,
+    typer.Option("--engine", help="polars (any config) or duckdb (flat configs: sql/ macros)."),
+]
 ClampOpt = Annotated[
     bool,
     typer.Option("--clamp", help="Clamp out-of-range scores, turn NaN/inf into null."),
@@ -98,6 +115,19 @@ def _default_out(dataset: Path, out: Path | None) -> Path:
     return (dataset if dataset.is_dir() else dataset.parent) / "results"
 
 
+def _score_tables(ds: Any, cfg: Any, engine: str) -> dict[str, pl.DataFrame | pl.LazyFrame]:
+    """execution_scores, case_summary and run_summary by the chosen engine."""
+    if engine == Engine.duckdb:
+        return dict(score_duckdb(ds, cfg))
+    # materialize once: both summaries and the written table derive from it
+    ex = score(ds, cfg).sort(S.RUN_ID, S.CASE_ID, S.ATTEMPT).collect()
+    return {
+        S.EXECUTION_SCORES: ex,
+        S.CASE_SUMMARY: case_summary(ex.lazy(), cfg),
+        S.RUN_SUMMARY: run_summary(ex.lazy(), cfg, runs=ds.runs),
+    }
+
+
 def _score_and_write(
     dataset: Path,
     config: Path | None,
@@ -106,6 +136,7 @@ def _score_and_write(
     out: Path | None,
     evaluators: bool,
     clamp: bool,
+    engine: str = Engine.polars,
 ) -> tuple[pl.DataFrame, Path, int]:
     cfg = load_config(config, preset=preset, threshold=threshold)
     ds = load_dataset(dataset, clamp=clamp)
@@ -116,14 +147,8 @@ def _score_and_write(
             f"{ds.clamped.nulled} NaN/inf set to null)"
         )
     target = _default_out(dataset, out)
-    with progress(f"scoring {dataset} under config {cfg.config_id}"):
-        # materialize once: both summaries and the written table derive from it
-        ex = score(ds, cfg).sort(S.RUN_ID, S.CASE_ID, S.ATTEMPT).collect()
-        tables: dict[str, pl.DataFrame | pl.LazyFrame] = {
-            S.EXECUTION_SCORES: ex,
-            S.CASE_SUMMARY: case_summary(ex.lazy(), cfg),
-            S.RUN_SUMMARY: run_summary(ex.lazy(), cfg, runs=ds.runs),
-        }
+    with progress(f"scoring {dataset} under config {cfg.config_id} ({engine.value})"):
+        tables = _score_tables(ds, cfg, engine)
         if evaluators:
             tables[S.EVALUATOR_SCORES] = evaluator_scores(ds, cfg)
         written = write_tables(tables, target, config_json=cfg.canonical_json())
@@ -146,6 +171,7 @@ def score_command(
         bool, typer.Option("--evaluators", help="Also write evaluator_scores (input-sized).")
     ] = False,
     clamp: ClampOpt = False,
+    engine: EngineOpt = Engine.polars,
     as_json: JsonOpt = False,
 ) -> None:
     """Score every execution; write execution_scores, case_summary and run_summary.
@@ -153,7 +179,7 @@ def score_command(
     Example: [bold]evalframe score runs/ --preset connexity --threshold 0.75 --check[/bold]
     """
     summary, target, _ = _score_and_write(
-        dataset, config, preset, threshold, out, evaluators, clamp
+        dataset, config, preset, threshold, out, evaluators, clamp, engine
     )
     if as_json:
         print_json(summary.to_dicts())
@@ -245,6 +271,7 @@ def compare_command(
     threshold: ThresholdOpt = None,
     out: OutOpt = None,
     clamp: ClampOpt = False,
+    engine: EngineOpt = Engine.polars,
     as_json: JsonOpt = False,
 ) -> None:
     """Compare runs case by case; write case_deltas, evaluator_deltas, run_deltas.
@@ -256,14 +283,14 @@ def compare_command(
     """
     cfg = load_config(config, preset=preset, threshold=threshold)
     ds = load_dataset(dataset, clamp=clamp)
-    with progress("scoring and comparing runs"):
-        ex = score(ds, cfg).collect()
-        runs_lf = run_summary(ex.lazy(), cfg, runs=ds.runs)
-        cases_lf = case_summary(ex.lazy(), cfg)
-        rs, cs = pl.collect_all([runs_lf, cases_lf])
+    with progress(f"scoring and comparing runs ({engine.value})"):
+        scored = _score_tables(ds, cfg, engine)
+        cs_any, rs_any = scored[S.CASE_SUMMARY], scored[S.RUN_SUMMARY]
+        rs, cs = (f if isinstance(f, pl.DataFrame) else f.collect() for f in (rs_any, cs_any))
         run_list = rs.select(S.RUN_ID, *([S.CREATED_AT] if S.CREATED_AT in rs.columns else []))
         chosen = pairs_for(run_list, baseline=baseline, candidate=candidate, mode=pairs)
-        tables = compare(
+        compare_fn = compare_duckdb if engine == Engine.duckdb else compare
+        tables = compare_fn(
             cs.lazy(),
             chosen,
             cfg,
@@ -331,16 +358,8 @@ def sweep_command(
     )
 
 
-def _register_optional() -> None:
-    """Commands whose modules may not be present in every build stage."""
-    try:
-        from evalframe._private.ingest.command import ingest_command
-    except ImportError:  # pragma: no cover - ingest lands separately
-        return
-    app.command("ingest")(handles_errors(ingest_command))
-
-
-_register_optional()
+app.command("ingest")(handles_errors(ingest_command))
+app.command("sql")(handles_errors(sql_command))
 
 
 def main() -> None:

@@ -16,6 +16,7 @@ from evalframe._private import schema as S
 from evalframe._private.errors import Problem, ValidationError
 
 MAX_EXAMPLES = 5
+RAW_TIME = "_raw_created_at"
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,10 @@ def validate_tables(
             *_null_key_specs(S.TABLE_KEYS[S.OUTCOMES]),
             (S.PASSED, "passed is null", pl.col(S.PASSED).is_null()),
         ],
-        S.RUNS: _null_key_specs((S.RUN_ID,)),
+        S.RUNS: [
+            *_null_key_specs((S.RUN_ID,)),
+            *_unparsed_time_specs(typed.get(S.RUNS)),
+        ],
     }
     queries: list[pl.LazyFrame] = []
     for name, table_specs in specs.items():
@@ -196,6 +200,15 @@ def validate_tables(
     return _complete(typed), report, problems
 
 
+def _unparsed_time_specs(raw: pl.LazyFrame | None) -> list[tuple[str, str, pl.Expr]]:
+    """created_at given as text that does not parse as a timestamp (the typed frame holds
+    null there, the raw text does not)."""
+    if raw is None or RAW_TIME not in raw.collect_schema():
+        return []
+    unparsed = pl.col(S.CREATED_AT).is_null() & pl.col(RAW_TIME).is_not_null()
+    return [(S.CREATED_AT, "created_at is not a timestamp", unparsed)]
+
+
 def _null_key_specs(keys: tuple[str, ...]) -> list[tuple[str, str, pl.Expr]]:
     return [(k, "key column is null", pl.col(k).is_null()) for k in keys]
 
@@ -211,6 +224,7 @@ def _typed(lf: pl.LazyFrame, name: str) -> pl.LazyFrame:
             exprs.append(pl.lit(default, dtype=dtype).alias(col))
             continue
         if isinstance(dtype, pl.Datetime) and present[col] == pl.String:
+            exprs.append(pl.col(col).alias(RAW_TIME))  # checked, then dropped
             expr = pl.col(col).str.to_datetime(time_unit="us", strict=False)
         else:
             expr = pl.col(col).cast(dtype) if present[col] != dtype else pl.col(col)
@@ -234,7 +248,7 @@ def _clamp(scores: pl.LazyFrame) -> tuple[pl.LazyFrame, ClampReport]:
 
 def _complete(typed: dict[str, pl.LazyFrame]) -> dict[str, pl.LazyFrame]:
     """Derive or empty-fill the optional tables so every later step sees all four."""
-    out = dict(typed)
+    out = {name: lf.drop(RAW_TIME, strict=False) for name, lf in typed.items()}
     if S.EXECUTIONS not in out:
         derived = out[S.SCORES].select(S.EXECUTION_KEY).unique(maintain_order=True)
         out[S.EXECUTIONS] = _typed(derived, S.EXECUTIONS)
