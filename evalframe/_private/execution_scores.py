@@ -149,7 +149,9 @@ def _root_rows(plan: _Plan) -> pl.LazyFrame:
                 GATE_FIRED: pl.Boolean,
             }
         )
-    _leaves, composites = evaluate_tree(plan.leaf_grid.grid, plan.tree_policy, plan.tree)
+    _leaves, composites = evaluate_tree(
+        plan.leaf_grid.grid, plan.tree_policy, plan.tree, complete=False
+    )
     return composites[-1].select(
         pl.col(CFG).alias(TREE),
         EXEC,

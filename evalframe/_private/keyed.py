@@ -20,6 +20,7 @@ from evalframe._private.errors import Problem
 EXEC = "_exec"  # integer execution id (row index of the executions table)
 EVAL = "_eval"  # integer evaluator id (index into Keyed.evaluators)
 EXEC_T = "_exec_threshold"
+OK = "_ok"  # the execution's status is "ok"
 MAX_BITMASK = 62  # evaluator ids that fit one Int64 bitmask
 
 
@@ -30,7 +31,7 @@ class Keyed:
     executions: pl.DataFrame
     """The executions table with EXEC = row index."""
     scores: pl.DataFrame
-    """EXEC, EVAL, STATUS, EXEC_T, SCORE, SCALE_MAX, WEIGHT for rows of known executions."""
+    """EXEC, EVAL, OK, EXEC_T, SCORE, SCALE_MAX, WEIGHT for rows of known executions."""
     evaluators: tuple[str, ...]
     """Evaluator names by id (sorted)."""
 
@@ -41,21 +42,22 @@ def key_scores(scores: pl.LazyFrame, executions: pl.LazyFrame) -> tuple[Keyed, l
     names = tuple(
         sorted(scores.select(pl.col(S.EVALUATOR).unique()).collect()[S.EVALUATOR].drop_nulls())
     )
-    ids = {name: i for i, name in enumerate(names)}
     keyed = (
         scores.join(
             execs.lazy().select(
-                *S.EXECUTION_KEY, EXEC, S.STATUS, pl.col(S.THRESHOLD).alias(EXEC_T)
+                *S.EXECUTION_KEY,
+                EXEC,
+                (pl.col(S.STATUS) == S.STATUS_OK).alias(OK),
+                pl.col(S.THRESHOLD).alias(EXEC_T),
             ),
             on=S.EXECUTION_KEY,
             how="left",
         )
         .select(
             EXEC,
-            pl.col(S.EVALUATOR)
-            .replace_strict(ids, default=None, return_dtype=pl.Int32)
-            .alias(EVAL),
-            S.STATUS,
+            # an Enum cast maps names to their index in `names` without hashing per row
+            pl.col(S.EVALUATOR).cast(pl.Enum(names)).to_physical().cast(pl.Int32).alias(EVAL),
+            OK,
             EXEC_T,
             S.SCORE,
             S.SCALE_MAX,

@@ -14,7 +14,7 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.dataset import Dataset
-from evalframe._private.keyed import EVAL, EXEC, EXEC_T
+from evalframe._private.keyed import EVAL, EXEC, EXEC_T, OK
 from evalframe._private.tree import NODE, Tree
 
 S_NORM = "_s"  # normalized score, null when missing
@@ -40,13 +40,9 @@ def data_evaluators(ds: Dataset) -> list[str]:
 def build_leaf_grid(ds: Dataset, tree: Tree) -> LeafGrid:
     execs = ds.keyed.executions.lazy()
     by_name = tree.evaluator_map() if tree.configured else tree.index()
-    to_node = {i: by_name[name] for i, name in enumerate(ds.keyed.evaluators) if name in by_name}
-    node = pl.col(EVAL).replace_strict(to_node, default=None, return_dtype=pl.Int32)
-    scores = (
-        ds.keyed.scores.lazy()
-        .filter(pl.col(S.STATUS) == S.STATUS_OK)
-        .with_columns(node.alias(NODE))
-    )
+    lookup = pl.Series([by_name.get(name) for name in ds.keyed.evaluators], dtype=pl.Int32)
+    node = pl.lit(lookup).gather(pl.col(EVAL))  # evaluator id -> leaf node id (or null)
+    scores = ds.keyed.scores.lazy().filter(pl.col(OK)).with_columns(node.alias(NODE))
     # one pass over the score rows: rows per execution, null scores, ignored rows
     counts = scores.group_by(EXEC).agg(
         pl.col(NODE).is_not_null().sum().cast(pl.Int64).alias(N_ROWS),
