@@ -16,7 +16,7 @@ import polars as pl
 import typer
 
 from evalframe._private import schema as S
-from evalframe._private.case_summary import case_summary
+from evalframe._private.case_summary import case_stats, case_summary
 from evalframe._private.compare import compare, pairs_for
 from evalframe._private.config import PRESETS, load_config
 from evalframe._private.dataset import load_dataset
@@ -121,10 +121,11 @@ def _score_tables(ds: Any, cfg: Any, engine: str) -> dict[str, pl.DataFrame | pl
         return dict(score_duckdb(ds, cfg))
     # materialize once: both summaries and the written table derive from it
     ex = score(ds, cfg).sort(S.RUN_ID, S.CASE_ID, S.ATTEMPT).collect()
+    stats = case_stats(ex.lazy()).collect().lazy()
     return {
         S.EXECUTION_SCORES: ex,
-        S.CASE_SUMMARY: case_summary(ex.lazy(), cfg),
-        S.RUN_SUMMARY: run_summary(ex.lazy(), cfg, runs=ds.runs),
+        S.CASE_SUMMARY: case_summary(ex.lazy(), cfg, stats=stats),
+        S.RUN_SUMMARY: run_summary(ex.lazy(), cfg, runs=ds.runs, case_stats=stats),
     }
 
 

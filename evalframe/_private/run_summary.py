@@ -7,6 +7,8 @@ from collections.abc import Sequence
 import polars as pl
 
 from evalframe._private import schema as S
+from evalframe._private.case_summary import SCORE_SUM, case_passed
+from evalframe._private.case_summary import case_stats as _case_stats
 from evalframe._private.config import Config
 from evalframe._private.policy import ATTEMPT_PASSED, as_configs, policy_by_config_id
 from evalframe._private.tree_eval import meets
@@ -71,11 +73,13 @@ def run_summary(
     config: Config | Sequence[Config] | None = None,
     *,
     runs: pl.LazyFrame | None = None,
+    case_stats: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """One row per (config × run) from `execution_scores`.
 
     `runs` (the dataset's runs table) adds rows for runs with no executions and carries
-    run metadata (created_at, label, ...) onto each row.
+    run metadata (created_at, label, ...) onto each row. `case_stats` (from
+    `case_summary.case_stats`) skips grouping the executions by case again.
     """
     configs = as_configs(config)
     policy = policy_by_config_id(configs)
@@ -104,16 +108,14 @@ def run_summary(
         _sum_or_null(S.OUTPUT_TOKENS),
     )
     # one pass per case serves cases, case_pass_rate and both clustered SEs
-    per_case = (
-        ex.group_by(*RUN_KEY, S.CASE_ID)
-        .agg(
-            pl.len().cast(pl.Float64).alias("_n"),
-            passed.sum().cast(pl.Float64).alias("_k"),
-            pl.col(S.SCORE).is_not_null().sum().cast(pl.Float64).alias("_ns"),
-            pl.col(S.SCORE).sum().alias("_ss"),
-        )
-        .join(policy.select(S.CONFIG_ID, ATTEMPT_PASSED), on=S.CONFIG_ID, how="left")
-    )
+    stats = _case_stats(ex) if case_stats is None else case_stats
+    per_case = stats.select(
+        *RUN_KEY,
+        pl.col(S.ATTEMPTS).cast(pl.Float64).alias("_n"),
+        pl.col(S.N_PASSED).cast(pl.Float64).alias("_k"),
+        pl.col(S.SCORED).cast(pl.Float64).alias("_ns"),
+        pl.col(SCORE_SUM).alias("_ss"),
+    ).join(policy.select(S.CONFIG_ID, ATTEMPT_PASSED), on=S.CONFIG_ID, how="left")
     pass_term, pass_se = _clustered_se("_k", "_n", RUN_KEY)
     score_term, score_se = _clustered_se("_ss", "_ns", RUN_KEY)
     rule, n, k = pl.col(ATTEMPT_PASSED), pl.col("_n"), pl.col("_k")
