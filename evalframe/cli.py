@@ -295,7 +295,7 @@ def compare_command(
             cs.lazy(),
             chosen,
             cfg,
-            evaluator_scores=evaluator_scores(ds, cfg),
+            evaluator_scores=evaluator_scores(ds, cfg, passthrough=False).collect().lazy(),
             run_summary=rs.lazy(),
         )
         written = write_tables(tables, _default_out(dataset, out), config_json=cfg.canonical_json())

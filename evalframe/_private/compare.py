@@ -215,12 +215,19 @@ def _sides(
     )
     rows = stacked.join(table.select(S.CONFIG_ID, S.RUN_ID, *key, *values), on=S.RUN_ID)
     b, c = pl.col(_IS_B), ~pl.col(_IS_B)
-    return rows.group_by(*pair_cols, S.CONFIG_ID, *key).agg(
-        b.any().alias(_IN_B),
-        c.any().alias(_IN_C),
-        *(pl.col(v).filter(b).first().alias(f"{BASELINE}_{v}") for v in values),
-        *(pl.col(v).filter(c).first().alias(f"{CANDIDATE}_{v}") for v in values),
+    # each side has at most one row per key: spread values into side columns row-wise,
+    # then plain max() aggregations (no per-group filtering) collapse the two rows
+    spread = rows.select(
+        *pair_cols,
+        S.CONFIG_ID,
+        *key,
+        b.alias(_IN_B),
+        c.alias(_IN_C),
+        *(pl.when(b).then(pl.col(v)).alias(f"{BASELINE}_{v}") for v in values),
+        *(pl.when(c).then(pl.col(v)).alias(f"{CANDIDATE}_{v}") for v in values),
     )
+    sided = [_IN_B, _IN_C, *(f"{side}_{v}" for side in (BASELINE, CANDIDATE) for v in values)]
+    return spread.group_by(*pair_cols, S.CONFIG_ID, *key).agg(pl.col(sided).max())
 
 
 def _with_status(sides: pl.LazyFrame, limits: pl.LazyFrame, *, passed: bool) -> pl.LazyFrame:
@@ -245,16 +252,24 @@ def _case_deltas(
 
 
 def _evaluator_deltas(
-    evaluator_scores: pl.LazyFrame | None, pairs: pl.LazyFrame, limits: pl.LazyFrame
+    evaluator_scores: pl.LazyFrame | None,
+    pairs: pl.LazyFrame,
+    limits: pl.LazyFrame,
+    *,
+    single_attempts: bool = False,
 ) -> pl.LazyFrame:
     if evaluator_scores is None:
         return pl.LazyFrame(schema=EVALUATOR_DELTAS_SCHEMA)
-    per_case = (
-        evaluator_scores.filter(pl.col(S.PATH) != "")
-        .group_by(S.CONFIG_ID, S.RUN_ID, S.CASE_ID, S.PATH)
-        .agg(pl.col(S.SCORE).cast(pl.Float64).mean())
-        .with_columns(pl.col(S.SCORE).is_not_null().alias(_SCORED))
-    )
+    nodes = evaluator_scores.filter(pl.col(S.PATH) != "")
+    if single_attempts:  # the mean over one attempt is that attempt's score
+        per_case = nodes.select(
+            S.CONFIG_ID, S.RUN_ID, S.CASE_ID, S.PATH, pl.col(S.SCORE).cast(pl.Float64)
+        )
+    else:
+        per_case = nodes.group_by(S.CONFIG_ID, S.RUN_ID, S.CASE_ID, S.PATH).agg(
+            pl.col(S.SCORE).cast(pl.Float64).mean()
+        )
+    per_case = per_case.with_columns(pl.col(S.SCORE).is_not_null().alias(_SCORED))
     sides = _sides(per_case, pairs, [S.CASE_ID, S.PATH], [S.SCORE, _SCORED])
     return (
         _with_status(sides, limits, passed=False)
@@ -358,8 +373,17 @@ def compare(
     )
     pair_configs = pairs_lf.join(limits, how="cross")
     run_deltas = _run_deltas(full, run_summary, pairs_lf, pair_configs)
+    single = evaluator_scores is not None and bool(
+        evaluator_scores.lazy()
+        .select((pl.col(S.ATTEMPT).max() == pl.col(S.ATTEMPT).min()).fill_null(True))
+        .collect()
+        .item()
+    )  # every row the same attempt number: one attempt per case
     evaluator_deltas = _evaluator_deltas(
-        None if evaluator_scores is None else evaluator_scores.lazy(), pairs_lf, limits
+        None if evaluator_scores is None else evaluator_scores.lazy(),
+        pairs_lf,
+        limits,
+        single_attempts=single,
     )
     return {
         S.CASE_DELTAS: case_deltas,

@@ -253,10 +253,16 @@ def _execution_scores(
 
 
 def evaluator_scores(
-    dataset: Dataset, config: Config | Sequence[Config] | None = None
+    dataset: Dataset,
+    config: Config | Sequence[Config] | None = None,
+    *,
+    passthrough: bool = True,
 ) -> pl.LazyFrame:
     """`evaluator_scores`: one row per (config × scored execution × tree node), root
-    included as path "". As large as the input, so the CLI writes it only on request."""
+    included as path "". As large as the input, so the CLI writes it only on request.
+
+    `passthrough=False` leaves label, reason and extra score columns out (null), which
+    saves joining every row back to its source row (what `compare` needs)."""
     plan = _plan(dataset, config, share_trees=False)
     if not plan.tree.leaves:
         return pl.LazyFrame(schema=dict.fromkeys(EVALUATOR_COLUMNS, pl.String))
@@ -286,6 +292,11 @@ def evaluator_scores(
             .alias("_data_evaluator"),
         )
     )
+    if not passthrough:
+        return out.with_columns(
+            pl.lit(None, dtype=pl.String).alias(S.LABEL),
+            pl.lit(None, dtype=pl.String).alias(S.REASON),
+        ).select(*EVALUATOR_COLUMNS)
     # label, reason and extra columns of the score rows, back onto the leaf rows
     declared = set(S.SCORES_COLUMNS) - {S.LABEL, S.REASON}
     source_cols = [c for c in dataset.scores.collect_schema().names() if c not in declared]

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from evalframe._private import schema as S
-from evalframe._private.case_summary import SCORE_SUM, case_passed
+from evalframe._private.case_summary import SCORE_SUM
 from evalframe._private.case_summary import case_stats as _case_stats
 from evalframe._private.config import Config
 from evalframe._private.policy import ATTEMPT_PASSED, as_configs, policy_by_config_id
