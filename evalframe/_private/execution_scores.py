@@ -161,37 +161,35 @@ def _root_rows(plan: _Plan) -> pl.LazyFrame:
     )
 
 
-def _execution_scores(
-    dataset: Dataset,
-    plan: _Plan,
-    *,
-    root: pl.LazyFrame | None = None,
-    policy: pl.LazyFrame | None = None,
-) -> pl.LazyFrame:
-    """Assemble execution rows; `root` (precomputed root rows) and `policy` (a subset of
-    the plan's configs) let a sweep evaluate the tree once and assemble configs in chunks."""
-    execs = plan.leaf_grid.executions
-    extra = [
-        c for c in execs.collect_schema().names() if c not in S.EXECUTIONS_COLUMNS and c != EXEC
-    ]
+def execution_inputs(dataset: Dataset, plan: _Plan) -> pl.LazyFrame:
+    """Config-independent execution rows: the executions table with EXEC, leaf counts,
+    expected leaves and outcome totals."""
     outcomes = dataset.outcomes.group_by(S.EXECUTION_KEY).agg(
         pl.len().cast(pl.Int64).alias(S.OUTCOMES_TOTAL),
         pl.col(S.PASSED).sum().cast(pl.Int64).alias(S.OUTCOMES_PASSED),
     )
-    frame = (
-        execs.join(plan.policy if policy is None else policy, how="cross")
-        .join(_root_rows(plan) if root is None else root, on=[TREE, EXEC], how="left")
-        .join(plan.leaf_grid.per_exec, on=EXEC, how="left")
+    return (
+        plan.leaf_grid.executions.join(plan.leaf_grid.per_exec, on=EXEC, how="left")
         .join(plan.leaf_grid.expected, on=EXEC, how="left")
         .join(outcomes, on=S.EXECUTION_KEY, how="left")
+        .with_columns(pl.col(S.OUTCOMES_TOTAL).fill_null(0), pl.col(S.OUTCOMES_PASSED).fill_null(0))
     )
+
+
+VERDICT_ENUM = pl.Enum(
+    [S.VERDICT_PASS, S.VERDICT_BORDERLINE, S.VERDICT_FAIL, S.VERDICT_ERROR, S.VERDICT_UNSCORED]
+)
+"""Verdicts are computed as an Enum (integer compares); `score` returns them as String."""
+
+
+def apply_policy(frame: pl.LazyFrame) -> pl.LazyFrame:
+    """Verdict columns of SPEC §3.4-3.5 for (config × execution) rows that carry the
+    execution inputs, the config's policy columns and the root rows of its tree group."""
     ok = pl.col(S.STATUS) == S.STATUS_OK
     has_rows = pl.col(N_ROWS).fill_null(0) > 0
     t = pl.coalesce(OVERRIDE, S.THRESHOLD, CFG_THRESHOLD)
     frame = frame.with_columns(
         t.alias(S.THRESHOLD),
-        pl.col(S.OUTCOMES_TOTAL).fill_null(0),
-        pl.col(S.OUTCOMES_PASSED).fill_null(0),
         (ok & has_rows & (pl.col(ON_MISSING) == "fail") & (pl.col(S.N_MISSING) > 0))
         .fill_null(False)
         .alias(S.JUDGE_ERROR),
@@ -215,20 +213,24 @@ def _execution_scores(
         .otherwise(pl.col("_root"))
     )
     frame = frame.with_columns(score_expr.alias(S.SCORE))
+
+    def v(name: str) -> pl.Expr:
+        return pl.lit(name, dtype=VERDICT_ENUM)
+
     verdict = (
         pl.when(~ok)
-        .then(pl.lit(S.VERDICT_ERROR))
+        .then(v(S.VERDICT_ERROR))
         .when(judge_error)
-        .then(pl.lit(S.VERDICT_FAIL))
+        .then(v(S.VERDICT_FAIL))
         .when(pl.col("_unscored"))
-        .then(pl.lit(S.VERDICT_UNSCORED))
+        .then(v(S.VERDICT_UNSCORED))
         .when(pl.col(S.REQUIRED_FAILED))
-        .then(pl.lit(S.VERDICT_FAIL))
+        .then(v(S.VERDICT_FAIL))
         .when(meets(pl.col(S.SCORE), pl.col(S.THRESHOLD)))
-        .then(pl.lit(S.VERDICT_PASS))
+        .then(v(S.VERDICT_PASS))
         .when(pl.col(BORDERLINE).is_not_null() & meets(pl.col(S.SCORE), pl.col(BORDERLINE)))
-        .then(pl.lit(S.VERDICT_BORDERLINE))
-        .otherwise(pl.lit(S.VERDICT_FAIL))
+        .then(v(S.VERDICT_BORDERLINE))
+        .otherwise(v(S.VERDICT_FAIL))
     )
     frame = frame.with_columns(verdict.alias(S.VERDICT))
     is_pass = pl.col(S.VERDICT) == S.VERDICT_PASS
@@ -248,8 +250,23 @@ def _execution_scores(
         pl.when(ok).then(pl.col(c).fill_null(0)).otherwise(0).alias(c)
         for c in (S.N_MISSING, S.N_IGNORED)
     ]
-    frame = frame.with_columns(passed.alias(S.PASSED), *zero_if_error)
-    return frame.select(*EXECUTION_COLUMNS, *extra)
+    return frame.with_columns(passed.alias(S.PASSED), *zero_if_error)
+
+
+def _execution_scores(dataset: Dataset, plan: _Plan) -> pl.LazyFrame:
+    """Execution rows of every config of the plan."""
+    inputs = execution_inputs(dataset, plan)
+    extra = [
+        c for c in dataset.executions.collect_schema().names() if c not in S.EXECUTIONS_COLUMNS
+    ]
+    frame = inputs.join(plan.policy, how="cross").join(
+        _root_rows(plan), on=[TREE, EXEC], how="left"
+    )
+    return (
+        apply_policy(frame)
+        .with_columns(pl.col(S.VERDICT).cast(pl.String))
+        .select(*EXECUTION_COLUMNS, *extra)
+    )
 
 
 def evaluator_scores(

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from evalframe._private import schema as S
-from evalframe._private.case_summary import SCORE_SUM
+from evalframe._private.case_summary import SCORE_SUM, case_passed
 from evalframe._private.case_summary import case_stats as _case_stats
 from evalframe._private.config import Config
 from evalframe._private.policy import ATTEMPT_PASSED, as_configs, policy_by_config_id
@@ -68,6 +68,57 @@ def _clustered_se(sx: str, nc: str, keys: Sequence[str]) -> tuple[pl.Expr, pl.Ex
     return term.alias(f"_ss_{sx}"), se
 
 
+def execution_aggs() -> list[pl.Expr]:
+    """Per-run aggregations over execution rows that depend on the config."""
+    status, verdict, passed = pl.col(S.STATUS), pl.col(S.VERDICT), pl.col(S.PASSED)
+    errored = status == S.STATUS_ERROR
+    unscored = verdict == S.VERDICT_UNSCORED
+    return [
+        pl.len().cast(pl.Int64).alias(S.N_EXECUTIONS),
+        passed.sum().cast(pl.Int64).alias(S.PASSED),
+        (~passed & ~errored & ~unscored).sum().cast(pl.Int64).alias(S.FAILED),
+        errored.sum().cast(pl.Int64).alias(S.ERRORED),
+        unscored.sum().cast(pl.Int64).alias(S.UNSCORED),
+        (verdict == S.VERDICT_PASS).sum().cast(pl.Int64).alias(S.N_PASS),
+        (verdict == S.VERDICT_BORDERLINE).sum().cast(pl.Int64).alias(S.N_BORDERLINE),
+        (verdict == S.VERDICT_FAIL).sum().cast(pl.Int64).alias(S.N_FAIL),
+        passed.cast(pl.Float64).mean().alias(S.PASS_RATE),
+        pl.col(S.SCORE).mean().alias(S.MEAN_SCORE),
+    ]
+
+
+def latency_aggs() -> list[pl.Expr]:
+    """Per-run aggregations that do not depend on the config (latency, cost, tokens)."""
+    lat = pl.col(S.LATENCY_MS)
+    return [
+        lat.mean().alias(S.LATENCY_MEAN),
+        lat.quantile(0.5, interpolation="linear").alias(S.LATENCY_P50),
+        lat.quantile(0.95, interpolation="linear").alias(S.LATENCY_P95),
+        lat.max().alias(S.LATENCY_MAX),
+        _sum_or_null(S.COST_USD),
+        _sum_or_null(S.INPUT_TOKENS),
+        _sum_or_null(S.OUTPUT_TOKENS),
+    ]
+
+
+def case_level(per_case: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
+    """cases, case_pass_rate and both clustered SEs per `keys` from per-case rows with
+    attempts `_n`, passed `_k`, scored `_ns`, score sum `_ss` and the ATTEMPT_PASSED rule."""
+    pass_term, pass_se = _clustered_se("_k", "_n", keys)
+    score_term, score_se = _clustered_se("_ss", "_ns", keys)
+    passed = case_passed(pl.col("_n"), pl.col("_k"))
+    return (
+        per_case.with_columns(pass_term, score_term, passed.alias("_case_passed"))
+        .group_by(*keys)
+        .agg(
+            pl.len().cast(pl.Int64).alias(S.CASES),
+            pl.col("_case_passed").cast(pl.Float64).mean().alias(S.CASE_PASS_RATE),
+            pass_se.alias(S.PASS_RATE_SE),
+            score_se.alias(S.MEAN_SCORE_SE),
+        )
+    )
+
+
 def run_summary(
     execution_scores: pl.LazyFrame,
     config: Config | Sequence[Config] | None = None,
@@ -84,29 +135,7 @@ def run_summary(
     configs = as_configs(config)
     policy = policy_by_config_id(configs)
     ex = execution_scores
-    status, verdict, passed = pl.col(S.STATUS), pl.col(S.VERDICT), pl.col(S.PASSED)
-    errored = status == S.STATUS_ERROR
-    unscored = verdict == S.VERDICT_UNSCORED
-    lat = pl.col(S.LATENCY_MS)
-    base = ex.group_by(RUN_KEY).agg(
-        pl.len().cast(pl.Int64).alias(S.N_EXECUTIONS),
-        passed.sum().cast(pl.Int64).alias(S.PASSED),
-        (~passed & ~errored & ~unscored).sum().cast(pl.Int64).alias(S.FAILED),
-        errored.sum().cast(pl.Int64).alias(S.ERRORED),
-        unscored.sum().cast(pl.Int64).alias(S.UNSCORED),
-        (verdict == S.VERDICT_PASS).sum().cast(pl.Int64).alias(S.N_PASS),
-        (verdict == S.VERDICT_BORDERLINE).sum().cast(pl.Int64).alias(S.N_BORDERLINE),
-        (verdict == S.VERDICT_FAIL).sum().cast(pl.Int64).alias(S.N_FAIL),
-        passed.cast(pl.Float64).mean().alias(S.PASS_RATE),
-        pl.col(S.SCORE).mean().alias(S.MEAN_SCORE),
-        lat.mean().alias(S.LATENCY_MEAN),
-        lat.quantile(0.5, interpolation="linear").alias(S.LATENCY_P50),
-        lat.quantile(0.95, interpolation="linear").alias(S.LATENCY_P95),
-        lat.max().alias(S.LATENCY_MAX),
-        _sum_or_null(S.COST_USD),
-        _sum_or_null(S.INPUT_TOKENS),
-        _sum_or_null(S.OUTPUT_TOKENS),
-    )
+    base = ex.group_by(RUN_KEY).agg(*execution_aggs(), *latency_aggs())
     # one pass per case serves cases, case_pass_rate and both clustered SEs
     stats = _case_stats(ex) if case_stats is None else case_stats
     per_case = stats.select(
@@ -116,30 +145,17 @@ def run_summary(
         pl.col(S.SCORED).cast(pl.Float64).alias("_ns"),
         pl.col(SCORE_SUM).alias("_ss"),
     ).join(policy.select(S.CONFIG_ID, ATTEMPT_PASSED), on=S.CONFIG_ID, how="left")
-    pass_term, pass_se = _clustered_se("_k", "_n", RUN_KEY)
-    score_term, score_se = _clustered_se("_ss", "_ns", RUN_KEY)
-    rule, n, k = pl.col(ATTEMPT_PASSED), pl.col("_n"), pl.col("_k")
-    case_passed = (
-        pl.when(rule == "any")
-        .then(k >= 1)
-        .when(rule == "majority")
-        .then(2 * k > n)
-        .otherwise(k == n)
-    )
-    cases = (
-        per_case.with_columns(pass_term, score_term, case_passed.alias("_case_passed"))
-        .group_by(RUN_KEY)
-        .agg(
-            pl.len().cast(pl.Int64).alias(S.CASES),
-            pl.col("_case_passed").cast(pl.Float64).mean().alias(S.CASE_PASS_RATE),
-            pass_se.alias(S.PASS_RATE_SE),
-            score_se.alias(S.MEAN_SCORE_SE),
-        )
-    )
-    summary = base.join(cases, on=RUN_KEY, how="left")
+    summary = base.join(case_level(per_case, RUN_KEY), on=RUN_KEY, how="left")
+    return finish_run_summary(summary, configs, runs)
+
+
+def finish_run_summary(
+    summary: pl.LazyFrame, configs: Sequence[Config], runs: pl.LazyFrame | None
+) -> pl.LazyFrame:
+    """Empty runs and metadata from the runs table, the two gates, column order, sort."""
     if runs is not None:
         summary = _with_runs_table(summary, runs, configs)
-    gates = policy.select(S.CONFIG_ID, S.MIN_MEAN_SCORE, S.MIN_PASS_RATE)
+    gates = policy_by_config_id(configs).select(S.CONFIG_ID, S.MIN_MEAN_SCORE, S.MIN_PASS_RATE)
     summary = summary.join(gates, on=S.CONFIG_ID, how="left").with_columns(
         meets(pl.col(S.MEAN_SCORE), pl.col(S.MIN_MEAN_SCORE))
         .fill_null(False)

@@ -28,9 +28,21 @@ from evalframe._private.config import (
 )
 from evalframe._private.dataset import Dataset
 from evalframe._private.errors import ConfigError
-from evalframe._private.execution_scores import _execution_scores, _plan, _root_rows
-from evalframe._private.policy import OUTCOMES_MODE, policy_by_config_id
-from evalframe._private.run_summary import run_summary
+from evalframe._private.execution_scores import (
+    _plan,
+    _root_rows,
+    apply_policy,
+    execution_inputs,
+)
+from evalframe._private.keyed import EXEC
+from evalframe._private.leaves import N_EXPECTED, N_ROWS
+from evalframe._private.policy import ATTEMPT_PASSED, OUTCOMES_MODE, TREE, policy_by_config_id
+from evalframe._private.run_summary import (
+    case_level,
+    execution_aggs,
+    finish_run_summary,
+    latency_aggs,
+)
 from evalframe._private.tree import CFG
 from evalframe._private.tree_eval import meets
 
@@ -189,6 +201,11 @@ def load_grid(path: str | Path, *, evaluators: Sequence[str] = ()) -> Grid:
     return grid_from_dict(read_config_file(path), source=str(path), evaluators=evaluators)
 
 
+RUN_IDX = "_run"
+CASE_IDX = "_case"
+RUN_KEY_INT = "_rk"
+
+
 def sweep(
     dataset: Dataset,
     configs: Sequence[Config] | Grid,
@@ -197,39 +214,121 @@ def sweep(
     on_chunk: Callable[[int, int], None] | None = None,
 ) -> pl.DataFrame:
     """`sweep`: run_summary rows for every (config × run), plus `sweep_*` parameter
-    columns when given a Grid. The tree is evaluated once per distinct tree key; configs
-    are then applied at execution level, `rows_per_chunk` execution rows at a time."""
+    columns when given a Grid.
+
+    The tree is evaluated once per distinct tree key; then each chunk of configs is a
+    table crossed with lean integer-keyed execution rows, verdicts are applied by the same
+    expressions as `score`, and the run statistics are aggregated on packed integer keys.
+    Latency, cost and token statistics do not depend on the config and are computed once.
+    """
     grid = configs if isinstance(configs, Grid) else None
     config_list = list(grid.configs if grid else configs)
     if not config_list:
         raise ConfigError("sweep needs at least one config; hint: check the grid file.")
     plan = _plan(dataset, config_list)
-    grid_frames = pl.collect_all(
-        [_root_rows(plan), plan.leaf_grid.per_exec, plan.leaf_grid.expected]
+    inputs = execution_inputs(dataset, plan).with_columns(
+        (pl.col(S.RUN_ID).rank("dense") - 1).cast(pl.Int64).alias(RUN_IDX),
+        (pl.struct(S.RUN_ID, S.CASE_ID).rank("dense") - 1).cast(pl.Int64).alias(CASE_IDX),
     )
-    root, per_exec, expected = (f.lazy() for f in grid_frames)
-    plan = dataclasses.replace(
-        plan,
-        leaf_grid=dataclasses.replace(plan.leaf_grid, per_exec=per_exec, expected=expected),
+    lean_cols = [
+        EXEC,
+        RUN_IDX,
+        CASE_IDX,
+        S.STATUS,
+        S.THRESHOLD,
+        N_ROWS,
+        S.N_MISSING,
+        S.N_IGNORED,
+        N_EXPECTED,
+        S.OUTCOMES_TOTAL,
+        S.OUTCOMES_PASSED,
+        S.ATTEMPT,
+    ]
+    lean, root, run_ids, per_run = pl.collect_all(
+        [
+            inputs.select(lean_cols),
+            _root_rows(plan),
+            inputs.select(RUN_IDX, S.RUN_ID).unique(),
+            inputs.group_by(RUN_IDX).agg(*latency_aggs()),
+        ]
     )
-    n_exec = plan.leaf_grid.executions.select(pl.len()).collect().item()
-    per_chunk = max(1, rows_per_chunk // max(n_exec, 1))
     policy = plan.policy.collect()
+    # each execution once per tree group, with that group's root values
+    lean_root = lean.join(policy.select(TREE).unique(), how="cross").join(
+        root, on=[TREE, EXEC], how="left"
+    )
+    n_runs = max(1, run_ids.height)
+    n_cases = int(lean[CASE_IDX].max() or 0) + 1
+    single = lean.height == 0 or lean[S.ATTEMPT].min() == lean[S.ATTEMPT].max()
+    per_chunk = max(1, rows_per_chunk // max(lean.height, 1))
     parts: list[pl.DataFrame] = []
     n_chunks = -(-len(config_list) // per_chunk)
     for k, start in enumerate(range(0, len(config_list), per_chunk)):
-        chunk_policy = policy.filter(
-            (pl.col(CFG) >= start) & (pl.col(CFG) < start + per_chunk)
-        ).lazy()
-        chunk = config_list[start : start + per_chunk]
-        ex = _execution_scores(dataset, plan, root=root, policy=chunk_policy).collect()
-        parts.append(run_summary(ex.lazy(), chunk, runs=dataset.runs).collect())
+        chunk_policy = policy.filter((pl.col(CFG) >= start) & (pl.col(CFG) < start + per_chunk))
+        rows = apply_policy(
+            # executions × their tree groups' root rows (small), then × each group's configs
+            lean_root.lazy().join(chunk_policy.lazy(), on=TREE, how="inner")
+        ).with_columns((pl.col(CFG).cast(pl.Int64) * n_runs + pl.col(RUN_IDX)).alias(RUN_KEY_INT))
+        summary = _chunk_summary(rows, single=single, n_cases=n_cases).collect()
+        parts.append(
+            finish_run_summary(
+                _decode(summary.lazy(), n_runs, chunk_policy, run_ids, per_run),
+                config_list[start : start + per_chunk],
+                dataset.runs,
+            ).collect()
+        )
         if on_chunk is not None:
             on_chunk(k + 1, n_chunks)
     result = pl.concat(parts, how="diagonal_relaxed")
     if grid is not None:
         result = result.join(grid.params, on=S.CONFIG_ID, how="left")
     return result
+
+
+def _chunk_summary(rows: pl.LazyFrame, *, single: bool, n_cases: int) -> pl.LazyFrame:
+    """Run statistics per packed (config, run) key from verdict rows of one chunk."""
+    base = rows.group_by(RUN_KEY_INT).agg(*execution_aggs())
+    score = pl.col(S.SCORE)
+    if single:  # one attempt per case: the case rows are the execution rows
+        per_case = rows.select(
+            RUN_KEY_INT,
+            ATTEMPT_PASSED,
+            pl.lit(1.0).alias("_n"),
+            pl.col(S.PASSED).cast(pl.Float64).alias("_k"),
+            score.is_not_null().cast(pl.Float64).alias("_ns"),
+            score.fill_null(0.0).alias("_ss"),
+        )
+    else:
+        case_key = pl.col(CFG).cast(pl.Int64) * n_cases + pl.col(CASE_IDX)
+        per_case = rows.group_by(case_key.alias("_ck")).agg(
+            pl.col(RUN_KEY_INT).first(),
+            pl.col(ATTEMPT_PASSED).first(),
+            pl.len().cast(pl.Float64).alias("_n"),
+            pl.col(S.PASSED).sum().cast(pl.Float64).alias("_k"),
+            score.is_not_null().sum().cast(pl.Float64).alias("_ns"),
+            score.sum().alias("_ss"),
+        )
+    return base.join(case_level(per_case, [RUN_KEY_INT]), on=RUN_KEY_INT, how="left")
+
+
+def _decode(
+    summary: pl.LazyFrame,
+    n_runs: int,
+    policy: pl.DataFrame,
+    run_ids: pl.DataFrame,
+    per_run: pl.DataFrame,
+) -> pl.LazyFrame:
+    """Packed keys back to config_id and run_id; the config-independent run columns."""
+    return (
+        summary.with_columns(
+            (pl.col(RUN_KEY_INT) // n_runs).cast(pl.Int32).alias(CFG),
+            (pl.col(RUN_KEY_INT) % n_runs).alias(RUN_IDX),
+        )
+        .join(policy.lazy().select(CFG, S.CONFIG_ID), on=CFG, how="left")
+        .join(run_ids.lazy(), on=RUN_IDX, how="left")
+        .join(per_run.lazy(), on=RUN_IDX, how="left")
+        .drop(RUN_KEY_INT, CFG, RUN_IDX)
+    )
 
 
 def threshold_curve(
