@@ -78,6 +78,7 @@ def main() -> None:
     ap.add_argument("--json", action="store_true", help="print results as JSON")
     args = ap.parse_args()
     work = Path(args.workdir or tempfile.mkdtemp(prefix="evalframe-bench-duckdb-"))
+    work.mkdir(parents=True, exist_ok=True)
     cfg = work / "flat.json"
     cfg.write_text(
         json.dumps({"evaluators": {m: {"weight": w} for m, w in CONNEXITY_WEIGHTS.items()}})
