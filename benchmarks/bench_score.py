@@ -22,7 +22,6 @@ import json
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,10 +52,7 @@ def measure(cmd: list[str]) -> tuple[float, float]:
 
 
 def make_dataset(path: Path, n_executions: int, metrics: tuple[str, ...]) -> int:
-    runs = [
-        (f"run-{i}", None, f"v{i}", 1.0 - 0.02 * i, 1.0, 0.01, "")
-        for i in range(4)
-    ]
+    runs = [(f"run-{i}", None, f"v{i}", 1.0 - 0.02 * i, 1.0, 0.01, "") for i in range(4)]
     from datetime import datetime
 
     runs = [(r[0], datetime(2026, 1, 1 + i), *r[2:]) for i, r in enumerate(runs)]
@@ -74,8 +70,10 @@ weights = {weights}
 con.execute("create table w(evaluator varchar, weight double)")
 con.executemany("insert into w values (?, ?)", list(weights.items()))
 con.execute(
-    "copy (select run_id, case_id, attempt, sum(s.score / s.scale_max * w.weight) / sum(w.weight) as score "
-    "from read_parquet(?) s join w using (evaluator) group by all) to '" + sys.argv[2] + "' (format parquet)",
+    "copy (select run_id, case_id, attempt, "
+    "sum(s.score / s.scale_max * w.weight) / sum(w.weight) as score "
+    "from read_parquet(?) s join w using (evaluator) group by all) "
+    "to '" + sys.argv[2] + "' (format parquet)",
     [sys.argv[1]],
 )
 """
@@ -87,10 +85,20 @@ def main() -> None:
     ap.add_argument("--tree", action="store_true", help="also time a depth-3, 12-leaf tree")
     ap.add_argument("--workdir", default=None, help="where to put data (default: a temp dir)")
     ap.add_argument("--json", action="store_true", help="print results as JSON")
-    ap.add_argument("--compare", type=int, default=0, metavar="CASES",
-                    help="also: 2 runs x CASES cases, `compare` vs `score` of the same data")
-    ap.add_argument("--sweep", type=int, default=0, metavar="EXECS",
-                    help="also: EXECS executions x 100 configs, `sweep` vs `score`")
+    ap.add_argument(
+        "--compare",
+        type=int,
+        default=0,
+        metavar="CASES",
+        help="also: 2 runs x CASES cases, `compare` vs `score` of the same data",
+    )
+    ap.add_argument(
+        "--sweep",
+        type=int,
+        default=0,
+        metavar="EXECS",
+        help="also: EXECS executions x 100 configs, `sweep` vs `score`",
+    )
     args = ap.parse_args()
     work = Path(args.workdir or tempfile.mkdtemp(prefix="evalframe-bench-"))
     results = []
@@ -100,22 +108,63 @@ def main() -> None:
         rows = make_dataset(data, n, metrics)
         weights = dict(CONNEXITY_WEIGHTS) | dict.fromkeys(EXTRA_METRICS, 0.1)
         floor_script = FLOOR_SQL.format(weights=repr(weights))
-        floor = measure([sys.executable, "-c", floor_script,
-                         str(data / "scores.parquet"), str(work / "floor.parquet")])
+        floor = measure(
+            [
+                sys.executable,
+                "-c",
+                floor_script,
+                str(data / "scores.parquet"),
+                str(work / "floor.parquet"),
+            ]
+        )
         flat_cfg = work / "flat.json"
-        flat_cfg.write_text(json.dumps({"evaluators": {m: {"weight": w} for m, w in weights.items()
-                                                       if m in metrics}}))
-        score = measure([sys.executable, "-m", "evalframe.cli", "score", str(data),
-                         "--config", str(flat_cfg), "--out", str(work / "out"), "--json"])
-        entry = {"executions": n, "judge_rows": rows, "floor_s": floor[0], "floor_rss_mb": floor[1],
-                 "score_s": score[0], "score_rss_mb": score[1],
-                 "score_rows_per_s": rows / score[0], "floor_rows_per_s": rows / floor[0],
-                 "ratio": score[0] / floor[0]}
+        flat_cfg.write_text(
+            json.dumps(
+                {"evaluators": {m: {"weight": w} for m, w in weights.items() if m in metrics}}
+            )
+        )
+        score = measure(
+            [
+                sys.executable,
+                "-m",
+                "evalframe.cli",
+                "score",
+                str(data),
+                "--config",
+                str(flat_cfg),
+                "--out",
+                str(work / "out"),
+                "--json",
+            ]
+        )
+        entry = {
+            "executions": n,
+            "judge_rows": rows,
+            "floor_s": floor[0],
+            "floor_rss_mb": floor[1],
+            "score_s": score[0],
+            "score_rss_mb": score[1],
+            "score_rows_per_s": rows / score[0],
+            "floor_rows_per_s": rows / floor[0],
+            "ratio": score[0] / floor[0],
+        }
         if args.tree:
             tree_cfg = work / "tree.json"
             tree_cfg.write_text(json.dumps(_tree_config(weights)))
-            tree = measure([sys.executable, "-m", "evalframe.cli", "score", str(data),
-                            "--config", str(tree_cfg), "--out", str(work / "out-tree"), "--json"])
+            tree = measure(
+                [
+                    sys.executable,
+                    "-m",
+                    "evalframe.cli",
+                    "score",
+                    str(data),
+                    "--config",
+                    str(tree_cfg),
+                    "--out",
+                    str(work / "out-tree"),
+                    "--json",
+                ]
+            )
             entry |= {"tree_s": tree[0], "tree_rss_mb": tree[1], "tree_vs_flat": tree[0] / score[0]}
         results.append(entry)
         _print(entry)
@@ -130,8 +179,10 @@ def main() -> None:
 def _two_runs(path: Path, n_cases: int) -> None:
     from datetime import datetime
 
-    runs = (("base", datetime(2026, 1, 1), "v1", 1.0, 1.0, 0.01, ""),
-            ("cand", datetime(2026, 1, 2), "v2", 0.97, 1.1, 0.01, ""))
+    runs = (
+        ("base", datetime(2026, 1, 1), "v1", 1.0, 1.0, 0.01, ""),
+        ("cand", datetime(2026, 1, 2), "v2", 0.97, 1.1, 0.01, ""),
+    )
     path.mkdir(parents=True, exist_ok=True)
     for name, frame in generate(n_cases, runs, attempts=False).items():
         frame.write_parquet(path / f"{name}.parquet")
@@ -142,15 +193,37 @@ def bench_compare(work: Path, n_cases: int) -> dict:
     data = work / f"cmp{n_cases}"
     _two_runs(data, n_cases)
     cli = [sys.executable, "-m", "evalframe.cli"]
-    score = measure([*cli, "score", str(data), "--preset", "connexity", "--json",
-                     "-o", str(work / "cmp-out")])
-    comp = measure([*cli, "compare", str(data), "--preset", "connexity", "--json",
-                    "-b", "base", "--candidate", "cand", "-o", str(work / "cmp-out")])
-    entry = {"compare_cases_per_run": n_cases, "score_s": score[0], "compare_s": comp[0],
-             "compare_rss_mb": comp[1], "compare_vs_score": comp[0] / score[0]}
-    print(f"compare: 2 runs x {n_cases:,} cases | score {score[0]:6.2f}s | compare (incl. "
-          f"scoring) {comp[0]:6.2f}s {comp[1]:6.0f} MB | ratio {entry['compare_vs_score']:4.2f}x",
-          flush=True)
+    score = measure(
+        [*cli, "score", str(data), "--preset", "connexity", "--json", "-o", str(work / "cmp-out")]
+    )
+    comp = measure(
+        [
+            *cli,
+            "compare",
+            str(data),
+            "--preset",
+            "connexity",
+            "--json",
+            "-b",
+            "base",
+            "--candidate",
+            "cand",
+            "-o",
+            str(work / "cmp-out"),
+        ]
+    )
+    entry = {
+        "compare_cases_per_run": n_cases,
+        "score_s": score[0],
+        "compare_s": comp[0],
+        "compare_rss_mb": comp[1],
+        "compare_vs_score": comp[0] / score[0],
+    }
+    print(
+        f"compare: 2 runs x {n_cases:,} cases | score {score[0]:6.2f}s | compare (incl. "
+        f"scoring) {comp[0]:6.2f}s {comp[1]:6.0f} MB | ratio {entry['compare_vs_score']:4.2f}x",
+        flush=True,
+    )
     return entry
 
 
@@ -159,23 +232,43 @@ def bench_sweep(work: Path, n_exec: int) -> dict:
     data = work / f"sw{n_exec}"
     make_dataset(data, n_exec, tuple(CONNEXITY_WEIGHTS))
     grid = work / "grid100.json"
-    grid.write_text(json.dumps({
-        "preset": "connexity",
-        "grid": {"threshold": [0.5 + 0.02 * i for i in range(10)],
-                 "outcomes": ["gate", "ignore"], "run_gates": {"min_pass_rate": [0.8, 1.0]}},
-        "weights": {"seed000": {}, "routing_heavy": {"tool_routing": 0.4},
-                    "flat": dict.fromkeys(CONNEXITY_WEIGHTS, 1.0)},
-    }))
+    grid.write_text(
+        json.dumps(
+            {
+                "preset": "connexity",
+                "grid": {
+                    "threshold": [0.5 + 0.02 * i for i in range(10)],
+                    "outcomes": ["gate", "ignore"],
+                    "run_gates": {"min_pass_rate": [0.8, 1.0]},
+                },
+                "weights": {
+                    "seed000": {},
+                    "routing_heavy": {"tool_routing": 0.4},
+                    "flat": dict.fromkeys(CONNEXITY_WEIGHTS, 1.0),
+                },
+            }
+        )
+    )
     cli = [sys.executable, "-m", "evalframe.cli"]
-    score = measure([*cli, "score", str(data), "--preset", "connexity", "--json",
-                     "-o", str(work / "sw-out")])
-    swept = measure([*cli, "sweep", str(data), "--grid", str(grid), "--json",
-                     "-o", str(work / "sw-out")])
-    entry = {"sweep_executions": n_exec, "sweep_configs": 120, "score_s": score[0],
-             "sweep_s": swept[0], "sweep_rss_mb": swept[1], "sweep_vs_score": swept[0] / score[0]}
-    print(f"sweep: {n_exec:,} execs x 120 configs | score {score[0]:6.2f}s | sweep "
-          f"{swept[0]:6.2f}s {swept[1]:6.0f} MB | ratio {entry['sweep_vs_score']:4.2f}x",
-          flush=True)
+    score = measure(
+        [*cli, "score", str(data), "--preset", "connexity", "--json", "-o", str(work / "sw-out")]
+    )
+    swept = measure(
+        [*cli, "sweep", str(data), "--grid", str(grid), "--json", "-o", str(work / "sw-out")]
+    )
+    entry = {
+        "sweep_executions": n_exec,
+        "sweep_configs": 120,
+        "score_s": score[0],
+        "sweep_s": swept[0],
+        "sweep_rss_mb": swept[1],
+        "sweep_vs_score": swept[0] / score[0],
+    }
+    print(
+        f"sweep: {n_exec:,} execs x 120 configs | score {score[0]:6.2f}s | sweep "
+        f"{swept[0]:6.2f}s {swept[1]:6.0f} MB | ratio {entry['sweep_vs_score']:4.2f}x",
+        flush=True,
+    )
     return entry
 
 
@@ -184,31 +277,52 @@ def _tree_config(weights: dict[str, float]) -> dict:
     leaf = lambda names: {m: {"weight": weights[m]} for m in names}  # noqa: E731
     return {
         "evaluators": {
-            "execution": {"aggregator": "weighted_average", "weight": 0.45, "children": {
-                "routing": {"aggregator": "minimum", "children": leaf(
-                    ["tool_routing", "parameter_extraction"])},
-                "result_interpretation": {"weight": 0.15},
-                "checks": {"aggregator": "threshold", "threshold": 0.5, "children": leaf(
-                    ["refund_mentioned", "latency_ok"])},
-            }},
-            "knowledge": {"aggregator": "safety_gate", "weight": 0.25,
-                          "required_children": ["grounding_fidelity"],
-                          "children": leaf(["grounding_fidelity", "instruction_compliance",
-                                            "format_valid"])},
-            "process": {"aggregator": "all_or_nothing", "threshold": 0.2, "weight": 0.3,
-                        "children": {
-                            "conversation": {"aggregator": "maximum", "children": leaf(
-                                ["information_gathering", "conversation_management"])},
-                            "response_delivery": {}, "tone": {}}},
+            "execution": {
+                "aggregator": "weighted_average",
+                "weight": 0.45,
+                "children": {
+                    "routing": {
+                        "aggregator": "minimum",
+                        "children": leaf(["tool_routing", "parameter_extraction"]),
+                    },
+                    "result_interpretation": {"weight": 0.15},
+                    "checks": {
+                        "aggregator": "threshold",
+                        "threshold": 0.5,
+                        "children": leaf(["refund_mentioned", "latency_ok"]),
+                    },
+                },
+            },
+            "knowledge": {
+                "aggregator": "safety_gate",
+                "weight": 0.25,
+                "required_children": ["grounding_fidelity"],
+                "children": leaf(["grounding_fidelity", "instruction_compliance", "format_valid"]),
+            },
+            "process": {
+                "aggregator": "all_or_nothing",
+                "threshold": 0.2,
+                "weight": 0.3,
+                "children": {
+                    "conversation": {
+                        "aggregator": "maximum",
+                        "children": leaf(["information_gathering", "conversation_management"]),
+                    },
+                    "response_delivery": {},
+                    "tone": {},
+                },
+            },
         }
     }
 
 
 def _print(e: dict) -> None:
-    line = (f"N={e['executions']:>9,} execs  {e['judge_rows']:>11,} judge rows | "
-            f"floor {e['floor_s']:6.2f}s {e['floor_rss_mb']:6.0f} MB | "
-            f"score {e['score_s']:6.2f}s {e['score_rss_mb']:6.0f} MB "
-            f"{e['score_rows_per_s'] / 1e6:5.2f} M rows/s | ratio {e['ratio']:4.2f}x")
+    line = (
+        f"N={e['executions']:>9,} execs  {e['judge_rows']:>11,} judge rows | "
+        f"floor {e['floor_s']:6.2f}s {e['floor_rss_mb']:6.0f} MB | "
+        f"score {e['score_s']:6.2f}s {e['score_rss_mb']:6.0f} MB "
+        f"{e['score_rows_per_s'] / 1e6:5.2f} M rows/s | ratio {e['ratio']:4.2f}x"
+    )
     if "tree_s" in e:
         line += f" | tree {e['tree_s']:6.2f}s ({e['tree_vs_flat']:4.2f}x flat)"
     print(line, flush=True)

@@ -15,6 +15,7 @@ from evalframe._private.config import (
     load_config,
 )
 from evalframe._private.dataset import Dataset, load_dataset
+from evalframe._private.demo import write_demo
 from evalframe._private.errors import (
     ConfigDeprecationWarning,
     ConfigError,
@@ -28,7 +29,8 @@ from evalframe._private.execution_scores import evaluator_scores, score
 from evalframe._private.ingest import IngestError, IngestReport, ingest
 from evalframe._private.output import read_metadata, write_tables
 from evalframe._private.run_summary import run_summary
-from evalframe._private.sweep import Grid, grid_from_dict, load_grid, sweep, threshold_curve
+from evalframe._private.sweep import Grid, grid_from_dict, load_grid, sweep
+from evalframe._private.threshold_curve import threshold_curve
 from evalframe._private.version import __version__
 
 __all__ = [
@@ -63,5 +65,6 @@ __all__ = [
     "score",
     "sweep",
     "threshold_curve",
+    "write_demo",
     "write_tables",
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -39,7 +39,8 @@ from evalframe._private.render import (
 )
 from evalframe._private.run_summary import run_summary
 from evalframe._private.sql_shell import sql_command
-from evalframe._private.sweep import load_grid, sweep, threshold_curve
+from evalframe._private.sweep import load_grid, sweep
+from evalframe._private.threshold_curve import threshold_curve
 
 app = typer.Typer(
     name="evalframe",
@@ -92,7 +93,7 @@ OutOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 
 
-class Engine(str, Enum):
+class Engine(StrEnum):
     """Which engine computes the tables."""
 
     polars = "polars"
@@ -280,7 +281,7 @@ def compare_command(
     With --baseline alone, every other run is compared against it; with neither, the
     newest run against the one before it. Exit 1 when any pair shows a regression.
 
-    Example: [bold]evalframe compare runs/ --baseline 2026-10-01-v1.4 --candidate 2026-11-01-v1.6[/bold]
+    Example: [bold]evalframe compare runs/ -b 2026-10-01-v1.4 --candidate 2026-11-01-v1.6[/bold]
     """
     cfg = load_config(config, preset=preset, threshold=threshold)
     ds = load_dataset(dataset, clamp=clamp)

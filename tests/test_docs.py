@@ -21,13 +21,8 @@ from evalframe._private.compare import compare, pairs_for
 from evalframe._private.config import Attempts, Compare, Config, Evaluator, RunGates
 from evalframe._private.demo import write_demo
 from evalframe._private.leaves import data_evaluators
-from evalframe._private.sweep import (
-    SWEEPABLE,
-    grid_from_dict,
-    param_column,
-    sweep,
-    threshold_curve,
-)
+from evalframe._private.sweep import SWEEPABLE, grid_from_dict, param_column, sweep
+from evalframe._private.threshold_curve import threshold_curve
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 TABLES_MD = DOCS / "tables.md"

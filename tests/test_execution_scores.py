@@ -163,7 +163,11 @@ def test_all_evaluators_null_under_skip_is_unscored():
 def test_score_ranges_label_raw_scores():
     ds = ef.Dataset.from_frames(_scores([("c", "accuracy", 7.0)], 10.0))
     cfg = ef.config_from_dict(
-        {"evaluators": {"accuracy": {"score_ranges": {"0-5": "Incomplete", "6-10": "Satisfactory"}}}}
+        {
+            "evaluators": {
+                "accuracy": {"score_ranges": {"0-5": "Incomplete", "6-10": "Satisfactory"}}
+            }
+        }
     )
     ev = ef.evaluator_scores(ds, cfg).collect().filter(pl.col("path") == "accuracy")
     assert ev["score_label"].to_list() == ["Satisfactory"]

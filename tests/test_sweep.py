@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import evalframe as ef
+from evalframe import grid_from_dict, sweep, threshold_curve
 from evalframe._private.errors import ConfigError
-from evalframe._private.sweep import grid_from_dict, sweep, threshold_curve
 
 SCORES = pl.DataFrame(
     {

@@ -11,7 +11,12 @@ import evalframe as ef
 def _ds(values: dict[str, float | None]) -> ef.Dataset:
     return ef.Dataset.from_frames(
         pl.DataFrame(
-            {"run_id": "r", "case_id": "c", "evaluator": list(values), "score": list(values.values())},
+            {
+                "run_id": "r",
+                "case_id": "c",
+                "evaluator": list(values),
+                "score": list(values.values()),
+            },
             schema_overrides={"score": pl.Float64},
         )
     )
@@ -61,7 +66,11 @@ def test_threshold_aggregator_is_the_pass_ratio(values, t, score, passed):
     ds = _ds(values)
     config = {
         "evaluators": {
-            "gate": {"aggregator": "threshold", "threshold": t, "children": dict.fromkeys(values, {})}
+            "gate": {
+                "aggregator": "threshold",
+                "threshold": t,
+                "children": {key: {} for key in values},
+            }
         }
     }
     gate = _nodes(ds, config)["gate"]

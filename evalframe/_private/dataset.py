@@ -29,6 +29,11 @@ class Dataset:
     source: str = "<frames>"
     clamped: ClampReport | None = None
 
+    @property
+    def evaluators(self) -> tuple[str, ...]:
+        """The distinct evaluator names in `scores`, sorted."""
+        return self.keyed.evaluators
+
     @classmethod
     def from_frames(
         cls,
