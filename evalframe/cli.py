@@ -305,7 +305,7 @@ def compare_command(
         print_json(run_deltas.to_dicts())
     else:
         case_deltas = pl.read_parquet(written[S.CASE_DELTAS])
-        for part in compare_report(run_deltas, case_deltas):
+        for part in compare_report(run_deltas, case_deltas, limits=cfg.compare):
             stdout.print(part)
         stdout.print(f"\ntables written to {_default_out(dataset, out)}/")
     if run_deltas["regression_detected"].any():

@@ -169,3 +169,38 @@ def test_run_table_golden():
     console = Console(record=True, width=160, color_system=None)
     console.print(run_table(summary))
     assert console.export_text() == (GOLDEN / "run_table.txt").read_text()
+
+
+def test_compare_report_golden():
+    from evalframe._private.render import compare_report
+
+    run_deltas = pl.read_parquet(GOLDEN / "run_deltas.parquet")
+    case_deltas = pl.read_parquet(GOLDEN / "case_deltas.parquet")
+    console = Console(record=True, width=160, color_system=None)
+    for part in compare_report(run_deltas, case_deltas, limits=ef.Config().compare):
+        console.print(part)
+    assert console.export_text() == (GOLDEN / "compare_report.txt").read_text()
+
+
+def test_clamp_fixes_out_of_range_scores_and_reports_the_count(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    pl.DataFrame(
+        {
+            "run_id": "r",
+            "case_id": ["a", "b", "c"],
+            "evaluator": "m",
+            "score": [6.0, -1.0, float("nan")],
+            "scale_max": 5.0,
+        }
+    ).write_parquet(data / "scores.parquet")
+    assert runner.invoke(app, ["validate", str(data)]).exit_code == 2
+    result = runner.invoke(app, ["validate", str(data), "--clamp", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["clamped"] == 3
+    result = runner.invoke(
+        app, ["score", str(data), "--clamp", "--json", "-o", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 0, result.output
+    scores = pl.read_parquet(tmp_path / "o" / "execution_scores.parquet").sort("case_id")
+    assert scores["score"].to_list() == [1.0, 0.0, None]

@@ -95,7 +95,25 @@ def progress(message: str, *, enabled: bool = True) -> Iterator[None]:
         yield
 
 
-def compare_report(run_deltas: pl.DataFrame, case_deltas: pl.DataFrame, *, worst: int = 10) -> list:
+def _reason_text(code: str, r: dict, limits: Any) -> str:
+    """A regression reason code as a sentence with the numbers behind it."""
+    if code == "pass_rate_drop":
+        allowed = "" if limits is None else f" (allowed {100 * limits.max_pass_rate_drop:.1f})"
+        return f"pass rate fell {-100 * r['pass_rate_delta']:.1f} pts{allowed}"
+    if code == "mean_score_drop":
+        allowed = "" if limits is None else f" (allowed {limits.max_mean_score_drop:.3f})"
+        return f"mean score fell {-r['mean_score_delta']:.3f}{allowed}"
+    if code == "latency_increase":
+        base = r["baseline_latency_mean"]
+        rise = r["latency_mean_delta"] / base if base else None
+        allowed = "" if limits is None else f" (allowed {100 * limits.max_latency_increase:.0f}%)"
+        return f"mean latency rose {pct(rise)}{allowed}"
+    return code
+
+
+def compare_report(
+    run_deltas: pl.DataFrame, case_deltas: pl.DataFrame, *, limits: Any = None, worst: int = 10
+) -> list:
     """Per pair: headline numbers baseline → candidate, status counts, reasons, the paired
     delta with its 95 % interval and McNemar p, then the regressed cases, worst first."""
     from rich.text import Text
@@ -160,7 +178,8 @@ def compare_report(run_deltas: pl.DataFrame, case_deltas: pl.DataFrame, *, worst
                 )
             )
         if r["reasons"]:
-            out.append(Text.from_markup("[red]reasons:[/red] " + ", ".join(r["reasons"])))
+            reasons = "; ".join(_reason_text(code, r, limits) for code in r["reasons"])
+            out.append(Text.from_markup("[red]regression:[/red] ") + Text(reasons))
         regressed = (
             case_deltas.filter(
                 (pl.col("baseline_run_id") == b)
