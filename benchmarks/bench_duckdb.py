@@ -56,7 +56,8 @@ COMPARE_SCRIPT = """
 import sys
 import polars as pl
 import evalframe as ef
-from evalframe._private.compare import compare, pairs_for
+from evalframe._private.compare import compare
+from evalframe._private.pairs import pairs_for
 data, cfg_path, out, engine = sys.argv[1:5]
 cfg = ef.load_config(cfg_path)
 cases = pl.read_parquet(f"{out}/case_summary.parquet")

@@ -6,7 +6,7 @@ polars frames; see README.md and docs/ for the tables they produce.
 """
 
 from evalframe._private.case_summary import case_summary
-from evalframe._private.compare import UnknownRunError, compare, pairs_for
+from evalframe._private.compare import compare
 from evalframe._private.config import (
     PRESETS,
     Config,
@@ -28,6 +28,7 @@ from evalframe._private.errors import (
 from evalframe._private.execution_scores import evaluator_scores, score
 from evalframe._private.ingest import IngestError, IngestReport, ingest
 from evalframe._private.output import read_metadata, write_tables
+from evalframe._private.pairs import UnknownRunError, pairs_for
 from evalframe._private.run_summary import run_summary
 from evalframe._private.sweep import Grid, grid_from_dict, load_grid, sweep
 from evalframe._private.threshold_curve import threshold_curve

@@ -17,7 +17,7 @@ import typer
 
 from evalframe._private import schema as S
 from evalframe._private.case_summary import case_stats, case_summary
-from evalframe._private.compare import compare, pairs_for
+from evalframe._private.compare import compare
 from evalframe._private.config import PRESETS, load_config
 from evalframe._private.dataset import load_dataset
 from evalframe._private.demo import write_demo
@@ -27,6 +27,7 @@ from evalframe._private.execution_scores import evaluator_scores, score
 from evalframe._private.ingest.command import ingest_command
 from evalframe._private.leaves import data_evaluators
 from evalframe._private.output import config_metadata, write_tables
+from evalframe._private.pairs import pairs_for
 from evalframe._private.render import (
     compare_report,
     print_json,

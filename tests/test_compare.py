@@ -14,13 +14,12 @@ from evalframe._private.compare import (
     CASE_DELTAS_SCHEMA,
     EVALUATOR_DELTAS_SCHEMA,
     RUN_DELTAS_SCHEMA,
-    UnknownRunError,
     compare,
-    pairs_for,
 )
 from evalframe._private.config import Compare, Config
 from evalframe._private.errors import EvalframeError, UsageError
 from evalframe._private.paired_stats import mcnemar_p
+from evalframe._private.pairs import UnknownRunError, pairs_for
 from tests.reference_compare import mcnemar as mcnemar_exact
 
 CFG = Config()

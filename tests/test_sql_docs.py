@@ -12,7 +12,6 @@ import pytest
 
 import evalframe as ef
 from evalframe._private import schema as S
-from evalframe._private.compare import pairs_for
 from evalframe._private.demo import write_demo
 from evalframe._private.duckdb_engine import (
     INIT_FILE,
@@ -21,6 +20,7 @@ from evalframe._private.duckdb_engine import (
     render_init_sql,
     sql_dir,
 )
+from evalframe._private.pairs import pairs_for
 from evalframe._private.sql_shell import open_connection
 
 SQL = sql_dir()

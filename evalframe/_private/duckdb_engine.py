@@ -24,7 +24,6 @@ from evalframe._private.compare import (
     BASELINE_RUN_ID,
     CANDIDATE_RUN_ID,
     EVALUATOR_DELTAS_SCHEMA,
-    _check_runs,
     _limits,
     _pair_table,
 )
@@ -32,6 +31,7 @@ from evalframe._private.compare import compare as polars_compare
 from evalframe._private.config import Config
 from evalframe._private.dataset import Dataset
 from evalframe._private.errors import UsageError
+from evalframe._private.pairs import check_runs
 
 # --- the sql/ folder ---------------------------------------------------------------------
 INPUT_VIEWS = (S.SCORES, S.EXECUTIONS, S.OUTCOMES, S.RUNS)
@@ -284,7 +284,7 @@ def compare_duckdb(
         how="vertical_relaxed",
     ).unique()
     asked = [*pair_df[BASELINE_RUN_ID], *pair_df[CANDIDATE_RUN_ID]]
-    _check_runs(asked, keys[S.RUN_ID].unique().to_list())
+    check_runs(asked, keys[S.RUN_ID].unique().to_list())
     config_ids = sorted(keys[S.CONFIG_ID].unique().to_list())
     if isinstance(config, Config):
         groups = [(config, None)]

@@ -12,17 +12,19 @@ import math
 
 import polars as pl
 
+from evalframe._private import schema as S
+
 Z_95 = 1.96
 """Normal quantile of the two-sided 95 % interval: mean_delta ± Z_95 · se."""
 
-N_PAIRED = "n_paired"
-MEAN_DELTA = "mean_delta"
-MEAN_DELTA_SE = "mean_delta_se"
-MEAN_DELTA_CI_LOW = "mean_delta_ci_low"
-MEAN_DELTA_CI_HIGH = "mean_delta_ci_high"
-N_PASSED_TO_FAILED = "n_passed_to_failed"
-N_FAILED_TO_PASSED = "n_failed_to_passed"
-MCNEMAR_P = "mcnemar_p"
+N_PAIRED = S.N_PAIRED
+MEAN_DELTA = S.MEAN_DELTA
+MEAN_DELTA_SE = S.MEAN_DELTA_SE
+MEAN_DELTA_CI_LOW = S.MEAN_DELTA_CI_LOW
+MEAN_DELTA_CI_HIGH = S.MEAN_DELTA_CI_HIGH
+N_PASSED_TO_FAILED = S.N_PASSED_TO_FAILED
+N_FAILED_TO_PASSED = S.N_FAILED_TO_PASSED
+MCNEMAR_P = S.MCNEMAR_P
 PAIRED_SCHEMA = {
     N_PAIRED: pl.Int64,
     MEAN_DELTA: pl.Float64,

@@ -121,6 +121,21 @@ MEAN_SCORE_GATE = "mean_score_gate"
 PASS_RATE_GATE = "pass_rate_gate"
 RUN_PASSED = "run_passed"
 
+# case_deltas / evaluator_deltas / run_deltas
+BASELINE_RUN_ID = "baseline_run_id"
+CANDIDATE_RUN_ID = "candidate_run_id"
+SCORE_DELTA = "score_delta"
+REASONS = "reasons"
+REGRESSION_DETECTED = "regression_detected"
+N_PAIRED = "n_paired"
+MEAN_DELTA = "mean_delta"
+MEAN_DELTA_SE = "mean_delta_se"
+MEAN_DELTA_CI_LOW = "mean_delta_ci_low"
+MEAN_DELTA_CI_HIGH = "mean_delta_ci_high"
+N_PASSED_TO_FAILED = "n_passed_to_failed"
+N_FAILED_TO_PASSED = "n_failed_to_passed"
+MCNEMAR_P = "mcnemar_p"
+
 # --- declared input schemas: column -> (dtype, required, default) --------------------
 # dtype is the polars type values are cast to after validation; `None` default = null.
 ColumnSpec = tuple[pl.DataType, bool, object]
