@@ -66,7 +66,10 @@ def key_scores(scores: pl.LazyFrame, executions: pl.LazyFrame) -> tuple[Keyed, l
         .collect()
     )
     problems = _key_problems(keyed, scores, execs, names)
-    known = keyed.filter(pl.col(EXEC).is_not_null() & pl.col(EVAL).is_not_null())
+    unknown = keyed[EXEC].null_count() + keyed[EVAL].null_count()
+    known = (
+        keyed.filter(pl.col(EXEC).is_not_null() & pl.col(EVAL).is_not_null()) if unknown else keyed
+    )  # copying 10^7 rows only when some have no execution or evaluator
     return Keyed(executions=execs, scores=known, evaluators=names), problems
 
 
