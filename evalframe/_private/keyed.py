@@ -95,6 +95,7 @@ def _key_problems(
                 _render(orphan_keys, S.EXECUTION_KEY),
             )
         )
+    orphan_dups = _orphan_duplicates(scores, execs) if n_orphans else None
     rows = keyed.lazy().filter(pl.col(EXEC).is_not_null() & pl.col(EVAL).is_not_null())
     if len(names) <= MAX_BITMASK:
         bit = pl.lit(2, dtype=pl.Int64).pow(pl.col(EVAL)).cast(pl.Int64)
@@ -106,6 +107,8 @@ def _key_problems(
     else:
         suspects = rows.group_by(EXEC, EVAL).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1)
     dup_execs = suspects.select(EXEC).collect()[EXEC]
+    examples: list[str] = []
+    n_dup = 0
     if dup_execs.len():
         dups = (
             rows.filter(pl.col(EXEC).is_in(dup_execs.implode()))
@@ -115,7 +118,7 @@ def _key_problems(
             .sort(EXEC, EVAL)
             .collect()
         )
-        examples = (
+        named = (
             dups.head(5)
             .join(execs.select(EXEC, *S.EXECUTION_KEY), on=EXEC, how="left")
             .with_columns(
@@ -124,16 +127,36 @@ def _key_problems(
                 .alias(S.EVALUATOR)
             )
         )
+        examples += _render(named, S.SCORE_KEY)
+        n_dup += dups.height
+    if orphan_dups is not None and orphan_dups.height:
+        examples += _render(orphan_dups.head(5), S.SCORE_KEY)
+        n_dup += orphan_dups.height
+    if n_dup:
         problems.append(
             Problem(
                 S.SCORES,
                 ", ".join(S.SCORE_KEY),
                 "duplicate key (keys listed)",
-                dups.height,
-                _render(examples, S.SCORE_KEY),
+                n_dup,
+                tuple(examples[:5]),
             )
         )
     return problems
+
+
+def _orphan_duplicates(scores: pl.LazyFrame, execs: pl.DataFrame) -> pl.DataFrame:
+    """Duplicate keys among score rows with no execution (failure path only: these rows
+    have no integer ids, so their keys are compared as text)."""
+    return (
+        scores.select(*S.SCORE_KEY)
+        .join(execs.lazy().select(S.EXECUTION_KEY), on=S.EXECUTION_KEY, how="anti")
+        .group_by(S.SCORE_KEY)
+        .agg(pl.len().alias("_n"))
+        .filter(pl.col("_n") > 1)
+        .sort(S.SCORE_KEY)
+        .collect()
+    )
 
 
 def _render(frame: pl.DataFrame, keys: tuple[str, ...]) -> tuple[str, ...]:
