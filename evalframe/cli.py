@@ -111,6 +111,10 @@ ClampOpt = Annotated[
 ]
 
 
+COMPARE_NODE_COLUMNS = [S.CONFIG_ID, S.RUN_ID, S.CASE_ID, S.ATTEMPT, S.PATH, S.SCORE]
+"""The evaluator_scores columns `compare` reads (the rest is never computed)."""
+
+
 def _default_out(dataset: Path, out: Path | None) -> Path:
     if out is not None:
         return out
@@ -297,7 +301,10 @@ def compare_command(
             cs.lazy(),
             chosen,
             cfg,
-            evaluator_scores=evaluator_scores(ds, cfg, passthrough=False).collect().lazy(),
+            evaluator_scores=evaluator_scores(ds, cfg, passthrough=False)
+            .select(COMPARE_NODE_COLUMNS)
+            .collect()
+            .lazy(),
             run_summary=rs.lazy(),
         )
         written = write_tables(tables, _default_out(dataset, out), config_json=cfg.canonical_json())
