@@ -200,7 +200,7 @@ def _sides(
     # each side has at most one row per key: spread values into side columns row-wise,
     # then plain max() aggregations (no per-group filtering) collapse the two rows
     spread = rows.select(
-        *pair_cols,
+        _PAIR_INDEX,
         S.CONFIG_ID,
         *key,
         b.alias(_IN_B),
@@ -209,7 +209,12 @@ def _sides(
         *(pl.when(c).then(pl.col(v)).alias(f"{CANDIDATE}_{v}") for v in values),
     )
     sided = [_IN_B, _IN_C, *(f"{side}_{v}" for side in (BASELINE, CANDIDATE) for v in values)]
-    return spread.group_by(*pair_cols, S.CONFIG_ID, *key).agg(pl.col(sided).max())
+    # group by the pair index alone (the run ids follow from it) and attach them after
+    return (
+        spread.group_by(_PAIR_INDEX, S.CONFIG_ID, *key)
+        .agg(pl.col(sided).max())
+        .join(pairs.select(pair_cols), on=_PAIR_INDEX, how="left")
+    )
 
 
 def _with_status(sides: pl.LazyFrame, limits: pl.LazyFrame, *, passed: bool) -> pl.LazyFrame:
