@@ -16,6 +16,7 @@ from evalframe._private.config import Config
 from evalframe._private.errors import UsageError
 from evalframe._private.paired_stats import PAIRED_SCHEMA, finish_paired, paired_aggregations
 from evalframe._private.pairs import check_runs
+from evalframe._private.tree_eval import exceeds
 
 # --- column names of the comparison tables --------------------------------------------
 BASELINE = "baseline"
@@ -86,11 +87,6 @@ RUN_DELTAS_SCHEMA = pl.Schema(
         REGRESSION_DETECTED: pl.Boolean,
     }
 )
-
-
-def _exceeds(x: pl.Expr, limit: pl.Expr | float) -> pl.Expr:
-    """x exceeds L ⇔ x > L + EPS (null when x or L is null)."""
-    return x > (limit + S.EPS)
 
 
 # --- inputs ----------------------------------------------------------------------------
@@ -171,9 +167,9 @@ def _status(*, passed: bool) -> pl.Expr:
         )
     limit = pl.col("case_delta")
     return (
-        chain.when(_exceeds(-delta, limit))
+        chain.when(exceeds(-delta, limit))
         .then(pl.lit(STATUS_REGRESSION))
-        .when(_exceeds(delta, limit))
+        .when(exceeds(delta, limit))
         .then(pl.lit(STATUS_IMPROVEMENT))
         .otherwise(pl.lit(STATUS_UNCHANGED))
     )
@@ -300,9 +296,9 @@ def _run_deltas(
         (_c(S.LATENCY_MEAN) - _b(S.LATENCY_MEAN)) / _b(S.LATENCY_MEAN)
     )
     checks = {
-        REASON_PASS_RATE: _exceeds(_b(S.PASS_RATE) - _c(S.PASS_RATE), pl.col(LIMITS[0])),
-        REASON_MEAN_SCORE: _exceeds(_b(S.MEAN_SCORE) - _c(S.MEAN_SCORE), pl.col(LIMITS[1])),
-        REASON_LATENCY: _exceeds(latency_ratio, pl.col(LIMITS[2])),
+        REASON_PASS_RATE: exceeds(_b(S.PASS_RATE) - _c(S.PASS_RATE), pl.col(LIMITS[0])),
+        REASON_MEAN_SCORE: exceeds(_b(S.MEAN_SCORE) - _c(S.MEAN_SCORE), pl.col(LIMITS[1])),
+        REASON_LATENCY: exceeds(latency_ratio, pl.col(LIMITS[2])),
     }
     reasons = pl.concat_list(
         [pl.when(check.fill_null(False)).then(pl.lit(code)) for code, check in checks.items()]
