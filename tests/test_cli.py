@@ -223,3 +223,27 @@ def test_readme_python_example_runs(tmp_path, monkeypatch):
     exec(compile(code, "README.md", "exec"), namespace)
     assert namespace["table"].height > 0
     assert (tmp_path / "out" / "run_summary.parquet").exists()
+
+
+def test_sql_without_a_query_opens_a_prompt(demo):
+    result = runner.invoke(
+        app,
+        ["sql", str(demo)],
+        input="select count(*) as n from scores;\nselect 1 as one;\n.quit\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert "evalframe>" in result.output
+    n_scores = pl.read_parquet(demo / "scores.parquet").height
+    assert f"{n_scores}" in result.output
+
+
+def test_sql_query_as_json(demo):
+    result = runner.invoke(
+        app, ["sql", str(demo), "select run_id from runs order by run_id", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert [r["run_id"] for r in json.loads(result.stdout)] == [
+        "2026-10-01-v1.4",
+        "2026-10-15-v1.5",
+        "2026-11-01-v1.6",
+    ]
