@@ -27,7 +27,7 @@ MISSING_ROW = "_missing_row"
 @dataclass(frozen=True)
 class LeafGrid:
     executions: pl.LazyFrame  # executions + EXEC
-    grid: pl.LazyFrame  # EXEC, NODE, EXEC_T, S_NORM, DATA_W, RAW_SCORE, SCALE_MAX (+ passthrough)
+    grid: pl.LazyFrame  # EXEC, NODE, EVAL, EXEC_T, S_NORM, DATA_W, RAW_SCORE, SCALE_MAX
     per_exec: pl.LazyFrame  # EXEC, N_ROWS, N_MISSING, N_IGNORED
     expected: pl.LazyFrame  # EXEC, N_EXPECTED: expected leaves of each execution
 
