@@ -1,19 +1,20 @@
-"""Benchmark: the DuckDB engine (sql/ macros) against the polars engine and a DuckDB floor.
+"""Benchmark: `--engine duckdb` against the polars engine and a DuckDB floor, same run.
 
 For each size N (executions), generates N executions × 8 judge metrics (the data of
 bench_score.py, Parquet on local disk), then measures, each as a separate process:
 
 - floor:  one DuckDB query — weighted mean per execution written to Parquet.
-- polars: load + validate, `score`, `case_summary`, `run_summary`, three Parquet tables
-          written atomically (what `evalframe score` does).
-- duckdb: the same with `score_duckdb` (execution_scores_at, case_summary_of,
-          run_summary_of) instead of the polars plans.
-- compare-polars / compare-duckdb: the consecutive comparisons of the scored runs.
+- polars / duckdb: `evalframe score DATASET --config flat.json --engine ENGINE`
+          (validation, execution_scores, case_summary, run_summary, three Parquet
+          tables written atomically). The DuckDB engine reads the Parquet files itself
+          (no polars load), spilling beyond `--memory-limit` (default 3GB).
+- compare-polars / compare-duckdb: `evalframe compare DATASET --pairs consecutive
+          --engine ENGINE` (scoring included, as the CLI does it).
 
 Both engines score the same flat config (the connexity weights as an `evaluators` list).
 Reports wall seconds, peak RSS, judge rows/s and the ratio to the floor.
 
-    python benchmarks/bench_duckdb.py --sizes 200000,2000000
+    python benchmarks/bench_duckdb.py --sizes 200000,2000000 [--memory-limit 3GB]
 """
 
 from __future__ import annotations
@@ -32,44 +33,18 @@ from bench_score import FLOOR_SQL, make_dataset, measure  # noqa: E402
 
 from evalframe._private.config import CONNEXITY_WEIGHTS  # noqa: E402
 
-SCORE_SCRIPT = """
-import sys
-import evalframe as ef
-from evalframe._private import schema as S
-data, cfg_path, out, engine = sys.argv[1:5]
-cfg = ef.load_config(cfg_path)
-ds = ef.load_dataset(data)
-if engine == "duckdb":
-    from evalframe._private.duckdb_engine import score_duckdb
-    tables = score_duckdb(ds, cfg)
-else:
-    ex = ef.score(ds, cfg).sort(S.RUN_ID, S.CASE_ID, S.ATTEMPT).collect()
-    tables = {
-        S.EXECUTION_SCORES: ex,
-        S.CASE_SUMMARY: ef.case_summary(ex.lazy(), cfg),
-        S.RUN_SUMMARY: ef.run_summary(ex.lazy(), cfg, runs=ds.runs),
-    }
-ef.write_tables(tables, out, config_json=cfg.canonical_json())
-"""
+ENGINES = ("polars", "duckdb")
 
-COMPARE_SCRIPT = """
-import sys
-import polars as pl
-import evalframe as ef
-from evalframe._private.compare import compare
-from evalframe._private.pairs import pairs_for
-data, cfg_path, out, engine = sys.argv[1:5]
-cfg = ef.load_config(cfg_path)
-cases = pl.read_parquet(f"{out}/case_summary.parquet")
-runs = pl.read_parquet(f"{out}/run_summary.parquet")
-pairs = pairs_for(runs, mode="consecutive")
-if engine == "duckdb":
-    from evalframe._private.duckdb_engine import compare_duckdb
-    tables = compare_duckdb(cases, pairs, cfg, run_summary=runs)
-else:
-    tables = compare(cases.lazy(), pairs, cfg, run_summary=runs.lazy())
-ef.write_tables(tables, f"{out}/compare", config_json=cfg.canonical_json())
-"""
+
+def cli(command: str, data: Path, cfg: Path, out: Path, engine: str, memory: str) -> list[str]:
+    """The `evalframe` command line one measurement runs."""
+    cmd = [sys.executable, "-m", "evalframe.cli", command, str(data), "--config", str(cfg)]
+    cmd += ["--engine", engine, "--out", str(out), "--json"]
+    if command == "compare":
+        cmd += ["--pairs", "consecutive"]
+    if engine == "duckdb":
+        cmd += ["--memory-limit", memory]
+    return cmd
 
 
 def main() -> None:
@@ -77,6 +52,7 @@ def main() -> None:
     ap.add_argument("--sizes", default="200000,2000000", help="comma-separated executions")
     ap.add_argument("--workdir", default=None, help="where to put data (default: a temp dir)")
     ap.add_argument("--json", action="store_true", help="print results as JSON")
+    ap.add_argument("--memory-limit", default="3GB", help="--memory-limit of the DuckDB engine")
     args = ap.parse_args()
     work = Path(args.workdir or tempfile.mkdtemp(prefix="evalframe-bench-duckdb-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -104,13 +80,11 @@ def main() -> None:
             "floor_s": floor[0],
             "floor_rss_mb": floor[1],
         }
-        for engine in ("polars", "duckdb"):
+        for engine in ENGINES:
             out = work / f"out-{engine}-{n}"
-            seconds, rss = measure(
-                [sys.executable, "-c", SCORE_SCRIPT, str(data), str(cfg), str(out), engine]
-            )
+            seconds, rss = measure(cli("score", data, cfg, out, engine, args.memory_limit))
             c_seconds, c_rss = measure(
-                [sys.executable, "-c", COMPARE_SCRIPT, str(data), str(cfg), str(out), engine]
+                cli("compare", data, cfg, out / "compare", engine, args.memory_limit)
             )
             entry |= {
                 f"{engine}_s": seconds,
@@ -131,11 +105,11 @@ def _print(e: dict) -> None:
         f"N={e['executions']:>9,} execs {e['judge_rows']:>11,} rows | "
         f"floor {e['floor_s']:6.2f}s {e['floor_rss_mb']:5.0f} MB"
     )
-    for engine in ("polars", "duckdb"):
+    for engine in ENGINES:
         line += (
             f" | {engine} {e[f'{engine}_s']:6.2f}s {e[f'{engine}_rss_mb']:5.0f} MB "
             f"{e[f'{engine}_rows_per_s'] / 1e6:5.2f} M rows/s ({e[f'{engine}_ratio']:4.1f}x)"
-            f" compare {e[f'compare_{engine}_s']:5.2f}s"
+            f" compare {e[f'compare_{engine}_s']:5.2f}s {e[f'compare_{engine}_rss_mb']:5.0f} MB"
         )
     print(line, flush=True)
 

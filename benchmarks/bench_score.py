@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from evalframe._private.config import CONNEXITY_WEIGHTS  # noqa: E402
-from evalframe._private.demo import generate  # noqa: E402
+from evalframe._private.data.demo import generate  # noqa: E402
 
 EXTRA_METRICS = ("refund_mentioned", "latency_ok", "tone", "format_valid")
 
@@ -99,6 +99,17 @@ def main() -> None:
         metavar="EXECS",
         help="also: EXECS executions x 100 configs, `sweep` vs `score`",
     )
+    ap.add_argument(
+        "--big",
+        type=int,
+        default=0,
+        metavar="COPIES",
+        help="also: the largest size's data copied COPIES times (run ids prefixed) into "
+        "scores/ executions/ outcomes/ folders of files; peak RSS of `score` on it",
+    )
+    ap.add_argument(
+        "--duckdb", action="store_true", help="also time `score --engine duckdb` beside polars"
+    )
     args = ap.parse_args()
     work = Path(args.workdir or tempfile.mkdtemp(prefix="evalframe-bench-"))
     results = []
@@ -148,6 +159,28 @@ def main() -> None:
             "floor_rows_per_s": rows / floor[0],
             "ratio": score[0] / floor[0],
         }
+        if args.duckdb:
+            duck = measure(
+                [
+                    sys.executable,
+                    "-m",
+                    "evalframe.cli",
+                    "score",
+                    str(data),
+                    "--config",
+                    str(flat_cfg),
+                    "--engine",
+                    "duckdb",
+                    "--out",
+                    str(work / "out-duckdb"),
+                    "--json",
+                ]
+            )
+            entry |= {
+                "duckdb_s": duck[0],
+                "duckdb_rss_mb": duck[1],
+                "duckdb_ratio": duck[0] / floor[0],
+            }
         if args.tree:
             tree_cfg = work / "tree.json"
             tree_cfg.write_text(json.dumps(_tree_config(weights)))
@@ -168,6 +201,8 @@ def main() -> None:
             entry |= {"tree_s": tree[0], "tree_rss_mb": tree[1], "tree_vs_flat": tree[0] / score[0]}
         results.append(entry)
         _print(entry)
+    if args.big:
+        results.append(bench_big(work, data, args.big, work / "flat.json"))
     if args.compare:
         results.append(bench_compare(work, args.compare))
     if args.sweep:
@@ -277,6 +312,42 @@ def bench_sweep(work: Path, n_exec: int) -> dict:
     return entry
 
 
+def bench_big(work: Path, data: Path, copies: int, config: Path) -> dict:
+    """`score` on COPIES copies of `data` as folders of files: peak RSS must not grow
+    with the judge rows (the flat pass scores batches of runs under --memory-limit)."""
+    import polars as pl
+
+    big = work / f"big{copies}"
+    for table in ("scores", "executions", "outcomes"):
+        (big / table).mkdir(parents=True, exist_ok=True)
+        lf = pl.scan_parquet(data / f"{table}.parquet")
+        for b in range(copies):
+            prefixed = lf.with_columns(pl.concat_str(pl.lit(f"b{b}-"), pl.col("run_id")))
+            prefixed.sink_parquet(big / table / f"part-{b}.parquet")
+    rows = pl.scan_parquet(big / "scores" / "*.parquet").select(pl.len()).collect().item()
+    score = measure(
+        [
+            sys.executable,
+            "-m",
+            "evalframe.cli",
+            "score",
+            str(big),
+            "--config",
+            str(config),
+            "--out",
+            str(work / "out-big"),
+            "--json",
+        ]
+    )
+    entry = {"big_judge_rows": rows, "big_score_s": score[0], "big_score_rss_mb": score[1]}
+    print(
+        f"big: {rows:,} judge rows in {copies} files per table | score {score[0]:6.1f}s "
+        f"| peak RSS {score[1]:6.0f} MB ({score[1] / 1024:4.2f} GiB)",
+        flush=True,
+    )
+    return entry
+
+
 def _tree_config(weights: dict[str, float]) -> dict:
     """Depth 3: root -> {execution, knowledge, process} -> sub-groups -> 12 leaves."""
     leaf = lambda names: {m: {"weight": weights[m]} for m in names}  # noqa: E731
@@ -328,6 +399,9 @@ def _print(e: dict) -> None:
         f"score {e['score_s']:6.2f}s {e['score_rss_mb']:6.0f} MB "
         f"{e['score_rows_per_s'] / 1e6:5.2f} M rows/s | ratio {e['ratio']:4.2f}x"
     )
+    if "duckdb_s" in e:
+        line += f" | duckdb {e['duckdb_s']:6.2f}s {e['duckdb_rss_mb']:6.0f} MB"
+        line += f" ({e['duckdb_ratio']:4.2f}x floor)"
     if "tree_s" in e:
         line += f" | tree {e['tree_s']:6.2f}s ({e['tree_vs_flat']:4.2f}x flat)"
     print(line, flush=True)

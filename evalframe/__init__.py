@@ -5,8 +5,8 @@ and recompute history under many configs at once. Every function takes and retur
 polars frames; see README.md and docs/ for the tables they produce.
 """
 
-from evalframe._private.case_summary import case_summary
-from evalframe._private.compare import compare
+from evalframe._private.compare.compare import compare
+from evalframe._private.compare.pairs import UnknownRunError, pairs_for
 from evalframe._private.config import (
     PRESETS,
     Config,
@@ -14,8 +14,8 @@ from evalframe._private.config import (
     config_from_dict,
     load_config,
 )
-from evalframe._private.dataset import Dataset, load_dataset
-from evalframe._private.demo import write_demo
+from evalframe._private.data.dataset import Dataset, load_dataset
+from evalframe._private.data.demo import write_demo
 from evalframe._private.errors import (
     ConfigDeprecationWarning,
     ConfigError,
@@ -25,17 +25,22 @@ from evalframe._private.errors import (
     UsageError,
     ValidationError,
 )
-from evalframe._private.execution_scores import evaluator_scores, score
 from evalframe._private.ingest import IngestError, IngestReport, ingest
-from evalframe._private.output import read_metadata, write_tables
-from evalframe._private.pairs import UnknownRunError, pairs_for
-from evalframe._private.run_summary import run_summary
-from evalframe._private.sweep import Grid, grid_from_dict, load_grid, sweep
-from evalframe._private.threshold_curve import threshold_curve
+from evalframe._private.pipeline.compare import CompareTables, compare_tables
+from evalframe._private.pipeline.score import ScoreTables, score_tables
+from evalframe._private.pipeline.sweep import sweep_tables
+from evalframe._private.scoring.execution_scores import evaluator_scores, score
+from evalframe._private.store.output import read_metadata, write_tables
+from evalframe._private.store.result_sets import read_results
+from evalframe._private.summaries.case_summary import case_summary
+from evalframe._private.summaries.run_summary import run_summary
+from evalframe._private.sweep.sweep import Grid, grid_from_dict, load_grid, sweep
+from evalframe._private.sweep.threshold_curve import threshold_curve
 from evalframe._private.version import __version__
 
 __all__ = [
     "PRESETS",
+    "CompareTables",
     "Config",
     "ConfigDeprecationWarning",
     "ConfigError",
@@ -47,12 +52,14 @@ __all__ = [
     "IngestError",
     "IngestReport",
     "Problem",
+    "ScoreTables",
     "UnknownRunError",
     "UsageError",
     "ValidationError",
     "__version__",
     "case_summary",
     "compare",
+    "compare_tables",
     "config_from_dict",
     "evaluator_scores",
     "grid_from_dict",
@@ -62,9 +69,12 @@ __all__ = [
     "load_grid",
     "pairs_for",
     "read_metadata",
+    "read_results",
     "run_summary",
     "score",
+    "score_tables",
     "sweep",
+    "sweep_tables",
     "threshold_curve",
     "write_demo",
     "write_tables",

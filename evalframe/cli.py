@@ -7,6 +7,7 @@ Exit codes: 0 ok; 1 a gate failed (`score --check`) or a regression was detected
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
@@ -14,34 +15,37 @@ from typing import Annotated, Any, TypeVar
 
 import polars as pl
 import typer
+from rich.markup import escape
 
 from evalframe._private import schema as S
-from evalframe._private.case_summary import case_stats, case_summary
-from evalframe._private.compare import compare
-from evalframe._private.config import PRESETS, load_config
-from evalframe._private.dataset import load_dataset
-from evalframe._private.demo import write_demo
-from evalframe._private.duckdb_engine import compare_duckdb, score_duckdb
-from evalframe._private.errors import EvalframeError
-from evalframe._private.execution_scores import evaluator_scores, score
-from evalframe._private.ingest.command import ingest_command
-from evalframe._private.leaves import data_evaluators
-from evalframe._private.output import config_metadata, write_tables
-from evalframe._private.pairs import pairs_for
-from evalframe._private.render import (
+from evalframe._private.cli.plan_command import plan_command
+from evalframe._private.cli.render import (
     compare_report,
     print_json,
     progress,
     run_table,
     stderr,
     stdout,
+    steps,
     sweep_progress,
     sweep_report,
 )
-from evalframe._private.run_summary import run_summary
-from evalframe._private.sql_shell import sql_command
-from evalframe._private.sweep import load_grid, sweep
-from evalframe._private.threshold_curve import threshold_curve
+from evalframe._private.cli.report_command import demo_report, report_command
+from evalframe._private.cli.results_command import results_command
+from evalframe._private.cli.sql_shell import sql_command
+from evalframe._private.cli.stats_report import power_notes, slice_notes
+from evalframe._private.config import PRESETS, load_config
+from evalframe._private.data.dataset import READ_ERRORS, load_dataset, read_failure
+from evalframe._private.data.demo import write_demo
+from evalframe._private.errors import EvalframeError, UsageError, ValidationError
+from evalframe._private.ingest.command import ingest_command
+from evalframe._private.pipeline.compare import compare_tables
+from evalframe._private.pipeline.score import score_tables
+from evalframe._private.pipeline.sweep import grid_evaluators, sweep_tables, tree_groups
+from evalframe._private.store.fingerprint import inputs_fingerprint
+from evalframe._private.store.output import config_metadata, write_tables
+from evalframe._private.sweep.sweep import MAX_CONFIGS, load_grid
+from evalframe._private.version import __version__
 
 app = typer.Typer(
     name="evalframe",
@@ -55,6 +59,28 @@ app = typer.Typer(
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        stdout.print(f"evalframe {__version__}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            "-V",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Vectorized analytics over LLM-judge outputs: scores, verdicts, gates, regressions."""
+
+
 def handles_errors(fn: F) -> F:
     """Turn EvalframeError into its message on stderr and exit code 2."""
 
@@ -63,8 +89,14 @@ def handles_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except EvalframeError as exc:
-            stderr.print(f"[bold red]error:[/bold red] {exc}", markup=True, highlight=False)
+            stderr.print(f"[bold red]error:[/bold red] {escape(str(exc))}", highlight=False)
             raise typer.Exit(exc.exit_code) from None
+        except READ_ERRORS as exc:  # a corrupt file polars / pyarrow / DuckDB choked on
+            if os.environ.get("EVALFRAME_DEBUG"):
+                raise
+            err = read_failure(exc, kwargs.get("dataset"))
+            stderr.print(f"[bold red]error:[/bold red] {escape(str(err))}", highlight=False)
+            raise typer.Exit(err.exit_code) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -94,6 +126,19 @@ OutOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 
 
+PAIR_MODES = ("consecutive",)
+"""Values of `compare --pairs`."""
+
+
+def _check_pairs(value: str | None) -> str | None:
+    if value is not None and value not in PAIR_MODES:
+        raise typer.BadParameter(
+            f"must be 'consecutive' (each run against the one before it), not "
+            f"{value!r}; to pick runs, give --baseline and/or --candidate instead."
+        )
+    return value
+
+
 class Engine(StrEnum):
     """Which engine computes the tables."""
 
@@ -105,34 +150,61 @@ EngineOpt = Annotated[
     Engine,
     typer.Option("--engine", help="polars (any config) or duckdb (flat configs: sql/ macros)."),
 ]
+
+
+class ScoreEngine(StrEnum):
+    """Which engine `score` runs on (Spark: the `spark` extra)."""
+
+    polars = "polars"
+    duckdb = "duckdb"
+    spark = "spark"
+
+
+ScoreEngineOpt = Annotated[
+    ScoreEngine,
+    typer.Option(
+        "--engine",
+        help="polars (any config), duckdb (flat configs: sql/ macros) or spark "
+        '(pip install "evalframe[spark]"; local[2], or Spark Connect with --spark-remote).',
+    ),
+]
+SparkRemoteOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--spark-remote",
+        metavar="sc://HOST:PORT",
+        help="With --engine spark: run on the Spark Connect server at this address.",
+    ),
+]
 ClampOpt = Annotated[
     bool,
     typer.Option("--clamp", help="Clamp out-of-range scores, turn NaN/inf into null."),
 ]
 
 
-COMPARE_NODE_COLUMNS = [S.CONFIG_ID, S.RUN_ID, S.CASE_ID, S.ATTEMPT, S.PATH, S.SCORE]
-"""The evaluator_scores columns `compare` reads (the rest is never computed)."""
+MemoryLimitOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--memory-limit",
+        help="Memory budget of the DuckDB engine before it spills to disk, e.g. 3GB "
+        "(default 3GB). The polars engine streams the judge rows and needs none.",
+    ),
+]
+
+ByOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--by",
+        help="Slice by 'tag' (each value of executions.tags) or an executions column; "
+        "score writes slice_summary, compare writes slice_deltas.",
+    ),
+]
 
 
 def _default_out(dataset: Path, out: Path | None) -> Path:
     if out is not None:
         return out
     return (dataset if dataset.is_dir() else dataset.parent) / "results"
-
-
-def _score_tables(ds: Any, cfg: Any, engine: str) -> dict[str, pl.DataFrame | pl.LazyFrame]:
-    """execution_scores, case_summary and run_summary by the chosen engine."""
-    if engine == Engine.duckdb:
-        return dict(score_duckdb(ds, cfg))
-    # materialize once: both summaries and the written table derive from it
-    ex = score(ds, cfg).sort(S.RUN_ID, S.CASE_ID, S.ATTEMPT).collect()
-    stats = case_stats(ex.lazy()).collect().lazy()
-    return {
-        S.EXECUTION_SCORES: ex,
-        S.CASE_SUMMARY: case_summary(ex.lazy(), cfg, stats=stats),
-        S.RUN_SUMMARY: run_summary(ex.lazy(), cfg, runs=ds.runs, case_stats=stats),
-    }
 
 
 def _score_and_write(
@@ -144,22 +216,40 @@ def _score_and_write(
     evaluators: bool,
     clamp: bool,
     engine: str = Engine.polars,
+    memory_limit: str | None = None,
+    by: str | None = None,
+    spark_remote: str | None = None,
 ) -> tuple[pl.DataFrame, Path, int]:
     cfg = load_config(config, preset=preset, threshold=threshold)
-    ds = load_dataset(dataset, clamp=clamp)
-    changed = ds.clamped.changed if ds.clamped else 0
-    if changed:
-        stderr.print(
-            f"--clamp changed {changed} score rows ({ds.clamped.clamped} clamped, "
-            f"{ds.clamped.nulled} NaN/inf set to null)"
-        )
     target = _default_out(dataset, out)
-    with progress(f"scoring {dataset} under config {cfg.config_id} ({engine.value})"):
-        tables = _score_tables(ds, cfg, engine)
-        if evaluators:
-            tables[S.EVALUATOR_SCORES] = evaluator_scores(ds, cfg)
-        written = write_tables(tables, target, config_json=cfg.canonical_json())
-    summary = pl.read_parquet(written[S.RUN_SUMMARY])
+    fingerprint = inputs_fingerprint(dataset)  # before reading: a later change marks it stale
+    with progress(f"scoring {dataset} under config {cfg.config_id} ({engine})"):
+        tables = score_tables(
+            dataset,
+            cfg,
+            evaluators=evaluators,
+            clamp=clamp,
+            engine=str(engine),
+            memory_limit=memory_limit,
+            by=by,
+            spark_remote=spark_remote,
+        )
+        write_tables(
+            tables,
+            target,
+            config_json=cfg.canonical_json(),
+            command="score",
+            dataset=dataset,
+            inputs_fingerprint=fingerprint,
+        )
+    changed = tables.clamped.changed if tables.clamped else 0
+    if changed and tables.clamped is not None:
+        stderr.print(
+            f"--clamp changed {changed} score rows ({tables.clamped.clamped} clamped, "
+            f"{tables.clamped.nulled} NaN/inf set to null)"
+        )
+    summary = tables[S.RUN_SUMMARY]
+    assert isinstance(summary, pl.DataFrame)  # run_summary is always materialized
     return summary, target, changed
 
 
@@ -178,15 +268,31 @@ def score_command(
         bool, typer.Option("--evaluators", help="Also write evaluator_scores (input-sized).")
     ] = False,
     clamp: ClampOpt = False,
-    engine: EngineOpt = Engine.polars,
+    engine: ScoreEngineOpt = ScoreEngine.polars,
+    memory_limit: MemoryLimitOpt = None,
+    by: ByOpt = None,
+    spark_remote: SparkRemoteOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Score every execution; write execution_scores, case_summary and run_summary.
+    """Score every execution; write execution_scores, case_summary and run_summary
+    (and slice_summary with --by).
 
     Example: [bold]evalframe score runs/ --preset connexity --threshold 0.75 --check[/bold]
     """
+    if spark_remote is not None and engine != ScoreEngine.spark:
+        raise UsageError("--spark-remote needs --engine spark; hint: add --engine spark.")
     summary, target, _ = _score_and_write(
-        dataset, config, preset, threshold, out, evaluators, clamp, engine
+        dataset,
+        config,
+        preset,
+        threshold,
+        out,
+        evaluators,
+        clamp,
+        engine,
+        memory_limit,
+        by,
+        spark_remote,
     )
     if as_json:
         print_json(summary.to_dicts())
@@ -210,7 +316,32 @@ def validate_command(
 
     Example: [bold]evalframe validate runs/[/bold]
     """
-    ds = load_dataset(dataset, clamp=clamp)
+    try:
+        ds = load_dataset(dataset, clamp=clamp)
+    except ValidationError as exc:
+        if not as_json:
+            raise
+        print_json(
+            {
+                "valid": False,
+                "problems": [
+                    {
+                        "table": p.table,
+                        "column": p.column,
+                        "message": p.message,
+                        "count": p.count,
+                        "examples": list(p.examples),
+                    }
+                    for p in exc.problems
+                ],
+            }
+        )
+        raise typer.Exit(exc.exit_code) from None
+    except EvalframeError as exc:
+        if not as_json:
+            raise
+        print_json({"valid": False, "problems": [], "error": str(exc)})
+        raise typer.Exit(exc.exit_code) from None
     counts = pl.collect_all(
         [
             ds.scores.select(pl.len()),
@@ -243,14 +374,20 @@ def demo_command(
 
     Example: [bold]evalframe demo /tmp/evalframe-demo[/bold]
     """
-    write_demo(directory, n_cases=cases)
-    summary, target, _ = _score_and_write(directory, None, None, None, None, False, False)
+    with steps(3) as step:
+        step(f"writing the demo dataset ({cases:,} cases × 3 runs) to {directory}")
+        write_demo(directory, n_cases=cases)
+        summary, target, _ = _score_and_write(directory, None, None, None, None, False, False)
+        step("writing the HTML report")
+        report = demo_report(directory)
     if as_json:
         print_json(summary.to_dicts())
         return
     stdout.print(f"demo dataset written to {directory}/")
     stdout.print(run_table(summary))
     stdout.print(f"tables written to {target}/")
+    if report is not None:
+        stdout.print(f"report written to {report}")
     stdout.print(
         f"next: [bold]evalframe score {directory} --preset connexity[/bold]  ·  "
         f"[bold]evalframe compare {directory} --pairs consecutive[/bold]"
@@ -269,19 +406,28 @@ def compare_command(
         str | None,
         typer.Option(
             "--pairs",
+            callback=_check_pairs,
+            metavar="consecutive",
             help="'consecutive': each run against the one before it (runs.created_at, "
             "else run_id).",
         ),
     ] = None,
+    top: Annotated[
+        int,
+        typer.Option("--top", min=0, help="How many regressed cases to list per pair."),
+    ] = 10,
     config: ConfigOpt = None,
     preset: PresetOpt = None,
     threshold: ThresholdOpt = None,
     out: OutOpt = None,
     clamp: ClampOpt = False,
     engine: EngineOpt = Engine.polars,
+    memory_limit: MemoryLimitOpt = None,
+    by: ByOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Compare runs case by case; write case_deltas, evaluator_deltas, run_deltas.
+    """Compare runs case by case; write case_deltas, evaluator_deltas, run_deltas (and
+    slice_deltas with --by).
 
     With --baseline alone, every other run is compared against it; with neither, the
     newest run against the one before it. Exit 1 when any pair shows a regression.
@@ -289,33 +435,48 @@ def compare_command(
     Example: [bold]evalframe compare runs/ -b 2026-10-01-v1.4 --candidate 2026-11-01-v1.6[/bold]
     """
     cfg = load_config(config, preset=preset, threshold=threshold)
-    ds = load_dataset(dataset, clamp=clamp)
-    with progress(f"scoring and comparing runs ({engine.value})"):
-        scored = _score_tables(ds, cfg, engine)
-        cs_any, rs_any = scored[S.CASE_SUMMARY], scored[S.RUN_SUMMARY]
-        rs, cs = (f if isinstance(f, pl.DataFrame) else f.collect() for f in (rs_any, cs_any))
-        run_list = rs.select(S.RUN_ID, *([S.CREATED_AT] if S.CREATED_AT in rs.columns else []))
-        chosen = pairs_for(run_list, baseline=baseline, candidate=candidate, mode=pairs)
-        compare_fn = compare_duckdb if engine == Engine.duckdb else compare
-        tables = compare_fn(
-            cs.lazy(),
-            chosen,
+    target = _default_out(dataset, out)
+    fingerprint = inputs_fingerprint(dataset)
+    with progress(f"scoring and comparing runs ({engine})"):
+        tables = compare_tables(
+            dataset,
             cfg,
-            evaluator_scores=evaluator_scores(ds, cfg, passthrough=False)
-            .select(COMPARE_NODE_COLUMNS)
-            .collect()
-            .lazy(),
-            run_summary=rs.lazy(),
+            baseline=baseline,
+            candidate=candidate,
+            pairs=pairs,
+            clamp=clamp,
+            engine=str(engine),
+            memory_limit=memory_limit,
+            by=by,
         )
-        written = write_tables(tables, _default_out(dataset, out), config_json=cfg.canonical_json())
+        written = write_tables(
+            tables,
+            target,
+            config_json=cfg.canonical_json(),
+            command="compare",
+            dataset=dataset,
+            inputs_fingerprint=fingerprint,
+        )
     run_deltas = pl.read_parquet(written[S.RUN_DELTAS])
     if as_json:
         print_json(run_deltas.to_dicts())
     else:
         case_deltas = pl.read_parquet(written[S.CASE_DELTAS])
-        for part in compare_report(run_deltas, case_deltas, limits=cfg.compare):
+        evaluator_deltas = (
+            pl.read_parquet(written[S.EVALUATOR_DELTAS]) if S.EVALUATOR_DELTAS in written else None
+        )
+        for part in compare_report(
+            run_deltas,
+            case_deltas,
+            limits=cfg.compare,
+            top=top,
+            evaluator_deltas=evaluator_deltas,
+        ):
             stdout.print(part)
-        stdout.print(f"\ntables written to {_default_out(dataset, out)}/")
+        slices = pl.read_parquet(written[S.SLICE_DELTAS]) if S.SLICE_DELTAS in written else None
+        for note in [*slice_notes(slices), *power_notes(run_deltas, cfg.compare)]:
+            stdout.print(note)
+        stdout.print(f"\ntables written to {target}/")
     if run_deltas["regression_detected"].any():
         raise typer.Exit(1)
 
@@ -333,30 +494,34 @@ def sweep_command(
         typer.Option("--curve", help="Also write threshold_curve for the grid's base config."),
     ] = False,
     clamp: ClampOpt = False,
+    max_configs: Annotated[
+        int,
+        typer.Option(
+            "--max-configs",
+            min=1,
+            help=f"Refuse grids of more configs than this (default {MAX_CONFIGS:,}).",
+        ),
+    ] = MAX_CONFIGS,
     as_json: JsonOpt = False,
 ) -> None:
     """Recompute every run under many configs at once; write sweep and sweep_configs.
 
     Example: [bold]evalframe sweep runs/ --grid grid.yaml --curve[/bold]
     """
-    ds = load_dataset(dataset, clamp=clamp)
-    spec = load_grid(grid, evaluators=data_evaluators(ds))
-    with sweep_progress(len(spec.configs)) as on_chunk:
-        table = sweep(ds, spec, on_chunk=on_chunk)
-    configs = pl.DataFrame(
-        {
-            S.CONFIG_ID: [c.config_id for c in spec.configs],
-            S.CONFIG: [c.canonical_json() for c in spec.configs],
-        }
-    )
-    tables: dict[str, pl.DataFrame | pl.LazyFrame] = {S.SWEEP: table, S.SWEEP_CONFIGS: configs}
-    if curve:
-        ex = score(ds, spec.base).collect()
-        tables[S.THRESHOLD_CURVE] = threshold_curve(ex.lazy(), spec.base)
+    spec = load_grid(grid, evaluators=grid_evaluators(dataset), max_configs=max_configs)
     target = _default_out(dataset, out)
+    fingerprint = inputs_fingerprint(dataset)
+    with sweep_progress([len(g) for g in tree_groups(spec.configs)]) as on_chunk:
+        tables = sweep_tables(dataset, spec, curve=curve, clamp=clamp, on_chunk=on_chunk)
     write_tables(
-        tables, target, config_json=config_metadata([c.canonical_json() for c in spec.configs])
+        tables,
+        target,
+        config_json=config_metadata([c.canonical_json() for c in spec.configs]),
+        command="sweep",
+        dataset=dataset,
+        inputs_fingerprint=fingerprint,
     )
+    table = tables[S.SWEEP]
     if as_json:
         print_json(table.to_dicts())
         return
@@ -370,6 +535,9 @@ def sweep_command(
 
 app.command("ingest")(handles_errors(ingest_command))
 app.command("sql")(handles_errors(sql_command))
+app.command("report")(handles_errors(report_command))
+app.command("results")(handles_errors(results_command))
+app.command("plan")(handles_errors(plan_command))
 
 
 def main() -> None:

@@ -5,8 +5,8 @@
 --          `evalframe score` / `evalframe compare`
 -- columns: see each object below and sql/README.md
 -- usage:   cd my-dataset && duckdb -cmd '.read /path/to/evalframe/sql/init.sql'
--- GENERATED from the object files by evalframe._private.duckdb_engine.render_init_sql(); edit those files, then regenerate:
---   python -m evalframe._private.duckdb_engine
+-- GENERATED from the object files by evalframe._private.engines.duckdb_engine.render_init_sql(); edit those files, then regenerate:
+--   python -m evalframe._private.engines.duckdb_engine
 
 -- ==== scores.sql ================================================================
 -- scores — view over the dataset's judge output (created by init.sql; run duckdb from
@@ -221,9 +221,10 @@ create or replace macro normalize_score(score, scale_max) as
 -- meets(x, b) — scalar macro: "x meets the boundary b", x >= b - EPS with EPS = 1e-9.
 -- grain:   one value
 -- inputs:  x, b (numbers on the 0–1 scale)
--- returns: boolean; null when x or b is null
+-- returns: boolean; null when x or b is null; false when x is NaN (DuckDB orders NaN
+--          above every number, so a NaN score would otherwise meet every bound)
 create or replace macro meets(x, b) as
-    cast(x as double) >= cast(b as double) - 1e-9;
+    cast(x as double) >= cast(b as double) - 1e-9 and not isnan(cast(x as double));
 
 -- ==== exceeds.sql ===============================================================
 -- exceeds(x, limit_value) — scalar macro: "x exceeds the limit", x > limit + EPS with EPS = 1e-9.
@@ -315,9 +316,462 @@ create or replace macro mcnemar_p(n01, n10) as
         )
     end;
 
+-- ==== comb_ratio.sql ============================================================
+-- comb_ratio(a, b, k) — scalar macro: the binomial ratio C(a, k) / C(b, k) (SPEC §10).
+-- grain:   one value
+-- inputs:  integers 0 <= a <= b and k >= 1
+-- returns: double, Π_{i=0}^{k-1} (a − i) / (b − i) (every factor in [0, 1], no overflow);
+--          0 when a < k; null when b < k (C(b, k) = 0) or an input is null.
+--          pass@k of a case = 1 − comb_ratio(n − c, n, k); pass^k = comb_ratio(c, n, k)
+create or replace macro comb_ratio(a, b, k) as
+    case
+        when a is null or b is null or k is null or b < k then null
+        when a < k then 0.0
+        else list_product(
+            [cast(a - i as double) / cast(b - i as double) for i in range(0, k)]
+        )::double
+    end;
+
+-- ==== execution_partials.sql ====================================================
+-- execution_partials(...) — table macro: the one pass over the judge rows. Groups the rows
+-- of `scores` by execution key right after the scan, joined only to the small table of
+-- the data's evaluators ⟕ evaluator_policy; every flat rule then runs on these rows
+-- (execution_scores_of). The value checks of the input are counted in the same pass.
+-- grain:   execution (run × case × attempt) of the score rows; rows with a null run_id or
+--          case_id form their own groups (validation reports them)
+-- inputs:  scores (typed: attempt and scale_max filled), evaluator_policy
+-- params:  configured [null = evaluator_policy has rows], required_children [[]] (the
+--          root safety_gate's), clamp [false] (scores clamped into [0, scale_max], NaN/inf
+--          become null), keep_threshold_scores [false] (list the scores the `threshold`
+--          aggregator compares with each execution's threshold), keep_leaf_scores [false]
+--          (list every leaf's score, for evaluator_deltas)
+-- columns: run_id, case_id, attempt; n_all, null_eval, n_rows (rows of leaves), n_null,
+--          n_ignored, n_present, sws (Σ w·s), sw (Σ w), w_null (weight of null rows),
+--          cw_rows (Σ configured weight or 1), s_min, s_max; req_rows, req_ms_fail,
+--          req_t_null, req_t_min (required leaves: rows, below min_score, null without
+--          min_score, min s without min_score); rc_rows, rc_ms_fail, rc_t_null, rc_t_min
+--          (the same for required_children); n_rows_rest, n_null_rest, n_present_rest,
+--          sws_rest, sw_rest, w_null_rest, cw_rows_rest (leaves not in required_children);
+--          n_pass_ms (present leaves meeting their min_score), t_scores (list), leaf_scores
+--          (list of {evaluator, s}), mask (bit per data evaluator, ids < 63 else null),
+--          ev_max (largest evaluator id: 63 or more and the masks are incomplete);
+--          bad_nan, bad_neg, bad_above, bad_scale, bad_weight, n_clamped, n_nulled
+create or replace macro execution_partials(
+    configured := null,
+    required_children := []::varchar[],
+    clamp := false,
+    keep_threshold_scores := false,
+    keep_leaf_scores := false
+) as table
+with settings as (
+    select
+        coalesce(
+            cast(configured as boolean), exists (select 1 from evaluator_policy)
+        ) as cfg_configured,
+        cast(required_children as varchar[]) as cfg_rc,
+        coalesce(cast(clamp as boolean), false) as cfg_clamp,
+        coalesce(cast(keep_threshold_scores as boolean), false) as cfg_keep_t,
+        coalesce(cast(keep_leaf_scores as boolean), false) as cfg_keep_leaves
+),
+data_evaluators as (
+    select evaluator, (row_number() over (order by evaluator) - 1)::integer as ev
+    from (select distinct evaluator from scores where evaluator is not null)
+),
+-- one row per evaluator in the data: the only table the judge rows are joined to
+evaluator_leaves as (
+    select
+        d.evaluator,
+        d.ev,
+        not st.cfg_configured or p.evaluator is not null as is_leaf,
+        p.weight as policy_weight,
+        coalesce(p.weight, 1.0) as cw1,
+        st.cfg_configured and coalesce(p.required, false) as is_required,
+        p.min_score,
+        list_contains(st.cfg_rc, d.evaluator) as in_rc,
+        case when d.ev < 63 then (1::bigint << d.ev) end as bit
+    from data_evaluators as d
+    left join evaluator_policy as p on p.evaluator = d.evaluator
+    cross join settings as st
+),
+score_rows as (
+    select
+        s.run_id,
+        s.case_id,
+        s.attempt,
+        s.evaluator,
+        s.score is not null and not isfinite(s.score) as is_nan,
+        coalesce(isfinite(s.score) and s.score < 0, false) as is_neg,
+        coalesce(isfinite(s.score) and s.score > s.scale_max, false) as is_above,
+        not coalesce(s.scale_max > 0, false) or not coalesce(isfinite(s.scale_max), false)
+            as is_bad_scale,
+        coalesce(s.weight < 0 or not isfinite(s.weight), false) as is_bad_weight,
+        normalize_score(
+            case
+                when not st.cfg_clamp then s.score
+                when not isfinite(s.score) then null
+                else least(greatest(s.score, 0.0), s.scale_max)
+            end,
+            s.scale_max
+        ) as s,
+        coalesce(l.is_leaf, false) as leaf,
+        coalesce(l.policy_weight, s.weight, 1.0) as w,
+        l.cw1,
+        coalesce(l.is_required, false) as req,
+        coalesce(l.in_rc, false) as rc,
+        l.min_score,
+        l.bit,
+        l.ev,
+        st.cfg_keep_t as keep_t,
+        st.cfg_keep_leaves as keep_leaves
+    from scores as s
+    left join evaluator_leaves as l on l.evaluator = s.evaluator
+    cross join settings as st
+)
+select
+    run_id,
+    case_id,
+    attempt,
+    count(*)::bigint as n_all,
+    count(*) filter (where evaluator is null)::bigint as null_eval,
+    count(*) filter (where leaf)::bigint as n_rows,
+    count(*) filter (where leaf and s is null)::bigint as n_null,
+    count(*) filter (where not leaf and evaluator is not null)::bigint as n_ignored,
+    count(*) filter (where leaf and s is not null)::bigint as n_present,
+    sum(w * s) filter (where leaf and s is not null) as sws,
+    sum(w) filter (where leaf and s is not null) as sw,
+    sum(w) filter (where leaf and s is null) as w_null,
+    sum(cw1) filter (where leaf) as cw_rows,
+    min(s) filter (where leaf) as s_min,
+    max(s) filter (where leaf) as s_max,
+    count(*) filter (where leaf and req)::bigint as req_rows,
+    count(*) filter (
+        where leaf and req and min_score is not null and not coalesce(meets(s, min_score), false)
+    )::bigint as req_ms_fail,
+    count(*) filter (where leaf and req and min_score is null and s is null)::bigint
+        as req_t_null,
+    min(s) filter (where leaf and req and min_score is null) as req_t_min,
+    count(*) filter (where leaf and rc)::bigint as rc_rows,
+    count(*) filter (
+        where leaf and rc and min_score is not null and not coalesce(meets(s, min_score), false)
+    )::bigint as rc_ms_fail,
+    count(*) filter (where leaf and rc and min_score is null and s is null)::bigint
+        as rc_t_null,
+    min(s) filter (where leaf and rc and min_score is null) as rc_t_min,
+    count(*) filter (where leaf and not rc)::bigint as n_rows_rest,
+    count(*) filter (where leaf and not rc and s is null)::bigint as n_null_rest,
+    count(*) filter (where leaf and not rc and s is not null)::bigint as n_present_rest,
+    sum(w * s) filter (where leaf and not rc and s is not null) as sws_rest,
+    sum(w) filter (where leaf and not rc and s is not null) as sw_rest,
+    sum(w) filter (where leaf and not rc and s is null) as w_null_rest,
+    sum(cw1) filter (where leaf and not rc) as cw_rows_rest,
+    count(*) filter (
+        where leaf and s is not null and min_score is not null and meets(s, min_score)
+    )::bigint as n_pass_ms,
+    list(s) filter (
+        where keep_t and leaf and s is not null and min_score is null
+    ) as t_scores,
+    list({'evaluator': evaluator, 's': s}) filter (
+        where keep_leaves and leaf
+    ) as leaf_scores,
+    bit_or(bit) as mask,
+    max(ev) as ev_max,
+    count(*) filter (where is_nan)::bigint as bad_nan,
+    count(*) filter (where is_neg)::bigint as bad_neg,
+    count(*) filter (where is_above)::bigint as bad_above,
+    count(*) filter (where is_bad_scale)::bigint as bad_scale,
+    count(*) filter (where is_bad_weight)::bigint as bad_weight,
+    count(*) filter (where (is_neg or is_above) and not is_nan)::bigint as n_clamped,
+    count(*) filter (where is_nan)::bigint as n_nulled
+from score_rows
+group by run_id, case_id, attempt;
+
+-- ==== execution_scores_of.sql ===================================================
+-- execution_scores_of(partials_source, ...) — table macro: execution_scores of a flat
+-- config from the per-execution partial sums of execution_partials (SPEC §3,
+-- docs/scoring.md): every rule runs on per-execution rows, no judge row is read here.
+-- grain:   execution (run × case × attempt), one config; rows unordered
+-- inputs:  partials_source (shaped like execution_partials, computed with the same
+--          configured / required_children / keep_threshold_scores), executions, outcomes,
+--          evaluator_policy
+-- params:  partials_source ['partials'], threshold [0.8], threshold_override
+--          [null], borderline [0.6] (null = no band), aggregator ['weighted_average'] (also
+--          minimum, maximum, all_or_nothing, safety_gate, threshold), required_children
+--          [[]], on_missing ['skip'|'zero'|'fail'], outcomes_mode ['gate'|'ignore'|'both'],
+--          configured [null = evaluator_policy has rows], config_name ['sql']
+-- columns: run_id, case_id, attempt, config_id, status, threshold, score, verdict, passed,
+--          required_failed, judge_error, n_missing, n_ignored, outcomes_total,
+--          outcomes_passed, latency_ms, cost_usd, input_tokens, output_tokens, tags, then
+--          the extra columns of executions
+create or replace macro execution_scores_of(
+    partials_source := 'partials',
+    threshold := 0.8,
+    threshold_override := null,
+    borderline := 0.6,
+    aggregator := 'weighted_average',
+    required_children := []::varchar[],
+    on_missing := 'skip',
+    outcomes_mode := 'gate',
+    configured := null,
+    config_name := 'sql'
+) as table
+with settings as (
+    select
+        cast(threshold as double) as cfg_threshold,
+        cast(threshold_override as double) as cfg_override,
+        cast(borderline as double) as cfg_borderline,
+        cast(aggregator as varchar) as cfg_aggregator,
+        cast(on_missing as varchar) as cfg_on_missing,
+        cast(outcomes_mode as varchar) as cfg_outcomes,
+        coalesce(
+            cast(configured as boolean), exists (select 1 from evaluator_policy)
+        ) as cfg_configured,
+        cast(config_name as varchar) as cfg_config_id,
+        cast(required_children as varchar[]) as cfg_rc
+),
+-- the config's leaves, summed once
+policy_totals as (
+    select
+        count(*)::bigint as n_policy,
+        coalesce(sum(coalesce(p.weight, 1.0)), 0.0) as total_cw,
+        count(*) filter (where p.required)::bigint as n_required,
+        count(*) filter (where list_contains(st.cfg_rc, p.evaluator))::bigint as n_rc,
+        coalesce(
+            sum(coalesce(p.weight, 1.0)) filter (where not list_contains(st.cfg_rc, p.evaluator)),
+            0.0
+        ) as total_cw_rest
+    from evaluator_policy as p
+    cross join settings as st
+),
+known_partials as (
+    select * from query_table(partials_source)
+    where run_id is not null and case_id is not null
+),
+-- expected leaves per run: the policy's (configured), else the run's data evaluators
+run_expected as (
+    select run_id, bit_count(bit_or(mask))::bigint as n_expected_data
+    from known_partials
+    group by run_id
+),
+outcome_counts as (
+    select
+        run_id,
+        case_id,
+        attempt,
+        count(*)::bigint as outcomes_total,
+        count(*) filter (where passed)::bigint as outcomes_passed
+    from outcomes
+    group by run_id, case_id, attempt
+),
+execution_rows as (
+    select
+        e.run_id,
+        e.case_id,
+        e.attempt,
+        e.status,
+        e.status = 'ok' as is_ok,
+        coalesce(st.cfg_override, e.threshold, st.cfg_threshold) as t,
+        coalesce(p.n_rows, 0) > 0 as has_rows,
+        coalesce(p.n_ignored, 0) as n_ignored,
+        case
+            when st.cfg_configured then pt.n_policy
+            else coalesce(x.n_expected_data, 0)
+        end as n_expected,
+        p.* exclude (run_id, case_id, attempt, n_ignored),
+        coalesce(o.outcomes_total, 0) as n_outcomes,
+        coalesce(o.outcomes_passed, 0) as n_outcomes_passed
+    from executions as e
+    cross join settings as st
+    cross join policy_totals as pt
+    left join known_partials as p
+        on p.run_id = e.run_id and p.case_id = e.case_id and p.attempt = e.attempt
+    left join run_expected as x on x.run_id = e.run_id
+    left join outcome_counts as o
+        on o.run_id = e.run_id and o.case_id = e.case_id and o.attempt = e.attempt
+),
+-- the leaves each execution has no row for, and their weight
+leaf_counts as (
+    select
+        r.*,
+        r.n_expected - coalesce(r.n_rows, 0) as n_absent,
+        case
+            when st.cfg_configured then pt.total_cw - coalesce(r.cw_rows, 0.0)
+            else (r.n_expected - coalesce(r.n_rows, 0))::double
+        end as w_absent,
+        (r.n_expected - pt.n_rc) - coalesce(r.n_rows_rest, 0) as n_absent_rest,
+        case
+            when st.cfg_configured then pt.total_cw_rest - coalesce(r.cw_rows_rest, 0.0)
+            else ((r.n_expected - pt.n_rc) - coalesce(r.n_rows_rest, 0))::double
+        end as w_absent_rest
+    from execution_rows as r
+    cross join settings as st
+    cross join policy_totals as pt
+),
+-- on_missing = 'zero': a missing leaf counts as present with score 0
+root_stats as (
+    select
+        c.*,
+        coalesce(c.n_null, 0) + c.n_absent as n_missing,
+        st.cfg_on_missing = 'zero' as zero_fill,
+        case
+            when st.cfg_on_missing = 'zero'
+                then coalesce(c.n_present, 0) + coalesce(c.n_null, 0) + c.n_absent
+            else coalesce(c.n_present, 0)
+        end as n_present_all,
+        case
+            when st.cfg_on_missing = 'zero'
+                then coalesce(c.sw, 0.0) + coalesce(c.w_null, 0.0) + c.w_absent
+            else coalesce(c.sw, 0.0)
+        end as sw_all,
+        case
+            when st.cfg_on_missing = 'zero'
+                then coalesce(c.n_present_rest, 0) + coalesce(c.n_null_rest, 0) + c.n_absent_rest
+            else coalesce(c.n_present_rest, 0)
+        end as n_present_rest_all,
+        case
+            when st.cfg_on_missing = 'zero'
+                then coalesce(c.sw_rest, 0.0) + coalesce(c.w_null_rest, 0.0) + c.w_absent_rest
+            else coalesce(c.sw_rest, 0.0)
+        end as sw_rest_all,
+        pt.n_required > 0 and (
+            c.req_ms_fail > 0
+            or c.req_t_null > 0
+            or c.req_rows < pt.n_required
+            or coalesce(not meets(c.req_t_min, c.t), false)
+        ) as required_gate,
+        len(st.cfg_rc) > 0 and pt.n_rc > 0 and (
+            c.rc_ms_fail > 0
+            or c.rc_t_null > 0
+            or c.rc_rows < pt.n_rc
+            or coalesce(not meets(c.rc_t_min, c.t), false)
+        ) as safety_gate_fired
+    from leaf_counts as c
+    cross join settings as st
+    cross join policy_totals as pt
+),
+root_values as (
+    select
+        r.*,
+        case when r.sw_all > 0 then coalesce(r.sws, 0.0) / r.sw_all else 0.0 end as wavg,
+        case
+            when r.n_present_rest_all = 0 then null
+            when r.sw_rest_all > 0 then coalesce(r.sws_rest, 0.0) / r.sw_rest_all
+            else 0.0
+        end as wavg_rest,
+        case when r.zero_fill and r.n_missing > 0 then 0.0 else r.s_min end as s_min_all,
+        case
+            when r.zero_fill and r.n_missing > 0 then greatest(r.s_max, 0.0)
+            else r.s_max
+        end as s_max_all,
+        (
+            coalesce(r.n_pass_ms, 0)
+            + coalesce(len(list_filter(r.t_scores, lambda v: meets(v, r.t))), 0)
+        )::double / nullif(r.n_present_all, 0) as pass_ratio,
+        r.has_rows and r.n_present_all > 0 as root_present
+    from root_stats as r
+),
+root_scores as (
+    select
+        rv.*,
+        case
+            when not rv.root_present then null
+            when rv.required_gate then 0.0
+            when st.cfg_aggregator = 'minimum' then rv.s_min_all
+            when st.cfg_aggregator = 'maximum' then rv.s_max_all
+            when st.cfg_aggregator = 'all_or_nothing'
+                then case when meets(rv.s_min_all, rv.t) then rv.wavg else 0.0 end
+            when st.cfg_aggregator = 'safety_gate'
+                then case
+                    when rv.safety_gate_fired then 0.0
+                    else coalesce(rv.wavg_rest, rv.wavg)
+                end
+            when st.cfg_aggregator = 'threshold' then rv.pass_ratio
+            else rv.wavg
+        end as root_score,
+        rv.root_present and (
+            rv.required_gate or (st.cfg_aggregator = 'safety_gate' and rv.safety_gate_fired)
+        ) as gate_fired,
+        coalesce(
+            rv.is_ok and rv.has_rows and st.cfg_on_missing = 'fail' and rv.n_missing > 0, false
+        ) as is_judge_error
+    from root_values as rv
+    cross join settings as st
+),
+execution_states as (
+    select
+        *,
+        is_ok and not is_judge_error and not (has_rows and root_present) as is_unscored,
+        is_ok and has_rows and coalesce(gate_fired, false) as is_required_failed
+    from root_scores
+),
+execution_finals as (
+    select
+        *,
+        case
+            when not is_ok or is_unscored then null
+            when is_judge_error then 0.0
+            else root_score
+        end as final_score
+    from execution_states
+),
+execution_verdicts as (
+    select
+        f.*,
+        case
+            when not f.is_ok then 'error'
+            when f.is_judge_error then 'fail'
+            when f.is_unscored then 'unscored'
+            when f.is_required_failed then 'fail'
+            else verdict_band(f.final_score, f.t, st.cfg_borderline)
+        end as final_verdict
+    from execution_finals as f
+    cross join settings as st
+)
+select
+    v.run_id,
+    v.case_id,
+    v.attempt,
+    st.cfg_config_id as config_id,
+    v.status,
+    v.t as threshold,
+    v.final_score as score,
+    v.final_verdict as verdict,
+    case
+        when not v.is_ok or v.is_judge_error then false
+        when st.cfg_outcomes = 'gate' then
+            case
+                when v.n_outcomes > 0 then v.n_outcomes_passed = v.n_outcomes
+                else v.final_verdict = 'pass'
+            end
+        when st.cfg_outcomes = 'ignore' then v.final_verdict = 'pass'
+        else v.final_verdict = 'pass' and (v.n_outcomes = 0 or v.n_outcomes_passed = v.n_outcomes)
+    end as passed,
+    v.is_required_failed as required_failed,
+    v.is_judge_error as judge_error,
+    case
+        when not v.is_ok then 0
+        when v.has_rows then v.n_missing
+        else v.n_expected
+    end::bigint as n_missing,
+    case when v.is_ok then v.n_ignored else 0 end::bigint as n_ignored,
+    v.n_outcomes::bigint as outcomes_total,
+    v.n_outcomes_passed::bigint as outcomes_passed,
+    x.latency_ms,
+    x.cost_usd,
+    x.input_tokens,
+    x.output_tokens,
+    x.tags,
+    x.* exclude (
+        run_id, case_id, attempt, status, threshold, latency_ms, cost_usd, input_tokens,
+        output_tokens, tags
+    )
+from execution_verdicts as v
+inner join executions as x using (run_id, case_id, attempt)
+cross join settings as st;
+
 -- ==== execution_scores_at.sql ===================================================
 -- execution_scores_at(...) — table macro: execution_scores of a flat config, straight from
--- the input tables (SPEC §3, docs/scoring.md); the SQL twin of `evalframe score`.
+-- the input tables (SPEC §3, docs/scoring.md); the SQL twin of `evalframe score`: one
+-- pass over the judge rows (execution_partials), then the rules (execution_scores_of).
 -- grain:   execution (run × case × attempt), one config
 -- inputs:  scores, executions, outcomes, evaluator_policy (empty = every evaluator in the
 --          data, weight from the data or 1, expected evaluators per run)
@@ -342,297 +796,28 @@ create or replace macro execution_scores_at(
     configured := null,
     config_name := 'sql'
 ) as table
-with settings as (
-    select
-        cast(threshold as double) as cfg_threshold,
-        cast(threshold_override as double) as cfg_override,
-        cast(borderline as double) as cfg_borderline,
-        cast(aggregator as varchar) as cfg_aggregator,
-        cast(required_children as varchar[]) as cfg_required_children,
-        len(cast(required_children as varchar[])) > 0 as cfg_has_required_children,
-        cast(on_missing as varchar) as cfg_on_missing,
-        cast(outcomes_mode as varchar) as cfg_outcomes,
-        coalesce(
-            cast(configured as boolean), exists (select 1 from evaluator_policy)
-        ) as cfg_configured,
-        cast(config_name as varchar) as cfg_config_id
-),
-execution_thresholds as (
-    select
-        e.run_id,
-        e.case_id,
-        e.attempt,
-        e.status,
-        coalesce(st.cfg_override, e.threshold, st.cfg_threshold) as exec_threshold
-    from executions as e
-    cross join settings as st
-),
--- score rows of ok executions; is_leaf: the row's evaluator is a leaf of the config
-ok_score_rows as (
-    select
-        s.run_id,
-        s.case_id,
-        s.attempt,
-        s.evaluator,
-        normalize_score(s.score, s.scale_max) as s_norm,
-        s.weight as data_weight,
-        not st.cfg_configured or s.evaluator in (select p.evaluator from evaluator_policy as p)
-            as is_leaf
-    from scores as s
-    inner join execution_thresholds as e using (run_id, case_id, attempt)
-    cross join settings as st
-    where e.status = 'ok'
-),
-row_counts as (
-    select
-        run_id,
-        case_id,
-        attempt,
-        count(*) filter (where is_leaf) as n_rows,
-        count(*) filter (where not is_leaf) as n_ignored
-    from ok_score_rows
-    group by run_id, case_id, attempt
-),
--- expected leaves: every policy row (configured), else the evaluators of the run's rows
-expected_leaves as (
-    select
-        r.run_id,
-        p.evaluator,
-        p.weight as policy_weight,
-        coalesce(p.required, false) as required,
-        p.min_score
-    from (select distinct run_id from executions) as r
-    cross join evaluator_policy as p
-    where (select cfg_configured from settings)
-    union all
-    select distinct
-        run_id,
-        evaluator,
-        null::double as policy_weight,
-        false as required,
-        null::double as min_score
-    from scores
-    where not (select cfg_configured from settings)
-),
-expected_counts as (
-    select run_id, count(*) as n_expected
-    from expected_leaves
-    group by run_id
-),
-leaf_values as (
-    select
-        e.run_id,
-        e.case_id,
-        e.attempt,
-        e.exec_threshold,
-        x.evaluator,
-        r.s_norm,
-        coalesce(x.policy_weight, r.data_weight, 1.0) as w,
-        x.required,
-        list_contains(st.cfg_required_children, x.evaluator) as in_required_children,
-        r.s_norm is not null
-            and meets(r.s_norm, coalesce(x.min_score, e.exec_threshold)) as passes,
-        case
-            when r.s_norm is not null then r.s_norm
-            when st.cfg_on_missing = 'zero' then 0.0
-        end as s,
-        r.s_norm is not null or st.cfg_on_missing = 'zero' as present
-    from execution_thresholds as e
-    inner join row_counts as c using (run_id, case_id, attempt)
-    inner join expected_leaves as x on x.run_id = e.run_id
-    left join ok_score_rows as r
-        on r.run_id = e.run_id
-        and r.case_id = e.case_id
-        and r.attempt = e.attempt
-        and r.evaluator = x.evaluator
-    cross join settings as st
-    where e.status = 'ok' and c.n_rows > 0
-),
-root_stats as (
-    select
-        run_id,
-        case_id,
-        attempt,
-        any_value(exec_threshold) as t,
-        count(*) filter (where s_norm is null) as n_missing,
-        count(*) filter (where present) as n_present,
-        coalesce(sum(w * s) filter (where present), 0.0) as sum_ws,
-        coalesce(sum(w) filter (where present), 0.0) as sum_w,
-        min(s) as s_min,
-        max(s) as s_max,
-        count(*) filter (where passes) as n_pass,
-        coalesce(bool_or(required and not passes), false) as required_gate,
-        coalesce(bool_or(in_required_children and not passes), false) as safety_failed,
-        count(*) filter (where present and not in_required_children) as n_present_rest,
-        coalesce(sum(w * s) filter (where present and not in_required_children), 0.0)
-            as sum_ws_rest,
-        coalesce(sum(w) filter (where present and not in_required_children), 0.0)
-            as sum_w_rest
-    from leaf_values
-    group by run_id, case_id, attempt
-),
-root_values as (
-    select
-        rs.run_id,
-        rs.case_id,
-        rs.attempt,
-        rs.n_missing,
-        rs.n_present > 0 as root_present,
-        st.cfg_has_required_children and rs.safety_failed as safety_gate_fired,
-        rs.required_gate,
-        case when rs.sum_w > 0 then rs.sum_ws / rs.sum_w else 0.0 end as wavg,
-        case
-            when rs.n_present_rest = 0 then null
-            when rs.sum_w_rest > 0 then rs.sum_ws_rest / rs.sum_w_rest
-            else 0.0
-        end as wavg_rest,
-        rs.s_min,
-        rs.s_max,
-        rs.t,
-        rs.n_pass::double / nullif(rs.n_present, 0) as pass_ratio
-    from root_stats as rs
-    cross join settings as st
-),
-root_scores as (
-    select
-        rv.run_id,
-        rv.case_id,
-        rv.attempt,
-        rv.n_missing,
-        rv.root_present,
-        case
-            when not rv.root_present then null
-            when rv.required_gate then 0.0
-            when st.cfg_aggregator = 'minimum' then rv.s_min
-            when st.cfg_aggregator = 'maximum' then rv.s_max
-            when st.cfg_aggregator = 'all_or_nothing'
-                then case when meets(rv.s_min, rv.t) then rv.wavg else 0.0 end
-            when st.cfg_aggregator = 'safety_gate'
-                then case
-                    when rv.safety_gate_fired then 0.0
-                    else coalesce(rv.wavg_rest, rv.wavg)
-                end
-            when st.cfg_aggregator = 'threshold' then rv.pass_ratio
-            else rv.wavg
-        end as root_score,
-        rv.root_present
-            and (rv.required_gate or (st.cfg_aggregator = 'safety_gate' and rv.safety_gate_fired))
-            as gate_fired
-    from root_values as rv
-    cross join settings as st
-),
-outcome_counts as (
-    select
-        run_id,
-        case_id,
-        attempt,
-        count(*) as outcomes_total,
-        count(*) filter (where passed) as outcomes_passed
-    from outcomes
-    group by run_id, case_id, attempt
-),
-execution_flags as (
-    select
-        e.run_id,
-        e.case_id,
-        e.attempt,
-        e.status,
-        st.*,
-        et.exec_threshold,
-        coalesce(c.n_rows, 0) > 0 as has_rows,
-        coalesce(c.n_ignored, 0) as rows_ignored,
-        case
-            when coalesce(c.n_rows, 0) > 0 then r.n_missing
-            else coalesce(x.n_expected, 0)
-        end as leaves_missing,
-        r.root_present,
-        r.root_score,
-        r.gate_fired,
-        coalesce(o.outcomes_total, 0) as n_outcomes,
-        coalesce(o.outcomes_passed, 0) as n_outcomes_passed,
-        e.status = 'ok' as is_ok,
-        coalesce(
-            e.status = 'ok'
-            and coalesce(c.n_rows, 0) > 0
-            and st.cfg_on_missing = 'fail'
-            and r.n_missing > 0,
-            false
-        ) as is_judge_error
-    from executions as e
-    inner join execution_thresholds as et using (run_id, case_id, attempt)
-    left join row_counts as c using (run_id, case_id, attempt)
-    left join root_scores as r using (run_id, case_id, attempt)
-    left join outcome_counts as o using (run_id, case_id, attempt)
-    left join expected_counts as x on x.run_id = e.run_id
-    cross join settings as st
-),
-execution_states as (
-    select
-        *,
-        is_ok and not is_judge_error and not (has_rows and coalesce(root_present, false))
-            as is_unscored
-    from execution_flags
-),
-execution_scores as (
-    select
-        *,
-        is_ok and has_rows and coalesce(gate_fired, false) as is_required_failed,
-        case
-            when not is_ok or is_unscored then null
-            when is_judge_error then 0.0
-            else root_score
-        end as final_score
-    from execution_states
-),
-execution_verdicts as (
-    select
-        *,
-        case
-            when not is_ok then 'error'
-            when is_judge_error then 'fail'
-            when is_unscored then 'unscored'
-            when is_required_failed then 'fail'
-            else verdict_band(final_score, exec_threshold, cfg_borderline)
-        end as final_verdict
-    from execution_scores
-)
-select
-    v.run_id,
-    v.case_id,
-    v.attempt,
-    v.cfg_config_id as config_id,
-    v.status,
-    v.exec_threshold as threshold,
-    v.final_score as score,
-    v.final_verdict as verdict,
-    case
-        when not v.is_ok or v.is_judge_error then false
-        when v.cfg_outcomes = 'gate' then
-            case
-                when v.n_outcomes > 0 then v.n_outcomes_passed = v.n_outcomes
-                else v.final_verdict = 'pass'
-            end
-        when v.cfg_outcomes = 'ignore' then v.final_verdict = 'pass'
-        else v.final_verdict = 'pass' and (v.n_outcomes = 0 or v.n_outcomes_passed = v.n_outcomes)
-    end as passed,
-    v.is_required_failed as required_failed,
-    v.is_judge_error as judge_error,
-    case when v.is_ok then coalesce(v.leaves_missing, 0) else 0 end::bigint as n_missing,
-    case when v.is_ok then v.rows_ignored else 0 end::bigint as n_ignored,
-    v.n_outcomes::bigint as outcomes_total,
-    v.n_outcomes_passed::bigint as outcomes_passed,
-    x.latency_ms,
-    x.cost_usd,
-    x.input_tokens,
-    x.output_tokens,
-    x.tags,
-    x.* exclude (
-        run_id, case_id, attempt, status, threshold, latency_ms, cost_usd, input_tokens,
-        output_tokens, tags
+with partials as (
+    select *
+    from execution_partials(
+        configured := configured,
+        required_children := required_children,
+        keep_threshold_scores := aggregator = 'threshold'
     )
-from execution_verdicts as v
-inner join executions as x using (run_id, case_id, attempt)
-order by v.run_id, v.case_id, v.attempt;
+)
+select *
+from execution_scores_of(
+    partials_source := 'partials',
+    threshold := threshold,
+    threshold_override := threshold_override,
+    borderline := borderline,
+    aggregator := aggregator,
+    required_children := required_children,
+    on_missing := on_missing,
+    outcomes_mode := outcomes_mode,
+    configured := configured,
+    config_name := config_name
+)
+order by run_id, case_id, attempt;
 
 -- ==== case_summary_of.sql =======================================================
 -- case_summary_of(source, ...) — table macro: case_summary from execution_scores rows
@@ -919,6 +1104,64 @@ from run_summary_of(
     config_name := config_name
 );
 
+-- ==== pass_at_k_of.sql ==========================================================
+-- pass_at_k_of(...) — table macro: unbiased pass@k and pass^k per run over repeated
+-- attempts (SPEC §10), from case summaries: for each case with n attempts (errored ones
+-- count, as not passed) of which c passed and n >= k, pass@k = 1 − C(n−c, k)/C(n, k) and
+-- pass^k = C(c, k)/C(n, k); the run value is their mean over those cases, the se their
+-- sample standard deviation / √G (null when G < 2). run_summary's pass_at_<k>,
+-- pass_all_<k> and *_se (config attempts.k) are these values, one column per k.
+-- grain:   config × run × k
+-- inputs:  case_source: a table, view or CTE shaped like case_summary (config_id, run_id,
+--          attempts, n_passed)
+-- params:  case_source ['case_summary'], k_values [[1]] (list of positive ints)
+-- columns: config_id, run_id, k, cases_k (G: cases with attempts >= k), pass_at_k,
+--          pass_at_k_se, pass_all_k, pass_all_k_se (null when no case has k attempts)
+create or replace macro pass_at_k_of(case_source := 'case_summary', k_values := [1]) as table
+with ks as (
+    select distinct cast(unnest(k_values) as bigint) as k
+),
+runs as (
+    select distinct config_id, run_id from query_table(case_source)
+),
+per_case as (
+    select
+        s.config_id,
+        s.run_id,
+        ks.k,
+        1.0 - comb_ratio(s.attempts - s.n_passed, s.attempts, ks.k) as at_k,
+        comb_ratio(s.n_passed, s.attempts, ks.k) as all_k
+    from query_table(case_source) as s
+    cross join ks
+    where s.attempts >= ks.k
+),
+per_run as (
+    select
+        config_id,
+        run_id,
+        k,
+        count(*)::bigint as g,
+        avg(at_k) as pass_at_k,
+        stddev_samp(at_k) as sd_at_k,
+        avg(all_k) as pass_all_k,
+        stddev_samp(all_k) as sd_all_k
+    from per_case
+    group by config_id, run_id, k
+)
+select
+    r.config_id,
+    r.run_id,
+    ks.k,
+    coalesce(p.g, 0)::bigint as cases_k,
+    p.pass_at_k,
+    case when p.g >= 2 then p.sd_at_k / sqrt(p.g) end as pass_at_k_se,
+    p.pass_all_k,
+    case when p.g >= 2 then p.sd_all_k / sqrt(p.g) end as pass_all_k_se
+from runs as r
+cross join ks
+left join per_run as p on p.config_id = r.config_id and p.run_id = r.run_id and p.k = ks.k
+order by r.config_id, r.run_id, ks.k;
+
 -- ==== case_matches_of.sql =======================================================
 -- case_matches_of(...) — table macro: each compared pair's baseline and candidate case
 -- summaries matched on case_id, with the status rule (docs/compare.md) and the flags the
@@ -1139,19 +1382,24 @@ from case_deltas_of(
 -- ==== run_deltas_of.sql =========================================================
 -- run_deltas_of(...) — table macro: run_deltas (SPEC §6) from case and run summaries:
 -- per pair, the run-level deltas, case status counts, paired statistics (mean delta,
--- its SE and 95 % interval, exact McNemar p) and the regression reasons.
+-- its SE and 95 % interval, exact McNemar p, the paired pass-rate change and the minimum
+-- detectable effects of SPEC §10) and the regression reasons.
 -- grain:   config × pair
 -- inputs:  case_source (shaped like case_summary), run_source (shaped like run_summary);
 --          the pair: baseline and candidate, or the rows of pairs_source
 -- params:  case_source ['case_summary'], run_source ['run_summary'], baseline [null],
 --          candidate [null], max_pass_rate_drop [0.0], max_mean_score_drop [0.05],
---          max_latency_increase [0.2], case_delta [0.05], pairs_source ['compare_pairs']
+--          max_latency_increase [0.2], case_delta [0.05], pairs_source ['compare_pairs'],
+--          require_significance [false]: drops count only when their paired 95 % interval
+--          lies wholly below 0
 -- columns: config_id, baseline_run_id, candidate_run_id, baseline_/candidate_ pass_rate,
 --          mean_score, latency_mean, latency_p95, cost_usd; pass_rate_delta,
 --          mean_score_delta, latency_mean_delta, latency_p95_delta, cost_delta; n_new,
 --          n_removed, n_error, n_regression, n_improvement, n_unchanged; n_paired,
 --          mean_delta, mean_delta_se, mean_delta_ci_low, mean_delta_ci_high,
---          n_passed_to_failed, n_failed_to_passed, mcnemar_p; reasons (list of
+--          n_passed_to_failed, n_failed_to_passed, mcnemar_p; paired_pass_delta,
+--          paired_pass_delta_se, paired_pass_delta_ci_low, paired_pass_delta_ci_high,
+--          mde_pass_rate, mde_mean_score (2.801585 × se); reasons (list of
 --          'pass_rate_drop', 'mean_score_drop', 'latency_increase'), regression_detected
 create or replace macro run_deltas_of(
     case_source := 'case_summary',
@@ -1162,13 +1410,15 @@ create or replace macro run_deltas_of(
     max_mean_score_drop := 0.05,
     max_latency_increase := 0.2,
     case_delta := 0.05,
-    pairs_source := 'compare_pairs'
+    pairs_source := 'compare_pairs',
+    require_significance := false
 ) as table
 with limit_settings as (
     select
         cast(max_pass_rate_drop as double) as limit_pass_rate_drop,
         cast(max_mean_score_drop as double) as limit_mean_score_drop,
-        cast(max_latency_increase as double) as limit_latency_increase
+        cast(max_latency_increase as double) as limit_latency_increase,
+        coalesce(cast(require_significance as boolean), false) as limit_significance
 ),
 given_pairs as (
     select
@@ -1228,7 +1478,19 @@ case_counts as (
         count(*) filter (
             where in_baseline and in_candidate
             and not coalesce(baseline_passed, false) and coalesce(candidate_passed, false)
-        ) as n_failed_to_passed
+        ) as n_failed_to_passed,
+        count(*) filter (
+            where in_baseline and in_candidate
+            and baseline_passed is not null and candidate_passed is not null
+        ) as n_pass_paired,
+        avg(candidate_passed::int - baseline_passed::int) filter (
+            where in_baseline and in_candidate
+            and baseline_passed is not null and candidate_passed is not null
+        )::double as pass_delta,
+        stddev_samp(candidate_passed::int - baseline_passed::int) filter (
+            where in_baseline and in_candidate
+            and baseline_passed is not null and candidate_passed is not null
+        ) as sd_pass_delta
     from case_matches_of(
         case_source,
         baseline := baseline,
@@ -1264,7 +1526,11 @@ pair_rows as (
         n.mean_delta,
         case when n.n_paired >= 2 then n.sd_delta / sqrt(n.n_paired) end as mean_delta_se,
         coalesce(n.n_passed_to_failed, 0)::bigint as n_passed_to_failed,
-        coalesce(n.n_failed_to_passed, 0)::bigint as n_failed_to_passed
+        coalesce(n.n_failed_to_passed, 0)::bigint as n_failed_to_passed,
+        n.pass_delta as paired_pass_delta,
+        case
+            when n.n_pass_paired >= 2 then n.sd_pass_delta / sqrt(n.n_pass_paired)
+        end as paired_pass_delta_se
     from distinct_pairs as p
     cross join config_ids as c
     left join run_stats as b on b.config_id = c.config_id and b.run_id = p.baseline_run_id
@@ -1279,12 +1545,24 @@ pair_reasons as (
                 case
                     when exceeds(
                         r.baseline_pass_rate - r.candidate_pass_rate, s.limit_pass_rate_drop
-                    ) then 'pass_rate_drop'
+                    )
+                        and (
+                            not s.limit_significance
+                            or coalesce(
+                                r.paired_pass_delta + 1.96 * r.paired_pass_delta_se < 0, false
+                            )
+                        )
+                        then 'pass_rate_drop'
                 end,
                 case
                     when exceeds(
                         r.baseline_mean_score - r.candidate_mean_score, s.limit_mean_score_drop
-                    ) then 'mean_score_drop'
+                    )
+                        and (
+                            not s.limit_significance
+                            or coalesce(r.mean_delta + 1.96 * r.mean_delta_se < 0, false)
+                        )
+                        then 'mean_score_drop'
                 end,
                 case
                     when r.baseline_latency_mean > 0
@@ -1334,6 +1612,12 @@ select
     n_passed_to_failed,
     n_failed_to_passed,
     mcnemar_p(n_passed_to_failed, n_failed_to_passed) as mcnemar_p,
+    paired_pass_delta,
+    paired_pass_delta_se,
+    paired_pass_delta - 1.96 * paired_pass_delta_se as paired_pass_delta_ci_low,
+    paired_pass_delta + 1.96 * paired_pass_delta_se as paired_pass_delta_ci_high,
+    2.801585 * paired_pass_delta_se as mde_pass_rate,
+    2.801585 * mean_delta_se as mde_mean_score,
     regression_reasons as reasons,
     len(regression_reasons) > 0 as regression_detected
 from pair_reasons
@@ -1348,7 +1632,7 @@ order by config_id, pair_index;
 --          baseline / candidate are not given
 -- params:  those of run_summary_at, plus baseline [null], candidate [null],
 --          max_pass_rate_drop [0.0], max_mean_score_drop [0.05], max_latency_increase
---          [0.2], case_delta [0.05]
+--          [0.2], case_delta [0.05], require_significance [false]
 -- columns: as run_deltas_of
 create or replace macro run_deltas_at(
     baseline := null,
@@ -1369,7 +1653,8 @@ create or replace macro run_deltas_at(
     max_pass_rate_drop := 0.0,
     max_mean_score_drop := 0.05,
     max_latency_increase := 0.2,
-    case_delta := 0.05
+    case_delta := 0.05,
+    require_significance := false
 ) as table
 with scored_executions as (
     select *
@@ -1411,8 +1696,132 @@ from run_deltas_of(
     max_pass_rate_drop := max_pass_rate_drop,
     max_mean_score_drop := max_mean_score_drop,
     max_latency_increase := max_latency_increase,
-    case_delta := case_delta
+    case_delta := case_delta,
+    require_significance := require_significance
 );
+
+-- ==== evaluator_deltas_of.sql ===================================================
+-- evaluator_deltas_of(...) — table macro: evaluator_deltas (SPEC §6) of a flat config
+-- from the per-execution leaf scores of execution_partials (keep_leaf_scores := true): per
+-- pair, case and evaluator, each side's mean normalized score over the case's attempts
+-- (null scores left out) and the status rule without pass flips (docs/compare.md).
+-- grain:   config × pair × case × evaluator path (the leaves; a flat tree has no other
+--          node but the root, which is left out)
+-- inputs:  partials_source (execution_partials with keep_leaf_scores), executions,
+--          evaluator_policy, pairs_source
+-- params:  partials_source ['partials'], pairs_source ['compare_pairs'],
+--          case_delta [0.05], configured [null = evaluator_policy has rows],
+--          config_name ['sql'], on_missing ['skip'] ('zero': a missing leaf scores 0)
+-- columns: config_id, baseline_run_id, candidate_run_id, case_id, path, baseline_score,
+--          candidate_score, score_delta, status ('new', 'removed', 'error', 'regression',
+--          'improvement', 'unchanged'); ordered by config_id, pair, case_id, path
+create or replace macro evaluator_deltas_of(
+    partials_source := 'partials',
+    pairs_source := 'compare_pairs',
+    case_delta := 0.05,
+    configured := null,
+    config_name := 'sql',
+    on_missing := 'skip'
+) as table
+with settings as (
+    select
+        cast(case_delta as double) as cfg_case_delta,
+        coalesce(
+            cast(configured as boolean), exists (select 1 from evaluator_policy)
+        ) as cfg_configured,
+        cast(config_name as varchar) as cfg_config_id,
+        cast(on_missing as varchar) = 'zero' as cfg_zero_fill
+),
+distinct_pairs as (
+    select min(pair_index) as pair_index, baseline_run_id, candidate_run_id
+    from query_table(pairs_source)
+    group by baseline_run_id, candidate_run_id
+),
+paired_runs as (
+    select baseline_run_id as run_id from distinct_pairs
+    union
+    select candidate_run_id from distinct_pairs
+),
+paired_partials as (
+    select p.*
+    from query_table(partials_source) as p
+    semi join paired_runs as r on r.run_id = p.run_id
+    where p.case_id is not null
+),
+-- expected leaves: the policy's, else every evaluator with rows in the run
+run_leaves as (
+    select r.run_id, p.evaluator
+    from paired_runs as r
+    cross join evaluator_policy as p
+    where (select cfg_configured from settings)
+    union all
+    select distinct run_id, evaluator
+    from (select run_id, unnest(leaf_scores, recursive := true) from paired_partials)
+    where not (select cfg_configured from settings)
+),
+-- ok executions with leaf rows: one row per expected leaf (a missing leaf: null score,
+-- or 0 under on_missing = 'zero')
+leaf_values as (
+    select
+        p.run_id,
+        p.case_id,
+        x.evaluator as path,
+        case when (select cfg_zero_fill from settings) then coalesce(v.s, 0.0) else v.s end as s
+    from paired_partials as p
+    inner join executions as e using (run_id, case_id, attempt)
+    inner join run_leaves as x on x.run_id = p.run_id
+    left join (
+        select run_id, case_id, attempt, unnest(leaf_scores, recursive := true)
+        from paired_partials
+    ) as v
+        on v.run_id = p.run_id
+        and v.case_id = p.case_id
+        and v.attempt = p.attempt
+        and v.evaluator = x.evaluator
+    where e.status = 'ok' and p.n_rows > 0
+),
+case_values as (
+    select run_id, case_id, path, avg(s) as score
+    from leaf_values
+    group by run_id, case_id, path
+),
+sides as (
+    select
+        p.pair_index,
+        v.case_id,
+        v.path,
+        bool_or(v.run_id = p.baseline_run_id) as in_baseline,
+        bool_or(v.run_id = p.candidate_run_id) as in_candidate,
+        max(v.score) filter (where v.run_id = p.baseline_run_id) as baseline_score,
+        max(v.score) filter (where v.run_id = p.candidate_run_id) as candidate_score
+    from distinct_pairs as p
+    inner join case_values as v
+        on v.run_id = p.baseline_run_id or v.run_id = p.candidate_run_id
+    group by p.pair_index, v.case_id, v.path
+)
+select
+    st.cfg_config_id as config_id,
+    p.baseline_run_id,
+    p.candidate_run_id,
+    s.case_id,
+    s.path,
+    s.baseline_score,
+    s.candidate_score,
+    s.candidate_score - s.baseline_score as score_delta,
+    case
+        when not s.in_baseline then 'new'
+        when not s.in_candidate then 'removed'
+        when s.baseline_score is null or s.candidate_score is null then 'error'
+        when exceeds(s.baseline_score - s.candidate_score, st.cfg_case_delta)
+            then 'regression'
+        when exceeds(s.candidate_score - s.baseline_score, st.cfg_case_delta)
+            then 'improvement'
+        else 'unchanged'
+    end as status
+from sides as s
+inner join distinct_pairs as p using (pair_index)
+cross join settings as st
+order by config_id, p.pair_index, s.case_id, s.path;
 
 -- ==== execution_scores.sql ======================================================
 -- execution_scores — view over results/execution_scores.parquet written by `evalframe score` (created by

@@ -6,7 +6,7 @@
 --          baseline / candidate are not given
 -- params:  those of run_summary_at, plus baseline [null], candidate [null],
 --          max_pass_rate_drop [0.0], max_mean_score_drop [0.05], max_latency_increase
---          [0.2], case_delta [0.05]
+--          [0.2], case_delta [0.05], require_significance [false]
 -- columns: as run_deltas_of
 create or replace macro run_deltas_at(
     baseline := null,
@@ -27,7 +27,8 @@ create or replace macro run_deltas_at(
     max_pass_rate_drop := 0.0,
     max_mean_score_drop := 0.05,
     max_latency_increase := 0.2,
-    case_delta := 0.05
+    case_delta := 0.05,
+    require_significance := false
 ) as table
 with scored_executions as (
     select *
@@ -69,5 +70,6 @@ from run_deltas_of(
     max_pass_rate_drop := max_pass_rate_drop,
     max_mean_score_drop := max_mean_score_drop,
     max_latency_increase := max_latency_increase,
-    case_delta := case_delta
+    case_delta := case_delta,
+    require_significance := require_significance
 );

@@ -1,18 +1,23 @@
 -- run_deltas_of(...) — table macro: run_deltas (SPEC §6) from case and run summaries:
 -- per pair, the run-level deltas, case status counts, paired statistics (mean delta,
--- its SE and 95 % interval, exact McNemar p) and the regression reasons.
+-- its SE and 95 % interval, exact McNemar p, the paired pass-rate change and the minimum
+-- detectable effects of SPEC §10) and the regression reasons.
 -- grain:   config × pair
 -- inputs:  case_source (shaped like case_summary), run_source (shaped like run_summary);
 --          the pair: baseline and candidate, or the rows of pairs_source
 -- params:  case_source ['case_summary'], run_source ['run_summary'], baseline [null],
 --          candidate [null], max_pass_rate_drop [0.0], max_mean_score_drop [0.05],
---          max_latency_increase [0.2], case_delta [0.05], pairs_source ['compare_pairs']
+--          max_latency_increase [0.2], case_delta [0.05], pairs_source ['compare_pairs'],
+--          require_significance [false]: drops count only when their paired 95 % interval
+--          lies wholly below 0
 -- columns: config_id, baseline_run_id, candidate_run_id, baseline_/candidate_ pass_rate,
 --          mean_score, latency_mean, latency_p95, cost_usd; pass_rate_delta,
 --          mean_score_delta, latency_mean_delta, latency_p95_delta, cost_delta; n_new,
 --          n_removed, n_error, n_regression, n_improvement, n_unchanged; n_paired,
 --          mean_delta, mean_delta_se, mean_delta_ci_low, mean_delta_ci_high,
---          n_passed_to_failed, n_failed_to_passed, mcnemar_p; reasons (list of
+--          n_passed_to_failed, n_failed_to_passed, mcnemar_p; paired_pass_delta,
+--          paired_pass_delta_se, paired_pass_delta_ci_low, paired_pass_delta_ci_high,
+--          mde_pass_rate, mde_mean_score (2.801585 × se); reasons (list of
 --          'pass_rate_drop', 'mean_score_drop', 'latency_increase'), regression_detected
 create or replace macro run_deltas_of(
     case_source := 'case_summary',
@@ -23,13 +28,15 @@ create or replace macro run_deltas_of(
     max_mean_score_drop := 0.05,
     max_latency_increase := 0.2,
     case_delta := 0.05,
-    pairs_source := 'compare_pairs'
+    pairs_source := 'compare_pairs',
+    require_significance := false
 ) as table
 with limit_settings as (
     select
         cast(max_pass_rate_drop as double) as limit_pass_rate_drop,
         cast(max_mean_score_drop as double) as limit_mean_score_drop,
-        cast(max_latency_increase as double) as limit_latency_increase
+        cast(max_latency_increase as double) as limit_latency_increase,
+        coalesce(cast(require_significance as boolean), false) as limit_significance
 ),
 given_pairs as (
     select
@@ -89,7 +96,19 @@ case_counts as (
         count(*) filter (
             where in_baseline and in_candidate
             and not coalesce(baseline_passed, false) and coalesce(candidate_passed, false)
-        ) as n_failed_to_passed
+        ) as n_failed_to_passed,
+        count(*) filter (
+            where in_baseline and in_candidate
+            and baseline_passed is not null and candidate_passed is not null
+        ) as n_pass_paired,
+        avg(candidate_passed::int - baseline_passed::int) filter (
+            where in_baseline and in_candidate
+            and baseline_passed is not null and candidate_passed is not null
+        )::double as pass_delta,
+        stddev_samp(candidate_passed::int - baseline_passed::int) filter (
+            where in_baseline and in_candidate
+            and baseline_passed is not null and candidate_passed is not null
+        ) as sd_pass_delta
     from case_matches_of(
         case_source,
         baseline := baseline,
@@ -125,7 +144,11 @@ pair_rows as (
         n.mean_delta,
         case when n.n_paired >= 2 then n.sd_delta / sqrt(n.n_paired) end as mean_delta_se,
         coalesce(n.n_passed_to_failed, 0)::bigint as n_passed_to_failed,
-        coalesce(n.n_failed_to_passed, 0)::bigint as n_failed_to_passed
+        coalesce(n.n_failed_to_passed, 0)::bigint as n_failed_to_passed,
+        n.pass_delta as paired_pass_delta,
+        case
+            when n.n_pass_paired >= 2 then n.sd_pass_delta / sqrt(n.n_pass_paired)
+        end as paired_pass_delta_se
     from distinct_pairs as p
     cross join config_ids as c
     left join run_stats as b on b.config_id = c.config_id and b.run_id = p.baseline_run_id
@@ -140,12 +163,24 @@ pair_reasons as (
                 case
                     when exceeds(
                         r.baseline_pass_rate - r.candidate_pass_rate, s.limit_pass_rate_drop
-                    ) then 'pass_rate_drop'
+                    )
+                        and (
+                            not s.limit_significance
+                            or coalesce(
+                                r.paired_pass_delta + 1.96 * r.paired_pass_delta_se < 0, false
+                            )
+                        )
+                        then 'pass_rate_drop'
                 end,
                 case
                     when exceeds(
                         r.baseline_mean_score - r.candidate_mean_score, s.limit_mean_score_drop
-                    ) then 'mean_score_drop'
+                    )
+                        and (
+                            not s.limit_significance
+                            or coalesce(r.mean_delta + 1.96 * r.mean_delta_se < 0, false)
+                        )
+                        then 'mean_score_drop'
                 end,
                 case
                     when r.baseline_latency_mean > 0
@@ -195,6 +230,12 @@ select
     n_passed_to_failed,
     n_failed_to_passed,
     mcnemar_p(n_passed_to_failed, n_failed_to_passed) as mcnemar_p,
+    paired_pass_delta,
+    paired_pass_delta_se,
+    paired_pass_delta - 1.96 * paired_pass_delta_se as paired_pass_delta_ci_low,
+    paired_pass_delta + 1.96 * paired_pass_delta_se as paired_pass_delta_ci_high,
+    2.801585 * paired_pass_delta_se as mde_pass_rate,
+    2.801585 * mean_delta_se as mde_mean_score,
     regression_reasons as reasons,
     len(regression_reasons) > 0 as regression_detected
 from pair_reasons

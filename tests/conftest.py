@@ -3,12 +3,14 @@
 Under CI (the `CI` environment variable is set, as `.ci/run` runs) Hypothesis is
 derandomized, so a landing never depends on which random examples a run happens to draw;
 local runs keep exploring new examples (and keep failures in the .hypothesis database).
+Under CI a skipped ingest test (tests/test_ingest_*.py) is a failure.
 """
 
 from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -20,3 +22,72 @@ settings.register_profile(
 )
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+pytest_plugins = ["pytester"]
+
+STRICT_PREFIX = "test_ingest_"
+"""Test files whose skips fail the run under CI: their fixtures ship in tests/fixtures/, so
+a skip there means a fresh clone silently lost coverage."""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    report = yield
+    if (
+        os.environ.get("CI")
+        and report.skipped
+        and item.path.name.startswith(STRICT_PREFIX)
+        and not hasattr(report, "wasxfail")
+    ):
+        report.outcome = "failed"
+        report.longrepr = (
+            f"{item.nodeid} was skipped under CI ({report.longrepr}); ingest tests must run "
+            "on a fresh clone: ship what they need under tests/fixtures/."
+        )
+    return report
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """ONE local[2] SparkSession for the whole test run (start-up costs ~10-15 s), tuned for
+    tiny data: 3 shuffle partitions, no UI, no progress bar, no code generation, no AQE.
+    Skipped with a clear message where `java` is missing (a machine without Java 17);
+    without pyspark it is skipped too, except under CI, where the test extra installs it
+    and the tests must run."""
+    import shutil
+
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        message = 'the Spark tests need pyspark (pip install "evalframe[spark]")'
+        if os.environ.get("CI"):
+            pytest.fail(f"{message}; under CI the test extra installs it", pytrace=False)
+        pytest.skip(message)
+    if shutil.which("java") is None:
+        pytest.skip(
+            "the Spark tests need Java 17 (`java` is not on PATH; e.g. apt-get install "
+            "openjdk-17-jre-headless)"
+        )
+    from evalframe._private.engines.spark_engine import use_current_python
+
+    use_current_python()
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("evalframe-tests")
+        .config("spark.sql.shuffle.partitions", "3")
+        .config("spark.default.parallelism", "2")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        # tiny data: interpreted expressions beat compiling code for every new plan, and
+        # adaptive execution's per-stage re-planning costs more than it saves
+        .config("spark.sql.codegen.wholeStage", "false")
+        .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
+        .config("spark.sql.adaptive.enabled", "false")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

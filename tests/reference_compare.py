@@ -14,6 +14,7 @@ from typing import Any
 
 EPS = Fraction("1e-9")
 Z = Fraction("1.96")
+MDE = 2.801585  # z_.975 + z_.80 (SPEC §10)
 Row = dict[str, Any]
 
 
@@ -79,6 +80,18 @@ def unique_pairs(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return seen
 
 
+def mean_and_se(values: list[Fraction]) -> tuple[Fraction | None, float | None]:
+    """Exact mean, and sample SD / √n (None when n < 2)."""
+    n = len(values)
+    if n == 0:
+        return None, None
+    mean = sum(values, Fraction(0)) / n
+    if n < 2:
+        return mean, None
+    var = sum(((v - mean) ** 2 for v in values), Fraction(0)) / (n - 1)
+    return mean, math.sqrt(var / n)
+
+
 def case_is_scored(row: Row) -> bool:
     return (row["scored"] or 0) > 0 and row["score"] is not None
 
@@ -108,6 +121,7 @@ def reference_compare(
                 ["new", "removed", "error", "regression", "improvement", "unchanged"], 0
             )
             paired: list[Fraction] = []
+            pass_d: list[int] = []
             n01 = n10 = 0
             for case in sorted(set(base) | set(cand)):
                 b, c = base.get(case), cand.get(case)
@@ -130,6 +144,8 @@ def reference_compare(
                         paired.append(delta)
                     n01 += bool(b["passed"]) and not c["passed"]
                     n10 += (not b["passed"]) and bool(c["passed"])
+                    if b["passed"] is not None and c["passed"] is not None:
+                        pass_d.append(int(c["passed"]) - int(b["passed"]))
                 row = {
                     "config_id": cid,
                     "baseline_run_id": b_run,
@@ -172,12 +188,26 @@ def reference_compare(
             run["mean_delta_ci_high"] = None if se is None else float(mean) + float(Z) * se
             run["n_passed_to_failed"], run["n_failed_to_passed"] = n01, n10
             run["mcnemar_p"] = float(mcnemar(n01, n10))
+            pass_mean, pass_se = mean_and_se([Fraction(d) for d in pass_d])
+            run["paired_pass_delta"] = out(pass_mean)
+            run["paired_pass_delta_se"] = pass_se
+            pass_high = None if pass_se is None else float(pass_mean) + float(Z) * pass_se
+            run["paired_pass_delta_ci_low"] = (
+                None if pass_se is None else float(pass_mean) - float(Z) * pass_se
+            )
+            run["paired_pass_delta_ci_high"] = pass_high
+            run["mde_pass_rate"] = None if pass_se is None else MDE * pass_se
+            run["mde_mean_score"] = None if se is None else MDE * se
+            strict = bool(lim.get("require_significance", False))
             reasons = []
             pr = deltas["pass_rate"]
-            if pr is not None and exceeds(-pr, lim["max_pass_rate_drop"]):
+            significant = not strict or (pass_high is not None and pass_high < 0)
+            if pr is not None and exceeds(-pr, lim["max_pass_rate_drop"]) and significant:
                 reasons.append("pass_rate_drop")
             ms = deltas["mean_score"]
-            if ms is not None and exceeds(-ms, lim["max_mean_score_drop"]):
+            mean_high = run["mean_delta_ci_high"]
+            significant = not strict or (mean_high is not None and mean_high < 0)
+            if ms is not None and exceeds(-ms, lim["max_mean_score_drop"]) and significant:
                 reasons.append("mean_score_drop")
             lb = frac(rb.get("latency_mean"))
             lat = deltas["latency_mean"]

@@ -1,4 +1,4 @@
-"""Golden vectors and unit tests of SPEC §6 (comparing runs): evalframe._private.compare.
+"""Golden vectors and unit tests of SPEC §6 (comparing runs): evalframe._private.compare.compare.
 
 Connexity's rules (seed 000) rescaled to 0–1: 5 points of 100 = 0.05, 20 % latency.
 """
@@ -10,16 +10,16 @@ import datetime as dt
 import polars as pl
 import pytest
 
-from evalframe._private.compare import (
+from evalframe._private.compare.compare import (
     CASE_DELTAS_SCHEMA,
     EVALUATOR_DELTAS_SCHEMA,
     RUN_DELTAS_SCHEMA,
     compare,
 )
+from evalframe._private.compare.paired_stats import mcnemar_p
+from evalframe._private.compare.pairs import UnknownRunError, pairs_for
 from evalframe._private.config import Compare, Config
 from evalframe._private.errors import EvalframeError, UsageError
-from evalframe._private.paired_stats import mcnemar_p
-from evalframe._private.pairs import UnknownRunError, pairs_for
 from tests.reference_compare import mcnemar as mcnemar_exact
 
 CFG = Config()

@@ -14,7 +14,7 @@ import polars as pl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalframe._private.compare import compare
+from evalframe._private.compare.compare import compare
 from evalframe._private.config import Compare, Config
 from tests.reference_compare import reference_compare
 

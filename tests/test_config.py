@@ -118,3 +118,101 @@ def test_config_id_is_the_sha256_of_the_canonical_json():
     assert ef.config_from_dict({"threshold": 0.7, "borderline": 0.6}).config_id == cfg.config_id
     assert ef.config_from_dict({"threshold": 0.71}).config_id != cfg.config_id
     assert json.loads(cfg.canonical_json())["threshold"] == 0.7
+
+
+# --- config files: encodings, nesting, aliases, duplicates, booleans (hardening) ---
+
+BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 9)}]\n" for i in range(8)
+)
+"""A 9^9 (387 million) element billion-laughs document of about 350 bytes."""
+DEEP_TREE = "evaluators:\n  a:\n" + "".join(
+    "  " * (2 * i + 2) + "children:\n" + "  " * (2 * i + 3) + f"c{i}:\n" for i in range(100)
+)
+
+BAD_FILES = [
+    # (file name, bytes, pattern of the ConfigError)
+    ("latin1.yaml", b"threshold: 0.7\n# caf\xe9\n", r"latin1\.yaml:2: not UTF-8 text"),
+    ("abc.yaml", b"evaluators:\n  a: {required_min_score: abc}\n", "must be a number 0-10"),
+    ("deep.yaml", b"a: " + b"[" * 5000 + b"]" * 5000 + b"\n", "nested deeper than 64 levels"),
+    ("deep.json", b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nested deeper than 64"),
+    ("tree.yaml", DEEP_TREE.encode(), "nested deeper than 64 levels"),
+    ("bomb.yaml", BOMB.encode(), "expands to more than 100,000 values"),
+    ("self.yaml", b"a: &a [*a]\n", "refers to its own anchor"),
+    ("dup.yaml", b"threshold: 0.7\nx: 1\nthreshold: 0.9\n", r"3: duplicate key 'threshold'"),
+    ("dupdeep.yaml", b"evaluators:\n  a: {}\n  b: {}\n  a: {}\n", r"line 4: duplicate key 'a'"),
+    ("dup.json", b'{"threshold": 0.7, "threshold": 0.9}', "duplicate key 'threshold'"),
+    ("bool.yaml", b"threshold: true\n", "`threshold`: true is not a number"),
+    ("boolw.yaml", b"evaluators:\n  a: {weight: false}\n", "`weight`: false is not a number"),
+    ("boolg.yaml", b"run_gates: {min_pass_rate: yes}\n", "`min_pass_rate`: true is not a number"),
+    ("inf.yaml", b"evaluators:\n  a: {weight: .inf}\n", "finite number"),
+    ("huge.yaml", b"evaluators:\n  a: {weight: 1e308}\n", r"1e\+308 is above 1e\+300"),
+    ("tiny.yaml", b"evaluators:\n  a: {weight: 5e-324}\n", "is below 1e-300"),
+    ("noname.yaml", b"evaluators:\n  '': {weight: 1}\n", "evaluator name is empty"),
+    ("blank.json", b'{"evaluators": {"g": {"children": {" ": {}}}}}', "evaluator name is empty"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "data", "pattern"), BAD_FILES, ids=[b[0] for b in BAD_FILES])
+def test_bad_config_files_are_clear_config_errors(name, data, pattern, tmp_path):
+    import time
+
+    path = tmp_path / name
+    path.write_bytes(data)
+    start = time.perf_counter()
+    with pytest.raises(ef.ConfigError, match=pattern) as info:
+        ef.load_config(path)
+    assert time.perf_counter() - start < 10  # bounded: the bomb is never expanded
+    assert name in str(info.value)
+    assert info.value.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("encoding", "prefix"),
+    [("utf-16", b""), ("utf-16-be", b"\xfe\xff"), ("utf-8", b"\xef\xbb\xbf"), ("utf-32", b"")],
+)
+def test_utf16_and_bom_files_load(encoding, prefix, tmp_path):
+    path = tmp_path / "policy.yaml"
+    path.write_bytes(prefix + "threshold: 0.7  # café\n".encode(encoding))
+    assert ef.load_config(path).threshold == 0.7
+
+
+def test_yaml_merge_keys_and_shared_aliases_still_load(tmp_path):
+    path = tmp_path / "policy.yaml"
+    path.write_text(
+        "evaluators:\n  a: &base {min_score: 0.5}\n  b:\n    <<: *base\n    weight: 2\n  c: *base\n"
+    )
+    cfg = ef.load_config(path)
+    assert (cfg.evaluators["b"].min_score, cfg.evaluators["b"].weight) == (0.5, 2.0)
+    assert cfg.evaluators["c"].min_score == 0.5
+
+
+def test_deep_dicts_and_bools_are_refused_from_python_too():
+    deep: dict = {}
+    node = deep
+    for _ in range(5000):
+        node["children"] = {"c": {}}
+        node = node["children"]["c"]
+    with pytest.raises(ef.ConfigError, match="nested deeper than 64"):
+        ef.config_from_dict({"evaluators": {"a": deep}})
+    with pytest.raises(ef.ConfigError, match="true is not a number"):
+        ef.config_from_dict({"compare": {"case_delta": True}})
+    assert ef.config_from_dict({"evaluators": {"a": {"required": True}}}).evaluators["a"].required
+
+
+@pytest.mark.parametrize("name", [b[0] for b in BAD_FILES])
+def test_cli_score_exits_2_with_the_message(name, tmp_path):
+    from typer.testing import CliRunner
+
+    from evalframe._private.data.demo import write_demo
+    from evalframe.cli import app
+
+    data = next(b[1] for b in BAD_FILES if b[0] == name)
+    dataset = tmp_path / "data"
+    write_demo(dataset, n_cases=3)
+    cfg = tmp_path / name
+    cfg.write_bytes(data)
+    result = CliRunner().invoke(app, ["score", str(dataset), "--config", str(cfg)])
+    assert result.exit_code == 2, result.output
+    assert not isinstance(result.exception, RecursionError | MemoryError)
+    assert name in result.output and "Traceback" not in result.output

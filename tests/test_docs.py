@@ -17,13 +17,13 @@ import yaml
 
 import evalframe as ef
 from evalframe._private import schema as S
-from evalframe._private.compare import compare
+from evalframe._private.compare.compare import compare
+from evalframe._private.compare.pairs import pairs_for
 from evalframe._private.config import Attempts, Compare, Config, Evaluator, RunGates
-from evalframe._private.demo import write_demo
-from evalframe._private.leaves import data_evaluators
-from evalframe._private.pairs import pairs_for
-from evalframe._private.sweep import SWEEPABLE, grid_from_dict, param_column, sweep
-from evalframe._private.threshold_curve import threshold_curve
+from evalframe._private.data.demo import write_demo
+from evalframe._private.scoring.leaves import data_evaluators
+from evalframe._private.sweep.sweep import SWEEPABLE, grid_from_dict, param_column, sweep
+from evalframe._private.sweep.threshold_curve import threshold_curve
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 TABLES_MD = DOCS / "tables.md"

@@ -180,3 +180,11 @@ def test_many_configs_in_one_plan_match_one_at_a_time():
     together = ef.score(ds, configs).collect().sort("config_id", "case_id")
     alone = pl.concat([ef.score(ds, c).collect() for c in configs]).sort("config_id", "case_id")
     assert together.equals(alone)
+
+
+def test_a_nan_score_never_meets_a_threshold():
+    from evalframe._private.scoring.tree_eval import meets
+
+    x = pl.DataFrame({"x": [float("nan"), 0.7 - 1e-9, 0.7 - 2e-9, None]})
+    got = x.select(meets(pl.col("x"), 0.7))["x"].to_list()
+    assert got == [False, True, False, None]

@@ -11,10 +11,7 @@ import pytest
 import evalframe as ef
 from evalframe._private.ingest import IngestError, ingest
 
-FIXTURES = Path(__file__).parents[2] / "shared" / "fixtures" / "agentv"
-pytestmark = pytest.mark.skipif(
-    not FIXTURES.is_dir(), reason=f"fixtures not found at {FIXTURES} (clone shared/ beside repo)"
-)
+FIXTURES = Path(__file__).parent / "fixtures" / "agentv"
 FEATURES = FIXTURES / "examples" / "features"
 CAMEL = FIXTURES / "apps/cli/test/fixtures/results/camel-replay/index.jsonl"
 ALL_FILES = sorted(FIXTURES.rglob("*.jsonl"))
@@ -169,3 +166,53 @@ def test_two_sources_with_one_derived_run_id_clash(tmp_path):
         ingest("agentv", [a, b], tmp_path / "ds")
     report = ingest("agentv", [a, b], tmp_path / "ds", run_id="merged")
     assert report.runs_added == ("merged",)
+
+
+BUNDLES = Path(__file__).parent / "fixtures" / "built" / "agentv" / "results"
+RUN_1, RUN_2 = "2026-05-04T09-12-33-120Z", "2026-05-05T09-40-02-887Z"
+
+
+@pytest.mark.parametrize(
+    ("source", "runs"),
+    [
+        (BUNDLES, (RUN_1, RUN_2)),  # a results folder: one run per run folder
+        (BUNDLES / RUN_1, (RUN_1,)),  # one run folder
+        (BUNDLES / RUN_1 / "summary.json", (RUN_1,)),  # its summary.json
+        (BUNDLES / RUN_1 / ".internal" / "index.jsonl", (RUN_1,)),  # its index
+    ],
+    ids=["results-root", "run-folder", "summary", "index"],
+)
+def test_run_bundles_take_the_run_id_from_the_run_folder(source, runs, tmp_path):
+    report = ingest("agentv", [source], tmp_path / "ds")
+    assert report.runs_added == runs  # never ".internal"; .indexes/runs.jsonl is no run
+
+
+def test_run_bundles_reproduce_agentv_pass_rates(tmp_path):
+    ingest("agentv", [BUNDLES], tmp_path / "ds")
+    ds = ef.load_dataset(tmp_path / "ds")
+    cfg = ef.load_config(preset="agentv")
+    scored = ef.score(ds, cfg).collect()
+    ok = scored.filter(pl.col("status") == "ok")
+    assert ok["score"].to_list() == pytest.approx(ok["reported_score"].to_list(), abs=1e-9)
+    runs = ef.run_summary(ef.score(ds, cfg), cfg, runs=ds.runs).collect().sort("run_id")
+    assert runs["run_id"].to_list() == [RUN_1, RUN_2]
+    assert runs["experiment"].to_list() == ["with-skills", "with-skills"]
+    # AgentV leaves execution errors out of the pass rate: 2 of 3, then 4 of 4
+    recomputed = (runs["passed"] / (runs["executions"] - runs["errored"])).to_list()
+    assert recomputed == pytest.approx(runs["reported_pass_rate"].to_list(), abs=1e-4)
+    assert recomputed == pytest.approx([2 / 3, 1.0])
+    assert runs["errored"].to_list() == [1, 0]
+
+
+def test_sample_index_repeats_become_attempts(tmp_path):
+    run = tmp_path / "src" / "run-a"
+    (run / ".internal").mkdir(parents=True)
+    rows = [
+        {"test_id": "t1", "target": "x", "score": s, "sample_index": i}
+        for i, s in ((1, 0.5), (2, 0.7))
+    ]
+    (run / ".internal" / "index.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    report = ingest("agentv", [run], tmp_path / "ds")
+    assert report.runs_added == ("run-a",)
+    ex = pl.read_parquet(tmp_path / "ds" / "executions.parquet").sort("attempt")
+    assert ex["attempt"].to_list() == [0, 1] and ex["case_id"].to_list() == ["t1", "t1"]

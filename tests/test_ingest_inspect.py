@@ -12,20 +12,13 @@ import pytest
 import evalframe as ef
 from evalframe._private.ingest import IngestError, ingest
 
-FIXTURES = Path(__file__).parents[2] / "shared" / "fixtures" / "inspect_ai" / "tests"
-pytestmark = pytest.mark.skipif(
-    not FIXTURES.is_dir(), reason=f"fixtures not found at {FIXTURES} (clone shared/ beside repo)"
-)
+FIXTURES = Path(__file__).parent / "fixtures" / "inspect_ai" / "tests"
 SCORER_LOGS = FIXTURES / "scorer" / "logs"
-UNSCORED = next(SCORER_LOGS.glob("*dPiJ*.eval"), None) if SCORER_LOGS.is_dir() else None
-SCORED = next(SCORER_LOGS.glob("*mj7k*.eval"), None) if SCORER_LOGS.is_dir() else None
+UNSCORED = next(SCORER_LOGS.glob("*dPiJ*.eval"))
+SCORED = next(SCORER_LOGS.glob("*mj7k*.eval"))
 STREAMING = FIXTURES / "log" / "test_eval_log" / "log_streaming.eval"
 ANALYSIS = FIXTURES / "analysis" / "test_logs"
-ERROR_LOG = (
-    next((FIXTURES / "test_eval_set").glob("*popularity*.json"), None)
-    if (FIXTURES / "test_eval_set").is_dir()
-    else None
-)
+ERROR_LOG = next((FIXTURES / "test_eval_set").glob("*popularity*.json"))
 
 
 def _summary(path: Path, tmp_path: Path) -> dict:
@@ -121,3 +114,67 @@ def test_not_a_zip(tmp_path):
     bad.write_text("hello")
     with pytest.raises(IngestError, match=r"x\.eval: not a readable Inspect \.eval"):
         ingest("inspect", [bad], tmp_path / "ds")
+
+
+BUILT = Path(__file__).parent / "fixtures" / "built" / "inspect_ai"
+DICT_LOG = BUILT / "2025-06-03T14-02-11+00-00_capitals_dict-scores.json"
+
+
+def test_dict_scores_mixing_metrics_and_counts_score_what_is_on_scale(tmp_path):
+    report = ingest("inspect", [DICT_LOG], tmp_path / "ds")
+    assert len(report.skipped) == 1
+    assert "'answer_quality/words' not scored" in report.skipped[0]
+    assert "12 to 75" in report.skipped[0] and "--scale-max" in report.skipped[0]
+    scores = pl.read_parquet(tmp_path / "ds" / "scores.parquet")
+    assert set(scores["evaluator"]) == {"answer_quality/correct", "answer_quality/concise"}
+    # the count is kept on executions, as is
+    ex = pl.read_parquet(tmp_path / "ds" / "executions.parquet").sort("case_id")
+    assert ex["answer_quality/words"].to_list() == [12.0, 40.0, 75.0, 20.0]
+    # Inspect's numbers per key: correct mean 0.75 ± 0.25, concise 0.75, words 36.75
+    reported = {
+        s["name"]: {k: m["value"] for k, m in s["metrics"].items()}
+        for s in json.loads(DICT_LOG.read_text())["results"]["scores"]
+    }
+    means = dict(scores.group_by("evaluator").agg(pl.col("score").mean()).iter_rows())
+    assert means["answer_quality/correct"] == pytest.approx(reported["correct"]["mean"])
+    assert means["answer_quality/concise"] == pytest.approx(reported["concise"]["mean"])
+    assert ex["answer_quality/words"].mean() == pytest.approx(reported["words"]["mean"])
+    ds = ef.load_dataset(tmp_path / "ds")
+    cfg = ef.config_from_dict(
+        {"evaluators": {"answer_quality": {"children": {"correct": {}}}}, "borderline": None}
+    )
+    run = ef.run_summary(ef.score(ds, cfg), cfg, runs=ds.runs).collect().row(0, named=True)
+    assert run["mean_score"] == pytest.approx(reported["correct"]["mean"])
+    assert run["mean_score_se"] == pytest.approx(reported["correct"]["stderr"])
+
+
+def test_dict_count_is_scored_with_its_scale_max(tmp_path):
+    report = ingest("inspect", [DICT_LOG], tmp_path / "ds", scale_max="answer_quality/words=100")
+    assert report.skipped == ()
+    scores = pl.read_parquet(tmp_path / "ds" / "scores.parquet")
+    words = scores.filter(pl.col("evaluator") == "answer_quality/words").sort("case_id")
+    assert words["score"].to_list() == [12.0, 40.0, 75.0, 20.0]
+    assert words["scale_max"].unique().to_list() == [100.0]
+
+
+def test_plain_score_out_of_scale_is_still_an_error(tmp_path):
+    log = json.loads(DICT_LOG.read_text())
+    log["samples"][0]["scores"]["answer_quality"]["value"] = 7
+    src = tmp_path / "plain.json"
+    src.write_text(json.dumps(log))
+    with pytest.raises(IngestError, match=r"'answer_quality' = 7 is outside 0-1.*--scale-max"):
+        ingest("inspect", [src], tmp_path / "ds")
+
+
+def test_cli_prints_what_was_skipped(tmp_path):
+    from typer.testing import CliRunner
+
+    from evalframe.cli import app
+
+    result = CliRunner().invoke(app, ["ingest", "inspect", str(DICT_LOG), "--to", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "skipped:" in result.output and "answer_quality/words" in result.output
+    result = CliRunner().invoke(
+        app, ["ingest", "inspect", str(DICT_LOG), "--to", str(tmp_path / "b"), "--json"]
+    )
+    assert "answer_quality/words" in json.loads(result.output)["skipped"][0]

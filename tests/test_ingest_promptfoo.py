@@ -10,10 +10,7 @@ import pytest
 import evalframe as ef
 from evalframe._private.ingest import IngestError, ingest
 
-FIXTURES = Path(__file__).parents[2] / "shared" / "fixtures" / "promptfoo"
-pytestmark = pytest.mark.skipif(
-    not FIXTURES.is_dir(), reason=f"fixtures not found at {FIXTURES} (clone shared/ beside repo)"
-)
+FIXTURES = Path(__file__).parent / "fixtures" / "promptfoo"
 FRENCH = FIXTURES / "examples/french-greeting-test/output.json"
 EXPORT = FIXTURES / "test/__fixtures__/sample-export.json"
 LIKERT = FIXTURES / "examples/grok-4-political-bias/sample-likert-results.json"

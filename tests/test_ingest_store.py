@@ -21,7 +21,11 @@ def _wide(tmp_path, name: str, rows: str):
 
 
 def _snapshot(folder):
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+    """The dataset's tables (through their links) and its hidden folder's versions."""
+    files = {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.name != ".evalframe"}
+    inputs = folder / ".evalframe" / "inputs"
+    versions = sorted(p.name for p in inputs.iterdir()) if inputs.is_dir() else []
+    return files, versions
 
 
 def test_append_then_refuse_existing_run_then_replace(tmp_path):

@@ -113,3 +113,59 @@ def test_wide_options_refused_for_other_formats(csv_file, tmp_path):
         ingest("agentv", [csv_file], tmp_path / "ds", metrics="a")
     with pytest.raises(IngestError, match="unknown format"):
         ingest("ragas", [csv_file], tmp_path / "ds")
+
+
+# --- ids stay strings; BOM, U+2028 and line breaks inside quoted fields ---
+
+
+def test_id_columns_are_read_as_strings(tmp_path):
+    src = tmp_path / "ids.csv"
+    src.write_text("model,version,question,seed,a\nm,2024.10,001,0,1\nm,2024.10,010,1,0\n")
+    report = ingest(
+        "wide", [src], tmp_path / "ds", id_cols="run_id=version,case_id=question,attempt=seed"
+    )
+    assert report.runs_added == ("2024.10",)
+    ex = pl.read_parquet(tmp_path / "ds" / "executions.parquet").sort("case_id")
+    assert ex["case_id"].to_list() == ["001", "010"]
+    assert ex["attempt"].to_list() == [0, 1]
+    assert ex["model"].to_list() == ["m", "m"]  # a pass-through column, as is
+
+
+def test_csv_with_utf8_bom_ingests(tmp_path):
+    src = tmp_path / "bom.csv"
+    src.write_bytes("\ufeffcase_id,a\nq1,0.5\n".encode())
+    ingest("wide", [src], tmp_path / "ds", run_id="r")
+    scores = pl.read_parquet(tmp_path / "ds" / "scores.parquet")
+    assert scores.select("case_id", "evaluator", "score").rows() == [("q1", "a", 0.5)]
+
+
+def test_quoted_fields_with_line_separators_ingest(tmp_path):
+    src = tmp_path / "sep.csv"
+    src.write_text(
+        'case_id,a,notes\nq1,0.5,"one\u2028two"\nq2,1,"three\nfour"\nq3,0,plain\n',
+        newline="",
+    )
+    ingest("wide", [src], tmp_path / "ds", run_id="r")
+    ex = pl.read_parquet(tmp_path / "ds" / "executions.parquet").sort("case_id")
+    assert ex["notes"].to_list() == ["one\u2028two", "three\nfour", "plain"]
+    jsonl = tmp_path / "sep.jsonl"
+    jsonl.write_text('{"case_id": "q1", "a": 0.5, "notes": "one\u2028two"}\n', newline="")
+    ingest("wide", [jsonl], tmp_path / "ds2", run_id="r")
+    ex = pl.read_parquet(tmp_path / "ds2" / "executions.parquet")
+    assert ex["notes"].to_list() == ["one\u2028two"]
+
+
+@pytest.mark.parametrize("fmt", ["wide", "agentv", "promptfoo", "inspect"])
+def test_json_nested_thousands_deep_is_a_clear_error(fmt, tmp_path):
+    deep = "[" * 50_000 + "]" * 50_000
+    name = "deep.jsonl" if fmt in ("wide", "agentv") else "deep.json"
+    src = tmp_path / name
+    src.write_text('{"case_id": "q", "test_id": "q", "a": ' + deep + "}\n")
+    with pytest.raises(IngestError, match=r"deep\.jsonl?(:1)?: JSON nested deeper than 200"):
+        ingest(fmt, [src], tmp_path / "ds")
+    # deep enough to break a recursive parser of the tool's structure, shallow enough for json
+    medium = '{"test_id": "q", "score": 1, "scores": ' + '[{"name": "g", "scores": ' * 400
+    src.write_text(medium + "[]" + "}]" * 400 + "}\n")
+    if fmt in ("wide", "agentv"):
+        with pytest.raises(IngestError, match="nested deeper than 200"):
+            ingest(fmt, [src], tmp_path / "ds")

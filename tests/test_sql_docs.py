@@ -12,16 +12,16 @@ import pytest
 
 import evalframe as ef
 from evalframe._private import schema as S
-from evalframe._private.demo import write_demo
-from evalframe._private.duckdb_engine import (
+from evalframe._private.cli.sql_shell import open_connection
+from evalframe._private.compare.pairs import pairs_for
+from evalframe._private.data.demo import write_demo
+from evalframe._private.engines.duckdb_engine import (
     INIT_FILE,
     SQL_OBJECTS,
     compare_duckdb,
     render_init_sql,
     sql_dir,
 )
-from evalframe._private.pairs import pairs_for
-from evalframe._private.sql_shell import open_connection
 
 SQL = sql_dir()
 README = SQL / "README.md"
@@ -68,7 +68,7 @@ def test_every_sql_file_has_a_header_comment(name):
 
 def test_init_sql_is_generated_from_the_object_files():
     assert (SQL / INIT_FILE).read_text() == render_init_sql(), (
-        "sql/init.sql is stale; run `python -m evalframe._private.duckdb_engine`"
+        "sql/init.sql is stale; run `python -m evalframe._private.engines.duckdb_engine`"
     )
 
 

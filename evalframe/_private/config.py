@@ -7,12 +7,14 @@ import hashlib
 import json
 import warnings
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import pydantic
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from yaml.nodes import MappingNode, Node, SequenceNode
 
+from evalframe._private.data.validate import MAX_WEIGHT, MIN_WEIGHT
 from evalframe._private.errors import ConfigDeprecationWarning, ConfigError
 
 Aggregator = Literal[
@@ -27,7 +29,12 @@ AttemptPassed = Literal["all", "any", "majority"]
 DEFAULT_THRESHOLD = 0.8
 UnitFloat = Field(ge=0.0, le=1.0)
 
-_STRICT = ConfigDict(extra="forbid", frozen=True)
+_STRICT = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+MAX_DEPTH = 64
+"""Deepest nesting a config may have (mappings and lists); deeper is refused."""
+MAX_NODES = 100_000
+"""Most YAML / JSON values a config file may expand to (aliases counted once per use)."""
 
 
 def _deprecated(old: str, new: str) -> None:
@@ -38,13 +45,35 @@ def _deprecated(old: str, new: str) -> None:
     )
 
 
-class Evaluator(BaseModel):
+def _takes_bool(annotation: Any) -> bool:
+    """True when a field's annotation admits a bool (bool itself, or a union holding it)."""
+    return annotation is bool or bool in getattr(annotation, "__args__", ())
+
+
+class _Model(BaseModel):
+    """Base of the config models: true / false is refused where a number is expected
+    (pydantic would read it as 1 / 0)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_bool_numbers(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for key, value in data.items():
+                field = cls.model_fields.get(key) if isinstance(key, str) else None
+                if isinstance(value, bool) and field and not _takes_bool(field.annotation):
+                    raise ValueError(f"`{key}`: {str(value).lower()} is not a number")
+        return data
+
+
+class Evaluator(_Model):
     """One node of the evaluator tree: a leaf (a judge metric) or a composite."""
 
     model_config = _STRICT
 
     weight: float | None = Field(default=None, ge=0.0)
-    """Weight in its parent's average; default: the data's `weight` column, else 1.0."""
+    """Weight in its parent's average; default: the data's `weight` column, else 1.0.
+    0, or between MIN_WEIGHT (1e-300) and MAX_WEIGHT (1e300): weighted sums stay finite
+    and keep their digits."""
     required: bool = False
     """When true and this node does not pass (or is missing), its parent's score is 0."""
     min_score: float | None = Field(default=None, ge=0.0, le=1.0)
@@ -73,6 +102,11 @@ class Evaluator(BaseModel):
             data.setdefault("min_score", float(req))
         if "required_min_score" in data:
             value = data.pop("required_min_score")
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(
+                    f"`required_min_score` must be a number 0-10, got {value!r}; "
+                    "hint: write `min_score` (0-1) instead"
+                )
             _deprecated(f"required_min_score: {value}", f"min_score: {value / 10:g}")
             data.setdefault("min_score", value / 10)
         if "pass_threshold" in data:
@@ -80,6 +114,27 @@ class Evaluator(BaseModel):
             _deprecated(f"pass_threshold: {value}", f"threshold: {value}")
             data.setdefault("threshold", value)
         return data
+
+    @field_validator("weight", mode="after")
+    @classmethod
+    def _normal_weight(cls, weight: float | None) -> float | None:
+        if weight is not None and 0 < weight < MIN_WEIGHT:
+            raise ValueError(
+                f"weight {weight:g} is below {MIN_WEIGHT:g}: weighted sums would underflow; "
+                "use 0 to leave the evaluator out, or scale every weight up"
+            )
+        if weight is not None and weight > MAX_WEIGHT:
+            raise ValueError(
+                f"weight {weight:g} is above {MAX_WEIGHT:g}: weighted sums would overflow "
+                "to infinity; scale every weight down"
+            )
+        return weight
+
+    @field_validator("children", mode="after")
+    @classmethod
+    def _named_children(cls, children: dict[str, Evaluator] | None) -> dict[str, Evaluator] | None:
+        _check_names(children or {})
+        return children
 
     @model_validator(mode="after")
     def _shape(self) -> Evaluator:
@@ -113,6 +168,14 @@ class Evaluator(BaseModel):
         return self.aggregator or "weighted_average"
 
 
+def _check_names(entries: dict[str, Any]) -> None:
+    """Evaluator names must be non-empty ("" is the path of the tree's root)."""
+    if any(not str(name).strip() for name in entries):
+        raise ValueError(
+            "an evaluator name is empty or blank; the empty path is the evaluator tree's root"
+        )
+
+
 def _parse_range(key: str) -> tuple[float, float]:
     try:
         lo, hi = (float(part) for part in key.split("-", 1))
@@ -123,7 +186,7 @@ def _parse_range(key: str) -> tuple[float, float]:
     return lo, hi
 
 
-class Attempts(BaseModel):
+class Attempts(_Model):
     """How repeated attempts of a case reduce to one case result (SPEC §4)."""
 
     model_config = _STRICT
@@ -132,9 +195,17 @@ class Attempts(BaseModel):
     """Case score over its scored attempts: mean, min or max."""
     passed: AttemptPassed = "all"
     """Case passes when all, any, or a majority (more than half) of its attempts passed."""
+    k: tuple[Annotated[int, Field(strict=True, gt=0)], ...] = ()
+    """pass@k / pass^k to report (SPEC §10): positive ints, e.g. [1, 3]; run_summary gets
+    pass_at_<k>, pass_all_<k> and their _se per k. Kept sorted and without repeats."""
+
+    @field_validator("k", mode="after")
+    @classmethod
+    def _sorted_k(cls, k: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(sorted(set(k)))
 
 
-class RunGates(BaseModel):
+class RunGates(_Model):
     """The two run-level gates (SPEC §5)."""
 
     model_config = _STRICT
@@ -145,7 +216,7 @@ class RunGates(BaseModel):
     """A run's pass_rate must meet this (0-1)."""
 
 
-class Compare(BaseModel):
+class Compare(_Model):
     """Regression limits for comparing a candidate run to a baseline (SPEC §6)."""
 
     model_config = _STRICT
@@ -158,9 +229,21 @@ class Compare(BaseModel):
     """A relative latency_mean increase that exceeds this fraction is a regression."""
     case_delta: float = Field(default=0.05, ge=0.0, le=1.0)
     """A per-case score change larger than this counts as regression / improvement."""
+    require_significance: bool = False
+    """When true, a pass-rate drop is a regression only if its paired 95 % interval lies
+    wholly below 0 (paired_pass_delta_ci_high < 0), and a mean-score drop only if
+    mean_delta_ci_high < 0 (SPEC §10); the latency rule is unchanged."""
 
 
-class Config(BaseModel):
+_LATER_DEFAULTS: tuple[tuple[str, str, Any], ...] = (
+    ("attempts", "k", []),
+    ("compare", "require_significance", False),
+)
+"""(section, key, default) of config fields added after 0.1, omitted from canonical_json
+at their default (see Config.canonical_json)."""
+
+
+class Config(_Model):
     """A resolved scoring policy. Every output row carries its `config_id`."""
 
     model_config = _STRICT
@@ -199,6 +282,12 @@ class Config(BaseModel):
             data.setdefault("threshold", value)
         return data
 
+    @field_validator("evaluators", mode="after")
+    @classmethod
+    def _named(cls, evaluators: dict[str, Evaluator] | None) -> dict[str, Evaluator] | None:
+        _check_names(evaluators or {})
+        return evaluators
+
     @model_validator(mode="after")
     def _check(self) -> Config:
         if self.evaluators is not None and not self.evaluators:
@@ -221,7 +310,13 @@ class Config(BaseModel):
 
     def canonical_json(self) -> str:
         """Sorted keys, defaults filled in, no whitespace: the input of `config_id`."""
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        data = self.model_dump(mode="json")
+        # fields added after config_ids were first published are left out while they hold
+        # their default, so a policy keeps its config_id across versions
+        for section, key, default in _LATER_DEFAULTS:
+            if data[section].get(key) == default:
+                del data[section][key]
+        return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
 
 CONNEXITY_WEIGHTS = {
@@ -261,21 +356,154 @@ def merge_config_dicts(base: dict[str, Any], override: dict[str, Any]) -> dict[s
     return out
 
 
+class _ConfigLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate keys (naming key and line) and documents whose
+    aliases expand past MAX_NODES values or nest deeper than MAX_DEPTH."""
+
+    def construct_document(self, node: Node) -> Any:
+        _check_yaml_graph(node)
+        return super().construct_document(node)
+
+    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _value in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            try:
+                first = seen.setdefault(key, line)
+            except TypeError:  # an unhashable key: SafeConstructor reports it
+                continue
+            if first != line:
+                raise ConfigError(
+                    f"line {line}: duplicate key {key!r} (first on line {first}); "
+                    "hint: YAML would silently keep the last one; remove one of them."
+                )
+        return super().construct_mapping(node, deep=deep)
+
+
+def _check_yaml_graph(root: Node) -> None:
+    """Expanded size and depth of a composed YAML graph, computed without expanding it
+    (aliases share nodes: each node's size is counted once, then reused)."""
+    size: dict[int, int] = {}
+    depth: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        nid = id(node)
+        if isinstance(node, SequenceNode):
+            kids: list[Node] = list(node.value)
+        elif isinstance(node, MappingNode):
+            kids = [n for pair in node.value for n in pair]
+        else:
+            kids = []
+        if done:
+            on_path.discard(nid)
+            size[nid] = 1 + sum(size[id(k)] for k in kids)
+            depth[nid] = 1 + max((depth[id(k)] for k in kids), default=0)
+            if size[nid] > MAX_NODES:
+                raise ConfigError(
+                    f"line {node.start_mark.line + 1}: the document expands to more than "
+                    f"{MAX_NODES:,} values (nested aliases?); refused."
+                )
+            if depth[nid] > MAX_DEPTH:
+                raise ConfigError(
+                    f"line {node.start_mark.line + 1}: nested deeper than {MAX_DEPTH} levels; "
+                    "refused."
+                )
+            continue
+        if nid in size:
+            continue
+        if nid in on_path:
+            raise ConfigError(
+                f"line {node.start_mark.line + 1}: an alias refers to its own anchor "
+                "(a recursive structure); refused."
+            )
+        on_path.add(nid)
+        stack.append((node, True))
+        stack.extend((k, False) for k in kids if id(k) not in size)
+
+
+def _check_shape(data: Any, source: str) -> None:
+    """Refuse values nested deeper than MAX_DEPTH or larger than MAX_NODES (iteratively;
+    shared sub-objects are counted once per reference)."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    count = 0
+    while stack:
+        value, level = stack.pop()
+        count += 1
+        if level > MAX_DEPTH:
+            raise ConfigError(f"{source}: nested deeper than {MAX_DEPTH} levels; refused.")
+        if count > MAX_NODES:
+            raise ConfigError(f"{source}: more than {MAX_NODES:,} values; refused.")
+        if isinstance(value, dict):
+            stack.extend((v, level + 1) for v in value.values())
+        elif isinstance(value, list | tuple):
+            stack.extend((v, level + 1) for v in value)
+
+
+def _decode(raw: bytes, path: Path) -> str:
+    """Config bytes as text: UTF-8 (BOM optional), or UTF-16 / UTF-32 with a BOM."""
+    boms = (
+        (b"\xff\xfe\x00\x00", "utf-32"),
+        (b"\x00\x00\xfe\xff", "utf-32"),
+        (b"\xef\xbb\xbf", "utf-8-sig"),
+        (b"\xff\xfe", "utf-16"),
+        (b"\xfe\xff", "utf-16"),
+    )
+    encoding = next((enc for bom, enc in boms if raw.startswith(bom)), "utf-8")
+    try:
+        return raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1 if encoding == "utf-8" else None
+        where = f"{path}:{line}" if line else str(path)
+        raise ConfigError(
+            f"config file {where}: not {encoding.upper()} text ({exc.reason} at byte "
+            f"{exc.start}); hint: save it as UTF-8."
+        ) from None
+
+
+def _json_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ConfigError(f"duplicate key {key!r}; hint: remove one of them.")
+        out[key] = value
+    return out
+
+
 def read_config_file(path: str | Path) -> dict[str, Any]:
-    """Read a YAML or JSON config file into a plain mapping."""
+    """Read a YAML or JSON config file into a plain mapping.
+
+    Refused with a ConfigError naming the file: unreadable or undecodable bytes (UTF-8,
+    or UTF-16 / UTF-32 with a BOM, are read), syntax errors, duplicate keys, nesting
+    deeper than MAX_DEPTH, documents expanding past MAX_NODES values (alias bombs).
+    """
     path = Path(path)
     try:
-        text = path.read_text()
+        raw = path.read_bytes()
     except OSError as exc:
         raise ConfigError(
             f"cannot read config file {path}: {exc.strerror}; hint: check the path."
         ) from None
+    text = _decode(raw, path)
+    kind = path.suffix.lstrip(".") or "YAML"
     try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        if path.suffix == ".json":
+            data = json.loads(text, object_pairs_hook=_json_pairs)
+        else:
+            data = yaml.load(text, Loader=_ConfigLoader)  # a SafeLoader subclass
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise ConfigError(
-            f"config file {path} is not valid {path.suffix.lstrip('.') or 'YAML'}: {exc}; "
-            "hint: check indentation and quoting."
+            f"config file {path} is not valid {kind}: {exc}; hint: check indentation and quoting."
+        ) from None
+    except ConfigError as exc:
+        raise ConfigError(f"config file {path}: {exc}") from None
+    except RecursionError:
+        raise ConfigError(
+            f"config file {path}: nested deeper than {MAX_DEPTH} levels; refused."
         ) from None
     if data is None:
         return {}
@@ -284,6 +512,7 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
             f"config file {path} must hold a mapping at the top level, not "
             f"{type(data).__name__}; hint: start with `threshold: 0.8`."
         )
+    _check_shape(data, f"config file {path}")
     return data
 
 
@@ -311,6 +540,7 @@ def load_config(
 
 def config_from_dict(data: dict[str, Any], *, source: str = "config") -> Config:
     """Validate a mapping into a Config, turning pydantic's errors into a ConfigError."""
+    _check_shape(data, source)
     try:
         return Config.model_validate(data)
     except pydantic.ValidationError as exc:
@@ -326,7 +556,8 @@ def _render_errors(exc: pydantic.ValidationError, source: str) -> str:
             hint = _did_you_mean(loc)
             lines.append(f"  - unknown key `{where}`{hint}")
         else:
-            lines.append(f"  - `{where}`: {err['msg']}")
+            msg = err["msg"].removeprefix("Value error, ")
+            lines.append(f"  - `{where}`: {msg}" if loc else f"  - {msg}")
     lines.append("hint: see docs/config.md for every key, its type and default.")
     return "\n".join(lines)
 

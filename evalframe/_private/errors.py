@@ -38,7 +38,9 @@ class Problem:
 
     def render(self) -> str:
         where = f"{self.table}.{self.column}" if self.column else self.table
-        text = f"{where}: {self.message} ({self.count} row{'s' if self.count != 1 else ''})"
+        text = f"{where}: {self.message}"
+        if self.count:  # 0: a problem of the table's files or schema, not of its rows
+            text += f" ({self.count} row{'s' if self.count != 1 else ''})"
         if self.examples:
             text += "; e.g. " + ", ".join(self.examples)
         return text

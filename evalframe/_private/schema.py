@@ -29,6 +29,8 @@ RUN_DELTAS = "run_deltas"
 SWEEP = "sweep"
 SWEEP_CONFIGS = "sweep_configs"
 THRESHOLD_CURVE = "threshold_curve"
+SLICE_SUMMARY = "slice_summary"
+SLICE_DELTAS = "slice_deltas"
 
 # --- key and input columns -----------------------------------------------------------
 RUN_ID = "run_id"
@@ -135,6 +137,35 @@ MEAN_DELTA_CI_HIGH = "mean_delta_ci_high"
 N_PASSED_TO_FAILED = "n_passed_to_failed"
 N_FAILED_TO_PASSED = "n_failed_to_passed"
 MCNEMAR_P = "mcnemar_p"
+
+# statistics beyond the pass rate (SPEC §10)
+PAIRED_PASS_DELTA = "paired_pass_delta"
+PAIRED_PASS_DELTA_SE = "paired_pass_delta_se"
+PAIRED_PASS_DELTA_CI_LOW = "paired_pass_delta_ci_low"
+PAIRED_PASS_DELTA_CI_HIGH = "paired_pass_delta_ci_high"
+MDE_PASS_RATE = "mde_pass_rate"
+MDE_MEAN_SCORE = "mde_mean_score"
+SLICE = "slice"
+SLICE_VALUE = "slice_value"
+Q_VALUE = "q_value"
+SLICE_BY_TAG = "tag"
+"""`--by tag` slices on the values of executions.tags (any other name is a column)."""
+
+
+def pass_at(k: int) -> str:
+    """run_summary column of the mean unbiased pass@k over cases with >= k attempts."""
+    return f"pass_at_{k}"
+
+
+def pass_all(k: int) -> str:
+    """run_summary column of the mean unbiased pass^k (all k draws pass)."""
+    return f"pass_all_{k}"
+
+
+def se_of(column: str) -> str:
+    """The standard-error column of a statistic column."""
+    return f"{column}_se"
+
 
 # --- declared input schemas: column -> (dtype, required, default) --------------------
 # dtype is the polars type values are cast to after validation; `None` default = null.

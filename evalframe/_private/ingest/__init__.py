@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from evalframe._private import schema as S
-from evalframe._private.ingest import agentv, inspect_log, promptfoo, wide
+from evalframe._private.ingest import agentv, deepeval, inspect_log, lmeval, promptfoo, wide
 from evalframe._private.ingest._common import IngestError, Parsed, frame
 from evalframe._private.ingest.store import append_tables
 
 __all__ = ["FORMATS", "IngestError", "IngestReport", "ingest"]
 
-FORMATS = ("agentv", "promptfoo", "inspect", "wide")
+FORMATS = ("agentv", "promptfoo", "inspect", "deepeval", "lmeval", "wide")
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,9 @@ class IngestReport:
     suggested_config: Mapping[str, Any] | None = None
     """For sources with nested evaluator groups: a config (`{"evaluators": {...}}`) whose
     tree scores the groups as the tool did. None for flat sources."""
+    skipped: tuple[str, ...] = ()
+    """What the source held but was not scored, and why (e.g. raw counts beside 0-1
+    metrics in an Inspect score dict, kept as executions columns)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -40,6 +43,7 @@ class IngestReport:
             "runs_replaced": list(self.runs_replaced),
             "rows": dict(self.rows),
             "suggested_config": self.suggested_config,
+            "skipped": list(self.skipped),
         }
 
 
@@ -58,10 +62,11 @@ def ingest(
     folder `to` as new runs.
 
     Run ids come from the source (AgentV run folder or file name, promptfoo evalId, Inspect
-    log file name) or from `run_id`; a source holding several targets / providers gets one
+    log file name, DeepEval identifier or file name, lm-eval model folder and timestamp) or
+    from `run_id`; a source holding several targets / providers gets one
     run per target, `BASE/TARGET`. Existing run ids are refused unless `replace=True`.
     `id_cols`, `scale_max`, `metrics` apply to the `wide` format (and `scale_max` to
-    numeric Inspect scores). Raises IngestError (file and line named) on a malformed
+    numeric Inspect and lm-eval scores). Raises IngestError (file and line named) on a malformed
     source; the dataset is then left unchanged.
     """
     fmt = format.lower()
@@ -78,11 +83,18 @@ def ingest(
         _check_collisions(new, f, owners, merge=run_id is not None)
         parsed.extend(new)
 
+    lm_runs: dict[str, list[Path]] = {}
     for src in sources:
         path = Path(src)
         if not path.exists():
             raise IngestError(f"{path}: no such file or folder")
-        if fmt == "agentv":
+        if fmt == "lmeval":
+            for f in _files(path, (".jsonl",), prefix="samples_"):
+                lm_runs.setdefault(run_id or lmeval.run_base(f), []).append(f)
+        elif fmt == "deepeval":
+            for f in _files(path, (".json",)):
+                add(deepeval.parse(f, run_id=run_id), f)
+        elif fmt == "agentv":
             for f in agentv.expand(path):
                 add(agentv.parse(f, run_id=run_id), f)
         elif fmt == "promptfoo":
@@ -97,6 +109,8 @@ def ingest(
                     f, run_id=run_id, id_cols=id_cols, scale_max=scale_max, metrics=metrics
                 )
                 add(new, f)
+    for rid, files in lm_runs.items():
+        add(lmeval.parse(files, run_id=rid, scale_max=scale_max), files[0])
     tables = {
         S.SCORES: frame(parsed.scores, S.SCORES),
         S.EXECUTIONS: frame(parsed.executions, S.EXECUTIONS),
@@ -112,6 +126,7 @@ def ingest(
         runs_replaced=result.runs_replaced,
         rows=result.rows,
         suggested_config={"evaluators": parsed.tree} if parsed.composite else None,
+        skipped=tuple(parsed.notes),
     )
 
 
@@ -133,11 +148,16 @@ def _check_collisions(new: Parsed, f: Path, owners: dict[str, Path], *, merge: b
     new.runs = kept
 
 
-def _files(path: Path, suffixes: tuple[str, ...]) -> list[Path]:
-    """A file as is; a folder: its files with one of `suffixes`, recursively, sorted."""
+def _files(path: Path, suffixes: tuple[str, ...], prefix: str = "") -> list[Path]:
+    """A file as is; a folder: its files with one of `suffixes` (and names starting with
+    `prefix`), recursively, sorted."""
     if not path.is_dir():
         return [path]
-    found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in suffixes)
+    found = sorted(
+        p
+        for p in path.rglob("*")
+        if p.is_file() and p.suffix in suffixes and p.name.startswith(prefix)
+    )
     if not found:
-        raise IngestError(f"{path}: no {' / '.join(suffixes)} files in this folder")
+        raise IngestError(f"{path}: no {prefix}*{' / *'.join(suffixes)} files in this folder")
     return found

@@ -40,6 +40,8 @@ class Parsed:
     """Suggested `evaluators` mapping (config syntax); used only when `composite`."""
     composite: bool = False
     """True when the source nests evaluators (the flat default tree would mis-score it)."""
+    notes: list[str] = field(default_factory=list)
+    """What was left unscored and why (reported to the user)."""
 
     def extend(self, other: Parsed) -> None:
         self.scores += other.scores
@@ -48,6 +50,7 @@ class Parsed:
         self.runs += other.runs
         merge_tree(self.tree, other.tree)
         self.composite = self.composite or other.composite
+        self.notes += other.notes
 
 
 def merge_tree(into: dict[str, Any], other: dict[str, Any]) -> None:
@@ -88,6 +91,11 @@ def snake_keys(obj: Any) -> Any:
     return {_CAMEL.sub(r"_\1", k).lower(): v for k, v in obj.items()}
 
 
+def as_dict(value: Any) -> dict[str, Any]:
+    """`value` if it is a JSON object, else an empty dict (absent / malformed blocks)."""
+    return value if isinstance(value, dict) else {}
+
+
 def number(value: Any, where: str, what: str) -> float | None:
     """A JSON number (bools refused) or null, else an IngestError naming `where`."""
     if value is None:
@@ -110,19 +118,52 @@ def parse_time(value: Any) -> datetime | None:
     return ts
 
 
+MAX_JSON_DEPTH = 200
+"""Deepest nesting of arrays and objects an ingested JSON value may have."""
+
+
+def _check_depth(obj: Any, where: str) -> None:
+    """Refuse JSON nested deeper than MAX_JSON_DEPTH (checked iteratively, no recursion)."""
+    stack: list[tuple[Any, int]] = [(obj, 1)]
+    while stack:
+        value, level = stack.pop()
+        if isinstance(value, dict):
+            children: Any = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if level > MAX_JSON_DEPTH:
+            raise IngestError(_too_deep(where))
+        stack.extend((v, level + 1) for v in children)
+
+
+def _too_deep(where: str) -> str:
+    return (
+        f"{where}: JSON nested deeper than {MAX_JSON_DEPTH} levels; refused (no eval tool "
+        "writes such files; the file is corrupt or hostile)."
+    )
+
+
 def load_json_text(text: str, where: str) -> Any:
+    """Parse JSON text; errors (syntax, absurd nesting) name `where` and the line."""
     try:
-        return json.loads(text)
+        obj = json.loads(text)
     except json.JSONDecodeError as exc:
         raise IngestError(
             f"{where}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); "
             "hint: the file may be truncated or not the format you named."
         ) from None
+    except RecursionError:
+        raise IngestError(_too_deep(where)) from None
+    _check_depth(obj, where)
+    return obj
 
 
 def read_text(path: Path) -> str:
+    """The file as text: UTF-8, a leading byte-order mark dropped."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise IngestError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
@@ -134,19 +175,26 @@ def read_json(path: Path) -> Any:
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for every non-blank line; errors name file and line."""
-    for lineno, line in enumerate(read_text(path).splitlines(), start=1):
+    """(line number, object) for every non-blank line; errors name file and line.
+
+    Lines end at \\n only: U+2028 and other Unicode separators are legal inside JSON
+    strings and do not split a record."""
+    for lineno, line in enumerate(read_text(path).split("\n"), start=1):
         if not line.strip():
             continue
+        where = f"{path}:{lineno}"
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise IngestError(
-                f"{path}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno}); "
+                f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); "
                 "hint: every line of a JSONL file must be one JSON object."
             ) from None
+        except RecursionError:
+            raise IngestError(_too_deep(where)) from None
         if not isinstance(obj, dict):
-            raise IngestError(f"{path}:{lineno}: expected a JSON object, got {type(obj).__name__}")
+            raise IngestError(f"{where}: expected a JSON object, got {type(obj).__name__}")
+        _check_depth(obj, where)
         yield lineno, obj
 
 
@@ -178,16 +226,16 @@ def parse_scale_max(
     """`5` -> {"*": 5}; `"a=5,b=10"` or a mapping -> per metric. Values must be > 0."""
     if value is None:
         return {}
+    pairs: list[tuple[str, Any]] = []
     if isinstance(value, Mapping):
         pairs = list(value.items())
     elif isinstance(value, int | float):
         pairs = [("*", value)]
     else:
-        pairs = []
         for item in split_list(value):
             name, sep, num = item.rpartition("=")
             pairs.append((name.strip() if sep else "*", num))
-    out = {}
+    out: dict[str, float] = {}
     for name, num in pairs:
         try:
             top = float(num)

@@ -13,9 +13,11 @@ from evalframe._private.ingest._common import (
     SOURCE_FORMAT,
     IngestError,
     Parsed,
+    as_dict,
     iter_jsonl,
     number,
     parse_time,
+    read_json,
     run_ids,
     snake_keys,
     unique_name,
@@ -34,21 +36,88 @@ TOLERANCE = 5e-4
 (AgentV rounds some scores to four decimals)."""
 
 
+INTERNAL = ".internal"
+"""A run bundle's machine folder: RUN/.internal/index.jsonl beside RUN/summary.json."""
+CATALOGS = (".indexes", ".cache")
+"""Cross-run folders of a results root (runs.jsonl etc.): not runs, never ingested."""
+SUMMARY = "summary.json"
+EXPERIMENT = "experiment"
+REPORTED_PASS_RATE = "reported_pass_rate"
+
+
 def expand(path: Path) -> list[Path]:
-    """A file as is; a folder: its run folders' index.jsonl files, else its *.jsonl files."""
+    """A file as is (a run's summary.json: its index); a folder: its run folders'
+    index.jsonl files (RUN/.internal/index.jsonl or RUN/index.jsonl), else its *.jsonl."""
     if path.is_dir():
-        found = sorted(path.rglob("index.jsonl")) or sorted(path.rglob("*.jsonl"))
+        found = _outside_catalogs(path, "index.jsonl") or _outside_catalogs(path, "*.jsonl")
         if not found:
             raise IngestError(f"{path}: no index.jsonl or *.jsonl files in this folder")
         return found
+    if path.name == SUMMARY:
+        index = _index_of_summary(path)
+        if index is None:
+            raise IngestError(
+                f"{path}: no run index beside this summary.json (expected {INTERNAL}/index.jsonl)"
+            )
+        return [index]
     return [path]
 
 
+def _outside_catalogs(root: Path, pattern: str) -> list[Path]:
+    return sorted(
+        p
+        for p in root.rglob(pattern)
+        if p.is_file() and not set(p.relative_to(root).parts[:-1]) & set(CATALOGS)
+    )
+
+
+def _index_of_summary(summary: Path) -> Path | None:
+    """The index a run's summary.json points to (`index_path`), else .internal/index.jsonl."""
+    data = _summary_json(summary)
+    rel = data.get("index_path") if isinstance(data.get("index_path"), str) else None
+    for candidate in (rel, f"{INTERNAL}/index.jsonl", "index.jsonl"):
+        if candidate and (summary.parent / candidate).is_file():
+            return summary.parent / candidate
+    return None
+
+
+def _run_folder(path: Path) -> Path | None:
+    """The run folder of an index.jsonl (RUN/index.jsonl or RUN/.internal/index.jsonl)."""
+    if path.name != "index.jsonl":
+        return None
+    folder = path.parent.parent if path.parent.name == INTERNAL else path.parent
+    return folder if folder.name else None
+
+
+def _summary_json(path: Path) -> dict[str, Any]:
+    data = read_json(path)
+    return data if isinstance(data, dict) else {}
+
+
 def _base(path: Path) -> str:
-    """Run id base: the run folder for `index.jsonl`, else the file name without .jsonl."""
-    if path.name == "index.jsonl" and path.parent.name:
-        return path.parent.name
-    return path.name.removesuffix(".jsonl")
+    """Run id base: the run folder for an index.jsonl, else the file name without .jsonl."""
+    folder = _run_folder(path)
+    return folder.name if folder is not None else path.name.removesuffix(".jsonl")
+
+
+def _run_extras(path: Path, target: str) -> dict[str, Any]:
+    """From the run's summary.json, if there is one: experiment and the pass rate AgentV
+    reported for this target."""
+    folder = _run_folder(path)
+    if folder is None or not (folder / SUMMARY).is_file():
+        return {}
+    data = _summary_json(folder / SUMMARY)
+    meta = as_dict(data.get("metadata"))
+    runs = as_dict(data.get("run_summary"))
+    stats = as_dict(runs.get(target))
+    rate = stats.get("pass_rate")
+    rate = rate.get("mean") if isinstance(rate, dict) else rate
+    return {
+        EXPERIMENT: meta.get(EXPERIMENT) if isinstance(meta.get(EXPERIMENT), str) else None,
+        REPORTED_PASS_RATE: float(rate)
+        if isinstance(rate, int | float) and not isinstance(rate, bool)
+        else None,
+    }
 
 
 class _Grader:
@@ -76,15 +145,12 @@ def _graders(entries: list[Any], where: str) -> list[_Grader]:
 
 
 def _recomputable(g: _Grader) -> bool:
-    kids = [c for c in g.children or [] if c.score is not None]
-    if g.score is None or not kids:
+    kids = [(c.score, 1.0 if c.weight is None else c.weight) for c in g.children or []]
+    scored = [(s, w) for s, w in kids if s is not None]
+    if g.score is None or not scored:
         return True
-    wsum = sum(1.0 if c.weight is None else c.weight for c in kids)
-    wavg = (
-        sum((1.0 if c.weight is None else c.weight) * c.score for c in kids) / wsum
-        if wsum > 0
-        else 0.0
-    )
+    wsum = sum(w for _s, w in scored)
+    wavg = sum(w * s for s, w in scored) / wsum if wsum > 0 else 0.0
     return abs(wavg - g.score) <= TOLERANCE
 
 
@@ -145,7 +211,13 @@ def _executions(row: dict[str, Any], where: str) -> list[dict[str, Any]]:
                 }
             )
         return out
-    return [{**row, "attempt": 0}]
+    return [{**row, "attempt": _sample(row) - 1}]
+
+
+def _sample(row: dict[str, Any]) -> int:
+    """`sample_index` of a run-bundle row (1-based; repeats of a test), else 1."""
+    value = row.get("sample_index")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
 
 
 def parse(path: Path, *, run_id: str | None = None) -> Parsed:
@@ -158,19 +230,21 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
     # first pass: validate lines, build grader trees, find groups the tree cannot recompute
     items = []
     opaque: set[str] = set()
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[str, str, int], int] = {}
     for (lineno, row), target in zip(lines, targets, strict=True):
         where = f"{path}:{lineno}"
         case = row.get("test_id", row.get("id"))
         if not isinstance(case, str | int) or isinstance(case, bool) or case == "":
             raise IngestError(f"{where}: missing `test_id` (or `testId`); every line needs one")
         rid, case = ids[target], str(case)
-        if (rid, case) in seen:
+        sample = _sample(row)
+        if (rid, case, sample) in seen:
             raise IngestError(
                 f"{where}: test {case!r} of target {target!r} already appeared on line "
-                f"{seen[rid, case]}; hint: put repeated runs in separate files or run folders."
+                f"{seen[rid, case, sample]}; hint: put repeated runs in separate files or run "
+                "folders."
             )
-        seen[rid, case] = lineno
+        seen[rid, case, sample] = lineno
         for ex in _executions(row, where):
             scores = ex.get("scores")
             graders = _graders(scores, where) if isinstance(scores, list) and scores else None
@@ -213,6 +287,7 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
                 S.CREATED_AT: ts,
                 S.LABEL: rid,
                 TARGET: target_of[rid],
+                **_run_extras(path, target_of[rid]),
                 SOURCE_FILE: str(path),
                 SOURCE_FORMAT: FORMAT,
             }

@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
+from evalframe._private.cli.render import print_json, stderr, stdout
 from evalframe._private.errors import EvalframeError
 from evalframe._private.ingest import FORMATS, IngestReport, ingest
-from evalframe._private.render import print_json, stderr, stdout
 
 
 def ingest_command(
@@ -37,7 +38,8 @@ def ingest_command(
     scale_max: Annotated[
         str | None,
         typer.Option(
-            "--scale-max", help="wide/inspect: top of the raw scale, '5' or 'faith=5,rubric=10'."
+            "--scale-max",
+            help="wide/inspect/lmeval: top of the raw scale, '5' or 'faith=5,rubric=10'.",
         ),
     ] = None,
     metrics: Annotated[
@@ -84,6 +86,8 @@ def _print_summary(report: IngestReport) -> None:
     stdout.print(
         "rows: " + ", ".join(f"{name} {n}" for name, n in report.rows.items()), highlight=False
     )
+    for note in report.skipped:
+        stdout.print(f"[yellow]skipped:[/yellow] {escape(note)}", highlight=False)
     if report.suggested_config is not None:
         stdout.print(
             "[bold]nested evaluator groups:[/bold] score with this config (save it as JSON "

@@ -15,6 +15,7 @@ from evalframe._private.ingest._common import (
     SOURCE_FORMAT,
     IngestError,
     Parsed,
+    as_dict,
     load_json_text,
     parse_scale_max,
     parse_time,
@@ -50,6 +51,31 @@ def _value(value: Any) -> float | None:
         except ValueError:
             return None
     return None
+
+
+def _scale(name: str, value: Any, scales: dict[str, float]) -> float:
+    """Top of a score's raw scale: 1 for letter grades, else --scale-max (default 1)."""
+    if isinstance(value, str) and value.strip() in LETTERS:
+        return 1.0
+    return scales.get(name, scales.get("*", 1.0))
+
+
+def _off_scale(
+    entries: list[tuple[Any, ...]], scales: dict[str, float]
+) -> dict[str, tuple[float, float]]:
+    """Sub-keys of dict-valued scores with a value outside their scale in some sample
+    (raw counts beside 0-1 metrics): name -> (smallest, largest) value. They are kept as
+    executions columns instead of scores; a plain (non-dict) score out of scale stays an
+    error."""
+    spans: dict[str, tuple[float, float]] = {}
+    for _key, _ex, scorer, sub, v, _expl in entries:
+        num = _value(v)
+        if sub is None or num is None or (isinstance(v, str) and v.strip() in LETTERS):
+            continue
+        name = f"{scorer}/{sub}"
+        lo, hi = spans.get(name, (num, num))
+        spans[name] = (min(lo, num), max(hi, num))
+    return {n: (lo, hi) for n, (lo, hi) in spans.items() if lo < 0 or hi > _scale(n, None, scales)}
 
 
 def _read_eval_zip(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -89,8 +115,8 @@ def parse(
         header, samples = _read_eval_zip(path)
     else:
         header = read_json(path)
-        samples = header.get("samples") if isinstance(header, dict) else None
-        samples = samples or []
+        found = as_dict(header).get("samples")
+        samples = found if isinstance(found, list) else []
     if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
         raise IngestError(f"{path}: not an Inspect log (no `eval` block)")
     ev = header["eval"]
@@ -106,36 +132,50 @@ def parse(
             raise IngestError(f"{path}: sample {s['id']!r} has a non-integer epoch {epoch!r}")
         keyed.append(((str(s["id"]), epoch), s))
     keyed.sort(key=lambda kv: (kv[0][0], kv[0][1]))
+    entries: list[tuple[dict[str, Any], dict[str, Any], str, str | None, Any, str | None]] = []
+    # (key, execution, scorer, sub-key or None, value, explanation)
     for (case, epoch), s in keyed:
-        key = {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: epoch - 1}
-        out.executions.append({**key, **_execution(s), EPOCH: epoch})
-        scores = s.get("scores") if isinstance(s.get("scores"), dict) else {}
+        key: dict[str, Any] = {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: epoch - 1}
+        ex = {**key, **_execution(s), EPOCH: epoch}
+        out.executions.append(ex)
+        scores = as_dict(s.get("scores"))
         for scorer, sc in scores.items():
             sc = sc if isinstance(sc, dict) else {"value": sc}
             value = sc.get("value")
+            expl = sc.get("explanation")
+            expl = expl if isinstance(expl, str) else None
             items = value.items() if isinstance(value, dict) else [(None, value)]
-            for sub, v in items:
-                name = scorer if sub is None else f"{scorer}/{sub}"
-                num = _value(v)
-                top = scales.get(name, scales.get("*", 1.0))
-                scale = 1.0 if isinstance(v, str) and v.strip() in LETTERS else top
-                if num is not None and not 0 <= num <= scale:
-                    raise IngestError(
-                        f"{path}: sample {case!r} epoch {epoch}: score {name!r} = {v!r} is "
-                        f"outside 0-{scale:g}; hint: pass --scale-max for scorers on another "
-                        "scale."
-                    )
-                expl = sc.get("explanation")
-                out.scores.append(
-                    {
-                        **key,
-                        S.EVALUATOR: name,
-                        S.SCORE: num,
-                        S.SCALE_MAX: scale,
-                        S.LABEL: v if isinstance(v, str) else None,
-                        S.REASON: expl if isinstance(expl, str) else None,
-                    }
-                )
+            entries += [(key, ex, scorer, sub, v, expl) for sub, v in items]
+    skipped = _off_scale(entries, scales)
+    for key, ex, scorer, sub, v, expl in entries:
+        name = scorer if sub is None else f"{scorer}/{sub}"
+        if name in skipped:
+            ex[name] = _value(v)
+            continue
+        num = _value(v)
+        scale = _scale(name, v, scales)
+        if num is not None and not 0 <= num <= scale:
+            raise IngestError(
+                f"{path}: sample {key[S.CASE_ID]!r} epoch {key[S.ATTEMPT] + 1}: score "
+                f"{name!r} = {v!r} is outside 0-{scale:g}; hint: pass --scale-max for "
+                "scorers on another scale."
+            )
+        out.scores.append(
+            {
+                **key,
+                S.EVALUATOR: name,
+                S.SCORE: num,
+                S.SCALE_MAX: scale,
+                S.LABEL: v if isinstance(v, str) else None,
+                S.REASON: expl,
+            }
+        )
+    for name, (lo, hi) in skipped.items():
+        out.notes.append(
+            f"{path.name}: {name!r} not scored: its values ({lo:g} to {hi:g}) are outside "
+            f"0-{_scale(name, None, scales):g} (a count or raw measure?); kept as the "
+            f"executions column `{name}`; hint: --scale-max '{name}=N' scores it on 0-N."
+        )
     results = header.get("results")
     out.runs.append(
         {
@@ -157,7 +197,7 @@ def parse(
 
 
 def _execution(s: dict[str, Any]) -> dict[str, Any]:
-    usage = s.get("model_usage") if isinstance(s.get("model_usage"), dict) else {}
+    usage = as_dict(s.get("model_usage"))
     tin = tout = 0
     cost = None
     for u in usage.values():

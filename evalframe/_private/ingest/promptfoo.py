@@ -13,6 +13,7 @@ from evalframe._private.ingest._common import (
     SOURCE_FORMAT,
     IngestError,
     Parsed,
+    as_dict,
     number,
     parse_time,
     read_json,
@@ -62,7 +63,7 @@ def _components(
         k = len(out)
         spec = asserts[k] if asserts is not None and k < len(asserts) else None
         if not isinstance(spec, dict):
-            spec = r.get("assertion") if isinstance(r.get("assertion"), dict) else {}
+            spec = as_dict(r.get("assertion"))
         subs = r.get("componentResults")
         children = None
         if isinstance(subs, list) and subs:
@@ -111,8 +112,8 @@ def _emit(comps, prefix: str, key: dict, out: Parsed, tree: dict, where: str) ->
 def parse(path: Path, *, run_id: str | None = None) -> Parsed:
     """Parse one promptfoo results JSON file into row dicts."""
     data = read_json(path)
-    block = data.get("results") if isinstance(data, dict) else None
-    rows = block.get("results") if isinstance(block, dict) else None
+    block = as_dict(as_dict(data).get("results"))
+    rows = block.get("results")
     if not isinstance(rows, list):
         raise IngestError(
             f"{path}: not a promptfoo results file (no `results.results` list); hint: write "
@@ -142,7 +143,7 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
         comps = grading.get("componentResults") if isinstance(grading, dict) else None
         if not isinstance(comps, list):
             continue
-        test = row.get("testCase") if isinstance(row.get("testCase"), dict) else {}
+        test = as_dict(row.get("testCase"))
         asserts = test.get("assert") if isinstance(test.get("assert"), list) else None
         parsed = _components(comps, asserts, where)
         _emit(parsed, "", key, out, out.tree, where)
@@ -183,7 +184,7 @@ def _case_ids(rows: list[dict[str, Any]]) -> dict[int, str]:
     """testIdx -> case id: the test descriptions when they name tests one-to-one."""
     desc: dict[int, Any] = {}
     for row in rows:
-        test = row.get("testCase") if isinstance(row.get("testCase"), dict) else {}
+        test = as_dict(row.get("testCase"))
         desc.setdefault(row["testIdx"], test.get("description"))
     names = list(desc.values())
     if all(isinstance(d, str) and d for d in names) and len(set(names)) == len(names):
@@ -192,11 +193,11 @@ def _case_ids(rows: list[dict[str, Any]]) -> dict[int, str]:
 
 
 def _execution(row: dict[str, Any], where: str) -> dict[str, Any]:
-    test = row.get("testCase") if isinstance(row.get("testCase"), dict) else {}
+    test = as_dict(row.get("testCase"))
     thr = test.get("threshold")
-    response = row.get("response") if isinstance(row.get("response"), dict) else {}
-    usage = response.get("tokenUsage") if isinstance(response.get("tokenUsage"), dict) else {}
-    prompt = row.get("prompt") if isinstance(row.get("prompt"), dict) else {}
+    response = as_dict(row.get("response"))
+    usage = as_dict(response.get("tokenUsage"))
+    prompt = as_dict(row.get("prompt"))
     error = row.get("failureReason") == ERROR_REASON
     return {
         S.STATUS: S.STATUS_ERROR if error else S.STATUS_OK,

@@ -4,8 +4,10 @@ The dataset is a folder of `scores.parquet`, `executions.parquet`, `outcomes.par
 when there are outcome rows) and `runs.parquet`. Appending reads the existing tables,
 refuses run ids that already exist unless `replace` (which first drops those runs' rows),
 concatenates (diagonally: extra columns on either side are kept), validates the combined
-tables with `Dataset.from_frames`, and only then writes every table: all temporary files
-first, then all renames. Any error before the renames leaves the folder as it was.
+tables with `Dataset.from_frames`, and only then commits every table as one new version of
+the dataset's input tables (store/input_tables.py): a kill at any instant leaves the old
+tables or the new ones, never a mix. The dataset's writer lock is held from the read to the
+commit, so two ingests into one folder never append on top of the same old tables.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ from pathlib import Path
 import polars as pl
 
 from evalframe._private import schema as S
-from evalframe._private.dataset import Dataset
+from evalframe._private.data.dataset import Dataset
 from evalframe._private.errors import ValidationError
 from evalframe._private.ingest._common import IngestError
-from evalframe._private.output import write_tables
+from evalframe._private.store.input_tables import input_writer
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,13 @@ def append_tables(
 ) -> AppendResult:
     """Add the runs in `new` (scores, executions, outcomes, runs frames) to the dataset."""
     root = Path(root)
+    if root.exists() and not root.is_dir():
+        read_existing(root)  # raises: a file
+    with input_writer(root) as commit:
+        return _append(root, new, replace, commit)
+
+
+def _append(root: Path, new: dict[str, pl.DataFrame], replace: bool, commit) -> AppendResult:
     old = read_existing(root)
     incoming = sorted(_run_ids(new))
     clash = sorted(set(incoming) & _run_ids(old))
@@ -116,7 +125,7 @@ def append_tables(
         raise IngestError(
             f"the ingested rows would make {root} invalid; nothing was written.\n{exc}"
         ) from None
-    write_tables(combined, root)
+    commit(combined)
     return AppendResult(
         runs_added=tuple(r for r in incoming if r not in clash),
         runs_replaced=tuple(clash),

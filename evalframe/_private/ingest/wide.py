@@ -5,6 +5,7 @@ of the metrics' raw scale. See docs/ingest.md."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -52,7 +53,9 @@ def _read(path: Path) -> pl.DataFrame:
     if path.suffix != ".csv":
         raise IngestError(f"{path}: wide input must be .csv, .parquet or .jsonl")
     text = read_text(path)
-    reader = csv.reader(text.splitlines())
+    # newline="": line breaks inside quoted fields (and U+2028, which str.splitlines
+    # would split on) stay part of the field
+    reader = csv.reader(io.StringIO(text, newline=""))
     header = next(reader, None)
     if not header:
         raise IngestError(f"{path}:1: empty file; hint: the first line names the columns")
@@ -70,9 +73,7 @@ def _read(path: Path) -> pl.DataFrame:
     schema = dict.fromkeys([*header, ROW], pl.String)
     df = pl.DataFrame(body, schema=schema, orient="row")
     df = df.with_columns(pl.col(ROW).cast(pl.Int64))
-    return df.with_columns(pl.col(c).replace("", None) for c in header).with_columns(
-        _numeric(c, df) for c in header
-    )
+    return df.with_columns(pl.col(c).replace("", None) for c in header)
 
 
 def _numeric(col: str, df: pl.DataFrame) -> pl.Expr:
@@ -128,6 +129,11 @@ def parse(
     df = _read(path)
     columns = [c for c in df.columns if c != ROW]
     mapping, case_parts = _id_map(columns, id_cols, path)
+    if path.suffix == ".csv":
+        # CSV text becomes numbers except in id columns: ids are strings, always
+        # (`001` stays `001`, `2024.10` stays `2024.10`); the attempt is an integer
+        ids = {mapping.get(S.RUN_ID), *case_parts}
+        df = df.with_columns(_numeric(c, df) for c in columns if c not in ids)
     if run_id is not None and S.RUN_ID in mapping:
         raise IngestError(f"{path}: the file has a run id column; drop --run-id or --id-cols")
     keys = set(mapping.values()) | set(case_parts)

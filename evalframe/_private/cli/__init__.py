@@ -1,0 +1,1 @@
+"""cli: see docs/architecture.md for what this stage holds."""

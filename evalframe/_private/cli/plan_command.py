@@ -1,0 +1,94 @@
+"""`evalframe plan`: how many cases a suite needs to see a given change (SPEC §10, power).
+
+From one run's clustered variance: σ_c = se · √G is the per-case standard deviation the
+run's clustered standard error implies (G cases); a two-sided 5 % test detects a change
+δ with 80 % power when the suite has n = ⌈((z_.975 + z_.80) · σ_c / δ)²⌉ cases, and with
+the current G it detects MDE = (z_.975 + z_.80) · se. Formulas: docs/statistics.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import polars as pl
+import typer
+from rich.table import Table
+
+from evalframe._private import schema as S
+from evalframe._private.cli.render import num, pct, print_json, progress, stdout
+from evalframe._private.compare.pairs import check_runs, pairs_for
+from evalframe._private.config import PRESETS, load_config
+from evalframe._private.pipeline.score import score_tables
+from evalframe._private.stats.power import MDE_FACTOR, plan_rows
+
+
+def plan_command(
+    dataset: Annotated[
+        Path, typer.Argument(help="Dataset folder (Parquet tables) or DuckDB database file.")
+    ],
+    detect: Annotated[
+        float,
+        typer.Option(
+            "--detect",
+            "-d",
+            min=0.0001,
+            max=1.0,
+            help="The change to detect, on 0-1 (0.03 = 3 points of pass rate / mean score).",
+        ),
+    ] = 0.03,
+    run: Annotated[
+        str | None,
+        typer.Option("--run", "-r", help="Run whose variance to use (default: the newest)."),
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", "-c", help="Policy file (YAML or JSON).")
+    ] = None,
+    preset: Annotated[
+        str | None, typer.Option("--preset", "-p", help=f"Base policy: {', '.join(PRESETS)}.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
+) -> None:
+    """How many cases a suite needs to see a change of --detect (α 0.05, power 0.8), from
+    one run's clustered per-case variance; and the smallest change it sees now.
+
+    Example: [bold]evalframe plan runs/ --detect 0.03 --run 2026-11-01-v1.6[/bold]
+    """
+    cfg = load_config(config, preset=preset)
+    with progress(f"scoring {dataset} under config {cfg.config_id}"):
+        summary = score_tables(dataset, cfg)[S.RUN_SUMMARY]
+    assert isinstance(summary, pl.DataFrame)
+    summary = summary.filter(pl.col(S.N_EXECUTIONS) > 0)
+    if run is None:
+        order = summary.select(
+            S.RUN_ID, *([S.CREATED_AT] if S.CREATED_AT in summary.columns else [])
+        )
+        run = pairs_for(order)[-1][1] if summary.height >= 2 else summary[S.RUN_ID][0]
+    check_runs([run], summary[S.RUN_ID].to_list())
+    table = plan_rows(summary.filter(pl.col(S.RUN_ID) == run), detect)
+    if as_json:
+        print_json(table.to_dicts())
+        return
+    stdout.print(render_plan(table, run, detect))
+
+
+def render_plan(table: pl.DataFrame, run: str, detect: float) -> Table:
+    out = Table(
+        title=f"cases needed to see a {pct(detect)} change (α 0.05, power 0.8) — run {run}",
+        caption=(
+            f"σ_c = se·√G from the clustered per-case variance; cases needed = "
+            f"⌈({MDE_FACTOR}·σ_c/δ)²⌉; MDE now = {MDE_FACTOR}·se. — = fewer than 2 cases."
+        ),
+    )
+    for header in ("metric", "cases now", "σ_c", "MDE now", "cases needed"):
+        out.add_column(header, justify="left" if header == "metric" else "right")
+    for r in table.iter_rows(named=True):
+        needed = r["cases_needed"]
+        out.add_row(
+            r["metric"],
+            f"{r['cases']:,}",
+            num(r["sigma_c"]),
+            pct(r["mde"]),
+            "—" if needed is None else f"{needed:,}",
+        )
+    return out

@@ -1,0 +1,612 @@
+"""Human and machine rendering of output tables for the CLI."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
+from typing import Any
+
+import polars as pl
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from evalframe._private import schema as S
+from evalframe._private.scoring.tree import SEP
+
+_plain = not sys.stdout.isatty()
+# soft_wrap: plain text (messages, paths) is never hard-wrapped at the console width, so a
+# path in a message stays one piece when the output goes to a file or a pipe; tables are
+# still laid out to the width (160 columns when stdout is not a terminal).
+stdout = Console(soft_wrap=True, width=160 if _plain else None)
+stderr = Console(stderr=True, soft_wrap=True)
+
+SE_FOOTNOTE = (
+    "± = one standard error, clustered by case (pass rate in percentage points); "
+    "a 95 % interval is about ± 1.96 × that."
+)
+UNSCORED_FOOTNOTE = "— = no execution of the run has a score (unscored or errored)."
+
+
+def pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.1f}%"
+
+
+def num(x: float | None, digits: int = 3) -> str:
+    return "—" if x is None else f"{x:.{digits}f}"
+
+
+def ms(x: float | None) -> str:
+    return "—" if x is None else f"{x:,.0f} ms"
+
+
+def yes_no(x: bool | None) -> str:
+    if x is None:
+        return "—"
+    return "[green]pass[/green]" if x else "[red]FAIL[/red]"
+
+
+def iso_duration(value: timedelta) -> str:
+    """A timedelta as ISO 8601 text (P1DT2H3M4.5S; PT0S for zero; -P... when negative)."""
+    sign = "-" if value < timedelta(0) else ""
+    value = abs(value)
+    days, rest = value.days, value.seconds
+    hours, rest = divmod(rest, 3600)
+    minutes, seconds = divmod(rest, 60)
+    secs = f"{seconds}.{value.microseconds:06d}".rstrip("0").rstrip(".")
+    out = f"{days}D" if days else ""
+    clock = "".join(
+        f"{v}{u}" for v, u in ((hours, "H"), (minutes, "M"), (secs, "S")) if v not in (0, "0")
+    )
+    if not out and not clock:
+        return "PT0S"
+    return f"{sign}P{out}" + (f"T{clock}" if clock else "")
+
+
+def json_value(value: Any) -> Any:
+    """A value JSON cannot hold as itself, as text or a number: datetimes and times in ISO
+    8601, durations as ISO 8601 durations, bytes in base64, decimals as numbers."""
+    if isinstance(value, (datetime, date, time)):
+        return value.isoformat()
+    if isinstance(value, timedelta):
+        return iso_duration(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            return str(value)
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else str(value)
+    return str(value)
+
+
+def print_json(payload: Any) -> None:
+    sys.stdout.write(json.dumps(payload, default=json_value, indent=2) + "\n")
+
+
+def rows(frame: pl.DataFrame) -> list[dict[str, Any]]:
+    return frame.to_dicts()
+
+
+def id_column(table: Table, header: str, **kwargs: Any) -> None:
+    """An id column (run, case, config): never shortened with an ellipsis, which made two
+    runs with a common prefix look the same; a long id folds onto the next line."""
+    table.add_column(header, overflow="fold", **kwargs)
+
+
+def _unscored(r: dict) -> bool:
+    """No execution of the run has a verdict, and none passed through its outcomes."""
+    verdicts = (r.get(S.N_PASS) or 0) + (r.get(S.N_BORDERLINE) or 0) + (r.get(S.N_FAIL) or 0)
+    return verdicts == 0 and not r.get(S.PASSED)
+
+
+RUN_COLUMN_PRIORITY = {
+    "config": 0,
+    "run": 0,
+    "pass rate": 1,
+    "run verdict": 1,
+    "mean score": 2,
+    "score gate": 3,
+    "rate gate": 3,
+    "execs": 4,
+    "pass/border/fail": 5,
+    "case pass": 5,
+    "errored": 6,
+    "p95 latency": 7,
+    "cost": 8,
+}
+"""Run-table column -> priority (0 = always shown); on a narrow terminal the columns with
+the highest numbers are left out first, so every shown cell stays whole."""
+
+
+ID_WIDTH = 16
+"""Width an id column keeps on a narrow terminal before other columns are left out (longer
+ids fold onto more lines)."""
+
+
+class FitTable:
+    """A rich table that fits the console by leaving out whole columns, never by cutting
+    cells: ids fold onto the next line (a cut id made two runs look the same), every other
+    cell stays on one line, whole; when the console is too narrow for all columns, the
+    lowest-priority ones are left out and a line below the table names them."""
+
+    def __init__(
+        self,
+        title: str,
+        columns: Sequence[tuple[str, str, int, bool]],
+        rows: Sequence[Sequence[str]],
+        notes: Sequence[str] = (),
+    ) -> None:
+        self.title = title
+        self.columns = list(columns)  # (header, justify, priority, is_id)
+        self.rows = [list(r) for r in rows]
+        self.notes = list(notes)
+        self.dropped: list[str] = []
+
+    def _cells(self, k: int) -> int:
+        return max((Text.from_markup(r[k]).cell_len for r in self.rows), default=0)
+
+    def _natural(self, k: int) -> int:
+        """Narrowest width column k takes squeezed: every cell whole, the header one word a
+        line; an id column folds, so it counts at most ID_WIDTH."""
+        header, _justify, _priority, is_id = self.columns[k]
+        words = max(len(w) for w in header.split())
+        cells = self._cells(k)
+        return max(words, min(cells, ID_WIDTH)) if is_id else max(words, cells)
+
+    def table(self, width: int) -> Table:
+        table = Table(title=self.title, title_justify="left", caption_justify="left")
+        self.dropped = []
+        # each column costs its width + 2 padding + 1 border, plus the closing border
+        full = sum(max(len(c[0]), self._cells(k)) + 3 for k, c in enumerate(self.columns)) + 1
+        if full <= width:  # everything fits on one line per row
+            for header, justify, _priority, is_id in self.columns:
+                if is_id:
+                    id_column(table, header, justify=justify)
+                else:
+                    table.add_column(header, justify=justify)  # type: ignore[arg-type]
+            for r in self.rows:
+                table.add_row(*r)
+            if self.notes:
+                table.caption = "\n".join(self.notes)
+            return table
+        keep = list(range(len(self.columns)))
+        while sum(self._natural(k) + 3 for k in keep) + 1 > width:
+            droppable = [k for k in keep if self.columns[k][2] > 0]
+            if not droppable:
+                break
+            worst = max(droppable, key=lambda k: (self.columns[k][2], k))
+            keep.remove(worst)
+            self.dropped.append(self.columns[worst][0])
+        for k in keep:
+            header, justify, _priority, is_id = self.columns[k]
+            stacked = "\n".join(header.split())  # one word a line
+            if is_id:  # folds past its minimum, never cut
+                id_column(table, stacked, justify=justify, min_width=self._natural(k))
+            else:  # whole, on one line
+                table.add_column(
+                    stacked,
+                    justify=justify,  # type: ignore[arg-type]
+                    no_wrap=True,
+                    min_width=self._natural(k),
+                )
+        for r in self.rows:
+            table.add_row(*(r[k] for k in keep))
+        return table
+
+    def __rich_console__(self, console: Console, options: Any) -> Iterator[Table | Text]:
+        table = self.table(options.max_width)
+        yield table
+        if self.dropped:
+            names = ", ".join(sorted(self.dropped, key=[c[0] for c in self.columns].index))
+            yield Text(f"not shown on this narrow terminal: {names} (widen it, or --json).")
+        if table.caption is None:  # squeezed: notes below, not a caption that widens it
+            yield from (Text(n) for n in self.notes)
+
+
+def run_table(summary: pl.DataFrame, title: str = "run summary") -> FitTable:
+    """The run summary as a readable table: rates in percent, gates as pass/FAIL; a run
+    without any scored execution reads "—", not 0.0 %; the caption explains ± and —. On a
+    narrow terminal the least important columns are left out (named in the caption) so
+    that no cell is cut."""
+
+    def rate(r: dict) -> str:
+        if _unscored(r):
+            return "—"
+        return _with_se(pct(r[S.PASS_RATE]), r[S.PASS_RATE_SE], True)
+
+    columns: list[tuple[str, Callable[[dict], str], str]] = [
+        ("run", lambda r: str(r[S.RUN_ID]), "left"),
+        ("execs", lambda r: str(r[S.N_EXECUTIONS]), "right"),
+        ("pass rate", rate, "right"),
+        ("mean score", lambda r: _with_se(num(r[S.MEAN_SCORE]), r[S.MEAN_SCORE_SE]), "right"),
+        ("pass/border/fail", lambda r: f"{r[S.N_PASS]}/{r[S.N_BORDERLINE]}/{r[S.N_FAIL]}", "right"),
+        ("errored", lambda r: str(r[S.ERRORED]), "right"),
+        ("case pass", lambda r: "—" if _unscored(r) else pct(r[S.CASE_PASS_RATE]), "right"),
+        ("p95 latency", lambda r: ms(r[S.LATENCY_P95]), "right"),
+        ("cost", lambda r: "—" if r[S.COST_USD] is None else f"${r[S.COST_USD]:,.2f}", "right"),
+        ("score gate", lambda r: yes_no(r[S.MEAN_SCORE_GATE]), "center"),
+        ("rate gate", lambda r: yes_no(r[S.PASS_RATE_GATE]), "center"),
+        ("run", lambda r: yes_no(r[S.RUN_PASSED]), "center"),
+    ]
+    ids = {0}
+    if summary[S.CONFIG_ID].n_unique() > 1:
+        columns.insert(0, ("config", lambda r: str(r[S.CONFIG_ID]), "left"))
+        ids = {0, 1}
+    last = len(columns) - 1  # the run verdict, headed "run" like the id column
+    records = summary.to_dicts()
+    notes = []
+    if any(r[S.PASS_RATE_SE] is not None or r[S.MEAN_SCORE_SE] is not None for r in records):
+        notes.append(SE_FOOTNOTE)
+    if any(_unscored(r) for r in records):
+        notes.append(UNSCORED_FOOTNOTE)
+    return FitTable(
+        title,
+        [
+            (
+                header,
+                justify,
+                RUN_COLUMN_PRIORITY["run verdict" if k == last else header],
+                k in ids,
+            )
+            for k, (header, _fn, justify) in enumerate(columns)
+        ],
+        [[fn(r) for _h, fn, _j in columns] for r in records],
+        notes,
+    )
+
+
+def _with_se(text: str, se: float | None, percent: bool = False) -> str:
+    if se is None or text == "—":
+        return text
+    return f"{text} ± {100 * se:.1f}" if percent else f"{text} ± {se:.3f}"
+
+
+_steps: list[Callable[[str], None]] = []
+"""The step reporter of an active `steps` display; `progress` reports through it."""
+
+
+@contextmanager
+def progress(message: str, *, enabled: bool = True) -> Iterator[None]:
+    """A spinner on stderr while a long query runs (silent when stderr is not a terminal);
+    inside `steps`, the message becomes the next step of that display."""
+    if _steps:
+        _steps[-1](message)
+        yield
+        return
+    if not enabled or not stderr.is_terminal:
+        yield
+        return
+    with stderr.status(message, spinner="dots"):
+        yield
+
+
+@contextmanager
+def steps(total: int, console: Console | None = None) -> Iterator[Callable[[str], None]]:
+    """A progress display of `total` steps on stderr (silent when it is not a terminal):
+    call the yielded function with each step's description as the step starts; the bar
+    shows the finished steps out of `total` and the time spent."""
+    out = console or stderr
+    if not out.is_terminal:
+        yield lambda _message: None
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("steps"),
+        TimeElapsedColumn(),
+        console=out,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("starting", total=total)
+        started = [0]
+
+        def step(message: str) -> None:
+            if 0 < started[0] < total:  # the previous step is done (never past the total)
+                bar.advance(task)
+            started[0] += 1
+            bar.update(task, description=message)
+            bar.refresh()  # every step is drawn at least once, however quick it is
+
+        _steps.append(step)
+        try:
+            yield step
+        finally:
+            _steps.pop()
+
+
+def _reason_text(code: str, r: dict, limits: Any) -> str:
+    """A regression reason code as a sentence with the numbers behind it."""
+    if code == "pass_rate_drop":
+        allowed = "" if limits is None else f" (allowed {100 * limits.max_pass_rate_drop:.1f})"
+        return f"pass rate fell {-100 * r['pass_rate_delta']:.1f} pts{allowed}"
+    if code == "mean_score_drop":
+        allowed = "" if limits is None else f" (allowed {limits.max_mean_score_drop:.3f})"
+        return f"mean score fell {-r['mean_score_delta']:.3f}{allowed}"
+    if code == "latency_increase":
+        base = r["baseline_latency_mean"]
+        rise = r["latency_mean_delta"] / base if base else None
+        allowed = "" if limits is None else f" (allowed {100 * limits.max_latency_increase:.0f}%)"
+        return f"mean latency rose {pct(rise)}{allowed}"
+    return code
+
+
+PAIR_KEY = (S.CONFIG_ID, "baseline_run_id", "candidate_run_id")
+
+
+def worst_evaluators(evaluator_deltas: pl.DataFrame | None) -> pl.DataFrame:
+    """The evaluator behind a regression: the leaf evaluator with the most negative score delta
+    per pair × case: columns of the pair key, case_id, `evaluator`, `evaluator_delta` and
+    `tied` (how many other leaves fell just as far; the first path in order is named).
+    Empty when no evaluator_deltas are given or no leaf fell."""
+    key = [*PAIR_KEY, S.CASE_ID]
+    empty = pl.DataFrame(
+        schema={
+            **dict.fromkeys(key, pl.String),
+            "evaluator": pl.String,
+            "evaluator_delta": pl.Float64,
+            "tied": pl.UInt32,
+        }
+    )
+    if evaluator_deltas is None or evaluator_deltas.height == 0:
+        return empty
+    # composites: every proper prefix of a node's path (a handful of tree nodes, not rows)
+    paths = evaluator_deltas[S.PATH].unique().to_list()
+    composites = {
+        SEP.join(parts[:k]) for parts in (p.split(SEP) for p in paths) for k in range(1, len(parts))
+    }
+    return (
+        evaluator_deltas.filter(
+            (pl.col(S.SCORE_DELTA) < 0) & ~pl.col(S.PATH).is_in(sorted(composites))
+        )
+        .sort([S.SCORE_DELTA, S.PATH])
+        .group_by(key, maintain_order=True)
+        .agg(
+            pl.col(S.PATH).first().alias("evaluator"),
+            pl.col(S.SCORE_DELTA).first().alias("evaluator_delta"),
+            # equal up to float noise (0.6 - 1.0 and 0.4 - 0.8 differ in the last bit)
+            (((pl.col(S.SCORE_DELTA) - pl.col(S.SCORE_DELTA).first()).abs() < 1e-9).sum() - 1)
+            .cast(pl.UInt32)
+            .alias("tied"),
+        )
+        .select(empty.columns)
+    )
+
+
+def compare_report(
+    run_deltas: pl.DataFrame,
+    case_deltas: pl.DataFrame,
+    *,
+    limits: Any = None,
+    top: int = 10,
+    evaluator_deltas: pl.DataFrame | None = None,
+) -> list:
+    """Per pair: headline numbers baseline → candidate, status counts, reasons, the paired
+    delta with its 95 % interval and McNemar p, then the `top` regressed cases, worst
+    first, each with the evaluator that fell most (from evaluator_deltas)."""
+    out: list = []
+    behind = worst_evaluators(evaluator_deltas)
+    named = behind.height > 0
+    for r in run_deltas.iter_rows(named=True):
+        b, c = r["baseline_run_id"], r["candidate_run_id"]
+        verdict = (
+            "[bold red]REGRESSION[/bold red]"
+            if r["regression_detected"]
+            else "[bold green]no regression[/bold green]"
+        )
+        out.append(
+            Text.from_markup(
+                f"\n[bold]{b}[/bold] → [bold]{c}[/bold]  ({r[S.CONFIG_ID]})  {verdict}"
+            )
+        )
+        table = Table(show_header=True, box=None, pad_edge=False)
+        for h in ("", "baseline", "candidate", "delta"):
+            table.add_column(h, justify="right" if h else "left")
+        table.add_row(
+            "pass rate",
+            pct(r["baseline_pass_rate"]),
+            pct(r["candidate_pass_rate"]),
+            _signed_pct(r["pass_rate_delta"]),
+        )
+        table.add_row(
+            "mean score",
+            num(r["baseline_mean_score"]),
+            num(r["candidate_mean_score"]),
+            _signed(r["mean_score_delta"]),
+        )
+        table.add_row(
+            "latency mean",
+            ms(r["baseline_latency_mean"]),
+            ms(r["candidate_latency_mean"]),
+            _signed(r["latency_mean_delta"], 0, " ms"),
+        )
+        table.add_row(
+            "latency p95",
+            ms(r["baseline_latency_p95"]),
+            ms(r["candidate_latency_p95"]),
+            _signed(r["latency_p95_delta"], 0, " ms"),
+        )
+        out.append(table)
+        counts = ", ".join(
+            f"{r[f'n_{s}']} {s}"
+            for s in ("regression", "improvement", "unchanged", "new", "removed", "error")
+        )
+        out.append(Text(f"cases: {counts}"))
+        if r["n_paired"]:
+            ci = (
+                f"[{_signed(r['mean_delta_ci_low'])}, {_signed(r['mean_delta_ci_high'])}]"
+                if r["mean_delta_se"] is not None
+                else "(n < 2)"
+            )
+            out.append(
+                Text(
+                    f"paired score delta over {r['n_paired']} cases: {_signed(r['mean_delta'])} "
+                    f"95% CI {ci}; McNemar p = {r['mcnemar_p']:.4g} "
+                    f"({r['n_passed_to_failed']} pass→fail, {r['n_failed_to_passed']} fail→pass)"
+                )
+            )
+        if r["reasons"]:
+            reasons = "; ".join(_reason_text(code, r, limits) for code in r["reasons"])
+            out.append(Text.from_markup("[red]regression:[/red] ") + Text(reasons))
+        pair = (
+            (pl.col("baseline_run_id") == b)
+            & (pl.col("candidate_run_id") == c)
+            & (pl.col(S.CONFIG_ID) == r[S.CONFIG_ID])
+        )
+        regressed = case_deltas.filter(pair & (pl.col(S.STATUS) == "regression"))
+        shown = regressed.sort(S.SCORE_DELTA, S.CASE_ID, nulls_last=True).head(max(top, 0))
+        if named:
+            shown = shown.join(
+                behind.filter(pair), on=[*PAIR_KEY, S.CASE_ID], how="left", maintain_order="left"
+            )
+        if shown.height:
+            more = regressed.height - shown.height
+            title = f"regressed cases (worst {shown.height} of {regressed.height}"
+            title += "; --top N shows more)" if more > 0 else ")"
+            cases = Table(title=title, title_justify="left", box=None)
+            headers = ["case", "baseline", "candidate", "delta", "passed"]
+            if named:
+                headers.append("evaluator behind it")
+            for h in headers:
+                if h == "case":
+                    id_column(cases, h)
+                else:
+                    cases.add_column(h, justify="left" if h.startswith("evaluator") else "right")
+            for row in shown.iter_rows(named=True):
+                cells = [
+                    str(row[S.CASE_ID]),
+                    num(row["baseline_score"]),
+                    num(row["candidate_score"]),
+                    _signed(row[S.SCORE_DELTA]),
+                    f"{_flag(row['baseline_passed'])} → {_flag(row['candidate_passed'])}",
+                ]
+                if named:
+                    cells.append(
+                        "—"
+                        if row["evaluator"] is None
+                        else f"{row['evaluator']} {_signed(row['evaluator_delta'])}"
+                        + (f" (+{row['tied']} tied)" if row["tied"] else "")
+                    )
+                cases.add_row(*cells)
+            out.append(cases)
+    return out
+
+
+def _flag(x: bool | None) -> str:
+    return "—" if x is None else ("pass" if x else "fail")
+
+
+def _signed(x: float | None, digits: int = 3, unit: str = "") -> str:
+    return "—" if x is None else f"{x:+,.{digits}f}{unit}"
+
+
+def _signed_pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:+.1f} pts"
+
+
+class SweepProgress:
+    """Turns the sweep's `on_chunk(k, n)` calls (chunks of one tree group at a time, the
+    groups in order) into configs done out of every config of the grid, so the bar has
+    its total from the start and never runs backwards between groups."""
+
+    def __init__(self, group_sizes: Sequence[int]):
+        self.group_sizes = [int(n) for n in group_sizes]
+        self.total = sum(self.group_sizes)
+        self.group = 0
+        self.done_before = 0
+        self.completed = 0.0
+
+    def on_chunk(self, k: int, n: int) -> float:
+        """Record chunk k of n of the current group; return configs done so far."""
+        size = self.group_sizes[self.group] if self.group < len(self.group_sizes) else 0
+        self.completed = self.done_before + size * (k / n if n else 1.0)
+        if k >= n and self.group < len(self.group_sizes):  # this group is finished
+            self.done_before += size
+            self.group += 1
+        return self.completed
+
+
+@contextmanager
+def sweep_progress(
+    group_sizes: Sequence[int] | int, console: Console | None = None
+) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar over the grid's configs on stderr (when it is a terminal).
+    `group_sizes`: configs per tree group, in the order the sweep runs them (an int is
+    one group)."""
+    out = console or stderr
+    sizes = [group_sizes] if isinstance(group_sizes, int) else list(group_sizes)
+    if not out.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    state = SweepProgress(sizes)
+    with Progress(
+        TextColumn("sweeping"),
+        BarColumn(),
+        TextColumn("{task.completed:,.0f}/{task.total:,.0f} configs"),
+        TimeElapsedColumn(),
+        console=out,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("sweep", total=state.total, completed=0)
+
+        def on_chunk(done: int, total: int) -> None:
+            bar.update(task, completed=state.on_chunk(done, total))
+
+        yield on_chunk
+
+
+def sweep_report(table: pl.DataFrame, params: pl.DataFrame) -> list:
+    """Per run: the range of pass rates across the grid, and the parameter that moves
+    the verdicts most (largest spread of the mean pass rate across its values)."""
+    swept = [c for c in params.columns if c.startswith("sweep_") and params[c].n_unique() > 1]
+    out_table = Table(title="sweep: pass rate across the grid", title_justify="left")
+    for h in (
+        "run",
+        "configs",
+        "pass rate min",
+        "max",
+        "configs passing run gates",
+        "moves verdicts most",
+        "pass-rate spread",
+    ):
+        if h == "run":
+            id_column(out_table, h)
+        else:
+            out_table.add_column(h, justify="left" if h == "moves verdicts most" else "right")
+    for (run_id,), runs in table.group_by(S.RUN_ID, maintain_order=True):
+        best, spread = "—", 0.0
+        for col in swept:
+            means = runs.group_by(col).agg(pl.col(S.PASS_RATE).mean())[S.PASS_RATE]
+            width = (means.max() or 0.0) - (means.min() or 0.0)
+            if width > spread:
+                best, spread = col.removeprefix("sweep_"), width
+        out_table.add_row(
+            str(run_id),
+            str(runs.height),
+            pct(runs[S.PASS_RATE].min()),
+            pct(runs[S.PASS_RATE].max()),
+            f"{int(runs[S.RUN_PASSED].sum())}/{runs.height}",
+            best,
+            f"{100 * spread:.1f} pts",
+        )
+    return [out_table]

@@ -1,0 +1,139 @@
+"""`evalframe report DATASET`: one self-contained HTML page with the run table, the
+comparisons and every chart (docs/report.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from evalframe._private.cli.render import progress, stderr, stdout
+from evalframe._private.config import PRESETS, Config, load_config
+from evalframe._private.data.dataset import load_dataset
+from evalframe._private.pipeline.sweep import grid_evaluators
+from evalframe._private.report.html import TOP_REGRESSIONS, write_report
+from evalframe._private.report.tables import report_tables
+from evalframe._private.sweep.sweep import load_grid
+
+
+def default_report_path(dataset: Path) -> Path:
+    """DATASET/report.html for a dataset folder; next to a DuckDB file otherwise."""
+    return (dataset if dataset.is_dir() else dataset.parent) / "report.html"
+
+
+def make_report(
+    dataset: Path,
+    cfg: Config,
+    out: Path,
+    *,
+    baseline: str | None = None,
+    grid: Path | None = None,
+    what_if: bool = True,
+    by: str | None = None,
+    clamp: bool = False,
+    top: int = TOP_REGRESSIONS,
+) -> Path:
+    """Compute the report's tables from `dataset` under `cfg` and write the page to `out`."""
+    ds = load_dataset(dataset, clamp=clamp)
+    spec = load_grid(grid, evaluators=grid_evaluators(ds)) if grid is not None else None
+    tables = report_tables(ds, cfg, baseline=baseline, grid=spec, what_if=what_if, by=by)
+    return write_report(
+        tables,
+        out,
+        title=f"evalframe report: {dataset.name or dataset}",
+        source=str(dataset),
+        limits=cfg.compare,
+        top=top,
+    )
+
+
+def report_command(
+    dataset: Annotated[
+        Path, typer.Argument(help="Dataset folder (Parquet tables) or DuckDB database file.")
+    ],
+    config: Annotated[
+        Path | None, typer.Option("--config", "-c", help="Policy file (YAML or JSON).")
+    ] = None,
+    preset: Annotated[
+        str | None, typer.Option("--preset", "-p", help=f"Base policy: {', '.join(PRESETS)}.")
+    ] = None,
+    threshold: Annotated[
+        float | None,
+        typer.Option("--threshold", "-t", min=0.0, max=1.0, help="Pass threshold 0-1."),
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            "-b",
+            help="Compare every other run against this run (default: each run against "
+            "the one before it).",
+        ),
+    ] = None,
+    grid: Annotated[
+        Path | None,
+        typer.Option(
+            "--grid",
+            "-g",
+            help="What-if grid file for the sweep heatmap (default: threshold 0.6-0.9 × "
+            "outcomes mode).",
+        ),
+    ] = None,
+    what_if: Annotated[
+        bool,
+        typer.Option("--what-if/--no-what-if", help="Include the sweep and threshold charts."),
+    ] = True,
+    by: Annotated[
+        str | None,
+        typer.Option(
+            "--by",
+            help="Slice the comparison by 'tag' or an executions column (forest plot; "
+            "default: tag when the executions have tags).",
+        ),
+    ] = None,
+    top: Annotated[
+        int, typer.Option("--top", min=0, help="Regressed cases listed per pair.")
+    ] = TOP_REGRESSIONS,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="HTML file to write (default: DATASET/report.html)."),
+    ] = None,
+    clamp: Annotated[
+        bool,
+        typer.Option("--clamp", help="Clamp out-of-range scores, turn NaN/inf into null."),
+    ] = False,
+) -> None:
+    """Write one self-contained HTML report (no network needed to view it): run table with
+    gates, comparisons with reasons, paired interval and McNemar p, top regressions with the
+    evaluator behind each, and the charts.
+
+    Example: [bold]evalframe report runs/ --baseline 2026-10-01-v1.4 --out report.html[/bold]
+    """
+    cfg = load_config(config, preset=preset, threshold=threshold)
+    target = out if out is not None else default_report_path(dataset)
+    with progress(f"building the report of {dataset} under config {cfg.config_id}"):
+        path = make_report(
+            dataset,
+            cfg,
+            target,
+            baseline=baseline,
+            grid=grid,
+            what_if=what_if,
+            by=by,
+            clamp=clamp,
+            top=top,
+        )
+    stdout.print(f"report written to {path}")
+
+
+def demo_report(directory: Path) -> Path | None:
+    """The demo's report (DIRECTORY/report.html) under the default config; None (with a
+    hint on stderr) when the `report` extra (altair, vl-convert-python) is not installed."""
+    try:
+        import altair  # noqa: F401
+        import vl_convert  # noqa: F401
+    except ImportError:
+        stderr.print("no report: pip install 'evalframe[report]' for charts and report.html")
+        return None
+    return make_report(directory, load_config(None), default_report_path(directory))

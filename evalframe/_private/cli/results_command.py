@@ -1,0 +1,81 @@
+"""`evalframe results DATASET`: list the result sets of a dataset (or of a store or an
+--out folder) with their provenance, and flag the stale ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from evalframe._private.cli.render import print_json, stdout
+from evalframe._private.store.result_sets import ResultSet, open_results
+
+
+def describe(s: ResultSet, latest: bool) -> dict[str, Any]:
+    """One set as a plain dict (the --json rows)."""
+    rows = s.rows()
+    config = s.manifest.get("config")
+    return {
+        "result_set": s.set_id,
+        "latest": latest,
+        "commands": s.commands,
+        "created_at": s.created_at,
+        "configs": len(config) if isinstance(config, list) else (1 if config else None),
+        "tables": rows,
+        "rows": sum(rows.values()),
+        "stale": s.stale(),
+        "evalframe_version": s.manifest.get("evalframe_version"),
+        "dataset": s.manifest.get("dataset"),
+        "path": str(s.slot),
+    }
+
+
+def _stale_text(value: bool | None) -> str:
+    if value is None:
+        return "[dim]unknown[/dim]"
+    return "[bold red]stale[/bold red]" if value else "[green]current[/green]"
+
+
+def results_command(
+    dataset: Annotated[
+        Path,
+        typer.Argument(help="Dataset folder, results store, or a folder written with --out."),
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
+) -> None:
+    """List the result sets (config_id, command, created_at, tables, rows) and flag the
+    stale ones: sets whose input tables changed since they were computed.
+
+    Example: [bold]evalframe results runs/[/bold]
+    """
+    where = open_results(dataset)
+    sets = where.sets()
+    rows = [describe(s, i == len(sets) - 1) for i, s in enumerate(sets)]
+    if as_json:
+        print_json(rows)
+        return
+    if not rows:
+        stdout.print(f"no result sets in {where.path}; hint: run `evalframe score {dataset}`.")
+        return
+    table = Table(header_style="bold", caption=f"{len(rows)} result set(s) in {where.path}")
+    for name in ("result_set", "command", "created_at", "tables", "rows", "inputs"):
+        table.add_column(name, justify="right" if name == "rows" else "left")
+    for r in rows:
+        configs = f" ({r['configs']} configs)" if (r["configs"] or 0) > 1 else ""
+        table.add_row(
+            r["result_set"] + configs + (" [bold]latest[/bold]" if r["latest"] else ""),
+            ", ".join(r["commands"]) or "-",
+            r["created_at"][:19].replace("T", " "),
+            ", ".join(f"{t} {n:,}" for t, n in r["tables"].items()),
+            f"{r['rows']:,}",
+            _stale_text(r["stale"]),
+        )
+    stdout.print(table)
+    stale = [r["result_set"] for r in rows if r["stale"]]
+    if stale:
+        stdout.print(
+            f"stale: {', '.join(stale)} — the dataset's input tables changed since; "
+            "re-run the command to refresh them."
+        )

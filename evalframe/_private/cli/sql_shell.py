@@ -1,0 +1,486 @@
+"""`evalframe sql DATASET [QUERY]`: DuckDB over a dataset, its results and the sql/ macros.
+
+The connection holds the dataset's validated input tables (scores, executions, outcomes,
+runs, with every optional column filled in), the result sets of DATASET/results (or of
+--results DIR): one view per table of the latest set (execution_scores, run_summary,
+case_deltas, sweep, threshold_curve, ... whatever the set holds), `NAME_all` over every set
+with a `result_set` column, the table `result_sets`, the analyst views over them
+(regressions, run_trend) and every macro of `sql/` (sql/README.md). A query prints a
+table, CSV or JSON; without a query a small prompt reads statements until `.quit`.
+"""
+
+from __future__ import annotations
+
+import json as json_lib
+import os
+import re
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+import duckdb
+import polars as pl
+import typer
+from rich.table import Table
+
+from evalframe._private import schema as S
+from evalframe._private.cli.render import json_value, print_json, stdout
+from evalframe._private.cli.results_command import describe
+from evalframe._private.data.dataset import load_dataset
+from evalframe._private.engines import duckdb_engine as engine
+from evalframe._private.errors import UsageError
+from evalframe._private.store.result_sets import (
+    SET_COLUMN,
+    ResultFolder,
+    ResultSet,
+    ResultStore,
+    default_store,
+    looks_like_dataset,
+    open_results,
+)
+
+MAX_TABLE_ROWS = 100
+"""Rows shown by the human table output (CSV and JSON print every row)."""
+PROMPT = "evalframe> "
+CONTINUE = "      ...> "
+_HINT = "hint: `.tables` lists the relations; sql/README.md documents every macro."
+
+
+def results_dir(dataset: Path) -> Path:
+    """Where `evalframe score` writes by default: the results store DATASET/results."""
+    return default_store(dataset)
+
+
+IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+"""Table names that become views (file names that are not SQL identifiers are skipped)."""
+
+
+@dataclass(frozen=True)
+class Opened:
+    """What `open_connection` registered, for the banner and `.tables`."""
+
+    latest: ResultSet | None
+    sets: tuple[ResultSet, ...]
+    views: tuple[str, ...]
+    """Tables of the latest set, one view each."""
+    all_views: tuple[str, ...]
+    """`NAME_all` views over every set (a `result_set` column beside config_id)."""
+
+
+class Found(list[str]):
+    """The latest set's table names (a list, as before), with what else was opened."""
+
+    opened: Opened
+
+
+def _dataset_of(where: ResultStore | ResultFolder, given: Path) -> Path | None:
+    """The dataset to register: the given path when it is one, else the one the latest
+    set's manifest records (an --out folder opened on its own)."""
+    if looks_like_dataset(given):
+        return given
+    latest = where.latest()
+    recorded = latest.manifest.get("dataset") if latest is not None else None
+    if recorded and looks_like_dataset(Path(recorded)):
+        return Path(recorded)
+    return None
+
+
+def _view(con: duckdb.DuckDBPyConnection, name: str, parts: list[tuple[str, Path]]) -> None:
+    """`name` as a view over Parquet files; with set ids, each row gets its result_set.
+    Paths and ids are bound through variables, never SQL text."""
+    selects = []
+    for set_id, path in parts:
+        var = f"evalframe_{name}_{len(selects)}"
+        con.execute(f"set variable {var}_file = $1", [str(path)])
+        con.execute(f"set variable {var}_set = $1", [set_id])
+        selects.append(
+            f"select *, getvariable('{var}_set') as {SET_COLUMN} "
+            f"from read_parquet(getvariable('{var}_file'))"
+        )
+    con.execute(f'create or replace view "{name}" as ' + " union all by name ".join(selects))
+
+
+def _latest_view(con: duckdb.DuckDBPyConnection, name: str, path: Path) -> None:
+    var = f"evalframe_{name}_latest"
+    con.execute(f"set variable {var} = $1", [str(path)])
+    con.execute(
+        f"create or replace view \"{name}\" as select * from read_parquet(getvariable('{var}'))"
+    )
+
+
+def open_connection(dataset: str | Path, results: str | Path | None = None):
+    """A DuckDB connection with the dataset's tables, the macros, and the result sets of
+    `results` (default: DATASET/results; DATASET may itself be a store or an --out folder):
+    a view per table of the latest set, `NAME_all` over every set with a `result_set`
+    column, and `result_sets` listing them. Returns (connection, the latest set's tables)."""
+    dataset = Path(dataset)
+    where = open_results(results if results is not None else dataset)
+    source = _dataset_of(where, dataset)
+    if source is None and results is None and not where.sets():
+        load_dataset(dataset)  # raises the usual "no scores table" error
+    sets = where.sets()
+    latest = sets[-1] if sets else None
+    if source is not None:
+        con = engine.connect(load_dataset(source))
+    else:  # results alone: macros that need no input table
+        con = duckdb.connect()
+        engine.create_macros(con, engine.COMPARE_MACROS)
+    # the views of sql/ read $evalframe_results/NAME.parquet: the latest set's folder, so
+    # every view shows one set (one config); without a set they are empty
+    folder = latest.folder if latest is not None else where.path
+    con.execute("set variable evalframe_results = $1", [str(folder)])
+    latest_tables = {
+        n: p for n, p in (latest.tables if latest else {}).items() if IDENTIFIER.match(n)
+    }
+    if source is not None:
+        for name in (*engine.OUTPUT_VIEWS, *engine.ANALYST_VIEWS):
+            con.execute(engine.sql_text(name))
+    for name, path in latest_tables.items():
+        if source is None or name not in engine.OUTPUT_VIEWS:
+            _latest_view(con, name, path)
+    if source is None:
+        needs = {"regressions": S.CASE_DELTAS, "run_trend": S.RUN_SUMMARY}
+        for name in engine.ANALYST_VIEWS:
+            if needs.get(name) in latest_tables:
+                con.execute(engine.sql_text(name))
+    names = sorted({n for s in sets for n in s.tables if IDENTIFIER.match(n)})
+    for name in names:
+        _view(con, f"{name}_all", [(s.set_id, s.tables[name]) for s in sets if name in s.tables])
+    listing = [describe(s, s is latest) for s in sets]
+    frame = pl.DataFrame(
+        {
+            SET_COLUMN: [r["result_set"] for r in listing],
+            "latest": [r["latest"] for r in listing],
+            "commands": [r["commands"] for r in listing],
+            "created_at": [r["created_at"] for r in listing],
+            "tables": [list(r["tables"]) for r in listing],
+            "rows": [r["rows"] for r in listing],
+            "stale": [r["stale"] for r in listing],
+        },
+        schema={
+            SET_COLUMN: pl.String,
+            "latest": pl.Boolean,
+            "commands": pl.List(pl.String),
+            "created_at": pl.String,
+            "tables": pl.List(pl.String),
+            "rows": pl.Int64,
+            "stale": pl.Boolean,
+        },
+    )
+    con.register("result_sets_frame", frame)
+    con.execute("create or replace table result_sets as select * from result_sets_frame")
+    con.unregister("result_sets_frame")
+    found = Found(sorted(latest_tables))
+    found.opened = Opened(
+        latest, tuple(sets), tuple(sorted(latest_tables)), tuple(f"{n}_all" for n in names)
+    )
+    return con, found
+
+
+def run_query(con: duckdb.DuckDBPyConnection, query: str) -> pl.DataFrame | None:
+    """Run one or more statements; the result of the last one as a frame (None when it
+    returns no rows, e.g. `create ...`)."""
+    try:
+        rel = con.sql(query)
+    except duckdb.Error as exc:
+        raise UsageError(
+            f"SQL error: {exc}; hint: see sql/README.md for the tables and macros."
+        ) from None
+    if rel is None:
+        return None
+    try:
+        return portable(con, rel).pl()
+    except duckdb.Error as exc:
+        raise UsageError(
+            f"SQL error: {exc}; hint: see sql/README.md for the tables and macros."
+        ) from None
+
+
+_TEXT_TYPES = frozenset({"union", "bit", "bignum", "varint", "time", "time with time zone"})
+"""DuckDB types polars cannot hold (or holds as opaque bytes): shown as DuckDB's text."""
+_ISO_UNITS = ("year", "month", "day", "hour", "minute", "microseconds")
+
+
+def _iso_interval_sql(x: str) -> str:
+    """SQL: an INTERVAL as ISO 8601 duration text (P1Y2M3DT4H5M6.5S, PT0S for zero; a
+    negative component keeps its sign, e.g. PT-1H-30M)."""
+    p = {u: f"datepart('{u}', {x})" for u in _ISO_UNITS}
+    secs = f"rtrim(rtrim(printf('%.6f', {p['microseconds']} / 1000000), '0'), '.')"
+    date_part = " || ".join(
+        f"if({p[u]} <> 0, {p[u]} || '{u[0].upper()}', '')" for u in _ISO_UNITS[:3]
+    )
+    clock = (
+        f"if({p['hour']} <> 0, {p['hour']} || 'H', '') || "
+        f"if({p['minute']} <> 0, {p['minute']} || 'M', '') || "
+        f"if({p['microseconds']} <> 0, {secs} || 'S', '')"
+    )
+    return (
+        f"case when {x} is null then null when {x} = interval 0 second then 'PT0S' "
+        f"else 'P' || {date_part} || if(({clock}) <> '', 'T' || {clock}, '') end"
+    )
+
+
+def _portable_sql(x: str, t: duckdb.DuckDBPyType, depth: int = 0) -> str | None:
+    """SQL turning a value of type `t` into one polars and JSON can hold, or None when it
+    already is one: intervals as ISO 8601 durations, blobs in base64, unions, bits, big
+    integers and times as DuckDB's text; lists, arrays, structs and maps converted inside."""
+    tid = t.id
+    if tid == "interval":
+        return _iso_interval_sql(x)
+    if tid == "blob":
+        return f"base64({x})"
+    if tid in _TEXT_TYPES:
+        return f"cast({x} as varchar)"
+    if tid in ("list", "array"):
+        v = f"v{depth}"
+        inner = _portable_sql(v, dict(t.children)["child"], depth + 1)
+        return None if inner is None else f"list_transform({x}, lambda {v}: {inner})"
+    if tid == "struct":
+        fields = [(str(n), ft) for n, ft in t.children]
+        parts = [
+            (
+                n,
+                _portable_sql(
+                    f"struct_extract({x}, '{n.replace(chr(39), chr(39) * 2)}')", ft, depth + 1
+                ),
+            )
+            for n, ft in fields
+        ]
+        if all(sql is None for _n, sql in parts):
+            return None
+        packed = ", ".join(
+            f'"{n.replace(chr(34), chr(34) * 2)}" := '
+            + (sql or f"struct_extract({x}, '{n.replace(chr(39), chr(39) * 2)}')")
+            for n, sql in parts
+        )
+        return f"case when {x} is null then null else struct_pack({packed}) end"
+    if tid == "map":
+        e = f"e{depth}"
+        kinds = dict(t.children)
+        key = _portable_sql(f"{e}.key", kinds["key"], depth + 1)
+        value = _portable_sql(f"{e}.value", kinds["value"], depth + 1)
+        if key is None and value is None:
+            return None
+        return (
+            f"map_from_entries(list_transform(map_entries({x}), lambda {e}: "
+            f"struct_pack(key := {key or f'{e}.key'}, value := {value or f'{e}.value'})))"
+        )
+    return None
+
+
+def portable(
+    con: duckdb.DuckDBPyConnection, rel: duckdb.DuckDBPyRelation
+) -> duckdb.DuckDBPyRelation:
+    """The relation with every column polars cannot import (intervals, unions, ... which
+    crashed the CSV/JSON/table output) converted by `_portable_sql`; unchanged otherwise."""
+    exprs, changed = [], False
+    for name, dtype in zip(rel.columns, rel.types, strict=True):
+        col = '"' + name.replace('"', '""') + '"'
+        sql = _portable_sql(col, dtype)
+        changed |= sql is not None
+        exprs.append(f"{sql or col} as {col}")
+    return rel.project(", ".join(exprs)) if changed else rel
+
+
+def render_table(frame: pl.DataFrame, limit: int = MAX_TABLE_ROWS) -> Table:
+    """A rich table of the first `limit` rows, with column types under the names."""
+    table = Table(show_lines=False, header_style="bold")
+    for name, dtype in frame.schema.items():
+        numeric = dtype.is_numeric()
+        table.add_column(
+            f"{name}\n[dim]{_type_label(dtype)}[/dim]",
+            justify="right" if numeric else "left",
+            overflow="fold",  # ids and paths are never cut with an ellipsis
+        )
+    for row in frame.head(limit).iter_rows():
+        table.add_row(*("NULL" if v is None else _cell(v) for v in row))
+    more = frame.height - limit
+    table.caption = f"{frame.height:,} rows" + (f" ({more:,} not shown)" if more > 0 else "")
+    return table
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, (list, tuple, dict, pl.Series)):
+        return _json_text(value)
+    return str(value)
+
+
+def _type_label(dtype: pl.DataType) -> str:
+    """The column type under its name; a long nested type by its kind alone."""
+    text = str(dtype)
+    return text if len(text) <= 24 else dtype.base_type().__name__
+
+
+def print_result(frame: pl.DataFrame | None, *, csv: bool = False, json: bool = False) -> None:
+    if frame is None:
+        return
+    if csv:
+        sys.stdout.write(_flat(frame).write_csv())
+    elif json:
+        print_json(frame.to_dicts())  # lists as JSON lists; other values via json_value
+    else:
+        stdout.print(render_table(frame))
+
+
+def _json_text(value: object) -> str:
+    """A nested cell as JSON text: lists as JSON lists, structs as objects."""
+    if isinstance(value, pl.Series):
+        value = value.to_list()
+    return json_lib.dumps(value, default=json_value, ensure_ascii=False)
+
+
+def _flat(frame: pl.DataFrame) -> pl.DataFrame:
+    """CSV cannot hold nested values: a list, array or struct cell becomes its JSON text
+    (`[1, 2]`, `{"a": 1}`); binary cells become base64."""
+    out = []
+    for name, dtype in frame.schema.items():
+        if dtype.is_nested():  # output formatting: one JSON text per printed cell
+            texts = [None if v is None else _json_text(v) for v in frame[name].to_list()]
+            out.append(pl.Series(name, texts, dtype=pl.String))
+        elif dtype == pl.Binary:
+            out.append(pl.col(name).bin.encode("base64"))
+    return frame.with_columns(out) if out else frame
+
+
+def interactive(
+    con: duckdb.DuckDBPyConnection,
+    found: list[str],
+    *,
+    read: Callable[[str], str] = input,
+    csv: bool = False,
+    json: bool = False,
+) -> None:
+    """A read-eval loop: statements end with `;`; `.tables` lists the relations,
+    `.quit` (or end of input, Ctrl-D) leaves; Ctrl-C drops the statement being typed and
+    the loop goes on. Errors are printed and the loop goes on."""
+    opened = getattr(found, "opened", None)
+    latest = opened.latest if opened is not None else None
+    results = (
+        f"; latest result set {latest.set_id}: {', '.join(found)}"
+        if latest is not None and found
+        else "; no result sets yet"
+    )
+    if opened is not None and opened.all_views:
+        results += f"; every set ({len(opened.sets)}): {', '.join(opened.all_views)}, result_sets"
+    stdout.print(
+        "evalframe sql — tables: scores, executions, outcomes, runs"
+        + results
+        + ". End statements with ';', `.tables` lists relations, `.quit` or Ctrl-D leaves, "
+        "Ctrl-C cancels the line.",
+        highlight=False,
+    )
+    buffer: list[str] = []
+    while True:
+        try:
+            line = read(CONTINUE if buffer else PROMPT)
+        except EOFError:
+            stdout.print()
+            return
+        except KeyboardInterrupt:  # cancel the statement being typed, not the session
+            stdout.print("^C" if not buffer else "^C (statement cancelled)", highlight=False)
+            buffer = []
+            continue
+        stripped = line.strip()
+        if not buffer and stripped in (".quit", ".exit", r"\q"):
+            return
+        if not buffer and stripped == ".tables":
+            line = "select table_name, table_type from information_schema.tables order by 1;"
+            stripped = line
+        if not stripped:
+            continue
+        buffer.append(line)
+        if not stripped.endswith(";"):
+            continue
+        query, buffer = "\n".join(buffer), []
+        try:
+            print_result(run_query(con, query), csv=csv, json=json)
+        except UsageError as exc:
+            stdout.print(f"[red]{exc}[/red]", highlight=False)
+        except KeyboardInterrupt:  # Ctrl-C while a query runs cancels that query
+            stdout.print("\n^C (query cancelled)", highlight=False)
+
+
+def history_file() -> Path:
+    """Where the prompt keeps its history: $EVALFRAME_HISTORY, else
+    $XDG_CACHE_HOME/evalframe/sql_history (default ~/.cache/evalframe/sql_history)."""
+    if os.environ.get("EVALFRAME_HISTORY"):
+        return Path(os.environ["EVALFRAME_HISTORY"]).expanduser()
+    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(cache).expanduser() / "evalframe" / "sql_history"
+
+
+HISTORY_LENGTH = 2000
+"""Lines kept in the prompt history file."""
+
+
+@contextmanager
+def line_editing() -> Iterator[Callable[[str], str]]:
+    """`input` with line editing and history (GNU readline or libedit, from the standard
+    library) when stdin is a terminal: arrow keys move and recall, the history is read from
+    and saved to `history_file()`. Plain `input` otherwise (pipes, no readline module)."""
+    if not sys.stdin.isatty():
+        yield input
+        return
+    try:
+        import readline
+    except ImportError:  # e.g. Windows without pyreadline: still a working prompt
+        yield input
+        return
+    path = history_file()
+    with suppress(OSError):  # first run, or unreadable: start empty
+        readline.read_history_file(path)
+    readline.set_history_length(HISTORY_LENGTH)
+    try:
+        yield input
+    finally:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            readline.write_history_file(path)
+        except OSError as exc:
+            stdout.print(f"[dim]history not saved to {path}: {exc.strerror}[/dim]")
+
+
+def sql_command(
+    dataset: Annotated[
+        Path, typer.Argument(help="Dataset folder (Parquet tables) or DuckDB database file.")
+    ],
+    query: Annotated[
+        str | None,
+        typer.Argument(help="SQL to run; without it an interactive prompt opens."),
+    ] = None,
+    csv: Annotated[bool, typer.Option("--csv", help="Print the result as CSV.")] = False,
+    json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    results: Annotated[
+        Path | None,
+        typer.Option(
+            "--results",
+            "-r",
+            help="Results to open: a store or a folder written with --out "
+            "(default: DATASET/results).",
+        ),
+    ] = None,
+) -> None:
+    """Query a dataset with DuckDB: its tables, its result sets and the sql/ macros.
+
+    Each table of the latest result set is a view (run_summary, case_deltas, sweep, ...:
+    one config's tables, never a mix); NAME_all reads NAME of every set with a result_set
+    column; result_sets lists the sets. DATASET may also be an --out folder.
+
+    Example: [bold]evalframe sql runs/ "select * from run_summary_at(threshold := 0.7)"[/bold]
+    """
+    if csv and json:
+        raise UsageError("--csv and --json exclude each other; hint: pick one.")
+    con, found = open_connection(dataset, results)
+    try:
+        if query is None:
+            with line_editing() as read:
+                interactive(con, found, read=read, csv=csv, json=json)
+        else:
+            print_result(run_query(con, query), csv=csv, json=json)
+    finally:
+        con.close()

@@ -1,0 +1,1 @@
+"""compare: see docs/architecture.md for what this stage holds."""

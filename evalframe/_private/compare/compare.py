@@ -1,0 +1,395 @@
+"""Comparing runs (SPEC §6): `case_deltas`, `evaluator_deltas` and `run_deltas`.
+
+Every (baseline, candidate) pair is computed in one pass: the pairs are a small table
+joined to the case summaries of both sides, so nothing loops over pairs or cases in
+Python. Rules and columns: docs/compare.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.compare.paired_stats import (
+    PAIRED_SCHEMA,
+    finish_paired,
+    paired_aggregations,
+)
+from evalframe._private.compare.pairs import check_runs
+from evalframe._private.config import Config
+from evalframe._private.errors import UsageError
+from evalframe._private.scoring.tree_eval import exceeds
+
+# --- column names of the comparison tables --------------------------------------------
+BASELINE = "baseline"
+CANDIDATE = "candidate"
+BASELINE_RUN_ID = S.BASELINE_RUN_ID
+CANDIDATE_RUN_ID = S.CANDIDATE_RUN_ID
+SCORE_DELTA = S.SCORE_DELTA
+REASONS = S.REASONS
+REGRESSION_DETECTED = S.REGRESSION_DETECTED
+
+# case / evaluator status values, in rule order, and their counts in run_deltas
+CASE_STATUSES = ("new", "removed", "error", "regression", "improvement", "unchanged")
+STATUS_NEW, STATUS_REMOVED, STATUS_ERROR = CASE_STATUSES[:3]
+STATUS_REGRESSION, STATUS_IMPROVEMENT, STATUS_UNCHANGED = CASE_STATUSES[3:]
+STATUS_COUNTS = {status: f"n_{status}" for status in CASE_STATUSES}
+
+# run_deltas reason codes
+REASON_PASS_RATE = "pass_rate_drop"
+REASON_MEAN_SCORE = "mean_score_drop"
+REASON_LATENCY = "latency_increase"
+
+# compare limits, carried per config_id while computing
+LIMITS = ("max_pass_rate_drop", "max_mean_score_drop", "max_latency_increase", "case_delta")
+REQUIRE_SIGNIFICANCE = "require_significance"
+"""compare.require_significance, carried per config_id beside the LIMITS (SPEC §10)."""
+
+PAIR_KEY = (S.CONFIG_ID, BASELINE_RUN_ID, CANDIDATE_RUN_ID)
+_PAIR_INDEX = "_pair"
+_IN_B = "_in_baseline"
+_IN_C = "_in_candidate"
+_SCORED = "_scored"
+_IS_B = "_is_baseline"
+
+RUN_STATS = (S.PASS_RATE, S.MEAN_SCORE, S.LATENCY_MEAN, S.LATENCY_P95, S.COST_USD)
+_RUN_DELTA_NAMES = {c: f"{c.removesuffix('_usd')}_delta" for c in RUN_STATS}
+PASS_RATE_DELTA, MEAN_SCORE_DELTA, LATENCY_MEAN_DELTA, LATENCY_P95_DELTA, COST_DELTA = (
+    _RUN_DELTA_NAMES.values()
+)
+PAIR_SCHEMA = {S.CONFIG_ID: pl.String, BASELINE_RUN_ID: pl.String, CANDIDATE_RUN_ID: pl.String}
+_CASE_SIDES = {S.SCORE: pl.Float64, S.PASSED: pl.Boolean, S.PASS_RATE: pl.Float64}
+CASE_DELTAS_SCHEMA = pl.Schema(
+    {
+        **PAIR_SCHEMA,
+        S.CASE_ID: pl.String,
+        **{f"{side}_{c}": t for c, t in _CASE_SIDES.items() for side in (BASELINE, CANDIDATE)},
+        **{f"{side}_{S.LATENCY_MEAN}": pl.Float64 for side in (BASELINE, CANDIDATE)},
+        SCORE_DELTA: pl.Float64,
+        S.STATUS: pl.String,
+    }
+)
+CASE_SIDE_COLUMNS = (*_CASE_SIDES, S.LATENCY_MEAN)
+EVALUATOR_DELTAS_SCHEMA = pl.Schema(
+    {
+        **PAIR_SCHEMA,
+        S.CASE_ID: pl.String,
+        S.PATH: pl.String,
+        **{f"{side}_{S.SCORE}": pl.Float64 for side in (BASELINE, CANDIDATE)},
+        SCORE_DELTA: pl.Float64,
+        S.STATUS: pl.String,
+    }
+)
+RUN_DELTAS_SCHEMA = pl.Schema(
+    {
+        **PAIR_SCHEMA,
+        **{f"{side}_{c}": pl.Float64 for c in RUN_STATS for side in (BASELINE, CANDIDATE)},
+        **{name: pl.Float64 for name in _RUN_DELTA_NAMES.values()},
+        **{name: pl.Int64 for name in STATUS_COUNTS.values()},
+        **PAIRED_SCHEMA,
+        REASONS: pl.List(pl.String),
+        REGRESSION_DETECTED: pl.Boolean,
+    }
+)
+
+
+# --- inputs ----------------------------------------------------------------------------
+def _pair_table(pairs: Sequence[tuple[str, str]]) -> pl.DataFrame:
+    seen: dict[tuple[str, str], None] = {}
+    for pair in pairs:
+        if (
+            not isinstance(pair, (tuple, list))
+            or len(pair) != 2
+            or not all(isinstance(r, str) for r in pair)
+        ):
+            raise UsageError(
+                f"a comparison pair must be (baseline_run_id, candidate_run_id), got {pair!r}; "
+                "hint: build pairs with pairs_for()."
+            )
+        seen.setdefault((pair[0], pair[1]), None)
+    return pl.DataFrame(
+        {
+            _PAIR_INDEX: range(len(seen)),
+            BASELINE_RUN_ID: [b for b, _ in seen],
+            CANDIDATE_RUN_ID: [c for _, c in seen],
+        },
+        schema={_PAIR_INDEX: pl.Int64, BASELINE_RUN_ID: pl.String, CANDIDATE_RUN_ID: pl.String},
+    )
+
+
+def _limits(config: Config | Sequence[Config], config_ids: Sequence[str]) -> pl.DataFrame:
+    """config_id → compare limits. One Config applies to every config_id in the data."""
+    if isinstance(config, Config):
+        rows = dict.fromkeys(config_ids, config.compare)
+    else:
+        given = {c.config_id: c.compare for c in config}
+        missing = sorted(set(config_ids) - set(given))
+        if missing:
+            raise UsageError(
+                f"the scored data holds config_id(s) {', '.join(missing)} that are not among "
+                f"the configs given ({', '.join(sorted(given))}); hint: pass every config the "
+                "data was scored with, or one Config to apply its limits to all."
+            )
+        rows = {cid: given[cid] for cid in config_ids}
+    return pl.DataFrame(
+        {
+            S.CONFIG_ID: list(rows),
+            **{name: [getattr(c, name) for c in rows.values()] for name in LIMITS},
+            REQUIRE_SIGNIFICANCE: [c.require_significance for c in rows.values()],
+        },
+        schema={
+            S.CONFIG_ID: pl.String,
+            **{name: pl.Float64 for name in LIMITS},
+            REQUIRE_SIGNIFICANCE: pl.Boolean,
+        },
+    )
+
+
+# --- case_deltas -----------------------------------------------------------------------
+def _b(column: str) -> pl.Expr:
+    return pl.col(f"{BASELINE}_{column}")
+
+
+def _c(column: str) -> pl.Expr:
+    return pl.col(f"{CANDIDATE}_{column}")
+
+
+def _status(*, passed: bool) -> pl.Expr:
+    """The first rule that applies (SPEC §6), over the columns `_sides` builds plus
+    `*__scored` and `case_delta`; rule 3 (pass flips) only when `passed`."""
+    delta = _c(S.SCORE) - _b(S.SCORE)
+    chain = (
+        pl.when(~pl.col(_IN_B))
+        .then(pl.lit(STATUS_NEW))
+        .when(~pl.col(_IN_C))
+        .then(pl.lit(STATUS_REMOVED))
+        .when(~_b(_SCORED) | ~_c(_SCORED))
+        .then(pl.lit(STATUS_ERROR))
+    )
+    if passed:
+        b_passed, c_passed = _b(S.PASSED).fill_null(False), _c(S.PASSED).fill_null(False)
+        chain = (
+            chain.when(b_passed & ~c_passed)
+            .then(pl.lit(STATUS_REGRESSION))
+            .when(~b_passed & c_passed)
+            .then(pl.lit(STATUS_IMPROVEMENT))
+        )
+    limit = pl.col("case_delta")
+    return (
+        chain.when(exceeds(-delta, limit))
+        .then(pl.lit(STATUS_REGRESSION))
+        .when(exceeds(delta, limit))
+        .then(pl.lit(STATUS_IMPROVEMENT))
+        .otherwise(pl.lit(STATUS_UNCHANGED))
+    )
+
+
+def _sides(
+    table: pl.LazyFrame, pairs: pl.LazyFrame, key: Sequence[str], values: Sequence[str]
+) -> pl.LazyFrame:
+    """One row per pair × config_id × `key` found in either run of the pair, with each
+    side's `values` as baseline_* / candidate_* and the flags _in_baseline/_in_candidate.
+
+    `table` is joined once (to the pairs stacked by side) and the sides are spread by a
+    group_by, so an upstream lazy plan is referenced once, not once per side.
+    """
+    pair_cols = [_PAIR_INDEX, BASELINE_RUN_ID, CANDIDATE_RUN_ID]
+    stacked = pl.concat(
+        [
+            pairs.select(*pair_cols, pl.col(run_col).alias(S.RUN_ID), pl.lit(is_b).alias(_IS_B))
+            for run_col, is_b in ((BASELINE_RUN_ID, True), (CANDIDATE_RUN_ID, False))
+        ]
+    )
+    rows = stacked.join(table.select(S.CONFIG_ID, S.RUN_ID, *key, *values), on=S.RUN_ID)
+    b, c = pl.col(_IS_B), ~pl.col(_IS_B)
+    # each side has at most one row per key: spread values into side columns row-wise,
+    # then plain max() aggregations (no per-group filtering) collapse the two rows
+    spread = rows.select(
+        _PAIR_INDEX,
+        S.CONFIG_ID,
+        *key,
+        b.alias(_IN_B),
+        c.alias(_IN_C),
+        *(pl.when(b).then(pl.col(v)).alias(f"{BASELINE}_{v}") for v in values),
+        *(pl.when(c).then(pl.col(v)).alias(f"{CANDIDATE}_{v}") for v in values),
+    )
+    sided = [_IN_B, _IN_C, *(f"{side}_{v}" for side in (BASELINE, CANDIDATE) for v in values)]
+    # group by the pair index alone (the run ids follow from it) and attach them after
+    return (
+        spread.group_by(_PAIR_INDEX, S.CONFIG_ID, *key)
+        .agg(pl.col(sided).max())
+        .join(pairs.select(pair_cols), on=_PAIR_INDEX, how="left")
+    )
+
+
+def _with_status(sides: pl.LazyFrame, limits: pl.LazyFrame, *, passed: bool) -> pl.LazyFrame:
+    scored = [f"{BASELINE}_{_SCORED}", f"{CANDIDATE}_{_SCORED}"]
+    return (
+        sides.join(limits, on=S.CONFIG_ID, how="inner")
+        .with_columns(pl.col(scored).fill_null(False))
+        .with_columns(
+            (_c(S.SCORE) - _b(S.SCORE)).alias(SCORE_DELTA), _status(passed=passed).alias(S.STATUS)
+        )
+    )
+
+
+def _case_deltas(
+    case_summary: pl.LazyFrame, pairs: pl.LazyFrame, limits: pl.LazyFrame
+) -> pl.LazyFrame:
+    """case_deltas plus the internal columns _pair, _in_*, *__scored (sorted later)."""
+    scored = (pl.col(S.SCORED).fill_null(0) > 0) & pl.col(S.SCORE).is_not_null()
+    cs = case_summary.with_columns(scored.alias(_SCORED))
+    sides = _sides(cs, pairs, [S.CASE_ID], [*CASE_SIDE_COLUMNS, _SCORED])
+    return _with_status(sides, limits, passed=True)
+
+
+def _evaluator_deltas(
+    evaluator_scores: pl.LazyFrame | None,
+    pairs: pl.LazyFrame,
+    limits: pl.LazyFrame,
+    *,
+    single_attempts: bool = False,
+) -> pl.LazyFrame:
+    if evaluator_scores is None:
+        return pl.LazyFrame(schema=EVALUATOR_DELTAS_SCHEMA)
+    nodes = evaluator_scores.filter(pl.col(S.PATH) != "")
+    if single_attempts:  # the mean over one attempt is that attempt's score
+        per_case = nodes.select(
+            S.CONFIG_ID, S.RUN_ID, S.CASE_ID, S.PATH, pl.col(S.SCORE).cast(pl.Float64)
+        )
+    else:
+        per_case = nodes.group_by(S.CONFIG_ID, S.RUN_ID, S.CASE_ID, S.PATH).agg(
+            pl.col(S.SCORE).cast(pl.Float64).mean()
+        )
+    per_case = per_case.with_columns(pl.col(S.SCORE).is_not_null().alias(_SCORED))
+    sides = _sides(per_case, pairs, [S.CASE_ID, S.PATH], [S.SCORE, _SCORED])
+    return (
+        _with_status(sides, limits, passed=False)
+        .sort(S.CONFIG_ID, _PAIR_INDEX, S.CASE_ID, S.PATH)
+        .select(EVALUATOR_DELTAS_SCHEMA.names())
+        .cast(dict(EVALUATOR_DELTAS_SCHEMA))
+    )
+
+
+# --- run_deltas ------------------------------------------------------------------------
+def _run_deltas(
+    case_deltas: pl.LazyFrame,
+    run_summary: pl.LazyFrame,
+    pairs: pl.LazyFrame,
+    pair_configs: pl.LazyFrame,
+) -> pl.LazyFrame:
+    """One row per config_id × pair; `pair_configs` holds those rows with the limits."""
+    key = [_PAIR_INDEX, *PAIR_KEY]
+    stats = run_summary.select(
+        S.CONFIG_ID, S.RUN_ID, *(pl.col(c).cast(pl.Float64) for c in RUN_STATS)
+    )
+    per_side = _sides(stats, pairs, [], RUN_STATS).drop(_IN_B, _IN_C)
+    rows = pair_configs.join(per_side, on=key, how="left", nulls_equal=True)
+
+    matched = pl.col(_IN_B) & pl.col(_IN_C)
+    per_pair = case_deltas.group_by(key).agg(
+        *((pl.col(S.STATUS) == s).sum().alias(n) for s, n in STATUS_COUNTS.items()),
+        *paired_aggregations(
+            pl.col(SCORE_DELTA),
+            paired=matched & _b(_SCORED) & _c(_SCORED),
+            matched=matched,
+            b_passed=_b(S.PASSED).fill_null(False),
+            c_passed=_c(S.PASSED).fill_null(False),
+            b_passed_raw=_b(S.PASSED),
+            c_passed_raw=_c(S.PASSED),
+        ),
+    )
+    rows = rows.join(per_pair, on=key, how="left", nulls_equal=True)
+    rows = finish_paired(rows).with_columns(
+        pl.col(list(STATUS_COUNTS.values())).fill_null(0).cast(pl.Int64)
+    )
+    latency_ratio = pl.when(_b(S.LATENCY_MEAN) > 0).then(
+        (_c(S.LATENCY_MEAN) - _b(S.LATENCY_MEAN)) / _b(S.LATENCY_MEAN)
+    )
+    # compare.require_significance: a drop counts only when its paired 95 % interval
+    # lies wholly below 0 (SPEC §10); a null interval (n < 2) is not significant
+    lax = ~pl.col(REQUIRE_SIGNIFICANCE).fill_null(False)
+    pass_below = (pl.col(S.PAIRED_PASS_DELTA_CI_HIGH) < 0).fill_null(False)
+    mean_below = (pl.col(S.MEAN_DELTA_CI_HIGH) < 0).fill_null(False)
+    checks = {
+        REASON_PASS_RATE: exceeds(_b(S.PASS_RATE) - _c(S.PASS_RATE), pl.col(LIMITS[0]))
+        & (lax | pass_below),
+        REASON_MEAN_SCORE: exceeds(_b(S.MEAN_SCORE) - _c(S.MEAN_SCORE), pl.col(LIMITS[1]))
+        & (lax | mean_below),
+        REASON_LATENCY: exceeds(latency_ratio, pl.col(LIMITS[2])),
+    }
+    reasons = pl.concat_list(
+        [pl.when(check.fill_null(False)).then(pl.lit(code)) for code, check in checks.items()]
+    ).list.drop_nulls()
+    return (
+        rows.with_columns(
+            *((_c(col) - _b(col)).alias(name) for col, name in _RUN_DELTA_NAMES.items()),
+            reasons.alias(REASONS),
+        )
+        .with_columns((pl.col(REASONS).list.len() > 0).alias(REGRESSION_DETECTED))
+        .sort(S.CONFIG_ID, _PAIR_INDEX)
+        .select(RUN_DELTAS_SCHEMA.names())
+        .cast(dict(RUN_DELTAS_SCHEMA))
+    )
+
+
+# --- public ----------------------------------------------------------------------------
+def compare(
+    case_summary: pl.LazyFrame,
+    pairs: Sequence[tuple[str, str]],
+    config: Config | Sequence[Config],
+    *,
+    evaluator_scores: pl.LazyFrame | None = None,
+    run_summary: pl.LazyFrame | None = None,
+) -> dict[str, pl.LazyFrame]:
+    """Compare candidate runs to baseline runs (SPEC §6), every pair in one pass.
+
+    Returns lazy `case_deltas`, `evaluator_deltas` and `run_deltas` (keys are the table
+    names). Only the distinct (config_id, run_id) keys are collected, to check the run
+    ids: an unknown one raises `UnknownRunError`, whose message lists the known ids.
+    `config` is one Config, whose `compare` limits apply to every config_id in the data,
+    or a sequence of configs, matched to the data by config_id.
+    """
+    if run_summary is None:
+        raise UsageError(
+            "compare needs run_summary (pass/score/latency/cost per run); "
+            "hint: pass run_summary=run_summary(...) from the same scoring."
+        )
+    case_summary, run_summary = case_summary.lazy(), run_summary.lazy()
+    pair_df = _pair_table(pairs)
+    keys_cs, keys_rs = pl.collect_all(
+        [frame.select(S.CONFIG_ID, S.RUN_ID).unique() for frame in (case_summary, run_summary)]
+    )
+    keys = pl.concat([keys_cs, keys_rs.cast(keys_cs.schema)]).unique()
+    asked = [*pair_df[BASELINE_RUN_ID], *pair_df[CANDIDATE_RUN_ID]]
+    check_runs(asked, keys[S.RUN_ID].unique().to_list())
+    limits = _limits(config, sorted(keys[S.CONFIG_ID].unique().to_list())).lazy()
+    pairs_lf = pair_df.lazy()
+
+    full = _case_deltas(case_summary, pairs_lf, limits)
+    case_deltas = (
+        full.sort(S.CONFIG_ID, _PAIR_INDEX, S.CASE_ID)
+        .select(CASE_DELTAS_SCHEMA.names())
+        .cast(dict(CASE_DELTAS_SCHEMA))
+    )
+    pair_configs = pairs_lf.join(limits, how="cross")
+    run_deltas = _run_deltas(full, run_summary, pairs_lf, pair_configs)
+    single = evaluator_scores is not None and bool(
+        evaluator_scores.lazy()
+        .select((pl.col(S.ATTEMPT).max() == pl.col(S.ATTEMPT).min()).fill_null(True))
+        .collect()
+        .item()
+    )  # every row the same attempt number: one attempt per case
+    evaluator_deltas = _evaluator_deltas(
+        None if evaluator_scores is None else evaluator_scores.lazy(),
+        pairs_lf,
+        limits,
+        single_attempts=single,
+    )
+    return {
+        S.CASE_DELTAS: case_deltas,
+        S.EVALUATOR_DELTAS: evaluator_deltas,
+        S.RUN_DELTAS: run_deltas,
+    }

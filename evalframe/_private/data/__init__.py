@@ -1,0 +1,1 @@
+"""data: see docs/architecture.md for what this stage holds."""

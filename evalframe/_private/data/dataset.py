@@ -1,0 +1,447 @@
+"""Datasets: finding the input tables on disk, validating them, filling in defaults (SPEC §1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.data.keyed import EXEC, Keyed, key_scores
+from evalframe._private.data.validate import MAX_EXAMPLES, ClampReport, validate_tables
+from evalframe._private.errors import (
+    DatasetNotFoundError,
+    EvalframeError,
+    Problem,
+    UsageError,
+    ValidationError,
+)
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Validated input tables as lazy frames, with every optional column filled in.
+
+    `executions` is always present (derived from `scores` when the table is absent);
+    `outcomes` and `runs` are empty frames of the right schema when absent.
+    """
+
+    scores: pl.LazyFrame
+    executions: pl.LazyFrame
+    outcomes: pl.LazyFrame
+    runs: pl.LazyFrame
+    keyed: Keyed
+    source: str = "<frames>"
+    clamped: ClampReport | None = None
+
+    @property
+    def evaluators(self) -> tuple[str, ...]:
+        """The distinct evaluator names in `scores`, sorted."""
+        return self.keyed.evaluators
+
+    @classmethod
+    def from_frames(
+        cls,
+        scores: pl.DataFrame | pl.LazyFrame,
+        executions: pl.DataFrame | pl.LazyFrame | None = None,
+        outcomes: pl.DataFrame | pl.LazyFrame | None = None,
+        runs: pl.DataFrame | pl.LazyFrame | None = None,
+        *,
+        clamp: bool = False,
+        source: str = "<frames>",
+    ) -> Dataset:
+        """Validate in-memory tables (raises ValidationError listing every problem)."""
+        raw = {
+            S.SCORES: scores,
+            S.EXECUTIONS: executions,
+            S.OUTCOMES: outcomes,
+            S.RUNS: runs,
+        }
+        lazy = {k: (v.lazy() if isinstance(v, pl.DataFrame) else v) for k, v in raw.items()}
+        tables, report, problems = validate_tables(lazy, clamp=clamp)
+        keyed, key_problems = key_scores(tables[S.SCORES], tables[S.EXECUTIONS])
+        if problems or key_problems:
+            raise ValidationError([*problems, *key_problems])
+        return cls(
+            scores=tables[S.SCORES],
+            executions=keyed.executions.drop(EXEC).lazy(),
+            outcomes=tables[S.OUTCOMES],
+            runs=tables[S.RUNS],
+            keyed=keyed,
+            source=source,
+            clamped=report,
+        )
+
+
+def open_tables(path: str | Path) -> dict[str, pl.LazyFrame | None]:
+    """The raw input tables of a dataset as lazy scans (nothing read, nothing validated):
+    a folder of `NAME.parquet` files or `NAME/` Parquet folders (hive partitions allowed),
+    or a DuckDB database file with tables of those names. Absent tables are None."""
+    path = Path(path)
+    problems: list[Problem] = []
+    if path.is_dir():
+        tables = {name: _scan_folder_table(path, name, problems) for name in S.INPUT_TABLES}
+    elif path.is_file():
+        tables = _read_duckdb(path, problems)
+    else:
+        raise DatasetNotFoundError(
+            f"dataset {path} does not exist; hint: pass a folder holding scores.parquet "
+            "(or a scores/ folder of Parquet files), or a DuckDB database file. "
+            "`evalframe demo` writes an example."
+        )
+    if problems:
+        raise ValidationError(problems)
+    if tables.get(S.SCORES) is None:
+        raise DatasetNotFoundError(
+            f"dataset {path} has no `scores` table (looked for scores.parquet, scores/*.parquet"
+            " or a DuckDB table named scores); hint: `scores` is the one required table, "
+            "see docs/tables.md."
+        )
+    return tables
+
+
+def load_dataset(path: str | Path, *, clamp: bool = False) -> Dataset:
+    """Open a dataset: a folder of `NAME.parquet` files or `NAME/` Parquet folders (hive
+    partitions allowed), or a DuckDB database file with tables of those names.
+
+    Only `scores` is required. Raises ValidationError (every problem at once) on bad input;
+    with `clamp=True`, out-of-range scores are clamped and NaN/inf become null instead.
+    """
+    tables = open_tables(path)
+    scores = tables.pop(S.SCORES)
+    assert scores is not None  # open_tables raises without a scores table
+    return Dataset.from_frames(scores, **tables, clamp=clamp, source=str(path))
+
+
+PARQUET_MAGIC = b"PAR1"
+
+
+def _sniff(head: bytes) -> str:
+    """What a file that is not Parquet looks like, from its first bytes."""
+    if not head:
+        return "it is empty: 0 bytes"
+    text = head.lstrip(b"\xef\xbb\xbf").lstrip()
+    if text[:1] in (b"{", b"["):
+        return "it looks like JSON text"
+    if b"," in text.split(b"\n", 1)[0] and all(32 <= c < 127 or c in b"\r\n\t" for c in text):
+        return "it looks like CSV text"
+    if head[:4] == PARQUET_MAGIC:
+        return "it does not end with the Parquet footer: truncated?"
+    return "it does not start and end with the Parquet magic bytes PAR1"
+
+
+def _parquet_schema(
+    path: Path, table: str, shown: str, problems: list[Problem]
+) -> pl.Schema | None:
+    """The schema in a Parquet file's footer, or None with a Problem naming the file when
+    it is empty, truncated, not Parquet, unreadable or has two columns of one name."""
+    hint = "hint: re-export the table; `evalframe ingest` converts CSV / JSON files."
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as fh:
+            head = fh.read(256)
+            fh.seek(max(0, size - 4))
+            tail = fh.read(4)
+    except OSError as exc:
+        problems.append(Problem(table, "", f"cannot read {shown}: {exc.strerror}", 0))
+        return None
+    if size < 12 or head[:4] != PARQUET_MAGIC or tail != PARQUET_MAGIC:
+        problems.append(
+            Problem(table, "", f"{shown} is not a Parquet file ({_sniff(head)}); {hint}", 0)
+        )
+        return None
+    try:
+        import pyarrow.parquet as pq
+
+        names = pq.read_schema(path).names
+    except Exception as exc:  # pyarrow raises ArrowInvalid, OSError, ...
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        problems.append(
+            Problem(table, "", f"{shown}: the Parquet footer is unreadable ({first}); {hint}", 0)
+        )
+        return None
+    dups = sorted({n for n in names if names.count(n) > 1})
+    if dups:
+        problems.append(
+            Problem(
+                table,
+                dups[0],
+                f"{shown} has {names.count(dups[0])} columns named "
+                f"{', '.join(map(repr, dups))}; hint: rename or drop the copies.",
+                0,
+            )
+        )
+        return None
+    try:
+        return pl.scan_parquet(path, glob=False).collect_schema()
+    except (pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError) as exc:
+        first = str(exc).strip().splitlines()[0]
+        problems.append(
+            Problem(table, "", f"{shown}: the Parquet footer is unreadable ({first}); {hint}", 0)
+        )
+        return None
+
+
+def table_files(root: Path, name: str) -> tuple[list[Path], bool]:
+    """The Parquet files of table `name` in a dataset folder: `NAME.parquet`, or every
+    `*.parquet` under `NAME/` (hidden files and folders, starting with `.` or `_`, and
+    files of other types, such as a README.txt or _SUCCESS, are ignored); and whether
+    they form a folder. Paths are literal: `[ ] ? *` in a name are not patterns."""
+    single = root / f"{name}.parquet"
+    folder = root / name
+    if single.is_file():
+        return [single], False
+    if folder.is_dir():
+        files = [
+            f
+            for f in sorted(folder.rglob("*.parquet"))
+            if f.is_file()
+            and not any(part.startswith((".", "_")) for part in f.relative_to(folder).parts)
+        ]
+        return files, True
+    return [], False
+
+
+_NUMERIC_SUPER = {pl.Float32: pl.Float64, pl.Float64: pl.Float64}
+
+
+def _unify(
+    table: str, schemas: dict[Path, pl.Schema], folder: Path, problems: list[Problem]
+) -> dict[str, pl.DataType] | None:
+    """One schema for the files of a folder table: a column's types must agree, except that
+    integer and float columns widen to Float64 (integers of different widths to Int64) and
+    Categorical to String; a column missing from some files reads as null there, unless it
+    is required. Differences that do not widen are Problems naming the files."""
+    columns: dict[str, dict[pl.DataType, list[Path]]] = {}
+    for path, schema in schemas.items():
+        for col, dtype in schema.items():
+            columns.setdefault(col, {}).setdefault(dtype, []).append(path)
+    out: dict[str, pl.DataType] = {}
+    bad = False
+    declared = S.TABLE_COLUMNS[table]
+    for col, by_type in columns.items():
+        kinds = [t for t in by_type if t != pl.Null]
+        present = {p for paths in by_type.values() for p in paths}
+        if col in declared and declared[col][1] and len(present) < len(schemas):
+            missing = sorted(str(p.relative_to(folder)) for p in schemas if p not in present)
+            problems.append(
+                Problem(
+                    table,
+                    col,
+                    f"required column is missing from {len(missing)} of the {len(schemas)} "
+                    f"files in {folder.name}/; e.g. {', '.join(missing[:MAX_EXAMPLES])}",
+                    0,
+                )
+            )
+            bad = True
+            continue
+        if not kinds:
+            out[col] = pl.Null()
+        elif len(kinds) == 1:
+            out[col] = kinds[0]
+        elif all(t.is_integer() for t in kinds) and not any(t == pl.UInt64 for t in kinds):
+            out[col] = pl.Int64()
+        elif all(t.is_float() or t.is_integer() for t in kinds) and not any(
+            t == pl.UInt64 for t in kinds
+        ):
+            out[col] = pl.Float64()
+        elif all(t in (pl.String, pl.Categorical) for t in kinds):
+            out[col] = pl.String()
+        else:
+            shown = "; ".join(
+                f"{t} in {', '.join(str(p.relative_to(folder)) for p in paths[:2])}"
+                + (f" (+{len(paths) - 2} more)" if len(paths) > 2 else "")
+                for t, paths in by_type.items()
+            )
+            problems.append(
+                Problem(
+                    table,
+                    col,
+                    f"the files in {folder.name}/ disagree on its type: {shown}; hint: write "
+                    "every file of a table with the same column types.",
+                    0,
+                )
+            )
+            bad = True
+    return None if bad else out
+
+
+def _hive_keys(files: list[Path], folder: Path) -> list[str]:
+    """Hive partition keys (`KEY=value` folders) on the path of the first file."""
+    rel = files[0].relative_to(folder).parts[:-1]
+    return [part.split("=", 1)[0] for part in rel if "=" in part]
+
+
+def _scan_folder_table(
+    root: Path, name: str, problems: list[Problem] | None = None
+) -> pl.LazyFrame | None:
+    problems = [] if problems is None else problems
+    files, is_folder = table_files(root, name)
+    if not files:
+        return None
+    schemas: dict[Path, pl.Schema] = {}
+    for f in files:
+        shown = str(f.relative_to(root))
+        schema = _parquet_schema(f, name, shown, problems)
+        if schema is not None:
+            schemas[f] = schema
+    if len(schemas) < len(files):
+        return None
+    if not is_folder:
+        return pl.scan_parquet(files[0], glob=False)
+    folder = root / name
+    unified = _unify(name, schemas, folder, problems)
+    if unified is None:
+        return None
+    declared = S.TABLE_COLUMNS[name]
+    # partition values are text unless the contract types the column: ids stay strings
+    # (`case_id=001` is "001", not 1), `attempt=2` is an int
+    hive = {
+        k: (
+            declared[k][0]
+            if k in declared and declared[k][0] in (pl.Int64, pl.Float64)
+            else pl.String()
+        )
+        for k in _hive_keys(files, folder)
+    }
+    uniform = all(s == next(iter(schemas.values())) for s in schemas.values())
+    return pl.scan_parquet(
+        files,
+        glob=False,
+        hive_partitioning=bool(hive),
+        hive_schema=hive or None,
+        try_parse_hive_dates=False,
+        schema=None if uniform else {c: t for c, t in unified.items() if c not in hive},
+        missing_columns="insert",
+        extra_columns="ignore",
+        cast_options=None
+        if uniform
+        else pl.ScanCastOptions(
+            integer_cast="allow-float", float_cast="upcast", categorical_to_string="allow"
+        ),
+    )
+
+
+_UNREADABLE_TYPES = ("INTERVAL", "UNION", "VARINT", "BIGNUM", "TIME WITH TIME ZONE", "TIMETZ")
+"""DuckDB types polars cannot import (nested anywhere in a column type): read as text."""
+
+
+def _read_duckdb(
+    path: Path, problems: list[Problem] | None = None
+) -> dict[str, pl.LazyFrame | None]:
+    import duckdb
+
+    problems = [] if problems is None else problems
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as exc:
+        raise UsageError(
+            f"{path} is neither a dataset folder nor a DuckDB database ({exc}); hint: pass "
+            "a folder of Parquet tables or a .duckdb file."
+        ) from None
+    try:
+        present = {
+            row[0]
+            for row in con.execute(
+                "select table_name from information_schema.tables where table_schema = 'main'"
+            ).fetchall()
+        }
+        out: dict[str, pl.LazyFrame | None] = {}
+        for name in S.INPUT_TABLES:
+            out[name] = None
+            if name not in present:
+                continue
+            # the name is one of our four constants, never user text
+            try:
+                columns = con.execute(f'describe select * from "{name}"').fetchall()
+                names = [c[0] for c in columns]
+                dups = sorted({n for n in names if names.count(n) > 1})
+                if dups:
+                    problems.append(
+                        Problem(
+                            name, dups[0], f"two columns named {dups[0]!r}; hint: rename one.", 0
+                        )
+                    )
+                    continue
+                select = ", ".join(
+                    f'cast("{c.replace(chr(34), chr(34) * 2)}" as varchar) as '
+                    f'"{c.replace(chr(34), chr(34) * 2)}"'
+                    if any(t in str(ctype).upper() for t in _UNREADABLE_TYPES)
+                    else f'"{c.replace(chr(34), chr(34) * 2)}"'
+                    for c, ctype, *_ in columns
+                )
+                out[name] = con.sql(f'select {select} from "{name}"').pl().lazy()
+            except (duckdb.Error, pl.exceptions.PolarsError) as exc:
+                first = str(exc).strip().splitlines()[0]
+                problems.append(
+                    Problem(
+                        name,
+                        "",
+                        f"cannot be read from {path.name} ({first}); hint: fix or drop the "
+                        "table or view.",
+                        0,
+                    )
+                )
+        return out
+    finally:
+        con.close()
+
+
+def _read_errors() -> tuple[type[BaseException], ...]:
+    import duckdb
+    import pyarrow as pa
+
+    return (
+        pl.exceptions.PolarsError,
+        pl.exceptions.PanicException,
+        pa.ArrowException,
+        duckdb.Error,
+    )
+
+
+READ_ERRORS: tuple[type[BaseException], ...] = _read_errors()
+"""What polars, pyarrow and DuckDB raise when a file they read is corrupt (polars panics on
+some damaged pages). The CLI turns them into `read_failure` messages, exit code 2."""
+
+
+def corrupt_files(path: str | Path) -> list[Problem]:
+    """Problems naming every Parquet file of a dataset folder that does not decode in full
+    (with polars and with pyarrow). Reads every byte: run only after a read has failed."""
+    import pyarrow.parquet as pq
+
+    root = Path(path)
+    problems: list[Problem] = []
+    if not root.is_dir():
+        return problems
+    for name in S.INPUT_TABLES:
+        for f in table_files(root, name)[0]:
+            try:
+                pl.read_parquet(f, glob=False)
+                pq.read_table(f)
+            except (
+                BaseException
+            ) as exc:  # READ_ERRORS and OSError; PanicException is a BaseException
+                if not isinstance(exc, (*READ_ERRORS, OSError)):
+                    raise
+                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+                shown = f.relative_to(root)
+                problems.append(
+                    Problem(name, "", f"{shown} is corrupt: {first}; hint: re-export the table", 0)
+                )
+    return problems
+
+
+def read_failure(exc: BaseException, dataset: str | Path | None) -> EvalframeError:
+    """The error to show for `exc`, raised while a command read `dataset`: the corrupt
+    files when a full read finds some, else what failed, with a hint (exit code 2)."""
+    if dataset is not None:
+        problems = corrupt_files(dataset)
+        if problems:
+            return ValidationError(problems)
+    first = (str(exc).strip().splitlines() or [""])[0][:300]
+    return EvalframeError(
+        f"reading or computing failed ({type(exc).__name__}: {first}); hint: check that the "
+        "input files are intact Parquet; if they are, this is a bug in evalframe: please "
+        "report it with the command you ran."
+    )

@@ -1,0 +1,186 @@
+"""A realistic synthetic dataset: three runs of the same cases, judged on seed 000's metrics.
+
+Under the default policy (threshold 0.8, run gates mean score 0.8 and pass rate 100 %) the
+runs tell a familiar story: the baseline v1.4 meets the mean-score gate but not the
+pass-rate gate (a few cases fail, a few executions error); the candidate v1.5 fixed those
+failure modes and passes both gates; v1.6 regressed (tool routing, latency, errors) and
+fails both. `compare --pairs consecutive` shows an improvement, then a regression.
+
+Generated with vectorized polars expressions (hash-based pseudo-random numbers), so the
+same code makes the 200-case demo and the multi-million-row benchmark data.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.config import CONNEXITY_WEIGHTS
+from evalframe._private.store.output import write_table_atomic
+
+METRICS = tuple(CONNEXITY_WEIGHTS)
+
+# run_id, created_at, agent_version, quality, latency factor, error rate, note[, floor]
+# floor (optional, default 0): the lowest quality (0-1) any judge grade or outcome check of
+# the run sees: v1.5 fixed its failure modes, nothing of it falls below the 0.8 threshold.
+DEMO_RUNS = (
+    ("2026-10-01-v1.4", datetime(2026, 10, 1, 9, 0), "v1.4", 1.00, 1.00, 0.010, "baseline"),
+    ("2026-10-15-v1.5", datetime(2026, 10, 15, 9, 0), "v1.5", 1.01, 0.97, 0.0, "candidate", 0.8),
+    ("2026-11-01-v1.6", datetime(2026, 11, 1, 9, 0), "v1.6", 0.90, 1.35, 0.040, "regressed"),
+)
+TOPICS = ("billing", "refunds", "shipping", "account", "technical")
+
+
+def _uniform(*cols: str | pl.Expr, salt: int) -> pl.Expr:
+    """Deterministic uniform [0, 1) from the given columns."""
+    h = pl.struct(*cols).hash(seed=salt)
+    return (h // 2048).cast(pl.Float64) / float(2**53)
+
+
+def _normalish(*cols: str | pl.Expr, salt: int) -> pl.Expr:
+    """Approximately N(0, 1): sum of four uniforms, centred and scaled."""
+    total = sum(_uniform(*cols, salt=salt + k) for k in range(4))
+    return (total - 2.0) / (4 / 12) ** 0.5
+
+
+def generate(
+    n_cases: int = 200,
+    runs: tuple = DEMO_RUNS,
+    *,
+    attempts: bool = True,
+    metrics: tuple[str, ...] = METRICS,
+) -> dict[str, pl.DataFrame]:
+    """Build the input tables: scores, executions, outcomes, runs."""
+    run_frame = pl.DataFrame(
+        {
+            S.RUN_ID: [r[0] for r in runs],
+            S.CREATED_AT: [r[1] for r in runs],
+            "agent_version": [r[2] for r in runs],
+            "_quality": [r[3] for r in runs],
+            "_lat": [r[4] for r in runs],
+            "_err": [r[5] for r in runs],
+            S.LABEL: [r[6] for r in runs],
+            "_floor": [float(r[7]) if len(r) > 7 else 0.0 for r in runs],
+        }
+    ).with_columns(pl.col(S.CREATED_AT).cast(pl.Datetime("us")))
+    idx = pl.col("_i")
+    cases = pl.DataFrame({"_i": pl.int_range(n_cases, eager=True)}).with_columns(
+        pl.format("case-{}", idx.cast(pl.String).str.zfill(max(4, len(str(n_cases))))).alias(
+            S.CASE_ID
+        ),
+        _uniform("_i", salt=1).alias("_difficulty"),
+        pl.when(pl.lit(attempts) & (idx % 10 == 3))
+        .then(3)
+        .when(pl.lit(attempts) & (idx % 7 == 5))
+        .then(2)
+        .otherwise(1)
+        .alias("_n_att"),
+        pl.concat_list(
+            (idx % len(TOPICS)).replace_strict(dict(enumerate(TOPICS)), return_dtype=pl.String)
+        ).alias(S.TAGS),
+    )
+    execs = (
+        cases.join(run_frame.select(S.RUN_ID, "_quality", "_lat", "_err", "_floor"), how="cross")
+        .with_columns(pl.int_ranges(0, pl.col("_n_att")).alias(S.ATTEMPT))
+        .explode(S.ATTEMPT)
+        .with_columns(pl.col(S.ATTEMPT).cast(pl.Int64))
+    )
+    key = (S.RUN_ID, "_i", S.ATTEMPT)
+    # a run-and-case-specific skill: most cases behave alike across runs, a few flip
+    skill = pl.col("_quality") - 0.22 * pl.col("_difficulty") + 0.06 * _normalish(*key, salt=11)
+    execs = execs.with_columns(
+        skill.alias("_skill"),
+        pl.when(_uniform(*key, salt=21) < pl.col("_err"))
+        .then(pl.lit(S.STATUS_ERROR))
+        .otherwise(pl.lit(S.STATUS_OK))
+        .alias(S.STATUS),
+        (
+            pl.col("_lat")
+            * (900 + 1600 * pl.col("_difficulty"))
+            * (1 + 0.25 * _normalish(*key, salt=31)).clip(0.3, 3.0)
+        )
+        .round(1)
+        .alias(S.LATENCY_MS),
+        (2000 + 3000 * _uniform(*key, salt=41)).cast(pl.Int64).alias(S.INPUT_TOKENS),
+        (150 + 600 * _uniform(*key, salt=42)).cast(pl.Int64).alias(S.OUTPUT_TOKENS),
+    ).with_columns(
+        (pl.col(S.INPUT_TOKENS) * 2.5e-6 + pl.col(S.OUTPUT_TOKENS) * 1.0e-5)
+        .round(6)
+        .alias(S.COST_USD)
+    )
+    metric_frame = pl.DataFrame({S.EVALUATOR: list(metrics), "_m": list(range(len(metrics)))})
+    # the regressed run loses tool routing skill in particular
+    tool_penalty = (
+        pl.when((pl.col(S.EVALUATOR) == "tool_routing") & (pl.col("_quality") < 0.95))
+        .then(0.12)
+        .otherwise(0.0)
+    )
+    raw = (
+        (5 * (pl.col("_skill") - tool_penalty + 0.08 * _normalish(*key, "_m", salt=51)))
+        .round(0)
+        .clip(5 * pl.col("_floor"), 5)
+    )
+    scores = (
+        execs.filter(pl.col(S.STATUS) == S.STATUS_OK)
+        .join(metric_frame, how="cross")
+        .with_columns(
+            pl.when(_uniform(*key, "_m", salt=61) < 0.004).then(None).otherwise(raw).alias(S.SCORE),
+            pl.lit(5.0).alias(S.SCALE_MAX),
+        )
+        .with_columns(
+            pl.when(pl.col(S.SCORE).is_null())
+            .then(pl.lit("judge timed out"))
+            .otherwise(None)
+            .alias(S.REASON)
+        )
+        .select(S.RUN_ID, S.CASE_ID, S.ATTEMPT, S.EVALUATOR, S.SCORE, S.SCALE_MAX, S.REASON)
+    )
+    statements = pl.DataFrame(
+        {
+            S.OUTCOME: ["resolves the customer's request", "states the refund policy correctly"],
+            "_o": [0, 1],
+        }
+    )
+    outcomes = (
+        execs.filter((pl.col("_i") % 4 == 0) & (pl.col(S.STATUS) == S.STATUS_OK))
+        .join(statements, how="cross")
+        .with_columns(
+            (
+                pl.max_horizontal(
+                    pl.col("_skill") + 0.1 * _normalish(*key, "_o", salt=71), pl.col("_floor")
+                )
+                > 0.78
+            ).alias(S.PASSED)
+        )
+        .select(S.RUN_ID, S.CASE_ID, S.ATTEMPT, S.OUTCOME, S.PASSED)
+    )
+    executions = execs.select(
+        S.RUN_ID,
+        S.CASE_ID,
+        S.ATTEMPT,
+        S.STATUS,
+        S.LATENCY_MS,
+        S.COST_USD,
+        S.INPUT_TOKENS,
+        S.OUTPUT_TOKENS,
+        S.TAGS,
+    )
+    run_table = run_frame.select(
+        S.RUN_ID,
+        S.CREATED_AT,
+        S.LABEL,
+        "agent_version",
+        pl.lit("judge: gpt-5-mini").alias("judge_model"),
+    )
+    return {S.SCORES: scores, S.EXECUTIONS: executions, S.OUTCOMES: outcomes, S.RUNS: run_table}
+
+
+def write_demo(directory: str | Path, n_cases: int = 200) -> Path:
+    """Write the demo dataset as `NAME.parquet` files into `directory`."""
+    directory = Path(directory)
+    for name, frame in generate(n_cases).items():
+        write_table_atomic(frame, directory / f"{name}.parquet")
+    return directory

@@ -1,0 +1,1 @@
+"""engines: see docs/architecture.md for what this stage holds."""

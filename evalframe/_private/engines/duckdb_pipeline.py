@@ -1,0 +1,756 @@
+"""The DuckDB engine end to end: a dataset's files → score and compare tables, all in SQL.
+
+Nothing here reads a judge row with polars: DuckDB scans the files (views over
+`NAME.parquet`, `NAME/**/*.parquet` with hive partitions, or the tables of a DuckDB
+database file), checks them, scores them and summarizes them; polars only receives the
+finished tables (and the empty schema of each input, to reuse the schema check's
+messages).
+
+    score_tables_duckdb(dataset, config, *, memory_limit="3GB", temp_directory=None,
+                        clamp=False, evaluators=False) -> DuckDBTables
+        execution_scores, case_summary, run_summary: the polars engine's columns and
+        dtypes. Row order: execution_scores unordered; case_summary by (config_id,
+        run_id, case_id); run_summary by (config_id, created_at nulls last, run_id).
+        `evaluators=True` is refused (UsageError): evaluator_scores is as large as the
+        judge rows; score it with the polars engine.
+    compare_tables_duckdb(dataset, config, pairs, *, memory_limit="3GB",
+                          temp_directory=None, clamp=False) -> DuckDBTables
+        case_deltas, evaluator_deltas, run_deltas (the polars columns, dtypes and row
+        order) from ONE scoring of the dataset in the same connection; `pairs` is a list
+        of (baseline, candidate) run ids or a callable that picks them from the
+        run_summary (a polars frame: e.g. `lambda rs: pairs_for(rs, mode=...)`). The
+        returned mapping also carries `.scored` (the three score tables) and `.pairs`.
+
+Both return a `DuckDBTables` (a dict of polars DataFrames keyed by table name) whose
+`clamped` attribute is the ClampReport of `clamp=True` (None otherwise).
+
+The shape of the work (aggregate-first): one pass over the judge rows groups them by
+execution key (sql/execution_partials.sql: counts, Σw·s, Σw, weight of null rows,
+required leaves present / below min_score / min s, min/max s, an evaluator bitmask for
+duplicates, and the value-check counts), joined only to the small table of the data's
+evaluators ⟕ evaluator_policy. Every rule then runs on those per-execution rows
+(sql/execution_scores_of.sql), the summaries on execution_scores (case_summary_of,
+run_summary_of). Validation: the score checks come out of the same pass; the other
+tables are checked in one query each; example keys are fetched only for a check whose
+count is not zero; the messages are those of data/validate.py and data/keyed.py, so the
+CLI prints the same problems whichever engine ran.
+
+Memory: a fresh connection per call with `SET memory_limit` and `SET temp_directory`
+(a fresh temporary folder unless given, removed afterwards): DuckDB spills its hash
+tables and temporary tables there beyond the limit.
+
+Composite configs are refused (UsageError), never handed to another engine.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.config import Config
+from evalframe._private.data.validate import MAX_EXAMPLES, ClampReport, check_schemas
+from evalframe._private.engines.duckdb_engine import (
+    _call,
+    check_flat,
+    load_policy,
+    scoring_params,
+    sql_text,
+)
+from evalframe._private.errors import (
+    DatasetNotFoundError,
+    Problem,
+    UsageError,
+    ValidationError,
+)
+
+# --- the objects this engine creates -----------------------------------------------------
+ENGINE_MACROS = (
+    "evaluator_policy",
+    "compare_pairs",
+    "normalize_score",
+    "meets",
+    "exceeds",
+    "verdict_band",
+    "clustered_se",
+    "wilson_interval",
+    "mcnemar_p",
+    "comb_ratio",
+    "execution_partials",
+    "execution_scores_of",
+    "case_summary_of",
+    "run_summary_of",
+    "pass_at_k_of",
+    "case_matches_of",
+    "case_deltas_of",
+    "run_deltas_of",
+    "evaluator_deltas_of",
+)
+PARTIALS = "evalframe_partials"
+SCORED = "evalframe_execution_scores"
+CASES = "evalframe_case_summary"
+RUNS_OUT = "evalframe_run_summary"
+PAIRS = "evalframe_pairs"
+SOURCE_DB = "evalframe_source"
+MAX_MASK_EVALUATORS = 63
+"""Distinct evaluators the per-execution bitmask holds (bits 0-62 of a BIGINT)."""
+
+_SIZE = re.compile(r"^\s*(\d+(\.\d+)?)\s*(B|KB|MB|GB|TB|KIB|MIB|GIB|TIB)?\s*$", re.IGNORECASE)
+
+
+class DuckDBTables(dict[str, pl.DataFrame]):
+    """Tables keyed by name, with what `clamp=True` changed (None without clamp)."""
+
+    clamped: ClampReport | None = None
+    scored: dict[str, pl.DataFrame] | None = None
+    """compare only: the score tables the deltas came from."""
+    pairs: list[tuple[str, str]] | None = None
+    """compare only: the (baseline, candidate) run ids compared."""
+
+
+# --- SQL text helpers (only constants, column names and paths reach SQL text) ------------
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _memory_setting(memory_limit: str) -> str:
+    m = _SIZE.match(memory_limit)
+    if m is None or float(m.group(1)) <= 0:
+        raise UsageError(
+            f"--memory-limit {memory_limit!r} is not a size; hint: write it like 3GB, "
+            "512MB or 2GiB."
+        )
+    return f"{m.group(1)}{(m.group(3) or 'B').upper()}"
+
+
+# --- the session -------------------------------------------------------------------------
+@contextmanager
+def session(
+    memory_limit: str = "3GB", temp_directory: str | Path | None = None
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A fresh in-memory connection that spills beyond `memory_limit` into
+    `temp_directory` (default: a new temporary folder, removed on exit)."""
+    setting = _memory_setting(memory_limit)
+    owned = temp_directory is None
+    folder = Path(tempfile.mkdtemp(prefix="evalframe-duckdb-")) if owned else Path(temp_directory)
+    con = duckdb.connect(":memory:")
+    try:
+        con.execute(f"set memory_limit = {_literal(setting)}")
+        con.execute(f"set temp_directory = {_literal(str(folder))}")
+        con.execute("set TimeZone = 'UTC'")
+        con.execute("set preserve_insertion_order = true")
+        yield con
+    finally:
+        con.close()
+        if owned:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+_FIRST_MACROS = ENGINE_MACROS[: ENGINE_MACROS.index("execution_partials") + 1]
+
+
+def create_engine_macros(con: duckdb.DuckDBPyConnection, names: Sequence[str]) -> None:
+    """Create sql/ objects (DuckDB binds a macro's tables when it is created: the input
+    views come first)."""
+    for name in names:
+        con.execute(sql_text(name))
+
+
+# --- input views ---------------------------------------------------------------------------
+def _raw(name: str) -> str:
+    return f"evalframe_raw_{name}"
+
+
+def open_views(con: duckdb.DuckDBPyConnection, dataset: str | Path) -> dict[str, bool]:
+    """Create `evalframe_raw_NAME` views over the dataset's tables; return which exist.
+    Raises DatasetNotFoundError / UsageError like `open_tables`."""
+    path = Path(dataset)
+    present: dict[str, bool] = {}
+    if path.is_dir():
+        for name in S.INPUT_TABLES:
+            single = path / f"{name}.parquet"
+            folder = path / name
+            if single.is_file():
+                source = f"read_parquet({_literal(str(single))})"
+            elif folder.is_dir() and any(folder.rglob("*.parquet")):
+                pattern = str(folder / "**" / "*.parquet")
+                source = (
+                    f"read_parquet({_literal(pattern)}, hive_partitioning = true, "
+                    "union_by_name = true)"
+                )
+            else:
+                present[name] = False
+                continue
+            con.execute(f"create or replace view {_raw(name)} as select * from {source}")
+            present[name] = True
+    elif path.is_file():
+        try:
+            con.execute(f"attach {_literal(str(path))} as {SOURCE_DB} (read_only)")
+        except duckdb.Error as exc:
+            raise UsageError(
+                f"{path} is neither a dataset folder nor a DuckDB database ({exc}); hint: "
+                "pass a folder of Parquet tables or a .duckdb file."
+            ) from None
+        tables = {
+            row[0]
+            for row in con.execute(
+                "select table_name from information_schema.tables "
+                "where table_catalog = ? and table_schema = 'main'",
+                [SOURCE_DB],
+            ).fetchall()
+        }
+        for name in S.INPUT_TABLES:
+            present[name] = name in tables
+            if present[name]:
+                con.execute(
+                    f"create or replace view {_raw(name)} as "
+                    f"select * from {SOURCE_DB}.main.{_ident(name)}"
+                )
+    else:
+        raise DatasetNotFoundError(
+            f"dataset {path} does not exist; hint: pass a folder holding scores.parquet "
+            "(or a scores/ folder of Parquet files), or a DuckDB database file. "
+            "`evalframe demo` writes an example."
+        )
+    if not present.get(S.SCORES):
+        raise DatasetNotFoundError(
+            f"dataset {path} has no `scores` table (looked for scores.parquet, scores/*.parquet"
+            " or a DuckDB table named scores); hint: `scores` is the one required table, "
+            "see docs/tables.md."
+        )
+    return present
+
+
+def _schema(con: duckdb.DuckDBPyConnection, view: str) -> pl.Schema:
+    """The polars schema of a view (an empty result: no row is read)."""
+    return con.sql(f"select * from {view} limit 0").pl().schema
+
+
+_SQL_TYPES = {
+    pl.String: "varchar",
+    pl.Float64: "double",
+    pl.Int64: "bigint",
+    pl.Boolean: "boolean",
+}
+_FILLS = {S.ATTEMPT: "0", S.STATUS: "'ok'", S.SCALE_MAX: "1.0"}
+
+
+def _sql_type(dtype: pl.DataType) -> str:
+    if isinstance(dtype, pl.Datetime):
+        return "timestamp"
+    if isinstance(dtype, pl.List):
+        return "varchar[]"
+    return _SQL_TYPES[type(dtype)]
+
+
+def _typed_select(name: str, schema: pl.Schema | None) -> str:
+    """The select list of a typed table: declared columns cast (in their file position),
+    defaults of attempt/status/scale_max filled, missing declared columns appended with
+    their defaults — the columns and order of validate._typed."""
+    declared = S.TABLE_COLUMNS[name]
+    exprs: list[str] = []
+    present = schema if schema is not None else pl.Schema()
+    for col, dtype in present.items():
+        ref = f"r.{_ident(col)}"  # qualified: DuckDB lets a macro parameter of the same
+        # name shadow an unqualified column of a view the macro reads
+        if col not in declared:
+            exprs.append(f"{ref} as {_ident(col)}")
+            continue
+        wanted = declared[col][0]
+        sql_type = _sql_type(wanted)
+        if isinstance(wanted, pl.Datetime) and dtype == pl.String:
+            expr = f"try_cast({ref} as timestamp)"
+        else:
+            expr = f"cast({ref} as {sql_type})"
+        if col in _FILLS:
+            expr = f"coalesce({expr}, {_FILLS[col]})"
+        exprs.append(f"{expr} as {_ident(col)}")
+    for col, (wanted, _required, _default) in declared.items():
+        if col not in present:
+            value = _FILLS.get(col, "null")
+            exprs.append(f"cast({value} as {_sql_type(wanted)}) as {_ident(col)}")
+    return ", ".join(exprs)
+
+
+def typed_views(con: duckdb.DuckDBPyConnection, present: dict[str, bool]) -> dict[str, pl.Schema]:
+    """Check the schemas (ValidationError with validate.check_schemas' messages) and create
+    the typed views scores, outcomes and runs (executions: see `executions_view`)."""
+    schemas = {n: _schema(con, _raw(n)) for n, ok in present.items() if ok}
+    check_schemas({n: pl.LazyFrame(schema=s) for n, s in schemas.items()})
+    for name in (S.SCORES, S.OUTCOMES, S.RUNS):
+        schema = schemas.get(name)
+        source = _raw(name) if schema is not None else "(select 1 where false)"
+        select = _typed_select(name, schema)
+        con.execute(f"create or replace view {name} as select {select} from {source} as r")
+    if S.EXECUTIONS in schemas:
+        select = _typed_select(S.EXECUTIONS, schemas[S.EXECUTIONS])
+        con.execute(
+            f"create or replace view {S.EXECUTIONS} as select {select} "
+            f"from {_raw(S.EXECUTIONS)} as r"
+        )
+    return schemas
+
+
+def executions_view(con: duckdb.DuckDBPyConnection, given: bool) -> None:
+    """Without an executions table: the execution keys the judge-row pass found."""
+    if given:
+        return
+    declared = {c: spec for c, spec in S.EXECUTIONS_COLUMNS.items()}
+    cols = []
+    for col, (wanted, _r, _d) in declared.items():
+        if col in S.EXECUTION_KEY:
+            cols.append(_ident(col))
+        else:
+            cols.append(f"cast({_FILLS.get(col, 'null')} as {_sql_type(wanted)}) as {_ident(col)}")
+    con.execute(
+        f"create or replace view {S.EXECUTIONS} as select {', '.join(cols)} from {PARTIALS} "
+        "where run_id is not null and case_id is not null"
+    )
+
+
+# --- validation --------------------------------------------------------------------------
+def _key_text(keys: Sequence[str], alias: str = "") -> str:
+    """SQL for 'run_id=r case_id=c attempt=0' (null as ∅), as validate._key_text."""
+    prefix = f"{alias}." if alias else ""
+    parts = []
+    for i, k in enumerate(keys):
+        label = _literal(("" if i == 0 else " ") + f"{k}=")
+        parts.append(f"{label} || coalesce(cast({prefix}{_ident(k)} as varchar), '∅')")
+    return " || ".join(parts)
+
+
+def _one(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> tuple[Any, ...]:
+    """The one row of a query (fetched to the end: the connection is free again)."""
+    rows = con.execute(sql, params).fetchall() if params else con.execute(sql).fetchall()
+    return rows[0]
+
+
+def _examples(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[str, ...]:
+    return tuple(str(r[0]) for r in con.execute(f"{sql} limit {MAX_EXAMPLES}").fetchall())
+
+
+_SCORE_CHECKS = (
+    ("bad_nan", S.SCORE, "score is NaN or infinite", "score is not null and not isfinite(score)"),
+    ("bad_neg", S.SCORE, "score is negative", "isfinite(score) and score < 0"),
+    ("bad_above", S.SCORE, "score is above scale_max", "isfinite(score) and score > scale_max"),
+    (
+        "bad_scale",
+        S.SCALE_MAX,
+        "scale_max is not a positive number",
+        "not coalesce(scale_max > 0, false) or not coalesce(isfinite(scale_max), false)",
+    ),
+    (
+        "bad_weight",
+        S.WEIGHT,
+        "weight is negative or not finite",
+        "coalesce(weight < 0 or not isfinite(weight), false)",
+    ),
+)
+
+
+def score_problems(
+    con: duckdb.DuckDBPyConnection, *, clamp: bool
+) -> tuple[list[Problem], ClampReport | None, int]:
+    """The checks of `scores` from the counts the pass folded in (as flat.score_problems);
+    also returns the largest evaluator id seen."""
+    sums_sql = ", ".join(
+        [
+            *(f"coalesce(sum({c}), 0)" for c, *_ in _SCORE_CHECKS),
+            "coalesce(sum(null_eval), 0)",
+            "coalesce(sum(n_all) filter (where run_id is null), 0)",
+            "coalesce(sum(n_all) filter (where case_id is null), 0)",
+            "coalesce(sum(n_clamped), 0)",
+            "coalesce(sum(n_nulled), 0)",
+            "coalesce(max(ev_max), -1)",
+        ]
+    )
+    row = _one(con, f"select {sums_sql} from {PARTIALS}")
+    assert row is not None
+    counts = dict(zip([c for c, *_ in _SCORE_CHECKS], row[:5], strict=True))
+    null_eval, null_run, null_case, n_clamped, n_nulled, ev_max = row[5:]
+    key = _key_text(S.SCORE_KEY)
+    problems: list[Problem] = []
+    for col, n in ((S.RUN_ID, null_run), (S.CASE_ID, null_case), (S.EVALUATOR, null_eval)):
+        if n:
+            ex = _examples(con, f"select {key} from scores where {_ident(col)} is null")
+            problems.append(Problem(S.SCORES, col, "key column is null", int(n), ex))
+    for name, column, message, cond in _SCORE_CHECKS:
+        if clamp and name in ("bad_nan", "bad_neg", "bad_above"):
+            continue
+        n = int(counts[name])
+        if n:
+            ex = _examples(con, f"select {key} from scores where {cond}")
+            problems.append(Problem(S.SCORES, column, message, n, ex))
+    report = ClampReport(clamped=int(n_clamped), nulled=int(n_nulled)) if clamp else None
+    return problems, report, int(ev_max)
+
+
+def _table_checks(given: dict[str, bool]) -> list[tuple[str, str, str, str]]:
+    """(table, column, message, condition) of the value checks of validate_tables, in
+    its order (scores' own checks come from the pass)."""
+    checks: list[tuple[str, str, str, str]] = []
+    if given.get(S.EXECUTIONS):
+        checks += [(S.EXECUTIONS, k, "key column is null", f"{k} is null") for k in S.EXECUTION_KEY]
+        checks += [
+            (
+                S.EXECUTIONS,
+                S.STATUS,
+                f"status is not one of {', '.join(S.STATUSES)}",
+                "not coalesce(status in ("
+                + ", ".join(_literal(s) for s in S.STATUSES)
+                + "), false)",
+            ),
+            (
+                S.EXECUTIONS,
+                S.THRESHOLD,
+                "threshold is outside 0-1",
+                "threshold is not null and not coalesce(threshold >= 0 and threshold <= 1, false)",
+            ),
+        ]
+    if given.get(S.OUTCOMES):
+        checks += [
+            (S.OUTCOMES, k, "key column is null", f"{_ident(k)} is null")
+            for k in S.TABLE_KEYS[S.OUTCOMES]
+        ]
+        checks.append((S.OUTCOMES, S.PASSED, "passed is null", "passed is null"))
+    if given.get(S.RUNS):
+        checks.append((S.RUNS, S.RUN_ID, "key column is null", "run_id is null"))
+    return checks
+
+
+def table_problems(con: duckdb.DuckDBPyConnection, given: dict[str, bool]) -> list[Problem]:
+    """The checks of executions, outcomes and runs (validate_tables' order and messages):
+    value checks, duplicate keys, unparsed created_at, outcomes of unknown executions."""
+    problems: list[Problem] = []
+    checks = _table_checks(given)
+    by_table: dict[str, list[tuple[int, str]]] = {}
+    for i, (table, _c, _m, cond) in enumerate(checks):
+        by_table.setdefault(table, []).append((i, cond))
+    counts: dict[int, int] = {}
+    for table, items in by_table.items():
+        sums = ", ".join(f"count(*) filter (where {cond})" for _i, cond in items)
+        row = _one(con, f"select {sums} from {table}")
+        assert row is not None
+        counts.update({i: int(n) for (i, _c), n in zip(items, row, strict=True)})
+    time_check = None
+    if given.get(S.RUNS):
+        raw_type = _schema(con, _raw(S.RUNS)).get(S.CREATED_AT)
+        if raw_type == pl.String:
+            time_check = "created_at is not null and try_cast(created_at as timestamp) is null"
+    for i, (table, column, message, cond) in enumerate(checks):
+        if counts[i]:
+            keys = S.TABLE_KEYS[table]
+            ex = _examples(con, f"select {_key_text(keys)} from {table} where {cond}")
+            problems.append(Problem(table, column, message, counts[i], ex))
+        if table == S.RUNS and time_check is not None and i == len(checks) - 1:
+            n = _one(con, f"select count(*) from {_raw(S.RUNS)} where {time_check}")
+            if n and n[0]:
+                ex = _examples(
+                    con, f"select {_key_text((S.RUN_ID,))} from {_raw(S.RUNS)} where {time_check}"
+                )
+                problems.append(
+                    Problem(S.RUNS, S.CREATED_AT, "created_at is not a timestamp", int(n[0]), ex)
+                )
+    for table in (S.EXECUTIONS, S.OUTCOMES, S.RUNS):
+        if not given.get(table):
+            continue
+        keys = S.TABLE_KEYS[table]
+        cols = ", ".join(_ident(k) for k in keys)
+        dups = f"select {cols} from {table} group by all having count(*) > 1"
+        n = _one(con, f"select count(*) from ({dups})")
+        if n and n[0]:
+            ex = _examples(con, f"select {_key_text(keys)} from ({dups}) order by all")
+            problems.append(
+                Problem(table, ", ".join(keys), "duplicate key (keys listed)", int(n[0]), ex)
+            )
+    if given.get(S.OUTCOMES):
+        parent = S.EXECUTIONS if given.get(S.EXECUTIONS) else S.SCORES
+        orphans = (
+            "select distinct run_id, case_id, attempt from outcomes as o where not exists ("
+            "select 1 from executions as e where e.run_id is not distinct from o.run_id "
+            "and e.case_id is not distinct from o.case_id "
+            "and e.attempt is not distinct from o.attempt)"
+        )
+        n = _one(con, f"select count(*) from ({orphans})")
+        if n and n[0]:
+            ex = _examples(
+                con, f"select {_key_text(S.EXECUTION_KEY)} from ({orphans}) order by all"
+            )
+            problems.append(
+                Problem(S.OUTCOMES, "", f"execution is not in the {parent} table", int(n[0]), ex)
+            )
+    return problems
+
+
+def key_problems(
+    con: duckdb.DuckDBPyConnection, given_executions: bool, wide: bool
+) -> list[Problem]:
+    """Score rows of unknown executions, then duplicate (execution, evaluator) keys (as
+    flat.orphan_problem and flat.duplicate_problem)."""
+    problems: list[Problem] = []
+    known = f"(select * from {PARTIALS} where run_id is not null and case_id is not null)"
+    if given_executions:
+        orphan = (
+            f"select p.run_id, p.case_id, p.attempt, p.n_all from {known} as p "
+            "anti join executions as e using (run_id, case_id, attempt)"
+        )
+        row = _one(con, f"select count(*), sum(n_all) from ({orphan})")
+        if row and row[0]:
+            ex = _examples(con, f"select {_key_text(S.EXECUTION_KEY)} from ({orphan}) order by all")
+            problems.append(
+                Problem(S.SCORES, "", "execution is not in the executions table", int(row[1]), ex)
+            )
+    if wide:  # the bitmask does not hold every evaluator: count the keys
+        suspects = known
+    else:
+        suspects = f"(select * from {known} where bit_count(mask) <> n_all - null_eval)"
+    found = _one(con, f"select count(*) from {suspects}")
+    if found and found[0]:
+        dups = (
+            "select s.run_id, s.case_id, s.attempt, s.evaluator from scores as s "
+            f"semi join {suspects} as p using (run_id, case_id, attempt) "
+            "group by all having count(*) > 1"
+        )
+        n = _one(con, f"select count(*) from ({dups})")
+        if n and n[0]:
+            ex = _examples(con, f"select {_key_text(S.SCORE_KEY)} from ({dups}) order by all")
+            problems.append(
+                Problem(
+                    S.SCORES, ", ".join(S.SCORE_KEY), "duplicate key (keys listed)", int(n[0]), ex
+                )
+            )
+    return problems
+
+
+# --- scoring ---------------------------------------------------------------------------------
+def _check_config(config: Config) -> None:
+    check_flat(config)
+
+
+PASS_K = "evalframe_pass_k"
+
+
+def add_pass_k_columns(con: duckdb.DuckDBPyConnection, ks: Sequence[int]) -> None:
+    """Replace evalframe_run_summary by itself with the pass@k / pass^k columns of
+    attempts.k (pass_at_k_of over evalframe_case_summary), placed as the polars
+    run_summary places them: after the summary columns, before the runs metadata."""
+    from evalframe._private.summaries.run_summary import RUN_COLUMNS
+
+    params = {"case_source": CASES, "k_values": [int(k) for k in ks]}
+    con.execute(
+        f"create temp table {PASS_K} as {_call('pass_at_k_of', params, ['case_source'])}",
+        params,
+    )
+    names = [r[0] for r in con.execute(f"select * from {RUNS_OUT} limit 0").description]
+    head = [f"r.{_ident(c)}" for c in names if c in RUN_COLUMNS]
+    rest = [f"r.{_ident(c)}" for c in names if c not in RUN_COLUMNS]
+    spread, joins = [], []
+    for i, k in enumerate(dict.fromkeys(int(k) for k in ks)):
+        alias = f"k{i}"
+        joins.append(
+            f"left join (select * from {PASS_K} where k = {k}) as {alias} "
+            f"on {alias}.config_id = r.config_id and {alias}.run_id = r.run_id"
+        )
+        for src, dst in (
+            ("pass_at_k", S.pass_at(k)),
+            ("pass_at_k_se", S.se_of(S.pass_at(k))),
+            ("pass_all_k", S.pass_all(k)),
+            ("pass_all_k_se", S.se_of(S.pass_all(k))),
+        ):
+            spread.append(f"cast({alias}.{src} as double) as {_ident(dst)}")
+    con.execute(
+        f"create temp table {RUNS_OUT}_k as select {', '.join([*head, *spread, *rest])} "
+        f"from {RUNS_OUT} as r {' '.join(joins)} order by r.rowid"
+    )
+    con.execute(f"drop table {RUNS_OUT}")
+    con.execute(f"alter table {RUNS_OUT}_k rename to {RUNS_OUT}")
+
+
+def score_in(
+    con: duckdb.DuckDBPyConnection,
+    dataset: str | Path,
+    config: Config,
+    *,
+    clamp: bool = False,
+    keep_leaf_scores: bool = False,
+) -> ClampReport | None:
+    """Open, check and score the dataset in `con`: leaves the temp tables
+    evalframe_execution_scores, evalframe_case_summary and evalframe_run_summary.
+    Raises ValidationError listing every input problem."""
+    given = open_views(con, dataset)
+    typed_views(con, given)
+    create_engine_macros(con, _FIRST_MACROS)
+    load_policy(con, config)
+    partial_params = {
+        "configured": config.evaluators is not None,
+        "required_children": list(config.required_children),
+        "clamp": clamp,
+        "keep_threshold_scores": config.aggregator == "threshold",
+        "keep_leaf_scores": keep_leaf_scores,
+    }
+    con.execute(
+        f"create temp table {PARTIALS} as {_call('execution_partials', partial_params)}",
+        partial_params,
+    )
+    problems, report, ev_max = score_problems(con, clamp=clamp)
+    executions_view(con, bool(given.get(S.EXECUTIONS)))
+    create_engine_macros(con, ENGINE_MACROS[len(_FIRST_MACROS) :])
+    problems += table_problems(con, given)
+    wide = ev_max >= MAX_MASK_EVALUATORS
+    problems += key_problems(con, bool(given.get(S.EXECUTIONS)), wide)
+    if problems:
+        raise ValidationError(problems)
+    if wide and config.evaluators is None:
+        raise UsageError(
+            f"the DuckDB engine scores at most {MAX_MASK_EVALUATORS} distinct evaluators "
+            "without an `evaluators` list; hint: list the evaluators in the config, or "
+            "score with the polars engine."
+        )
+    params = {"partials_source": PARTIALS, **scoring_params(config)}
+    con.execute(f"create temp table {SCORED} as {_call('execution_scores_of', params)}", params)
+    cases = {
+        "source": SCORED,
+        "attempts_score": config.attempts.score,
+        "attempts_passed": config.attempts.passed,
+    }
+    runs = {
+        **cases,
+        "min_mean_score": config.run_gates.min_mean_score,
+        "min_pass_rate": config.run_gates.min_pass_rate,
+        "config_name": config.config_id,
+    }
+    con.execute(
+        f"create temp table {CASES} as {_call('case_summary_of', cases, ['source'])}", cases
+    )
+    con.execute(
+        f"create temp table {RUNS_OUT} as {_call('run_summary_of', runs, ['source'])}", runs
+    )
+    if config.attempts.k:
+        add_pass_k_columns(con, config.attempts.k)
+    return report
+
+
+def _fetch_scored(con: duckdb.DuckDBPyConnection) -> dict[str, pl.DataFrame]:
+    return {
+        S.EXECUTION_SCORES: con.sql(f"select * from {SCORED}").pl(),
+        S.CASE_SUMMARY: con.sql(f"select * from {CASES}").pl(),
+        S.RUN_SUMMARY: con.sql(f"select * from {RUNS_OUT}").pl(),
+    }
+
+
+def score_tables_duckdb(
+    dataset: str | Path,
+    config: Config,
+    *,
+    memory_limit: str = "3GB",
+    temp_directory: str | Path | None = None,
+    clamp: bool = False,
+    evaluators: bool = False,
+) -> DuckDBTables:
+    """execution_scores, case_summary and run_summary of a flat config, computed in
+    DuckDB straight from the dataset's files (see the module docstring)."""
+    _check_config(config)
+    if evaluators:
+        raise UsageError(
+            "the DuckDB engine does not write evaluator_scores (one row per execution × "
+            "evaluator, as large as the input); hint: drop --evaluators, or score with the "
+            "polars engine."
+        )
+    with session(memory_limit, temp_directory) as con:
+        report = score_in(con, dataset, config, clamp=clamp)
+        out = DuckDBTables(_fetch_scored(con))
+    out.clamped = report
+    return out
+
+
+# --- comparing -------------------------------------------------------------------------------
+def _limit_params(config: Config) -> dict[str, Any]:
+    limits = config.compare
+    out: dict[str, Any] = {
+        "max_pass_rate_drop": limits.max_pass_rate_drop,
+        "max_mean_score_drop": limits.max_mean_score_drop,
+        "max_latency_increase": limits.max_latency_increase,
+        "case_delta": limits.case_delta,
+    }
+    if getattr(limits, "require_significance", False):
+        out["require_significance"] = True
+    return out
+
+
+PairsArg = Sequence[tuple[str, str]] | Callable[[pl.DataFrame], Sequence[tuple[str, str]]]
+
+
+def compare_tables_duckdb(
+    dataset: str | Path,
+    config: Config,
+    pairs: PairsArg,
+    *,
+    memory_limit: str = "3GB",
+    temp_directory: str | Path | None = None,
+    clamp: bool = False,
+) -> DuckDBTables:
+    """case_deltas, evaluator_deltas and run_deltas of a flat config, all in DuckDB from
+    one scoring of the dataset's files (see the module docstring)."""
+    from evalframe._private.compare.compare import BASELINE_RUN_ID, CANDIDATE_RUN_ID
+    from evalframe._private.compare.pairs import check_runs
+
+    _check_config(config)
+    with session(memory_limit, temp_directory) as con:
+        report = score_in(con, dataset, config, clamp=clamp, keep_leaf_scores=True)
+        scored = _fetch_scored(con)
+        chosen = pairs(scored[S.RUN_SUMMARY]) if callable(pairs) else pairs
+        chosen = [(str(b), str(c)) for b, c in chosen]
+        known = scored[S.RUN_SUMMARY][S.RUN_ID].cast(pl.String).unique().to_list()
+        check_runs([r for pair in chosen for r in pair], known)
+        seen: dict[tuple[str, str], int] = {}
+        for pair in chosen:
+            seen.setdefault(pair, len(seen))
+        con.execute(
+            f"create temp table {PAIRS} (pair_index bigint, {BASELINE_RUN_ID} varchar, "
+            f"{CANDIDATE_RUN_ID} varchar)"
+        )
+        if seen:
+            con.executemany(
+                f"insert into {PAIRS} values (?, ?, ?)", [(i, b, c) for (b, c), i in seen.items()]
+            )
+        params = {"case_source": CASES, "pairs_source": PAIRS, **_limit_params(config)}
+        case_params = {k: params[k] for k in ("case_source", "case_delta", "pairs_source")}
+        run_params = {"run_source": RUNS_OUT, **params}
+        ev_params = {
+            "partials_source": PARTIALS,
+            "pairs_source": PAIRS,
+            "case_delta": config.compare.case_delta,
+            "configured": config.evaluators is not None,
+            "config_name": config.config_id,
+            "on_missing": config.on_missing,
+        }
+        out = DuckDBTables(
+            {
+                S.CASE_DELTAS: con.sql(
+                    _call("case_deltas_of", case_params, ["case_source"]), params=case_params
+                ).pl(),
+                S.EVALUATOR_DELTAS: con.sql(
+                    _call("evaluator_deltas_of", ev_params), params=ev_params
+                ).pl(),
+                S.RUN_DELTAS: con.sql(
+                    _call("run_deltas_of", run_params, ["case_source", "run_source"]),
+                    params=run_params,
+                ).pl(),
+            }
+        )
+    out.clamped = report
+    out.scored = scored
+    out.pairs = chosen
+    return out

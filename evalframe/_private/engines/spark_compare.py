@@ -1,0 +1,233 @@
+"""Comparing runs on Spark (SPEC §6, §10): case_deltas and run_deltas in native Spark.
+
+The case summaries of both sides of each (baseline, candidate) pair are matched with a
+join on case_id (full outer: new and removed cases), and the status is the same first
+rule that applies as `compare/compare.py`; run_deltas aggregates the case rows per pair
+(status counts, paired deltas, McNemar's exact p in log space with Spark's `aggregate`
+over a sequence) and applies the same reasons. evaluator_deltas needs evaluator_scores,
+which the Spark engine does not compute: it is not produced here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from evalframe._private import schema as S
+from evalframe._private.compare.compare import (
+    CASE_DELTAS_SCHEMA,
+    LIMITS,
+    REASON_LATENCY,
+    REASON_MEAN_SCORE,
+    REASON_PASS_RATE,
+    RUN_DELTAS_SCHEMA,
+    RUN_STATS,
+    STATUS_COUNTS,
+    _pair_table,
+)
+from evalframe._private.compare.paired_stats import Z_95
+from evalframe._private.config import Config
+from evalframe._private.stats.power import MDE_FACTOR
+
+B, C = "baseline", "candidate"
+_PAIR = "_pair"
+
+
+def _b(c: str) -> Column:
+    return F.col(f"{B}_{c}")
+
+
+def _c(c: str) -> Column:
+    return F.col(f"{C}_{c}")
+
+
+def _exceeds(x: Column, limit: float) -> Column:
+    return x > F.lit(limit + S.EPS)
+
+
+def _pairs(cs: DataFrame, pairs: Sequence[tuple[str, str]]) -> DataFrame:
+    table = _pair_table(pairs)
+    rows = [tuple(r) for r in table.iter_rows()]
+    return cs.sparkSession.createDataFrame(
+        rows, f"{_PAIR} long, {S.BASELINE_RUN_ID} string, {S.CANDIDATE_RUN_ID} string"
+    )
+
+
+def _side(table: DataFrame, pairs: DataFrame, run_col: str, side: str, key: list[str]) -> DataFrame:
+    values = [c for c in table.columns if c not in (S.RUN_ID, S.CONFIG_ID, *key)]
+    return (
+        pairs.select(_PAIR, F.col(run_col).alias(S.RUN_ID))
+        .join(table, on=S.RUN_ID)
+        .select(
+            _PAIR,
+            S.CONFIG_ID,
+            *key,
+            F.lit(True).alias(f"_in_{side}"),
+            *(F.col(v).alias(f"{side}_{v}") for v in values),
+        )
+    )
+
+
+def _sided(table: DataFrame, pairs: DataFrame, key: list[str]) -> DataFrame:
+    on = [_PAIR, S.CONFIG_ID, *key]
+    both = _side(table, pairs, S.BASELINE_RUN_ID, B, key).join(
+        _side(table, pairs, S.CANDIDATE_RUN_ID, C, key), on=on, how="full_outer"
+    )
+    return both.join(pairs, on=_PAIR, how="left").withColumns(
+        {f"_in_{s}": F.coalesce(F.col(f"_in_{s}"), F.lit(False)) for s in (B, C)}
+    )
+
+
+def _case_rows(case_summary: DataFrame, pairs: DataFrame, cfg: Config) -> DataFrame:
+    scored = (F.coalesce(F.col(S.SCORED), F.lit(0)) > 0) & F.col(S.SCORE).isNotNull()
+    cs = case_summary.select(
+        S.CONFIG_ID,
+        S.RUN_ID,
+        S.CASE_ID,
+        F.col(S.SCORE).cast("double").alias(S.SCORE),
+        S.PASSED,
+        F.col(S.PASS_RATE).cast("double").alias(S.PASS_RATE),
+        F.col(S.LATENCY_MEAN).cast("double").alias(S.LATENCY_MEAN),
+        scored.alias("_scored"),
+    )
+    rows = _sided(cs, pairs, [S.CASE_ID]).withColumns(
+        {f"{s}__scored": F.coalesce(F.col(f"{s}__scored"), F.lit(False)) for s in (B, C)}
+    )
+    delta = _c(S.SCORE) - _b(S.SCORE)
+    bp, cp = F.coalesce(_b(S.PASSED), F.lit(False)), F.coalesce(_c(S.PASSED), F.lit(False))
+    limit = cfg.compare.case_delta
+    status = (
+        F.when(~F.col(f"_in_{B}"), "new")
+        .when(~F.col(f"_in_{C}"), "removed")
+        .when(~F.col(f"{B}__scored") | ~F.col(f"{C}__scored"), "error")
+        .when(bp & ~cp, "regression")
+        .when(~bp & cp, "improvement")
+        .when(F.coalesce(_exceeds(-delta, limit), F.lit(False)), "regression")
+        .when(F.coalesce(_exceeds(delta, limit), F.lit(False)), "improvement")
+        .otherwise("unchanged")
+    )
+    return rows.withColumns({S.SCORE_DELTA: delta, S.STATUS: status})
+
+
+def mcnemar_p(n01: Column, n10: Column) -> Column:
+    """min(1, 2 · P(X <= min(n01, n10))), X ~ Binomial(n01 + n10, 1/2), in log space:
+    ln C(n, i) accumulated over i = 1..k with Spark's `aggregate` (no UDF)."""
+    n = (n01 + n10).cast("long")
+    k = F.least(n01, n10).cast("long")
+    ln_half_n = -n.cast("double") * F.lit(math.log(2.0))
+    start = F.struct(F.lit(0.0).alias("lc"), F.exp(ln_half_n).alias("acc"))
+
+    def step(acc: Column, i: Column) -> Column:
+        lc = acc["lc"] + F.log((n - i + 1).cast("double")) - F.log(i.cast("double"))
+        return F.struct(lc.alias("lc"), (acc["acc"] + F.exp(lc + ln_half_n)).alias("acc"))
+
+    tail = F.when(k < 1, F.exp(ln_half_n)).otherwise(
+        F.aggregate(
+            F.sequence(F.lit(1).cast("long"), F.greatest(k, F.lit(1).cast("long"))), start, step
+        )["acc"]
+    )
+    return F.least(F.lit(1.0), 2.0 * tail)
+
+
+def run_deltas(
+    case_rows: DataFrame, run_summary: DataFrame, pairs: DataFrame, cfg: Config
+) -> DataFrame:
+    """run_deltas (SPEC §6, §10) from the case rows of `_case_rows` and run_summary."""
+    stats = run_summary.select(
+        S.CONFIG_ID, S.RUN_ID, *(F.col(c).cast("double").alias(c) for c in RUN_STATS)
+    )
+    sides = _sided(stats, pairs, []).drop(
+        f"_in_{B}", f"_in_{C}", S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID
+    )
+    matched = F.col(f"_in_{B}") & F.col(f"_in_{C}")
+    paired = matched & F.col(f"{B}__scored") & F.col(f"{C}__scored")
+    delta = F.when(paired, F.col(S.SCORE_DELTA))
+    bp, cp = F.coalesce(_b(S.PASSED), F.lit(False)), F.coalesce(_c(S.PASSED), F.lit(False))
+    d = F.when(
+        matched & _b(S.PASSED).isNotNull() & _c(S.PASSED).isNotNull(),
+        _c(S.PASSED).cast("double") - _b(S.PASSED).cast("double"),
+    )
+
+    def se(x: Column) -> Column:
+        return F.when(F.count(x) >= 2, F.stddev_samp(x) / F.sqrt(F.count(x).cast("double")))
+
+    per_pair = case_rows.groupBy(_PAIR, S.CONFIG_ID).agg(
+        *(F.sum((F.col(S.STATUS) == s).cast("long")).alias(n) for s, n in STATUS_COUNTS.items()),
+        F.count(delta).alias(S.N_PAIRED),
+        F.avg(delta).alias(S.MEAN_DELTA),
+        se(delta).alias(S.MEAN_DELTA_SE),
+        F.sum((matched & bp & ~cp).cast("long")).alias(S.N_PASSED_TO_FAILED),
+        F.sum((matched & ~bp & cp).cast("long")).alias(S.N_FAILED_TO_PASSED),
+        F.avg(d).alias(S.PAIRED_PASS_DELTA),
+        se(d).alias(S.PAIRED_PASS_DELTA_SE),
+    )
+    ids = run_summary.select(S.CONFIG_ID).distinct()
+    rows = (
+        pairs.crossJoin(ids)
+        .join(sides, on=[_PAIR, S.CONFIG_ID], how="left")
+        .join(per_pair, on=[_PAIR, S.CONFIG_ID], how="left")
+    )
+    counts = [*STATUS_COUNTS.values(), S.N_PAIRED, S.N_PASSED_TO_FAILED, S.N_FAILED_TO_PASSED]
+    rows = rows.withColumns({c: F.coalesce(F.col(c), F.lit(0).cast("long")) for c in counts})
+    mse, pse = F.col(S.MEAN_DELTA_SE), F.col(S.PAIRED_PASS_DELTA_SE)
+    md, pd = F.col(S.MEAN_DELTA), F.col(S.PAIRED_PASS_DELTA)
+    rows = rows.withColumns(
+        {
+            S.MEAN_DELTA_CI_LOW: md - Z_95 * mse,
+            S.MEAN_DELTA_CI_HIGH: md + Z_95 * mse,
+            S.MCNEMAR_P: mcnemar_p(F.col(S.N_PASSED_TO_FAILED), F.col(S.N_FAILED_TO_PASSED)),
+            S.PAIRED_PASS_DELTA_CI_LOW: pd - Z_95 * pse,
+            S.PAIRED_PASS_DELTA_CI_HIGH: pd + Z_95 * pse,
+            S.MDE_PASS_RATE: MDE_FACTOR * pse,
+            S.MDE_MEAN_SCORE: MDE_FACTOR * mse,
+        }
+    )
+    lim = dict(zip(LIMITS, (getattr(cfg.compare, n) for n in LIMITS), strict=True))
+    lax = F.lit(not cfg.compare.require_significance)
+    latency_ratio = F.when(
+        _b(S.LATENCY_MEAN) > 0,
+        (_c(S.LATENCY_MEAN) - _b(S.LATENCY_MEAN)) / _b(S.LATENCY_MEAN),
+    )
+    checks = {
+        REASON_PASS_RATE: _exceeds(_b(S.PASS_RATE) - _c(S.PASS_RATE), lim[LIMITS[0]])
+        & (lax | F.coalesce(F.col(S.PAIRED_PASS_DELTA_CI_HIGH) < 0, F.lit(False))),
+        REASON_MEAN_SCORE: _exceeds(_b(S.MEAN_SCORE) - _c(S.MEAN_SCORE), lim[LIMITS[1]])
+        & (lax | F.coalesce(F.col(S.MEAN_DELTA_CI_HIGH) < 0, F.lit(False))),
+        REASON_LATENCY: _exceeds(latency_ratio, lim[LIMITS[2]]),
+    }
+    reasons = F.filter(
+        F.array(*(F.when(F.coalesce(c, F.lit(False)), F.lit(code)) for code, c in checks.items())),
+        lambda x: x.isNotNull(),
+    )
+    deltas = {f"{c.removesuffix('_usd')}_delta": _c(c) - _b(c) for c in RUN_STATS}
+    rows = rows.withColumns({**deltas, S.REASONS: reasons}).withColumn(
+        S.REGRESSION_DETECTED, F.size(S.REASONS) > 0
+    )
+    # one row per pair: sorted in one partition, no sampling job of a global orderBy
+    return (
+        rows.repartition(1)
+        .sortWithinPartitions(S.CONFIG_ID, _PAIR)
+        .select(*RUN_DELTAS_SCHEMA.names())
+    )
+
+
+def compare(
+    case_summary: DataFrame,
+    run_summary: DataFrame,
+    pairs: Sequence[tuple[str, str]],
+    config: Config | None = None,
+) -> dict[str, DataFrame]:
+    """case_deltas and run_deltas of every (baseline_run_id, candidate_run_id) pair, as lazy
+    Spark DataFrames, from the Spark case_summary and run_summary of one config."""
+    cfg = config if config is not None else Config()
+    pair_df = _pairs(case_summary, pairs)
+    rows = _case_rows(case_summary, pair_df, cfg)
+    return {
+        S.CASE_DELTAS: rows.orderBy(S.CONFIG_ID, _PAIR, S.CASE_ID).select(
+            *CASE_DELTAS_SCHEMA.names()
+        ),
+        S.RUN_DELTAS: run_deltas(rows, run_summary, pair_df, cfg),
+    }

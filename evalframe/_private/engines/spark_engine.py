@@ -1,0 +1,709 @@
+"""The Spark engine: evalframe's own kernel per partition, summaries in native Spark.
+
+    scores ─┐  tagged wide frame: one row per input row, the table's columns prefixed
+ executions ├─ (`scores__score`, `executions__status`, ...) plus the partition key
+   outcomes ┘  (run_id, case_id) cast to string
+                 └ repartition(n, run_id, case_id): every row of a case in one partition
+                 └ mapInArrow: gather ALL Arrow batches of the partition, split by tag,
+                   run `flat_execution_scores` (flat configs) or the tree path on them,
+                   cast to the declared Arrow schema  → execution_scores
+ execution_scores → case_summary, run_summary: native Spark aggregations (sums, counts,
+                   exact percentiles, clustered SEs in two passes over per-case sums)
+ case_summary ⋈ case_summary on case_id → case_deltas, run_deltas (native Spark)
+
+pyspark is imported here at module level: only `evalframe.spark` and the CLI's
+`--engine spark` import this module, never core evalframe.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import warnings
+from collections.abc import Iterator, Mapping
+from typing import Any, TypeVar
+
+import polars as pl
+import pyarrow as pa
+from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
+
+from evalframe._private import schema as S
+from evalframe._private.config import Config, Evaluator
+from evalframe._private.errors import EvalframeError, UsageError
+
+K = TypeVar("K")
+TAG = "_ef_table"
+K_RUN = "_ef_run"
+K_CASE = "_ef_case"
+EVALSET = "_ef_evalset"
+SEP = "\x1f"
+KERNEL_TABLES = (S.SCORES, S.EXECUTIONS, S.OUTCOMES)
+VALIDATION_MARKER = "evalframe input error:"
+"""Prefix of the message a worker raises when its partition fails validation."""
+
+
+PARTITION_NOTE = (
+    "\n(Spark checks each partition of whole cases on its own: the counts and examples above"
+    " are those of one partition; `evalframe validate DATASET` lists every problem.)"
+)
+
+
+class SparkValidationError(EvalframeError):
+    """A partition's rows failed evalframe's input validation (raised on the workers,
+    surfaced when the job runs)."""
+
+
+# --- the session --------------------------------------------------------------------------
+def use_current_python() -> None:
+    """Python workers start `python3` on PATH unless PYSPARK_PYTHON names an interpreter:
+    point it at this one (local mode), so workers see the same evalframe and polars."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+
+
+def java_available() -> bool:
+    """A local Spark needs a JVM: `java` on PATH or under JAVA_HOME."""
+    import shutil
+
+    home = os.environ.get("JAVA_HOME")
+    return shutil.which("java") is not None or (
+        home is not None and os.path.exists(os.path.join(home, "bin", "java"))
+    )
+
+
+def session(remote: str | None = None, master: str = "local[2]") -> SparkSession:
+    """The active SparkSession, or a new one: Spark Connect at `remote` (sc://HOST:PORT),
+    else a local one on `master`."""
+    use_current_python()
+    builder = SparkSession.builder
+    if remote:
+        return builder.remote(remote).getOrCreate()
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    return (
+        builder.master(master)
+        .appName("evalframe")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.ui.enabled", "false")
+        .getOrCreate()
+    )
+
+
+# --- Arrow schemas ------------------------------------------------------------------------
+def _narrow(t: pa.DataType) -> pa.DataType:
+    """polars emits large_string / large_list; Spark's Arrow reader wants the 32-bit kinds."""
+    if pa.types.is_large_string(t) or pa.types.is_string_view(t):
+        return pa.string()
+    if pa.types.is_large_binary(t) or pa.types.is_binary_view(t):
+        return pa.binary()
+    if pa.types.is_large_list(t) or pa.types.is_list_view(t) or pa.types.is_list(t):
+        return pa.list_(_narrow(t.value_type))
+    if pa.types.is_struct(t):
+        return pa.struct([pa.field(f.name, _narrow(f.type)) for f in t])
+    if pa.types.is_dictionary(t):
+        return _narrow(t.value_type)
+    return t
+
+
+def _spark_schema(frame: pl.DataFrame) -> T.StructType:
+    arrow = frame.head(0).to_arrow().schema
+    return from_arrow_schema(pa.schema([pa.field(f.name, _narrow(f.type)) for f in arrow]))
+
+
+def _polars_empty(schema: T.StructType) -> pl.DataFrame:
+    return pl.from_arrow(to_arrow_schema(schema).empty_table())  # type: ignore[return-value]
+
+
+# --- the kernel, on one partition --------------------------------------------------------
+def _score_frames(frames: dict[str, pl.DataFrame | None], cfg: Config, clamp: bool) -> pl.DataFrame:
+    """evalframe's own scoring of in-memory input tables: the aggregate-first pass for flat
+    configs, the tree path otherwise (or beyond 62 evaluators)."""
+    from evalframe._private.data.dataset import Dataset
+    from evalframe._private.pipeline.score import flat_execution_scores
+    from evalframe._private.scoring import flat
+    from evalframe._private.scoring.execution_scores import score
+
+    lazy = {k: (v.lazy() if v is not None else None) for k, v in frames.items()}
+    if flat.is_flat(cfg):
+        result = flat_execution_scores({**lazy, S.RUNS: None}, cfg, clamp=clamp)
+        if result is not None:
+            return result[0]
+    ds = Dataset.from_frames(
+        frames[S.SCORES],  # type: ignore[arg-type]
+        frames.get(S.EXECUTIONS),
+        frames.get(S.OUTCOMES),
+        None,
+        clamp=clamp,
+    )
+    return score(ds, cfg).collect()
+
+
+def _listing(cfg: Config, names: list[str]) -> Config:
+    """`cfg` with its evaluators listed explicitly: for a config without a list, a run's
+    expected evaluators are those seen anywhere in the run (SPEC §3.4), which one
+    partition does not see; listing the run's set reproduces the rule exactly."""
+    return cfg.model_copy(update={"evaluators": {n: Evaluator() for n in names}})
+
+
+def score_partition(
+    frames: dict[str, pl.DataFrame | None], cfg: Config, *, clamp: bool = False
+) -> pl.DataFrame:
+    """execution_scores of the rows of one partition (whole cases). Without an evaluator
+    list, runs are scored in groups sharing one evaluator set (`EVALSET` on the score
+    rows): one kernel call per distinct set, never per case."""
+    scores = frames[S.SCORES]
+    assert scores is not None
+    if cfg.evaluators is not None or EVALSET not in scores.columns:
+        return _score_frames(frames, cfg, clamp)
+    sets = scores.select(S.RUN_ID, EVALSET).unique(S.RUN_ID).sort(S.RUN_ID)
+    groups = sets.group_by(EVALSET, maintain_order=True).agg(pl.col(S.RUN_ID))
+    pieces = []
+    listed_runs: list[Any] = []
+    for evalset, runs in groups.iter_rows():  # one per distinct evaluator set
+        listed_runs += runs
+        part = {
+            name: (f.filter(pl.col(S.RUN_ID).is_in(runs)) if f is not None else None)
+            for name, f in frames.items()
+        }
+        part[S.SCORES] = part[S.SCORES].drop(EVALSET)  # type: ignore[union-attr]
+        names = [] if evalset is None else evalset.split(SEP)
+        sub = _listing(cfg, names) if names else cfg
+        pieces.append(_score_frames(part, sub, clamp))
+    rest = {
+        name: (f.filter(~pl.col(S.RUN_ID).is_in(listed_runs)) if f is not None else None)
+        for name, f in frames.items()
+    }
+    rest[S.SCORES] = rest[S.SCORES].drop(EVALSET)  # type: ignore[union-attr]
+    if any(f is not None and f.height for f in rest.values()) or not pieces:
+        pieces.append(_score_frames(rest, cfg, clamp))  # runs with no score rows, null keys
+    return pl.concat(pieces, how="vertical_relaxed").with_columns(
+        pl.lit(cfg.config_id, dtype=pl.String).alias(S.CONFIG_ID)
+    )
+
+
+def _partition_fn(
+    batches: Iterator[pa.RecordBatch],
+    *,
+    config_json: str,
+    columns: dict[str, list[str]],
+    out_schema: pa.Schema,
+    clamp: bool,
+) -> Iterator[pa.RecordBatch]:
+    """mapInArrow body: gather every batch of the partition (Spark hands them over 10 000
+    rows at a time; a case may straddle batches), then one kernel call."""
+    from evalframe._private.errors import ValidationError
+
+    gathered = [b for b in batches if b.num_rows]
+    if not gathered:  # an empty partition (fewer cases than partitions): nothing to score
+        return
+    table = pa.Table.from_batches(gathered)
+    wide = pl.from_arrow(table)
+    assert isinstance(wide, pl.DataFrame)
+    frames: dict[str, pl.DataFrame | None] = {}
+    for name in KERNEL_TABLES:
+        if name not in columns:
+            frames[name] = None
+            continue
+        frames[name] = wide.filter(pl.col(TAG) == name).select(
+            pl.col(f"{name}__{c}").alias(c) for c in columns[name]
+        )
+    if frames[S.SCORES] is not None and EVALSET in wide.columns:
+        frames[S.SCORES] = frames[S.SCORES].with_columns(  # type: ignore[union-attr]
+            wide.filter(pl.col(TAG) == S.SCORES)[EVALSET]
+        )
+    cfg = Config.model_validate_json(config_json)
+    try:
+        out = score_partition(frames, cfg, clamp=clamp)
+    except ValidationError as e:
+        raise RuntimeError(f"{VALIDATION_MARKER} {e}") from None
+    arrow = out.select(out_schema.names).to_arrow().cast(out_schema)
+    yield from arrow.to_batches(max_chunksize=10_000)
+
+
+# --- score_tables ---------------------------------------------------------------------------
+def _col(df: DataFrame, name: str) -> bool:
+    return name in df.columns
+
+
+def _wide_frame(inputs: Mapping[str, DataFrame], evalsets: DataFrame | None) -> DataFrame:
+    parts = []
+    for name, df in inputs.items():
+        keyed = df.select(
+            F.lit(name).alias(TAG),
+            F.col(S.RUN_ID).cast("string").alias(K_RUN),
+            F.col(S.CASE_ID).cast("string").alias(K_CASE),
+            *(F.col(f"`{c}`").alias(f"{name}__{c}") for c in df.columns),
+        )
+        if name == S.SCORES and evalsets is not None:
+            keyed = keyed.join(F.broadcast(evalsets), on=K_RUN, how="left")
+        parts.append(keyed)
+    wide = parts[0]
+    for p in parts[1:]:
+        wide = wide.unionByName(p, allowMissingColumns=True)
+    return wide
+
+
+def _evalsets(scores: DataFrame) -> DataFrame:
+    """run → its evaluator set (sorted names joined by SEP): small, broadcast."""
+    return (
+        scores.select(
+            F.col(S.RUN_ID).cast("string").alias(K_RUN),
+            F.col(S.EVALUATOR).cast("string").alias("_e"),
+        )
+        .where(F.col("_e").isNotNull() & F.col(K_RUN).isNotNull())
+        .groupBy(K_RUN)
+        .agg(F.concat_ws(SEP, F.array_sort(F.collect_set("_e"))).alias(EVALSET))
+    )
+
+
+def default_partitions(spark: SparkSession) -> int:
+    try:
+        return max(1, int(spark.conf.get("spark.sql.shuffle.partitions") or 200))
+    except Exception:  # pragma: no cover - Connect sessions without the conf
+        return 200
+
+
+def execution_scores(
+    scores: DataFrame,
+    config: Config,
+    executions: DataFrame | None = None,
+    outcomes: DataFrame | None = None,
+    *,
+    partitions: int | None = None,
+    clamp: bool = False,
+) -> DataFrame:
+    """execution_scores as a lazy Spark DataFrame (see the module docstring)."""
+    for name, df in ((S.SCORES, scores), (S.EXECUTIONS, executions), (S.OUTCOMES, outcomes)):
+        if df is None:
+            continue
+        missing = [c for c in (S.RUN_ID, S.CASE_ID) if c not in df.columns]
+        if missing:
+            raise UsageError(
+                f"the {name} DataFrame lacks {', '.join(missing)}; hint: columns: "
+                f"{', '.join(df.columns)} (docs/tables.md lists the input columns)."
+            )
+    use_current_python()
+    inputs = {S.SCORES: scores}
+    if executions is not None:
+        inputs[S.EXECUTIONS] = executions
+    if outcomes is not None:
+        inputs[S.OUTCOMES] = outcomes
+    columns = {name: list(df.columns) for name, df in inputs.items()}
+    # the declared output schema: the kernel run on empty inputs of the same types
+    empties: dict[str, pl.DataFrame | None] = {n: None for n in KERNEL_TABLES}
+    empties.update({n: _polars_empty(df.schema) for n, df in inputs.items()})
+    sample = _score_frames(empties, config, clamp)
+    spark_schema = _spark_schema(sample)
+    out_arrow = to_arrow_schema(spark_schema)
+    evalsets = _evalsets(scores) if config.evaluators is None else None
+    wide = _wide_frame(inputs, evalsets)
+    n = partitions or default_partitions(scores.sparkSession)
+    fn = functools.partial(
+        _partition_fn,
+        config_json=config.model_dump_json(),
+        columns=columns,
+        out_schema=out_arrow,
+        clamp=clamp,
+    )
+    with warnings.catch_warnings():  # pyspark warns about pandas 3; mapInArrow uses none
+        warnings.simplefilter("ignore", FutureWarning)
+        return wide.repartition(n, K_RUN, K_CASE).mapInArrow(fn, spark_schema)
+
+
+def typed_runs(runs: DataFrame) -> DataFrame:
+    """The runs table with its declared columns (created_at as a timestamp; absent
+    optional columns as nulls), as the local engine types it."""
+    out = runs
+    for col, (dtype, _required, _default) in S.RUNS_COLUMNS.items():
+        # naive timestamps (timestamp_ntz), as the local engine's Datetime("us")
+        kind = "timestamp_ntz" if isinstance(dtype, pl.Datetime) else "string"
+        if col not in out.columns:
+            out = out.withColumn(col, F.lit(None).cast(kind))
+        elif kind == "timestamp_ntz" and dict(out.dtypes)[col] == "string":
+            out = out.withColumn(col, F.to_timestamp_ntz(col))
+        else:
+            out = out.withColumn(col, F.col(col).cast(kind))
+    return out
+
+
+# --- case_summary and run_summary in native Spark ----------------------------------------
+def _case_stats(ex: DataFrame) -> DataFrame:
+    score = F.col(S.SCORE)
+    return ex.groupBy(S.CONFIG_ID, S.RUN_ID, S.CASE_ID).agg(
+        F.count(F.lit(1)).alias(S.ATTEMPTS),
+        F.sum((F.col(S.STATUS) == S.STATUS_ERROR).cast("long")).alias(S.ERRORED),
+        F.count(score).alias(S.SCORED),
+        F.sum((F.col(S.VERDICT) == S.VERDICT_UNSCORED).cast("long")).alias(S.UNSCORED),
+        F.sum(score).alias("_ss"),
+        F.avg(score).alias("_mean"),
+        F.min(score).alias("_min"),
+        F.max(score).alias("_max"),
+        F.sum(F.col(S.PASSED).cast("long")).alias(S.N_PASSED),
+        F.avg(S.LATENCY_MS).alias(S.LATENCY_MEAN),
+        F.sum(S.COST_USD).alias(S.COST_USD),  # null when every value is null, as locally
+    )
+
+
+def _case_passed(cfg: Config, n: Column, k: Column) -> Column:
+    rule = cfg.attempts.passed
+    if rule == "any":
+        return k >= 1
+    if rule == "majority":
+        return 2 * k > n
+    return k == n
+
+
+def case_summary(ex: DataFrame, cfg: Config, *, stats: DataFrame | None = None) -> DataFrame:
+    """case_summary (SPEC §4) from execution_scores: one group-by per (run, case)."""
+    from evalframe._private.summaries.case_summary import CASE_COLUMNS
+
+    st = _case_stats(ex) if stats is None else stats
+    n, k = F.col(S.ATTEMPTS), F.col(S.N_PASSED)
+    pick = {"min": "_min", "max": "_max"}.get(cfg.attempts.score, "_mean")
+    return st.select(
+        *(
+            F.col(pick).alias(S.SCORE)
+            if c == S.SCORE
+            else (k / n).alias(S.PASS_RATE)
+            if c == S.PASS_RATE
+            else _case_passed(cfg, n, k).alias(S.PASSED)
+            if c == S.PASSED
+            else ((k > 0) & (k < n)).alias(S.FLAKY)
+            if c == S.FLAKY
+            else F.col(c)
+            for c in CASE_COLUMNS
+        )
+    )
+
+
+def _comb_ratio(a: Column, b: Column, k: int) -> Column:
+    """C(a, k) / C(b, k) = Π (a − i) / (b − i): 0 when a < k, null when b < k."""
+    prod = F.lit(1.0)
+    for i in range(k):  # a loop over the factors of one k, not over cases
+        prod = prod * ((a - i).cast("double") / (b - i).cast("double"))
+    return F.when(b < k, F.lit(None).cast("double")).when(a < k, F.lit(0.0)).otherwise(prod)
+
+
+def _mean_and_se(value: Column, name: str) -> list[Column]:
+    g = F.count(value)
+    se = F.when(g >= 2, F.stddev_samp(value) / F.sqrt(g.cast("double")))
+    return [F.avg(value).alias(name), se.alias(S.se_of(name))]
+
+
+def run_summary(
+    ex: DataFrame,
+    cfg: Config,
+    *,
+    runs: DataFrame | None = None,
+    stats: DataFrame | None = None,
+) -> DataFrame:
+    """run_summary (SPEC §5) from execution_scores in native Spark: counts and sums per
+    run, exact percentiles (Spark's `percentile`: linear interpolation between the order
+    statistics at (n − 1)·p, like polars' "linear"), and the case-clustered SEs from
+    per-case sums in two passes (run totals first, then the squared deviations)."""
+    from evalframe._private.summaries.run_summary import COUNT_COLUMNS, RUN_COLUMNS
+
+    keys = [S.CONFIG_ID, S.RUN_ID]
+    status, verdict, passed = F.col(S.STATUS), F.col(S.VERDICT), F.col(S.PASSED)
+    errored = F.coalesce(status == S.STATUS_ERROR, F.lit(False))
+    unscored = F.coalesce(verdict == S.VERDICT_UNSCORED, F.lit(False))
+    lat = F.col(S.LATENCY_MS)
+
+    def count_if(cond: Column) -> Column:
+        return F.sum(cond.cast("long"))
+
+    base = ex.groupBy(*keys).agg(
+        F.count(F.lit(1)).alias(S.N_EXECUTIONS),
+        count_if(passed).alias(S.PASSED),
+        count_if(~passed & ~errored & ~unscored).alias(S.FAILED),
+        count_if(errored).alias(S.ERRORED),
+        count_if(unscored).alias(S.UNSCORED),
+        count_if(verdict == S.VERDICT_PASS).alias(S.N_PASS),
+        count_if(verdict == S.VERDICT_BORDERLINE).alias(S.N_BORDERLINE),
+        count_if(verdict == S.VERDICT_FAIL).alias(S.N_FAIL),
+        F.avg(passed.cast("double")).alias(S.PASS_RATE),
+        F.avg(S.SCORE).alias(S.MEAN_SCORE),
+        F.avg(lat).alias(S.LATENCY_MEAN),
+        F.percentile(lat, F.lit(0.5)).alias(S.LATENCY_P50),
+        F.percentile(lat, F.lit(0.95)).alias(S.LATENCY_P95),
+        F.max(lat).alias(S.LATENCY_MAX),
+        F.sum(S.COST_USD).alias(S.COST_USD),
+        F.sum(S.INPUT_TOKENS).alias(S.INPUT_TOKENS),
+        F.sum(S.OUTPUT_TOKENS).alias(S.OUTPUT_TOKENS),
+    )
+    st = _case_stats(ex) if stats is None else stats
+    per_case = st.select(
+        *keys,
+        F.col(S.ATTEMPTS).cast("double").alias("_n"),
+        F.col(S.N_PASSED).cast("double").alias("_k"),
+        F.col(S.SCORED).cast("double").alias("_ns"),
+        F.col("_ss"),
+    )
+    w = Window.partitionBy(*keys)
+    ks = list(cfg.attempts.k)
+    terms = []
+    for sx, nc in (("_k", "_n"), ("_ss", "_ns")):
+        total = F.sum(nc).over(w)
+        mean = F.when(total > 0, F.sum(sx).over(w) / total)
+        terms.append(
+            F.when(F.col(nc) > 0, F.pow(F.col(sx) - F.col(nc) * mean, 2)).alias(f"_dev{sx}")
+        )
+
+    def clustered(sx: str, nc: str) -> Column:
+        g = F.sum((F.col(nc) > 0).cast("long"))
+        n = F.sum(nc)
+        return F.when(g >= 2, F.sqrt(g / (g - 1) * F.sum(f"_dev{sx}")) / n)
+
+    n_att, c_att = F.col("_n").cast("long"), F.col("_k").cast("long")
+    pass_k = []
+    for k in ks:  # the configured k values
+        pass_k += _mean_and_se(1.0 - _comb_ratio(n_att - c_att, n_att, k), S.pass_at(k))
+        pass_k += _mean_and_se(_comb_ratio(c_att, n_att, k), S.pass_all(k))
+    levels = (
+        per_case.select("*", *terms)
+        .groupBy(*keys)
+        .agg(
+            F.count(F.lit(1)).alias(S.CASES),
+            F.avg(_case_passed(cfg, F.col("_n"), F.col("_k")).cast("double")).alias(
+                S.CASE_PASS_RATE
+            ),
+            clustered("_k", "_n").alias(S.PASS_RATE_SE),
+            clustered("_ss", "_ns").alias(S.MEAN_SCORE_SE),
+            *pass_k,
+        )
+    )
+    summary = base.join(levels, on=keys, how="left")
+    if runs is not None:
+        runs = typed_runs(runs)
+        present = summary.select(S.RUN_ID)
+        empty = (
+            runs.select(F.col(S.RUN_ID).cast("string").alias(S.RUN_ID))
+            .distinct()
+            .join(present, on=S.RUN_ID, how="left_anti")
+            .select(
+                F.lit(cfg.config_id).alias(S.CONFIG_ID),
+                S.RUN_ID,
+                *(F.lit(0).cast("long").alias(c) for c in COUNT_COLUMNS),
+            )
+        )
+        summary = summary.unionByName(empty, allowMissingColumns=True)
+        meta = runs.withColumn(S.RUN_ID, F.col(S.RUN_ID).cast("string"))
+        if _col(meta, S.CONFIG):
+            meta = meta.withColumnRenamed(S.CONFIG, f"run_{S.CONFIG}")
+        summary = summary.join(meta, on=S.RUN_ID, how="left")
+    else:  # the runs table's columns, null, as the local engine has them without one
+        for col, (dtype, _required, _default) in S.RUNS_COLUMNS.items():
+            if col != S.RUN_ID:
+                kind = "timestamp_ntz" if isinstance(dtype, pl.Datetime) else "string"
+                name = f"run_{S.CONFIG}" if col == S.CONFIG else col
+                summary = summary.withColumn(name, F.lit(None).cast(kind))
+    gates = [
+        F.coalesce(
+            F.col(S.MEAN_SCORE) >= F.lit(cfg.run_gates.min_mean_score - S.EPS), F.lit(False)
+        ).alias(S.MEAN_SCORE_GATE),
+        F.coalesce(
+            F.col(S.PASS_RATE) >= F.lit(cfg.run_gates.min_pass_rate - S.EPS), F.lit(False)
+        ).alias(S.PASS_RATE_GATE),
+    ]
+    summary = summary.select(
+        "*",
+        F.lit(cfg.run_gates.min_mean_score).alias(S.MIN_MEAN_SCORE),
+        F.lit(cfg.run_gates.min_pass_rate).alias(S.MIN_PASS_RATE),
+        *gates,
+    ).withColumn(S.RUN_PASSED, F.col(S.MEAN_SCORE_GATE) & F.col(S.PASS_RATE_GATE))
+    head = [*RUN_COLUMNS]
+    pk = [c for k in ks for col in (S.pass_at(k), S.pass_all(k)) for c in (col, S.se_of(col))]
+    extra = [c for c in summary.columns if c not in head and c not in pk]
+    order = [S.CONFIG_ID, S.RUN_ID]
+    if S.CREATED_AT in summary.columns:
+        order = [S.CONFIG_ID, S.CREATED_AT, S.RUN_ID]
+    # one row per run: sorted in one partition (a global orderBy would first run a job
+    # sampling the rows for its range partitioner)
+    return (
+        summary.select(*head, *pk, *extra)
+        .repartition(1)
+        .sortWithinPartitions(*(F.col(c).asc_nulls_last() for c in order))
+    )
+
+
+def score_tables(
+    scores_df: DataFrame,
+    config: Config | None = None,
+    executions_df: DataFrame | None = None,
+    outcomes_df: DataFrame | None = None,
+    runs_df: DataFrame | None = None,
+    *,
+    partitions: int | None = None,
+    clamp: bool = False,
+) -> dict[str, DataFrame]:
+    """execution_scores, case_summary and run_summary of Spark input tables, as lazy Spark
+    DataFrames (nothing runs until an action). `partitions` is the number of hash
+    partitions of (run_id, case_id) the kernel runs on (default
+    spark.sql.shuffle.partitions). The three tables share execution_scores: `.cache()` it
+    (or write it first) when you read more than one, or each action rescores."""
+    cfg = config if config is not None else Config()
+    ex = execution_scores(
+        scores_df, cfg, executions_df, outcomes_df, partitions=partitions, clamp=clamp
+    )
+    stats = _case_stats(ex)
+    return {
+        S.EXECUTION_SCORES: ex,
+        S.CASE_SUMMARY: case_summary(ex, cfg, stats=stats),
+        S.RUN_SUMMARY: run_summary(ex, cfg, runs=runs_df, stats=stats),
+    }
+
+
+def to_arrow(df: DataFrame) -> pa.Table:
+    """`df.toArrow()` (pyspark >= 4), or the same through pyspark 3.5's Arrow collect."""
+    with warnings.catch_warnings():  # pyspark warns about pandas 3; Arrow needs none
+        warnings.simplefilter("ignore", FutureWarning)
+        if hasattr(df, "toArrow"):
+            return df.toArrow()
+        batches = df._collect_as_arrow()  # pragma: no cover - pyspark 3.5
+        schema = to_arrow_schema(df.schema)  # pragma: no cover
+        return pa.Table.from_batches(batches, schema=schema)  # pragma: no cover
+
+
+def collect_tables(tables: Mapping[K, DataFrame]) -> dict[K, pl.DataFrame]:
+    """Run several lazy Spark tables in ONE job and bring them to the driver as polars
+    DataFrames (row order kept). The tables of `score_tables` / `compare` share their
+    scoring and case statistics: in one query plan Spark computes those shared stages once
+    (exchange reuse) instead of once per action, with no `.cache()`."""
+    names = list(tables)
+    if not names:
+        return {}
+    slots = [f"_ef_t{i}" for i in range(len(names))]
+    parts = []
+    for name, slot in zip(names, slots, strict=True):
+        df = tables[name]
+        # every field nullable: in the union a table's struct is null on the other rows
+        loose = T.StructType([T.StructField(f.name, f.dataType, True) for f in df.schema])
+        packed = F.struct(*(F.col(f"`{c}`") for c in df.columns)).cast(loose)
+        parts.append(df.select(packed.alias(slot)))
+    union = parts[0]
+    for part in parts[1:]:
+        union = union.unionByName(part, allowMissingColumns=True)
+    try:
+        arrow = to_arrow(union)
+    except Exception as e:
+        message = validation_message(e)
+        if message is None:
+            raise
+        raise SparkValidationError(message + PARTITION_NOTE) from None
+    out: dict[K, pl.DataFrame] = {}
+    for name, slot in zip(names, slots, strict=True):
+        column = arrow.column(slot)
+        rows = column.filter(column.is_valid()).combine_chunks()
+        fields = [tables[name].schema[c].name for c in tables[name].columns]
+        flat = pa.Table.from_arrays(rows.flatten(), names=fields) if len(rows) else None
+        if flat is None:
+            empty = to_arrow_schema(tables[name].schema).empty_table()
+            flat = empty
+        frame = pl.from_arrow(flat)
+        assert isinstance(frame, pl.DataFrame)
+        out[name] = frame
+    return out
+
+
+# --- a dataset on disk: what `evalframe score --engine spark` runs -------------------------
+def _is_local(spark: SparkSession) -> bool:
+    """A classic session whose executors read this machine's files (local master)."""
+    try:
+        return str(spark.sparkContext.master).startswith("local")
+    except Exception:  # Spark Connect: no SparkContext on the client
+        return False
+
+
+def _narrow_table(table: pa.Table) -> pa.Table:
+    schema = pa.schema([pa.field(f.name, _narrow(f.type)) for f in table.schema])
+    return table.cast(schema)
+
+
+def read_dataset(spark: SparkSession, dataset: str | os.PathLike[str]) -> dict[str, DataFrame]:
+    """The input tables of a dataset path as Spark DataFrames. A local session reads the
+    Parquet files itself (nothing passes through the driver); a remote one (Spark Connect,
+    which cannot see this machine's files) and DuckDB database files get the rows from
+    evalframe's own reader, sent as Arrow."""
+    from pathlib import Path
+
+    from evalframe._private.data.dataset import open_tables, table_files
+
+    root = Path(dataset)
+    lazy = open_tables(root)  # evalframe's checks of the files (missing, unreadable, schemas)
+    out: dict[str, DataFrame] = {}
+    for name, frame in lazy.items():
+        if frame is None:
+            continue
+        files, is_folder = table_files(root, name) if root.is_dir() else ([], False)
+        if files and _is_local(spark):
+            if is_folder:  # hive keys stay strings, as evalframe's own reader keeps them
+                key = "spark.sql.sources.partitionColumnTypeInference.enabled"
+                before = spark.conf.get(key)
+                spark.conf.set(key, "false")
+                try:
+                    out[name] = spark.read.option("basePath", str(root / name)).parquet(
+                        *(str(f) for f in files)
+                    )
+                finally:
+                    spark.conf.set(key, before)
+            else:
+                out[name] = spark.read.parquet(str(files[0]))
+        else:
+            out[name] = spark.createDataFrame(_narrow_table(frame.collect().to_arrow()))
+    return out
+
+
+def score_dataset(
+    dataset: str | os.PathLike[str],
+    config: Config,
+    *,
+    clamp: bool = False,
+    remote: str | None = None,
+    partitions: int | None = None,
+) -> dict[str, pl.DataFrame]:
+    """execution_scores, case_summary and run_summary of a dataset path scored on Spark
+    (a local[2] session, the active one, or Spark Connect at `remote`), collected in one
+    Spark job as polars DataFrames (for the results store)."""
+    spark = session(remote)
+    inputs = read_dataset(spark, dataset)
+    tables = score_tables(
+        inputs[S.SCORES],
+        config,
+        executions_df=inputs.get(S.EXECUTIONS),
+        outcomes_df=inputs.get(S.OUTCOMES),
+        runs_df=inputs.get(S.RUNS),
+        partitions=partitions,
+        clamp=clamp,
+    )
+    # the kernel runs once: execution_scores is cached (spilling to disk when large)
+    # before the three tables are collected, else each table's branch would rescore
+    from pyspark import StorageLevel
+
+    ex = tables[S.EXECUTION_SCORES].persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        try:
+            ex.count()
+        except Exception as e:
+            message = validation_message(e)
+            if message is None:
+                raise
+            raise SparkValidationError(message + PARTITION_NOTE) from None
+        return collect_tables(tables)
+    finally:
+        ex.unpersist()
+
+
+def validation_message(error: BaseException) -> str | None:
+    """The evalframe input problems inside a Spark job failure, or None."""
+    text = str(error)
+    at = text.find(VALIDATION_MARKER)
+    if at < 0:
+        return None
+    body = text[at + len(VALIDATION_MARKER) :].strip()
+    # the Python traceback Spark appends follows the message
+    return body.split("\n\n\tat ")[0].split("\nJVM stacktrace")[0].strip()

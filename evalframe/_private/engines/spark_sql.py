@@ -1,0 +1,380 @@
+"""The shipped SQL macros (sql/*.sql, written for DuckDB) as Spark SQL, transpiled with sqlglot.
+
+A macro call becomes one flat Spark SQL query: the macro's body with its parameters bound
+(a table parameter such as `source := 'execution_scores'` names a table or temp view of
+the Spark session), the scalar macros it calls inlined (`meets`, `exceeds`, `comb_ratio`,
+`mcnemar_p`, `clustered_se`, ...), then DuckDB's list idioms rewritten for Spark: a list
+comprehension `[f(x) for x in xs]` becomes `transform(xs, x -> f(x))`, `list_sum` /
+`list_product` become `aggregate`, `len(list)` becomes `size`. sqlglot translates the rest
+(`count(*) filter (where ...)`, `quantile_cont`, struct literals, `::` casts, 1-based list
+indexing, `range`).
+
+    from evalframe._private.engines.spark_sql import spark_query
+    spark.sql(spark_query("run_summary_of", source="execution_scores", min_pass_rate=0.9))
+
+Covered: the scalar macros and the `*_of` macros over stored results (case_summary_of,
+run_summary_of, pass_at_k_of, case_matches_of, case_deltas_of, run_deltas_of) and the
+analyst views (regressions, run_trend); tests/test_spark.py compares each with DuckDB.
+The `*_at` macros and `execution_partials` bind DuckDB's session variables and policy
+tables and are DuckDB only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+
+from evalframe._private.engines.duckdb_engine import SCALAR_MACROS, sql_text
+
+SPARK_MACROS = (
+    "case_summary_of",
+    "run_summary_of",
+    "pass_at_k_of",
+    "case_matches_of",
+    "case_deltas_of",
+    "run_deltas_of",
+)
+"""Table macros that run on Spark SQL."""
+SPARK_VIEWS = ("regressions", "run_trend")
+"""Analyst views that run on Spark SQL (over the stored result tables)."""
+
+_HEAD = re.compile(r"create\s+or\s+replace\s+macro\s+(\w+)\s*\(", re.I)
+
+
+@dataclass(frozen=True)
+class Macro:
+    name: str
+    params: tuple[tuple[str, str | None], ...]
+    """(name, default as DuckDB SQL text or None), in declaration order."""
+    table: bool
+    body: str
+
+
+def _split_top(text: str) -> list[str]:
+    """`text` split at commas outside brackets and quotes."""
+    parts, depth, quote, cur = [], 0, "", []
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    if "".join(cur).strip():
+        parts.append("".join(cur))
+    return parts
+
+
+def _strip_comments(text: str) -> str:
+    return "\n".join(line.split("--", 1)[0] if "--" in line else line for line in text.splitlines())
+
+
+@cache
+def macro(name: str) -> Macro:
+    """The parsed header and body of `sql/NAME.sql`."""
+    text = _strip_comments(sql_text(name))
+    head = _HEAD.search(text)
+    if head is None:
+        raise ValueError(f"sql/{name}.sql defines no macro")
+    depth, i = 1, head.end()
+    while depth:
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        i += 1
+    params = []
+    for part in _split_top(text[head.end() : i - 1]):
+        pname, _, default = part.partition(":=")
+        params.append((pname.strip(), default.strip() or None))
+    rest = text[i:].lstrip()
+    match = re.match(r"as\s+(table\s+)?", rest, re.I)
+    if match is None:
+        raise ValueError(f"sql/{name}.sql: no AS after the parameters")
+    body = rest[match.end() :].strip().rstrip(";")
+    return Macro(name, tuple(params), match.group(1) is not None, body)
+
+
+def _literal(value: Any) -> exp.Expression:
+    if value is None:
+        return exp.Null()
+    if isinstance(value, exp.Expression):
+        return value
+    if isinstance(value, bool):
+        return exp.Boolean(this=value)
+    if isinstance(value, (int, float)):
+        return exp.Literal.number(repr(value))
+    if isinstance(value, (list, tuple)):
+        return exp.Array(expressions=[_literal(v) for v in value])
+    return exp.Literal.string(str(value))
+
+
+def _parse(sql: str) -> exp.Expression:
+    return sqlglot.parse_one(sql, read="duckdb")
+
+
+def _bind(m: Macro, args: list[exp.Expression], kwargs: dict[str, exp.Expression]) -> dict:
+    bound: dict[str, exp.Expression] = {}
+    names = [p for p, _ in m.params]
+    for pname, value in zip(names, args, strict=False):
+        bound[pname] = value
+    for pname, value in kwargs.items():
+        if pname not in names:
+            raise ValueError(f"{m.name} has no parameter {pname!r}; parameters: {names}")
+        bound[pname] = value
+    for pname, default in m.params:
+        if pname not in bound:
+            bound[pname] = _parse(default) if default is not None else exp.Null()
+    return bound
+
+
+def _table_name(value: exp.Expression) -> str:
+    if isinstance(value, exp.Literal) and value.is_string:
+        return value.this
+    raise ValueError(f"a table parameter must be a table name, not {value.sql()}")
+
+
+def _call_args(call: exp.Expression) -> tuple[list[exp.Expression], dict[str, exp.Expression]]:
+    args: list[exp.Expression] = []
+    kwargs: dict[str, exp.Expression] = {}
+    for a in call.expressions if isinstance(call, exp.Anonymous) else call.args.values():
+        if a is None or isinstance(a, list):
+            continue
+        if isinstance(a, (exp.PropertyEQ, exp.Kwarg)):
+            kwargs[a.this.name] = a.expression
+        else:
+            args.append(a)
+    return args, kwargs
+
+
+def _substitute(tree: exp.Expression, bound: dict[str, exp.Expression]) -> exp.Expression:
+    lambda_vars: set[str] = set()
+    for node in tree.find_all(exp.Lambda):
+        lambda_vars |= {v.name for v in node.expressions}
+    for node in tree.find_all(exp.Comprehension):
+        lambda_vars.add(node.expression.name)
+
+    def swap(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Anonymous) and node.name.lower() == "query_table":
+            return exp.to_table(_table_name(bound[node.expressions[0].name]))
+        if (
+            isinstance(node, exp.Column)
+            and not node.table
+            and node.name in bound
+            and node.name not in lambda_vars
+        ):
+            return bound[node.name].copy()
+        return node
+
+    return tree.transform(swap)
+
+
+def _prefix_ctes(tree: exp.Expression, prefix: str) -> exp.Expression:
+    """Rename the CTEs of an inlined macro body (sqlglot's Spark output moves every CTE to
+    the top level, where the caller's CTEs of the same name would clash)."""
+    names = {cte.alias for cte in tree.find_all(exp.CTE)}
+    if not names:
+        return tree
+
+    def swap(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.CTE) and node.alias in names:
+            node.set("alias", exp.TableAlias(this=exp.to_identifier(prefix + node.alias)))
+        elif isinstance(node, exp.Table) and not node.db and node.name in names:
+            renamed = exp.to_table(prefix + node.name)
+            renamed.set(
+                "alias", node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name))
+            )
+            return renamed
+        return node
+
+    return tree.transform(swap)
+
+
+def _inline(tree: exp.Expression) -> exp.Expression:
+    """Replace calls of the shipped scalar macros by their bodies (recursively)."""
+
+    def swap(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous):
+            called = node.this.name.lower()
+            if called in SPARK_MACROS:  # a table macro in FROM: its query as a subquery
+                m = macro(called)
+                args, kwargs = _call_args(node.this)
+                body = _inline(_substitute(_parse(m.body), _bind(m, args, kwargs)))
+                body = _prefix_ctes(body, f"{called}__")
+                alias = node.alias or called
+                return exp.Subquery(this=body, alias=exp.TableAlias(this=exp.to_identifier(alias)))
+        name = node.name.lower() if isinstance(node, exp.Anonymous) else ""
+        if name in SCALAR_MACROS:  # the inlined body is inlined itself, recursively
+            m = macro(name)
+            args, kwargs = _call_args(node)
+            body = _substitute(_parse(m.body), _bind(m, args, kwargs))
+            return exp.Paren(this=_inline(body))
+        return node
+
+    return tree.transform(swap)
+
+
+def _for_spark(tree: exp.Expression) -> exp.Expression:
+    """DuckDB list idioms → Spark higher-order functions."""
+
+    def comprehension(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Array) and len(node.expressions) == 1:
+            inner = node.expressions[0]
+            if isinstance(inner, exp.Comprehension):
+                var = inner.expression
+                body = inner.this
+                return exp.Anonymous(
+                    this="transform",
+                    expressions=[
+                        inner.args["iterator"],
+                        exp.Lambda(this=body, expressions=[exp.to_identifier(var.name)]),
+                    ],
+                )
+        return node
+
+    def functions(node: exp.Expression) -> exp.Expression:
+        name = node.name.lower() if isinstance(node, exp.Anonymous) else ""
+        if name in ("list_sum", "list_product"):
+            op = exp.Add if name == "list_sum" else exp.Mul
+            start = exp.Cast(
+                this=exp.Literal.number(0 if name == "list_sum" else 1),
+                to=exp.DataType.build("double"),
+            )
+            acc, x = exp.to_identifier("_acc"), exp.to_identifier("_x")
+            step = exp.Lambda(
+                this=op(this=exp.column("_acc"), expression=exp.column("_x")), expressions=[acc, x]
+            )
+            return exp.Anonymous(this="aggregate", expressions=[node.expressions[0], start, step])
+        if isinstance(node, exp.Cast) and isinstance(node.this, exp.Explode):
+            # cast(unnest(xs) as T): Spark allows no generator inside an expression
+            to = exp.DataType(
+                this=exp.DataType.Type.ARRAY, expressions=[node.to.copy()], nested=True
+            )
+            return exp.Explode(this=exp.Cast(this=node.this.this.copy(), to=to))
+        if isinstance(node, exp.PercentileCont) and node.expression is not None:
+            # quantile_cont(x, p): Spark's exact `percentile` interpolates the same way
+            return exp.Anonymous(
+                this="percentile", expressions=[node.this.copy(), node.expression.copy()]
+            )
+        if name == "lgamma":  # Spark has none; the macros take it of integers: ln((x-1)!)
+            x = exp.Cast(this=node.expressions[0].copy(), to=exp.DataType.build("bigint"))
+            j, acc = exp.to_identifier("_j"), exp.to_identifier("_a")
+            logs = exp.Anonymous(
+                this="aggregate",
+                expressions=[
+                    exp.Anonymous(
+                        this="sequence",
+                        expressions=[
+                            exp.Literal.number(2),
+                            exp.Sub(this=x, expression=exp.Literal.number(1)),
+                        ],
+                    ),
+                    exp.Cast(this=exp.Literal.number(0), to=exp.DataType.build("double")),
+                    exp.Lambda(
+                        this=exp.Add(
+                            this=exp.column("_a"),
+                            expression=exp.Anonymous(this="ln", expressions=[exp.column("_j")]),
+                        ),
+                        expressions=[acc, j],
+                    ),
+                ],
+            )
+            small = exp.LTE(this=x.copy(), expression=exp.Literal.number(2))
+            zero = exp.Cast(this=exp.Literal.number(0), to=exp.DataType.build("double"))
+            return exp.If(this=small, true=zero, false=logs)
+        if isinstance(node, exp.Length) or name in ("len", "array_length"):
+            arg = node.this if isinstance(node, exp.Length) else node.expressions[0]
+            return exp.ArraySize(this=arg)
+        return node
+
+    # sqlglot's transform does not descend into the children of a node it replaced:
+    # repeat until nothing changes
+    for step in (comprehension, functions):
+        before = None
+        while before != tree.sql():
+            before = tree.sql()
+            tree = tree.transform(step)
+    return tree
+
+
+def _expand_stars(tree: exp.Expression, columns_of: Callable[[str], list[str]]) -> exp.Expression:
+    """DuckDB's `alias.* exclude (...) rename (a as b)` → the explicit column list (Spark
+    has no star modifiers); `columns_of(table)` gives a table's columns."""
+    for select in list(tree.find_all(exp.Select)):
+        out: list[exp.Expression] = []
+        changed = False
+        for e in select.expressions:
+            star = e.this if isinstance(e, exp.Column) else e
+            if not (
+                isinstance(star, exp.Star)
+                and (star.args.get("except_") or star.args.get("except") or star.args.get("rename"))
+            ):
+                out.append(e)
+                continue
+            alias = e.table if isinstance(e, exp.Column) else ""
+            table = next(
+                (t.name for t in select.find_all(exp.Table) if t.alias_or_name == alias), alias
+            )
+            dropped = {c.name for c in (star.args.get("except_") or star.args.get("except") or [])}
+            renamed = {r.this.name: r.alias for r in star.args.get("rename") or []}
+            for c in columns_of(table):
+                if c not in dropped:
+                    out.append(exp.column(c, table=alias or None).as_(renamed.get(c, c)))
+            changed = True
+        if changed:
+            select.set("expressions", out)
+    return tree
+
+
+def spark_query(
+    name: str, *, columns_of: Callable[[str], list[str]] | None = None, **params: Any
+) -> str:
+    """Spark SQL of the shipped macro or view `name` with `params` bound (table
+    parameters name a table or temp view of the Spark session; values are Python scalars,
+    lists, or sqlglot expressions). `columns_of(table)` (the table's column names) expands
+    DuckDB's `* exclude / rename`, which Spark lacks (run_summary_of's runs columns)."""
+    if name in SPARK_VIEWS:
+        tree = _parse(_strip_comments(sql_text(name)))
+        assert isinstance(tree, exp.Create)
+        query = tree.expression
+    else:
+        if name not in (*SPARK_MACROS, *SCALAR_MACROS):
+            raise ValueError(
+                f"{name} does not run on Spark; hint: one of {', '.join(SPARK_MACROS)}, "
+                f"{', '.join(SPARK_VIEWS)} or a scalar macro."
+            )
+        m = macro(name)
+        bound = _bind(m, [], {k: _literal(v) for k, v in params.items()})
+        query = _substitute(_parse(m.body), bound)
+        if not m.table:
+            query = exp.select(query.as_("value"))
+    tree = _for_spark(_inline(query))
+    if columns_of is not None:
+        tree = _expand_stars(tree, columns_of)
+    return tree.sql(dialect="spark")
+
+
+def spark_sql(spark: Any, name: str, **params: Any) -> Any:
+    """`spark.sql` of `spark_query(name, **params)`, star modifiers expanded from the
+    session's tables: a lazy Spark DataFrame."""
+    return spark.sql(spark_query(name, columns_of=lambda t: spark.table(t).columns, **params))
+
+
+def spark_expression(name: str, **args: str) -> str:
+    """Spark SQL of one call of the scalar macro `name`, its arguments given as SQL text
+    (column names or expressions): `spark_expression("meets", x="score", b="0.8")`."""
+    if name not in SCALAR_MACROS:
+        raise ValueError(f"{name} is not a scalar macro; hint: one of {', '.join(SCALAR_MACROS)}.")
+    m = macro(name)
+    bound = _bind(m, [], {k: _parse(v) for k, v in args.items()})
+    return _for_spark(_inline(_substitute(_parse(m.body), bound))).sql(dialect="spark")

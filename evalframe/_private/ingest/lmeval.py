@@ -1,0 +1,191 @@
+"""lm-evaluation-harness per-sample logs: `samples_<task>_<timestamp>.jsonl`, written by
+`lm_eval ... --log_samples --output_path OUT` as OUT/<model>/samples_<task>_<ts>.jsonl beside
+results_<ts>.json. One line is one document of one task under one filter; its metric values
+(`"acc": 1.0`, ...) are the scores. See docs/ingest.md."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from evalframe._private import schema as S
+from evalframe._private.ingest._common import (
+    SOURCE_FILE,
+    SOURCE_FORMAT,
+    IngestError,
+    Parsed,
+    iter_jsonl,
+    parse_scale_max,
+    parse_time,
+    read_json,
+)
+
+FORMAT = "lmeval"
+TASK = "task"
+MODEL = "model"
+TARGET = "target"
+RESPONSE = "response"
+REPORTED_METRICS = "reported_metrics"
+"""The task's aggregate numbers from results_<timestamp>.json, when it is beside the file."""
+NOT_METRICS = frozenset(
+    {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
+     "doc_hash", "prompt_hash", "target_hash", "task_name"}
+)  # fmt: skip
+_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<ts>\d{4}-\d{2}-\d{2}T[\d.\-:]+)$")
+
+
+def file_parts(path: Path) -> tuple[str, str | None]:
+    """(task, timestamp) from `samples_<task>_<timestamp>.jsonl`; timestamp None if absent."""
+    stem = path.name.removesuffix(".jsonl")
+    match = _NAME.match(stem)
+    if match:
+        return match["task"], match["ts"]
+    if not stem.startswith("samples_"):
+        raise IngestError(
+            f"{path}: not an lm-evaluation-harness samples file (samples_<task>_<time>.jsonl)"
+        )
+    return stem.removeprefix("samples_"), None
+
+
+def run_base(path: Path) -> str:
+    """Run id: the model folder (lm_eval writes OUT/<model>/), plus the timestamp."""
+    _task, ts = file_parts(path)
+    model = path.parent.name or "lm-eval"
+    return f"{model}/{ts}" if ts else model
+
+
+def parse(
+    paths: list[Path],
+    *,
+    run_id: str | None = None,
+    scale_max: float | str | Mapping[str, float] | None = None,
+) -> Parsed:
+    """Parse the samples files of one run (one timestamp of one model) into row dicts."""
+    scales = parse_scale_max(scale_max, str(paths[0]))
+    rid = run_id or run_base(paths[0])
+    out = Parsed()
+    lines: list[tuple[str, str, dict[str, Any]]] = []  # (task, where, line)
+    for path in paths:
+        task, _ts = file_parts(path)
+        for lineno, obj in iter_jsonl(path):
+            where = f"{path}:{lineno}"
+            doc = obj.get("doc_id")
+            if isinstance(doc, bool) or not isinstance(doc, int | str):
+                raise IngestError(f"{where}: missing `doc_id`; every line needs one")
+            lines.append((task, where, obj))
+    if not lines:
+        raise IngestError(f"{paths[0]}: no samples in this file")
+    values: dict[tuple[str, str], list[tuple[str, Any]]] = {}  # (case, evaluator) -> values
+    executions: dict[str, dict[str, Any]] = {}
+    spans: dict[str, tuple[float, float]] = {}
+    for task, where, obj in lines:
+        case = f"{task}/{obj['doc_id']}"
+        filt = obj.get("filter") if isinstance(obj.get("filter"), str) else "none"
+        names = obj.get("metrics")
+        if not isinstance(names, list):
+            names = [k for k, v in obj.items() if k not in NOT_METRICS and _scalar(v)]
+        ex = executions.setdefault(
+            case,
+            {
+                S.RUN_ID: rid,
+                S.CASE_ID: case,
+                S.ATTEMPT: 0,
+                S.STATUS: S.STATUS_OK,
+                TASK: task,
+                TARGET: None if obj.get("target") is None else str(obj.get("target")),
+            },
+        )
+        if filt == "none" or ex.get(RESPONSE) is None:
+            ex[RESPONSE] = _response(obj.get("filtered_resps"))
+        for name in names:
+            if not isinstance(name, str) or name not in obj:
+                continue
+            evaluator = name if filt == "none" else f"{name},{filt}"
+            key = (case, evaluator)
+            if key in values:
+                raise IngestError(f"{where}: {evaluator!r} of {case!r} appears twice")
+            values[key] = [(where, obj[name])]
+            num = _number(obj[name])
+            if num is not None:
+                lo, hi = spans.get(evaluator, (num, num))
+                spans[evaluator] = (min(lo, num), max(hi, num))
+    off = {n: s for n, s in spans.items() if s[0] < 0 or s[1] > scales.get(n, scales.get("*", 1.0))}
+    for (case, evaluator), [(_where, value)] in values.items():
+        num = _number(value)
+        if num is None or evaluator in off:
+            executions[case][evaluator] = num if num is not None else json.dumps(value)
+            continue
+        out.scores.append(
+            {
+                S.RUN_ID: rid,
+                S.CASE_ID: case,
+                S.ATTEMPT: 0,
+                S.EVALUATOR: evaluator,
+                S.SCORE: num,
+                S.SCALE_MAX: scales.get(evaluator, scales.get("*", 1.0)),
+            }
+        )
+    skipped_lists = sorted({e for (_c, e), [(_w, v)] in values.items() if _number(v) is None})
+    for evaluator in skipped_lists:
+        out.notes.append(
+            f"{paths[0].name}: {evaluator!r} not scored: its values are not single numbers "
+            "(lm-eval aggregates them itself, e.g. perplexities); kept as the executions "
+            f"column `{evaluator}` (JSON)."
+        )
+    for evaluator, (lo, hi) in sorted(off.items()):
+        out.notes.append(
+            f"{paths[0].name}: {evaluator!r} not scored: its values ({lo:g} to {hi:g}) are "
+            f"outside 0-{scales.get(evaluator, scales.get('*', 1.0)):g}; kept as the executions "
+            f"column `{evaluator}`; hint: --scale-max '{evaluator}=N' scores it on 0-N."
+        )
+    out.executions.extend(executions.values())
+    out.runs.append(_run_row(paths, rid))
+    return out
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return float(value)
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _response(resps: Any) -> str | None:
+    """The first filtered response, as text."""
+    while isinstance(resps, list) and resps:
+        resps = resps[0]
+    return None if resps is None or isinstance(resps, list) else str(resps)
+
+
+def _run_row(paths: list[Path], rid: str) -> dict[str, Any]:
+    _task, ts = file_parts(paths[0])
+    tasks = [file_parts(p)[0] for p in paths]
+    results = paths[0].parent / f"results_{ts}.json" if ts else None
+    reported = None
+    model = paths[0].parent.name or None
+    if results is not None and results.is_file():
+        data = read_json(results)
+        if isinstance(data, dict) and isinstance(data.get("results"), dict):
+            reported = json.dumps({t: data["results"].get(t) for t in tasks})
+            name = data.get("model_name")
+            model = name if isinstance(name, str) and name else model
+    created = None
+    if ts:
+        day, _, clock = ts.partition("T")
+        created = parse_time(f"{day}T{clock.replace('-', ':', 2)}")
+    return {
+        S.RUN_ID: rid,
+        S.CREATED_AT: created,
+        S.LABEL: rid,
+        MODEL: model,
+        "tasks": ",".join(tasks),
+        REPORTED_METRICS: reported,
+        SOURCE_FILE: ",".join(str(p) for p in paths),
+        SOURCE_FORMAT: FORMAT,
+    }

@@ -1,0 +1,115 @@
+"""`compare_tables`: every table `evalframe compare` writes — case_deltas,
+evaluator_deltas, run_deltas — scoring the dataset once and comparing every pair in one
+pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.compare.compare import compare
+from evalframe._private.compare.pairs import pairs_for
+from evalframe._private.config import Config
+from evalframe._private.data.dataset import Dataset, load_dataset
+from evalframe._private.errors import UsageError
+from evalframe._private.pipeline.score import ScoreTables, score_tables
+from evalframe._private.scoring.execution_scores import evaluator_scores
+from evalframe._private.summaries.slices import slice_deltas
+
+COMPARE_NODE_COLUMNS = [S.CONFIG_ID, S.RUN_ID, S.CASE_ID, S.ATTEMPT, S.PATH, S.SCORE]
+"""The evaluator_scores columns `compare` reads (the rest is never computed)."""
+
+
+class CompareTables(dict[str, pl.DataFrame]):
+    """case_deltas, evaluator_deltas and run_deltas keyed by table name; `pairs` holds the
+    (baseline, candidate) run ids compared and `scored` the score tables they came from."""
+
+    pairs: list[tuple[str, str]]
+    scored: ScoreTables
+
+
+def compare_tables(
+    dataset: str | Path | Dataset,
+    config: Config | None = None,
+    *,
+    baseline: str | None = None,
+    candidate: str | None = None,
+    pairs: str | list[tuple[str, str]] | None = None,
+    clamp: bool = False,
+    engine: str = "polars",
+    memory_limit: str | None = None,
+    by: str | None = None,
+) -> CompareTables:
+    """Compare runs case by case (SPEC §6). `pairs` is "consecutive", an explicit list of
+    (baseline, candidate) run ids, or None: with `baseline` alone every other run is
+    compared against it; with neither, the newest run against the one before it.
+    `by` ("tag" or an executions column) adds `slice_deltas` (SPEC §10).
+    Raises UnknownRunError (listing the known run ids) for a run not in the data."""
+    cfg = config if config is not None else Config()
+
+    def choose(rs: pl.DataFrame) -> list[tuple[str, str]]:
+        if isinstance(pairs, list):
+            return [(str(b), str(c)) for b, c in pairs]  # compare checks the run ids
+        run_list = rs.select(S.RUN_ID, *([S.CREATED_AT] if S.CREATED_AT in rs.columns else []))
+        return pairs_for(run_list, baseline=baseline, candidate=candidate, mode=pairs)
+
+    if engine == "duckdb":  # scores and compares in one DuckDB session
+        tables, scored, chosen = _duckdb_compare(
+            dataset, cfg, choose, clamp=clamp, memory_limit=memory_limit
+        )
+    else:
+        scored = score_tables(dataset, cfg, clamp=clamp, engine=engine, memory_limit=memory_limit)
+        rs, cs = scored[S.RUN_SUMMARY], scored[S.CASE_SUMMARY]
+        assert isinstance(rs, pl.DataFrame)  # run_summary is always materialized
+        chosen = choose(rs)
+        ds = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, clamp=clamp)
+        nodes = evaluator_scores(ds, cfg, passthrough=False).select(COMPARE_NODE_COLUMNS)
+        lazy = compare(
+            cs.lazy(),
+            chosen,
+            cfg,
+            evaluator_scores=nodes.collect().lazy(),
+            run_summary=rs.lazy(),
+        )
+        names = list(lazy)
+        tables = dict(zip(names, pl.collect_all([lazy[n] for n in names]), strict=True))
+    if by is not None:
+        tables[S.SLICE_DELTAS] = slice_deltas(
+            scored[S.EXECUTION_SCORES].lazy(), chosen, cfg, by=by
+        ).collect()
+    out = CompareTables(tables)
+    out.pairs = chosen
+    out.scored = scored
+    return out
+
+
+def _duckdb_compare(
+    dataset: Any,
+    cfg: Config,
+    choose: Callable[[pl.DataFrame], list[tuple[str, str]]],
+    *,
+    clamp: bool,
+    memory_limit: str | None,
+) -> tuple[dict[str, pl.DataFrame], ScoreTables, list[tuple[str, str]]]:
+    """The deltas, the score tables they came from and the pairs compared, all from one
+    DuckDB session over the dataset's files (engines/duckdb_pipeline.py)."""
+    from evalframe._private.engines.duckdb_pipeline import compare_tables_duckdb
+
+    if isinstance(dataset, Dataset):
+        raise UsageError(
+            "engine='duckdb' reads the dataset's files; hint: pass the dataset path, not a "
+            "loaded Dataset."
+        )
+    kwargs: dict[str, Any] = {"clamp": clamp}
+    if memory_limit is not None:
+        kwargs["memory_limit"] = memory_limit
+    out = compare_tables_duckdb(Path(dataset), cfg, choose, **kwargs)
+    scored = ScoreTables(out.scored or {})
+    scored.clamped = out.clamped
+    scored.path = "duckdb"
+    return dict(out), scored, list(out.pairs or [])

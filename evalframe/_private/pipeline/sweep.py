@@ -1,0 +1,81 @@
+"""`sweep_tables`: every table `evalframe sweep` writes — sweep, sweep_configs and, on
+request, threshold_curve — for any list of configs or a grid.
+
+Configs whose evaluator trees differ (a metric added or removed, a composite changed)
+are grouped by tree shape; each group is one vectorized pass (`sweep.sweep`: the tree
+evaluated once per tree key, configs applied as a joined table in chunks). The only
+Python loop is over the distinct tree shapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.config import Config
+from evalframe._private.data.dataset import Dataset, load_dataset
+from evalframe._private.errors import ConfigError
+from evalframe._private.scoring.execution_scores import score
+from evalframe._private.scoring.tree import shape_key
+from evalframe._private.sweep.sweep import Grid, sweep
+from evalframe._private.sweep.threshold_curve import threshold_curve
+
+
+def tree_groups(configs: Sequence[Config]) -> list[list[Config]]:
+    """Configs grouped by evaluator-tree shape, in first-seen order."""
+    groups: dict[object, list[Config]] = {}
+    for c in configs:
+        groups.setdefault(repr(shape_key(c)), []).append(c)
+    return list(groups.values())
+
+
+def sweep_tables(
+    dataset: str | Path | Dataset,
+    configs: Sequence[Config] | Grid,
+    *,
+    curve: bool = False,
+    clamp: bool = False,
+    on_chunk: Callable[[int, int], None] | None = None,
+) -> dict[str, pl.DataFrame]:
+    """run_summary rows for every (config × run) (`sweep`, with `sweep_*` parameter
+    columns for a Grid), the configs themselves (`sweep_configs`: config_id → JSON) and,
+    with `curve=True`, the base config's `threshold_curve`."""
+    grid = configs if isinstance(configs, Grid) else None
+    config_list = list(grid.configs) if grid is not None else list(configs)  # type: ignore[arg-type]
+    if not config_list:
+        raise ConfigError("sweep needs at least one config; hint: check the grid file.")
+    ds = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, clamp=clamp)
+    # one vectorized pass per tree shape (configs of a shape share the tree evaluation)
+    parts = [sweep(ds, group, on_chunk=on_chunk) for group in tree_groups(config_list)]
+    table = pl.concat(parts, how="diagonal_relaxed")
+    if grid is not None:
+        table = table.join(grid.params, on=S.CONFIG_ID, how="left")
+    out = {
+        S.SWEEP: table,
+        S.SWEEP_CONFIGS: pl.DataFrame(
+            {
+                S.CONFIG_ID: [c.config_id for c in config_list],
+                S.CONFIG: [c.canonical_json() for c in config_list],
+            }
+        ),
+    }
+    if curve:
+        base = grid.base if grid is not None else config_list[0]
+        out[S.THRESHOLD_CURVE] = threshold_curve(score(ds, base), base).collect()
+    return out
+
+
+def grid_evaluators(dataset: str | Path | Dataset) -> tuple[str, ...]:
+    """The data's evaluator names (what weight sets weigh when the base lists none),
+    read from the one `evaluator` column of the judge rows."""
+    if isinstance(dataset, Dataset):
+        return dataset.evaluators
+    from evalframe._private.data.dataset import open_tables
+    from evalframe._private.scoring.flat import evaluator_names
+
+    scores = open_tables(dataset)[S.SCORES]
+    assert scores is not None  # open_tables raises when scores is absent
+    return evaluator_names(scores)

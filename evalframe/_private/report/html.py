@@ -1,0 +1,553 @@
+"""The self-contained HTML report: run table with gates, comparisons with reasons, the
+paired interval and McNemar p, the pair's power (and whether it is too small to see the
+configured limits), the slices whose regression survives Benjamini–Hochberg, top
+regressions with the evaluator behind each, and every chart as inline SVG (rendered
+offline by vl-convert). One file; no script, style sheet, font or image is fetched, so it
+opens with the network off.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import tempfile
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.report.plots import (
+    CHART_TABLES,
+    CHARTS,
+    Z95,
+    ChartInputError,
+    to_svg,
+)
+from evalframe._private.stats.power import too_small
+from evalframe._private.summaries.slices import SIGNIFICANCE, significant_regressions
+from evalframe._private.version import __version__
+
+TOP_REGRESSIONS = 10
+"""Regressed cases listed per pair (worst score delta first)."""
+
+BEHIND_PATH = "behind_path"
+BEHIND_DELTA = "behind_delta"
+
+CAPTIONS = {
+    "pass_rate": "Pass rate per run; the bar is the 95 % interval pass_rate ± 1.96 · "
+    "pass_rate_se (standard error clustered by case), clipped to 0–100 %.",
+    "verdicts": "Share of each run's executions by verdict (pass, borderline, fail, error, "
+    "unscored).",
+    "trend": "Pass rate over runs in created_at order with its 95 % band.",
+    "score_distribution": "Execution scores per run in 20 bins (share of the scored executions).",
+    "regression_waterfall": "Each paired case's score delta (candidate − baseline), sorted; "
+    "colour = case status.",
+    "evaluator_heatmap": "Mean score delta of each evaluator per pair; red = the candidate "
+    "scores lower.",
+    "threshold_curve": "What the pass rate would be at every execution threshold (exact step "
+    "function).",
+    "sweep_heatmap": "What-if sweep: pass rate for two swept parameters, per run.",
+    "slice_forest": "Paired score delta per slice with its 95 % interval; red = "
+    "Benjamini–Hochberg q < 0.05.",
+    "power_curve": "Chance that each pair's paired cases show a true change of the size on "
+    "the x axis (two-sided 5 % test on the paired standard error); a curve crosses the "
+    "dashed 80 % line at the pair's minimum detectable effect (mde_pass_rate, "
+    "mde_mean_score). Red: the configured drop limit.",
+}
+
+CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;
+ margin:0 auto;max-width:1360px;padding:16px 24px;color:#1d1d1f;background:#fff}
+h1{font-size:22px;margin:8px 0 2px} h2{font-size:18px;margin:28px 0 8px;
+ border-bottom:1px solid #ddd;padding-bottom:4px} h3{font-size:15px;margin:18px 0 6px}
+.meta{color:#666;font-size:12px} table{border-collapse:collapse;margin:6px 0 12px}
+th,td{padding:3px 6px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
+th{background:#f5f5f7;font-weight:600;white-space:normal;vertical-align:bottom}
+.wrap{overflow-x:auto} td.l,th.l{text-align:left}
+.ok{color:#2e7d32;font-weight:600} .bad{color:#c62828;font-weight:600}
+.note{color:#555;font-size:12px;max-width:900px} figure{margin:12px 0 24px}
+figure svg{max-width:100%;height:auto} figcaption{color:#555;font-size:12px;margin-top:4px}
+nav a{margin-right:12px} .pill{display:inline-block;padding:1px 8px;border-radius:9px;
+ font-size:12px;font-weight:600} .pill.bad{background:#fdecea} .pill.ok{background:#e8f5e9}
+"""
+
+RENDER_CHECK = """
+// mark each chart figure with what the browser laid out (read by the browser test)
+document.querySelectorAll("figure.chart").forEach(function (fig) {
+  var svg = fig.querySelector("svg");
+  var marks = svg ? svg.querySelectorAll("g.role-mark > *").length : 0;
+  var box = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
+  fig.setAttribute("data-marks", String(marks));
+  fig.setAttribute("data-rendered",
+    svg && marks > 0 && box.width > 0 && box.height > 0 ? "yes" : "no");
+});
+"""
+
+
+# --- formatting ----------------------------------------------------------------------
+def _e(x: Any) -> str:
+    return html.escape("" if x is None else str(x))
+
+
+def _pct(x: float | None, digits: int = 1) -> str:
+    return "—" if x is None else f"{100 * x:.{digits}f}%"
+
+
+def _num(x: float | None, digits: int = 3) -> str:
+    return "—" if x is None else f"{x:.{digits}f}"
+
+
+def _signed(x: float | None, digits: int = 3) -> str:
+    return "—" if x is None else f"{x:+.{digits}f}"
+
+
+def _pts(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.1f} pts"
+
+
+def _signed_pts(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:+.1f} pts"
+
+
+def _gate(x: bool | None) -> str:
+    if x is None:
+        return "—"
+    return '<span class="ok">pass</span>' if x else '<span class="bad">FAIL</span>'
+
+
+def _interval(x: float | None, se: float | None, fmt: Callable[[float | None], str]) -> str:
+    if x is None or se is None:
+        return fmt(x)
+    lo, hi = max(0.0, x - Z95 * se), min(1.0, x + Z95 * se)
+    return f"{fmt(x)} <span class='meta'>[{fmt(lo)}, {fmt(hi)}]</span>"
+
+
+def _table(headers: list[str], rows: list[list[str]], left: int | set[int] = 1) -> str:
+    """An HTML table; columns in `left` (or the first `left`) are left-aligned. Cells are
+    HTML already; headers are escaped."""
+    lefts = set(range(left)) if isinstance(left, int) else left
+
+    def cls(i: int) -> str:
+        return " class='l'" if i in lefts else ""
+
+    head = "".join(f"<th{cls(i)}>{_e(h)}</th>" for i, h in enumerate(headers))
+    body = "".join(
+        "<tr>" + "".join(f"<td{cls(i)}>{c}</td>" for i, c in enumerate(r)) + "</tr>" for r in rows
+    )
+    return (
+        f"<div class='wrap'><table><thead><tr>{head}</tr></thead>"
+        f"<tbody>{body}</tbody></table></div>"
+    )
+
+
+def _collect(frame: pl.DataFrame | pl.LazyFrame | None) -> pl.DataFrame | None:
+    if frame is None:
+        return None
+    return frame.collect() if isinstance(frame, pl.LazyFrame) else frame
+
+
+# --- sections ------------------------------------------------------------------------
+def _runs_section(rs: pl.DataFrame) -> str:
+    headers = [
+        "run",
+        "created",
+        "label",
+        "executions",
+        "pass rate [95 % interval]",
+        "mean score [95 % interval]",
+        "verdicts pass / border / fail / error / unscored",
+        "case pass rate",
+        "latency p95",
+        "cost",
+        "score gate",
+        "rate gate",
+        "run gate",
+    ]
+    cols = rs.columns
+    rows = []
+    for r in rs.iter_rows(named=True):
+        created = r.get(S.CREATED_AT) if S.CREATED_AT in cols else None
+        rows.append(
+            [
+                f"<b>{_e(r[S.RUN_ID])}</b>",
+                _e(
+                    created.strftime("%Y-%m-%d %H:%M") if isinstance(created, datetime) else created
+                ),
+                _e(r.get(S.LABEL)),
+                f"{r[S.N_EXECUTIONS]:,}",
+                _interval(r[S.PASS_RATE], r[S.PASS_RATE_SE], _pct),
+                _interval(r[S.MEAN_SCORE], r[S.MEAN_SCORE_SE], _num),
+                " / ".join(
+                    str(r[c]) for c in (S.N_PASS, S.N_BORDERLINE, S.N_FAIL, S.ERRORED, S.UNSCORED)
+                ),
+                _pct(r[S.CASE_PASS_RATE]),
+                "—" if r[S.LATENCY_P95] is None else f"{r[S.LATENCY_P95]:,.0f} ms",
+                "—" if r[S.COST_USD] is None else f"${r[S.COST_USD]:,.2f}",
+                _gate(r[S.MEAN_SCORE_GATE]),
+                _gate(r[S.PASS_RATE_GATE]),
+                _gate(r[S.RUN_PASSED]),
+            ]
+        )
+    first = rs.row(0, named=True) if rs.height else {}
+    gates = (
+        f"Gates: mean score meets {_num(first.get(S.MIN_MEAN_SCORE))} and pass rate meets "
+        f"{_pct(first.get(S.MIN_PASS_RATE))} (run_gates)."
+        if first
+        else ""
+    )
+    return (
+        "<h2 id='runs'>Runs</h2>"
+        + _table(headers, rows, left=3)
+        + f"<p class='note'>{gates} Brackets are 95 % intervals: value ± 1.96 × the standard "
+        "error clustered by case (attempts of one case are not independent), clipped to "
+        "0–1. An unscored run has no pass rate (—), not 0 %.</p>"
+    )
+
+
+def _reason(code: str, r: dict[str, Any], limits: Any) -> str:
+    """A regression reason code as a sentence with its numbers and the configured limit."""
+    if code == "pass_rate_drop":
+        allowed = "" if limits is None else f" (allowed {100 * limits.max_pass_rate_drop:.1f} pts)"
+        return f"pass rate fell {-100 * r['pass_rate_delta']:.1f} pts{allowed}"
+    if code == "mean_score_drop":
+        allowed = "" if limits is None else f" (allowed {limits.max_mean_score_drop:.3f})"
+        return f"mean score fell {-r['mean_score_delta']:.3f}{allowed}"
+    if code == "latency_increase":
+        base = r.get("baseline_latency_mean")
+        rise = r["latency_mean_delta"] / base if base else None
+        allowed = "" if limits is None else f" (allowed {100 * limits.max_latency_increase:.0f}%)"
+        return f"mean latency rose {_pct(rise)}{allowed}"
+    return code
+
+
+def top_regressions(
+    case_deltas: pl.DataFrame, evaluator_deltas: pl.DataFrame | None, top: int = TOP_REGRESSIONS
+) -> pl.DataFrame:
+    """The `top` regressed cases of each pair (most negative score delta first), each with
+    the evaluator-tree node behind it: the node with the most negative score delta for that
+    case in evaluator_deltas (`behind_path`, `behind_delta`; null when none is negative)."""
+    pair = [S.CONFIG_ID, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID]
+    worst = (
+        case_deltas.filter(pl.col(S.STATUS) == "regression")
+        .sort([*pair, S.SCORE_DELTA, S.CASE_ID], nulls_last=True)
+        .group_by(pair, maintain_order=True)
+        .head(top)
+    )
+    if evaluator_deltas is None or evaluator_deltas.height == 0:
+        return worst.with_columns(
+            pl.lit(None, pl.String).alias(BEHIND_PATH), pl.lit(None, pl.Float64).alias(BEHIND_DELTA)
+        )
+    behind = (
+        evaluator_deltas.filter(pl.col(S.SCORE_DELTA) < 0)
+        .join(worst.select(*pair, S.CASE_ID), on=[*pair, S.CASE_ID], how="semi")
+        .sort([*pair, S.CASE_ID, S.SCORE_DELTA, S.PATH])
+        .group_by([*pair, S.CASE_ID], maintain_order=True)
+        .first()
+        .select(
+            *pair,
+            S.CASE_ID,
+            pl.col(S.PATH).alias(BEHIND_PATH),
+            pl.col(S.SCORE_DELTA).alias(BEHIND_DELTA),
+        )
+    )
+    return worst.join(behind, on=[*pair, S.CASE_ID], how="left", maintain_order="left")
+
+
+def _flag(x: bool | None) -> str:
+    return "—" if x is None else ("pass" if x else "fail")
+
+
+def _power_note(r: dict[str, Any], limits: Any) -> str:
+    """The pair's minimum detectable effects, and which configured limits it is too small
+    to see (SPEC §10 power; the same rule as the terminal's compare report)."""
+    mde_rate, mde_score = r.get(S.MDE_PASS_RATE), r.get(S.MDE_MEAN_SCORE)
+    if mde_rate is None and mde_score is None:
+        return (
+            "<p class='power'>Power: fewer than 2 paired cases, no minimum detectable effect.</p>"
+        )
+    sees = " and ".join(
+        text
+        for value, text in (
+            (mde_rate, f"a pass-rate change of {_pts(mde_rate)} or more"),
+            (mde_score, f"a mean-score change of {_num(mde_score)} or more"),
+        )
+        if value is not None
+    )
+    note = (
+        f"<p class='power'>Power: the {r[S.N_PAIRED]} paired cases see {_e(sees)} "
+        "(α 0.05, power 0.8).</p>"
+    )
+    small = too_small(r, limits)
+    if small:
+        limits_text = "; ".join(
+            f"the {t.metric} limit {t.limit_name} = "
+            f"{_pts(t.limit) if t.metric == 'pass rate' else _num(t.limit)} "
+            f"(detectable: {_pts(t.mde) if t.metric == 'pass rate' else _num(t.mde)})"
+            for t in small
+        )
+        note += (
+            "<p class='power toosmall'><span class='pill bad'>too small</span> This pair is "
+            f"too small to see {_e(limits_text)}: a drop of that size would go unnoticed "
+            "more than 20 % of the time, so “no regression” says little. <code>evalframe "
+            "plan</code> says how many cases would.</p>"
+        )
+    return note
+
+
+def _slice_note(slices: pl.DataFrame | None, config_id: str, b: str, c: str) -> str:
+    """The slices of one pair whose regression survives Benjamini–Hochberg (q < 0.05 and
+    more pass → fail than fail → pass flips), per slice column."""
+    if slices is None or slices.height == 0:
+        return ""
+    mine = slices.filter(
+        (pl.col(S.CONFIG_ID) == config_id)
+        & (pl.col(S.BASELINE_RUN_ID) == b)
+        & (pl.col(S.CANDIDATE_RUN_ID) == c)
+    )
+    parts = []
+    for by in mine[S.SLICE].unique(maintain_order=True).to_list():
+        hits = significant_regressions(mine.filter(pl.col(S.SLICE) == by)).sort(S.Q_VALUE)
+        n = mine.filter(pl.col(S.SLICE) == by).height
+        if hits.height:
+            names = ", ".join(
+                f"<b>{_e('(none)' if v is None else v)}</b> (q {q:.3g})"
+                for v, q in hits.select(S.SLICE_VALUE, S.Q_VALUE).iter_rows()
+            )
+            parts.append(
+                f"<p class='slices'>Slices by {_e(by)} that regressed beyond chance "
+                f"(Benjamini–Hochberg q &lt; {SIGNIFICANCE} over {n} values): {names}.</p>"
+            )
+        else:
+            parts.append(
+                f"<p class='slices'>No slice by {_e(by)} regressed beyond chance "
+                f"(Benjamini–Hochberg q &lt; {SIGNIFICANCE} over {n} values).</p>"
+            )
+    return "".join(parts)
+
+
+def _compare_section(
+    run_deltas: pl.DataFrame,
+    case_deltas: pl.DataFrame | None,
+    evaluator_deltas: pl.DataFrame | None,
+    limits: Any,
+    top: int,
+    slices: pl.DataFrame | None = None,
+) -> str:
+    parts = ["<h2 id='compare'>Comparison</h2>"]
+    worst = top_regressions(case_deltas, evaluator_deltas, top) if case_deltas is not None else None
+    for r in run_deltas.iter_rows(named=True):
+        b, c = r[S.BASELINE_RUN_ID], r[S.CANDIDATE_RUN_ID]
+        verdict = (
+            "<span class='pill bad'>REGRESSION</span>"
+            if r[S.REGRESSION_DETECTED]
+            else "<span class='pill ok'>no regression</span>"
+        )
+        parts.append(f"<h3>{_e(b)} → {_e(c)} {verdict}</h3>")
+        if r[S.REASONS]:
+            parts.append(
+                "<p><b>Why:</b> "
+                + "; ".join(_e(_reason(code, r, limits)) for code in r[S.REASONS])
+                + ".</p>"
+            )
+        rows = [
+            [
+                "pass rate",
+                _pct(r["baseline_pass_rate"]),
+                _pct(r["candidate_pass_rate"]),
+                _signed_pts(r["pass_rate_delta"]),
+            ],
+            [
+                "mean score",
+                _num(r["baseline_mean_score"]),
+                _num(r["candidate_mean_score"]),
+                _signed(r["mean_score_delta"]),
+            ],
+            [
+                "latency mean",
+                _ms(r["baseline_latency_mean"]),
+                _ms(r["candidate_latency_mean"]),
+                _ms_signed(r["latency_mean_delta"]),
+            ],
+        ]
+        if r.get(S.PAIRED_PASS_DELTA) is not None:
+            lo, hi = r.get(S.PAIRED_PASS_DELTA_CI_LOW), r.get(S.PAIRED_PASS_DELTA_CI_HIGH)
+            interval = "" if lo is None else f" [{_signed_pts(lo)}, {_signed_pts(hi)}]"
+            rows.append(
+                [
+                    "paired pass change",
+                    "",
+                    "",
+                    _signed_pts(r[S.PAIRED_PASS_DELTA]) + f"<span class='meta'>{interval}</span>",
+                ]
+            )
+        parts.append(_table(["", "baseline", "candidate", "delta"], rows))
+        counts = ", ".join(
+            f"{r[f'n_{s}']} {s}"
+            for s in ("regression", "improvement", "unchanged", "new", "removed", "error")
+        )
+        if r[S.N_PAIRED]:
+            ci = (
+                f"95 % interval [{_signed(r[S.MEAN_DELTA_CI_LOW])}, "
+                f"{_signed(r[S.MEAN_DELTA_CI_HIGH])}]"
+                if r[S.MEAN_DELTA_SE] is not None
+                else "no interval (fewer than 2 paired cases)"
+            )
+            paired = (
+                f"Paired score delta over {r[S.N_PAIRED]} cases: "
+                f"<b>{_signed(r[S.MEAN_DELTA])}</b>, "
+                f"{ci}. McNemar p = <b>{r[S.MCNEMAR_P]:.4g}</b> "
+                f"({r[S.N_PASSED_TO_FAILED]} pass→fail, {r[S.N_FAILED_TO_PASSED]} fail→pass)."
+            )
+        else:
+            paired = "No case is scored in both runs: no paired statistics."
+        parts.append(f"<p>Cases: {_e(counts)}. {paired}</p>")
+        parts.append(_power_note(r, limits))
+        parts.append(_slice_note(slices, r[S.CONFIG_ID], b, c))
+        if worst is not None:
+            mine = worst.filter(
+                (pl.col(S.CONFIG_ID) == r[S.CONFIG_ID])
+                & (pl.col(S.BASELINE_RUN_ID) == b)
+                & (pl.col(S.CANDIDATE_RUN_ID) == c)
+            )
+            if mine.height:
+                case_rows = [
+                    [
+                        _e(x[S.CASE_ID]),
+                        _num(x["baseline_score"]),
+                        _num(x["candidate_score"]),
+                        _signed(x[S.SCORE_DELTA]),
+                        f"{_flag(x['baseline_passed'])} → {_flag(x['candidate_passed'])}",
+                        _e(x[BEHIND_PATH] or "—"),
+                        _signed(x[BEHIND_DELTA]),
+                    ]
+                    for x in mine.iter_rows(named=True)
+                ]
+                parts.append(
+                    f"<p><b>Top regressions</b> (worst {mine.height} of {r['n_regression']}):</p>"
+                    + _table(
+                        [
+                            "case",
+                            "baseline",
+                            "candidate",
+                            "delta",
+                            "passed",
+                            "evaluator behind it",
+                            "its delta",
+                        ],
+                        case_rows,
+                        left={0, 5},
+                    )
+                )
+    return "\n".join(parts)
+
+
+def _ms_signed(x: float | None) -> str:
+    return "—" if x is None else f"{x:+,.0f} ms"
+
+
+def _ms(x: float | None) -> str:
+    return "—" if x is None else f"{x:,.0f} ms"
+
+
+def _figures(tables: Mapping[str, pl.DataFrame], limits: Any = None) -> tuple[str, list[str]]:
+    """Every chart whose table is present, as inline SVG figures; and notes on charts
+    that could not be drawn from the given tables. `limits` reaches the power curve."""
+    figs, notes = [], []
+    for name, fn in CHARTS.items():
+        table = tables.get(CHART_TABLES[name])
+        if table is None or table.height == 0:
+            continue
+        try:
+            chart = fn(table, limits=limits) if name == "power_curve" else fn(table)
+            svg = to_svg(chart)
+        except ChartInputError as exc:
+            notes.append(f"{name}: {exc}")
+            continue
+        svg = svg[svg.index("<svg") :]  # drop any XML prolog: the SVG is inline
+        figs.append(
+            f"<figure class='chart' id='chart-{name}' data-chart='{name}'>{svg}"
+            f"<figcaption>{_e(CAPTIONS[name])}</figcaption></figure>"
+        )
+    return "\n".join(figs), notes
+
+
+def build_report(
+    tables: Mapping[str, pl.DataFrame | pl.LazyFrame],
+    *,
+    title: str = "evalframe report",
+    source: str | None = None,
+    limits: Any = None,
+    top: int = TOP_REGRESSIONS,
+) -> str:
+    """The report as one HTML document from a dict of result tables (keys = table names).
+
+    Needs `run_summary`; every other table adds its section or chart when present:
+    run_deltas / case_deltas / evaluator_deltas (comparison, power, top regressions and
+    the power curve), slice_deltas (the slices that regressed and the forest plot),
+    execution_scores, threshold_curve, sweep (charts). `limits` is the config's `compare`
+    block: quoted in the regression reasons, checked against each pair's minimum
+    detectable effects ("too small") and drawn on the power curve."""
+    frames = {k: f for k, v in tables.items() if (f := _collect(v)) is not None}
+    rs = frames.get(S.RUN_SUMMARY)
+    if rs is None:
+        raise ChartInputError(
+            "the report needs the run_summary table; hint: pass the tables of "
+            "evalframe.score_tables(...) (and compare_tables / sweep_tables for more)."
+        )
+    config_ids = ", ".join(sorted(rs[S.CONFIG_ID].unique().to_list()))
+    figures, notes = _figures(frames, limits)
+    sections = [_runs_section(rs)]
+    rd = frames.get(S.RUN_DELTAS)
+    if rd is not None and rd.height:
+        sections.append(
+            _compare_section(
+                rd,
+                frames.get(S.CASE_DELTAS),
+                frames.get(S.EVALUATOR_DELTAS),
+                limits,
+                top,
+                frames.get(S.SLICE_DELTAS),
+            )
+        )
+    sections.append("<h2 id='charts'>Charts</h2>" + figures)
+    if notes:
+        sections.append("<p class='note'>Not drawn: " + "<br>".join(_e(n) for n in notes) + "</p>")
+    nav = " ".join(
+        f"<a href='#{a}'>{t}</a>"
+        for a, t in (("runs", "Runs"), ("compare", "Comparison"), ("charts", "Charts"))
+        if a != "compare" or (rd is not None and rd.height)
+    )
+    meta = f"evalframe {__version__} · config {config_ids}"
+    if source:
+        meta = f"{_e(source)} · {meta}"
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{_e(title)}</title><style>{CSS}</style></head><body>"
+        f"<h1>{_e(title)}</h1><div class='meta'>{meta} · generated "
+        f"{datetime.now().strftime('%Y-%m-%d %H:%M')}</div><nav>{nav}</nav>"
+        + "\n".join(sections)
+        + f"<script>{RENDER_CHECK}</script></body></html>\n"
+    )
+
+
+def write_report(
+    tables: Mapping[str, pl.DataFrame | pl.LazyFrame], path: str | Path, **kwargs: Any
+) -> Path:
+    """Write `build_report(tables, **kwargs)` to `path` atomically (temp file + rename)."""
+    path = Path(path)
+    text = build_report(tables, **kwargs)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o644)  # mkstemp makes the file private; a report is for sharing
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

@@ -1,0 +1,787 @@
+"""Charts of the result tables (Altair / Vega-Lite).
+
+Every function takes one result table as a polars DataFrame or LazyFrame, aggregates it in
+polars to at most a few thousand rows (histogram bins, quantile-spaced cases, a threshold
+grid), and returns an Altair chart: it renders in Jupyter and exports offline with
+`chart.save("x.svg")` / `"x.png"` (vl-convert). Column names are those of docs/tables.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.errors import UsageError
+from evalframe._private.stats.power import MDE_FACTOR, POWER, power
+
+Z95 = 1.96
+"""Normal quantile of the 95 % intervals drawn around rates and means."""
+
+MAX_POINTS = 400
+"""Largest number of marks one series of a chart draws (cases, threshold steps)."""
+
+WIDTH = 520
+
+VERDICT_BANDS = {
+    S.N_PASS: S.VERDICT_PASS,
+    S.N_BORDERLINE: S.VERDICT_BORDERLINE,
+    S.N_FAIL: S.VERDICT_FAIL,
+    S.ERRORED: S.VERDICT_ERROR,
+    S.UNSCORED: S.VERDICT_UNSCORED,
+}
+"""run_summary count column -> the verdict it counts (stacked in this order)."""
+VERDICT_COLORS = ("#2e7d32", "#f9a825", "#c62828", "#6a1b9a", "#9e9e9e")
+CASE_STATUS_ORDER = ("regression", "improvement", "unchanged", "error", "new", "removed")
+CASE_STATUS_COLORS = ("#c62828", "#2e7d32", "#9e9e9e", "#6a1b9a", "#1565c0", "#795548")
+PAIR = "pair"
+RUN_ORDER = "run_order"
+
+
+class ChartInputError(UsageError):
+    """A chart was given a table without the columns it draws."""
+
+
+def _altair() -> Any:
+    """The altair module (the `report` extra), or a UsageError saying how to install it."""
+    try:
+        import altair
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise UsageError(
+            "charts need Altair; hint: pip install 'evalframe[report]' (altair and "
+            "vl-convert-python)."
+        ) from exc
+    return altair
+
+
+def _frame(table: pl.DataFrame | pl.LazyFrame, chart: str, needs: Sequence[str]) -> pl.DataFrame:
+    """The table collected, after checking it has the columns the chart reads."""
+    lf = table.lazy()
+    names = lf.collect_schema().names()
+    missing = [c for c in needs if c not in names]
+    if missing:
+        raise ChartInputError(
+            f"{chart} needs the columns {', '.join(needs)}; the table lacks "
+            f"{', '.join(missing)} (it has {', '.join(names[:12])}"
+            f"{', …' if len(names) > 12 else ''}); hint: pass the table named in the "
+            "function's docstring (docs/tables.md)."
+        )
+    return lf.select(needs).collect()
+
+
+def _header(a: Any) -> Any:
+    """Facet panel labels above each panel, left-aligned (long run ids stay readable)."""
+    return a.Header(labelOrient="top", labelAnchor="start", labelFontWeight="bold", title=None)
+
+
+def _one_config(df: pl.DataFrame, chart: str) -> pl.DataFrame:
+    n = df[S.CONFIG_ID].n_unique()
+    if n > 1:
+        ids = ", ".join(sorted(df[S.CONFIG_ID].unique().to_list())[:5])
+        raise ChartInputError(
+            f"{chart} draws one config; the table holds {n} config_ids ({ids}); hint: "
+            "filter first, e.g. table.filter(pl.col('config_id') == '...')."
+        )
+    return df
+
+
+def _run_order(df: pl.DataFrame) -> list[str]:
+    """Run ids in run_summary order: created_at (nulls last) when present, then run_id."""
+    keys = [S.CREATED_AT, S.RUN_ID] if S.CREATED_AT in df.columns else [S.RUN_ID]
+    return df.unique(S.RUN_ID).sort(keys, nulls_last=True)[S.RUN_ID].to_list()
+
+
+def _pair_label() -> pl.Expr:
+    return pl.concat_str(pl.col(S.BASELINE_RUN_ID), pl.lit(" → "), pl.col(S.CANDIDATE_RUN_ID))
+
+
+def _pair_order(df: pl.DataFrame) -> list[str]:
+    return df.select(_pair_label().alias(PAIR)).unique(maintain_order=True)[PAIR].to_list()
+
+
+def _interval(value: str, se: str) -> list[pl.Expr]:
+    """value ± 1.96 se clipped to [0, 1] (null se: a zero-width interval at the value)."""
+    half = Z95 * pl.col(se).fill_null(0.0)
+    return [
+        (pl.col(value) - half).clip(0.0, 1.0).alias("ci_low"),
+        (pl.col(value) + half).clip(0.0, 1.0).alias("ci_high"),
+    ]
+
+
+def _run_columns(df: pl.DataFrame) -> list[str]:
+    return [S.CONFIG_ID, S.RUN_ID, *([S.CREATED_AT] if S.CREATED_AT in df.columns else [])]
+
+
+def _run_frame(
+    table: pl.DataFrame | pl.LazyFrame, chart: str, needs: Sequence[str]
+) -> pl.DataFrame:
+    names = table.lazy().collect_schema().names()
+    extra = [S.CREATED_AT] if S.CREATED_AT in names else []
+    return _one_config(_frame(table, chart, [S.CONFIG_ID, S.RUN_ID, *needs, *extra]), chart)
+
+
+# --- run charts ----------------------------------------------------------------------
+def pass_rate_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
+    """Pass rate per run (run_summary) with its 95 % interval from the case-clustered
+    standard error: pass_rate ± 1.96 · pass_rate_se, clipped to [0, 1]."""
+    a = _altair()
+    df = _run_frame(run_summary, "pass_rate_chart", [S.PASS_RATE, S.PASS_RATE_SE])
+    order = _run_order(df)
+    data = df.with_columns(*_interval(S.PASS_RATE, S.PASS_RATE_SE)).select(
+        S.RUN_ID, S.PASS_RATE, S.PASS_RATE_SE, "ci_low", "ci_high"
+    )
+    y = a.Y(f"{S.RUN_ID}:N", sort=order, title="run")
+    scale = a.Scale(domain=[0, 1])
+    base = a.Chart(data)
+    rule = base.mark_rule(strokeWidth=2).encode(
+        y=y,
+        x=a.X("ci_low:Q", scale=scale, title="pass rate (95 % interval)", axis=a.Axis(format="%")),
+        x2="ci_high:Q",
+    )
+    point = base.mark_point(filled=True, size=80).encode(
+        y=y,
+        x=a.X(f"{S.PASS_RATE}:Q", scale=scale),
+        tooltip=[
+            a.Tooltip(f"{S.RUN_ID}:N"),
+            a.Tooltip(f"{S.PASS_RATE}:Q", format=".1%"),
+            a.Tooltip("ci_low:Q", format=".1%"),
+            a.Tooltip("ci_high:Q", format=".1%"),
+        ],
+    )
+    return (rule + point).properties(width=WIDTH, title="Pass rate per run")
+
+
+def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
+    """Verdict bands per run (run_summary): n_pass, n_borderline, n_fail, errored and
+    unscored stacked to the run's executions."""
+    a = _altair()
+    df = _run_frame(run_summary, "verdict_chart", list(VERDICT_BANDS))
+    order = _run_order(df)
+    long = (
+        df.select(S.RUN_ID, *VERDICT_BANDS)
+        .unpivot(index=S.RUN_ID, variable_name="band", value_name="executions")
+        .with_columns(
+            pl.col("band").replace_strict(VERDICT_BANDS).alias(S.VERDICT),
+            pl.col("band")
+            .replace_strict({b: i for i, b in enumerate(VERDICT_BANDS)}, return_dtype=pl.Int64)
+            .alias("band_order"),
+        )
+        .select(S.RUN_ID, S.VERDICT, "band_order", "executions")
+    )
+    verdicts = list(VERDICT_BANDS.values())
+    return (
+        a.Chart(long)
+        .mark_bar()
+        .encode(
+            y=a.Y(f"{S.RUN_ID}:N", sort=order, title="run"),
+            x=a.X(
+                "executions:Q",
+                stack="normalize",
+                title="share of executions",
+                axis=a.Axis(format="%"),
+            ),
+            color=a.Color(
+                f"{S.VERDICT}:N",
+                scale=a.Scale(domain=verdicts, range=list(VERDICT_COLORS)),
+                title="verdict",
+            ),
+            order=a.Order("band_order:Q"),
+            tooltip=[f"{S.RUN_ID}:N", f"{S.VERDICT}:N", "executions:Q"],
+        )
+        .properties(width=WIDTH, title="Verdicts per run")
+    )
+
+
+def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
+    """Pass rate over runs in time order (run_summary by created_at, else run order) with a
+    95 % interval band (pass_rate ± 1.96 · pass_rate_se)."""
+    a = _altair()
+    df = _run_frame(run_summary, "trend_chart", [S.PASS_RATE, S.PASS_RATE_SE])
+    order = _run_order(df)
+    timed = S.CREATED_AT in df.columns and df[S.CREATED_AT].null_count() == 0
+    data = (
+        df.with_columns(
+            *_interval(S.PASS_RATE, S.PASS_RATE_SE),
+            pl.col(S.RUN_ID)
+            .replace_strict({r: i for i, r in enumerate(order)}, return_dtype=pl.Int64)
+            .alias(RUN_ORDER),
+        )
+        .select(
+            S.RUN_ID,
+            RUN_ORDER,
+            S.PASS_RATE,
+            "ci_low",
+            "ci_high",
+            *([S.CREATED_AT] if timed else []),
+        )
+        .sort(RUN_ORDER)
+    )
+    x = (
+        a.X(f"{S.CREATED_AT}:T", title="created_at")
+        if timed
+        else a.X(f"{S.RUN_ID}:O", sort=order, title="run")
+    )
+    scale = a.Scale(domain=[0, 1])
+    base = a.Chart(data).encode(x=x)
+    band = base.mark_area(opacity=0.25).encode(
+        y=a.Y("ci_low:Q", scale=scale, title="pass rate", axis=a.Axis(format="%")),
+        y2="ci_high:Q",
+    )
+    line = base.mark_line(point=True).encode(
+        y=a.Y(f"{S.PASS_RATE}:Q", scale=scale),
+        tooltip=[f"{S.RUN_ID}:N", a.Tooltip(f"{S.PASS_RATE}:Q", format=".1%")],
+    )
+    return (band + line).properties(width=WIDTH, title="Pass rate over runs (95 % band)")
+
+
+# --- execution scores ----------------------------------------------------------------
+def score_distribution_chart(
+    execution_scores: pl.DataFrame | pl.LazyFrame, *, bins: int = 20
+) -> Any:
+    """Distribution of execution scores per run (execution_scores), binned in polars into
+    `bins` equal bins over [0, 1]: the share of the run's scored executions per bin."""
+    a = _altair()
+    if bins < 1:
+        raise UsageError(f"bins must be at least 1, not {bins}.")
+    lf = execution_scores.lazy()
+    names = lf.collect_schema().names()
+    needs = [S.CONFIG_ID, S.RUN_ID, S.SCORE]
+    _frame(lf.head(0), "score_distribution_chart", needs)
+    if S.CONFIG_ID in names and lf.select(pl.col(S.CONFIG_ID).n_unique()).collect().item() > 1:
+        _one_config(lf.select(S.CONFIG_ID).unique().collect(), "score_distribution_chart")
+    binned = (
+        lf.filter(pl.col(S.SCORE).is_not_null())
+        .select(
+            S.RUN_ID,
+            (pl.col(S.SCORE) * bins).floor().clip(0, bins - 1).cast(pl.Int64).alias("bin"),
+        )
+        .group_by(S.RUN_ID, "bin")
+        .agg(pl.len().cast(pl.Int64).alias("executions"))
+        .with_columns(
+            (pl.col("bin") / bins).alias("bin_start"),
+            ((pl.col("bin") + 1) / bins).alias("bin_end"),
+            (pl.col("executions") / pl.col("executions").sum().over(S.RUN_ID)).alias("share"),
+        )
+        .sort(S.RUN_ID, "bin")
+        .drop("bin")
+        .collect()
+    )
+    return (
+        a.Chart(binned)
+        .mark_rect()
+        .encode(
+            x=a.X("bin_start:Q", scale=a.Scale(domain=[0, 1]), title="execution score"),
+            x2="bin_end:Q",
+            y=a.Y("share:Q", title="share", axis=a.Axis(format="%")),
+            color=a.Color(f"{S.RUN_ID}:N", legend=None),
+            row=a.Row(f"{S.RUN_ID}:N", title=None, header=_header(a)),
+            tooltip=[
+                f"{S.RUN_ID}:N",
+                a.Tooltip("bin_start:Q", format=".2f"),
+                a.Tooltip("bin_end:Q", format=".2f"),
+                "executions:Q",
+                a.Tooltip("share:Q", format=".1%"),
+            ],
+        )
+        .properties(width=WIDTH, height=90, title="Score distribution per run")
+    )
+
+
+# --- comparison charts ---------------------------------------------------------------
+def regression_waterfall_chart(
+    case_deltas: pl.DataFrame | pl.LazyFrame, *, max_points: int = MAX_POINTS
+) -> Any:
+    """Case score deltas of each pair (case_deltas), sorted from the largest drop to the
+    largest gain, coloured by case status; one panel per pair. Only paired cases (both
+    scores present) have a delta. Above `max_points` cases a pair is drawn at
+    `max_points` quantile-spaced cases (the lowest delta of each bucket of ranks)."""
+    a = _altair()
+    df = _one_config(
+        _frame(
+            case_deltas,
+            "regression_waterfall_chart",
+            [
+                S.CONFIG_ID,
+                S.BASELINE_RUN_ID,
+                S.CANDIDATE_RUN_ID,
+                S.CASE_ID,
+                S.SCORE_DELTA,
+                S.STATUS,
+            ],
+        ),
+        "regression_waterfall_chart",
+    )
+    order = _pair_order(df)
+    ranked = (
+        df.filter(pl.col(S.SCORE_DELTA).is_not_null())
+        .with_columns(_pair_label().alias(PAIR))
+        .sort(PAIR, S.SCORE_DELTA, S.CASE_ID)
+        .with_columns(
+            pl.int_range(pl.len()).over(PAIR).alias("rank"), pl.len().over(PAIR).alias("n")
+        )
+        .with_columns(
+            (pl.col("rank") * max_points // pl.col("n")).alias("bucket"),
+            ((pl.col("rank") + 0.5) / pl.col("n")).alias("case_quantile"),
+        )
+        .filter(pl.col("rank") == pl.col("rank").min().over(PAIR, "bucket"))
+        .select(PAIR, S.CASE_ID, "case_quantile", S.SCORE_DELTA, S.STATUS)
+    )
+    return (
+        a.Chart(ranked)
+        .mark_bar()
+        .encode(
+            x=a.X(
+                "case_quantile:Q",
+                scale=a.Scale(domain=[0, 1]),
+                title="paired cases, sorted by score delta",
+                axis=a.Axis(format="%"),
+            ),
+            y=a.Y(f"{S.SCORE_DELTA}:Q", title="score delta"),
+            color=a.Color(
+                f"{S.STATUS}:N",
+                scale=a.Scale(domain=list(CASE_STATUS_ORDER), range=list(CASE_STATUS_COLORS)),
+                title="case status",
+            ),
+            row=a.Row(f"{PAIR}:N", sort=order, title=None, header=_header(a)),
+            tooltip=[
+                f"{PAIR}:N",
+                f"{S.CASE_ID}:N",
+                a.Tooltip(f"{S.SCORE_DELTA}:Q", format="+.3f"),
+                f"{S.STATUS}:N",
+            ],
+        )
+        .properties(width=WIDTH, height=140, title="Regression waterfall")
+    )
+
+
+def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
+    """Mean score delta of every evaluator-tree node per pair (evaluator_deltas, averaged
+    over the paired cases in polars): evaluators down, pairs across, red = worse."""
+    a = _altair()
+    df = _one_config(
+        _frame(
+            evaluator_deltas,
+            "evaluator_delta_heatmap",
+            [S.CONFIG_ID, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID, S.PATH, S.SCORE_DELTA, S.STATUS],
+        ),
+        "evaluator_delta_heatmap",
+    )
+    order = _pair_order(df)
+    cells = (
+        df.with_columns(_pair_label().alias(PAIR))
+        .group_by(PAIR, S.PATH)
+        .agg(
+            pl.col(S.SCORE_DELTA).mean().alias(S.MEAN_DELTA),
+            pl.col(S.SCORE_DELTA).count().cast(pl.Int64).alias(S.N_PAIRED),
+            (pl.col(S.STATUS) == "regression").sum().cast(pl.Int64).alias("n_regression"),
+        )
+        .sort(PAIR, S.PATH)
+    )
+    top = cells[S.MEAN_DELTA].abs().max()
+    extent = float(top) if top else 0.01  # type: ignore[arg-type]
+    base = a.Chart(cells).encode(
+        x=a.X(
+            f"{PAIR}:N",
+            sort=order,
+            title="baseline → candidate",
+            axis=a.Axis(labelAngle=0, labelLimit=260),
+        ),
+        y=a.Y(f"{S.PATH}:N", title="evaluator"),
+    )
+    rect = base.mark_rect().encode(
+        color=a.Color(
+            f"{S.MEAN_DELTA}:Q",
+            scale=a.Scale(scheme="redblue", domain=[-extent, extent]),
+            title="mean delta",
+        ),
+        tooltip=[
+            f"{PAIR}:N",
+            f"{S.PATH}:N",
+            a.Tooltip(f"{S.MEAN_DELTA}:Q", format="+.3f"),
+            f"{S.N_PAIRED}:Q",
+            "n_regression:Q",
+        ],
+    )
+    text = base.mark_text(fontSize=10).encode(text=a.Text(f"{S.MEAN_DELTA}:Q", format="+.3f"))
+    return (rect + text).properties(width=WIDTH, title="Evaluator score delta per pair")
+
+
+def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
+    """Forest plot of slices (slice_deltas): the paired mean score delta of each slice
+    value with its 95 % interval (mean_delta_ci_low/high), one panel per pair; slice values
+    whose Benjamini–Hochberg q_value is below 0.05 are marked."""
+    a = _altair()
+    df = _one_config(
+        _frame(
+            slice_deltas,
+            "slice_forest_chart",
+            [
+                S.CONFIG_ID,
+                S.BASELINE_RUN_ID,
+                S.CANDIDATE_RUN_ID,
+                S.SLICE,
+                S.SLICE_VALUE,
+                S.MEAN_DELTA,
+                S.MEAN_DELTA_CI_LOW,
+                S.MEAN_DELTA_CI_HIGH,
+                S.Q_VALUE,
+            ],
+        ),
+        "slice_forest_chart",
+    )
+    order = _pair_order(df)
+    data = (
+        df.with_columns(
+            _pair_label().alias(PAIR),
+            pl.concat_str(
+                pl.col(S.SLICE), pl.lit("="), pl.col(S.SLICE_VALUE).fill_null("(none)")
+            ).alias("slice_label"),
+            pl.when(pl.col(S.Q_VALUE) < 0.05)
+            .then(pl.lit("q < 0.05"))
+            .otherwise(pl.lit("q ≥ 0.05"))
+            .alias("significance"),
+        )
+        .select(
+            PAIR,
+            "slice_label",
+            S.MEAN_DELTA,
+            S.MEAN_DELTA_CI_LOW,
+            S.MEAN_DELTA_CI_HIGH,
+            S.Q_VALUE,
+            "significance",
+        )
+        .sort(PAIR, "slice_label")
+    )
+    y = a.Y("slice_label:N", title="slice")
+    base = a.Chart().encode(y=y)
+    rule = base.mark_rule().encode(
+        x=a.X(f"{S.MEAN_DELTA_CI_LOW}:Q", title="mean score delta (95 % interval)"),
+        x2=f"{S.MEAN_DELTA_CI_HIGH}:Q",
+    )
+    point = base.mark_point(filled=True, size=60).encode(
+        x=f"{S.MEAN_DELTA}:Q",
+        color=a.Color(
+            "significance:N",
+            scale=a.Scale(domain=["q < 0.05", "q ≥ 0.05"], range=["#c62828", "#546e7a"]),
+        ),
+        tooltip=[
+            "slice_label:N",
+            a.Tooltip(f"{S.MEAN_DELTA}:Q", format="+.3f"),
+            a.Tooltip(f"{S.Q_VALUE}:Q", format=".3g"),
+        ],
+    )
+    zero = a.Chart().mark_rule(strokeDash=[4, 4], color="#888").encode(x=a.datum(0))
+    return (
+        a.layer(rule, point, zero, data=data)
+        .properties(width=WIDTH)
+        .facet(row=a.Row(f"{PAIR}:N", sort=order, title=None, header=_header(a)))
+        .properties(title="Slices: paired score delta")
+    )
+
+
+POWER_POINTS = 41
+"""Points of the true-change grid each power curve is drawn at."""
+POWER_METRICS = (
+    ("pass rate", S.PAIRED_PASS_DELTA_SE, "max_pass_rate_drop"),
+    ("mean score", S.MEAN_DELTA_SE, "max_mean_score_drop"),
+)
+"""Power curve panel -> the run_deltas standard error it reads and the limit it marks."""
+
+
+def power_curve_chart(
+    run_deltas: pl.DataFrame | pl.LazyFrame, *, limits: Any = None, points: int = POWER_POINTS
+) -> Any:
+    """Power curves of each pair's paired comparison (run_deltas): the chance that a
+    two-sided 5 % test on the pair's paired cases sees a true change δ, power(δ) =
+    Φ(δ/se − z₀.₉₇₅) + Φ(−δ/se − z₀.₉₇₅), for the pass rate (paired_pass_delta_se) and the
+    mean score (mean_delta_se), one panel each, one line per pair. A curve crosses the
+    dashed 80 % line at the pair's mde_*; `limits` (the config's `compare` block) adds the
+    configured drop limits as vertical rules: a curve below 80 % there means the pair is
+    too small to see that limit. δ runs over `points` steps from 0 to 1.5 × the largest
+    MDE (or 1.25 × the limit, if larger), at most 1. Pairs without an se are left out."""
+    a = _altair()
+    if points < 2:
+        raise UsageError(f"points must be at least 2, not {points}.")
+    df = _one_config(
+        _frame(
+            run_deltas,
+            "power_curve_chart",
+            [
+                S.CONFIG_ID,
+                S.BASELINE_RUN_ID,
+                S.CANDIDATE_RUN_ID,
+                S.N_PAIRED,
+                S.PAIRED_PASS_DELTA_SE,
+                S.MEAN_DELTA_SE,
+            ],
+        ),
+        "power_curve_chart",
+    )
+    order = _pair_order(df)
+    pairs = df.with_columns(_pair_label().alias(PAIR))
+    rows: list[dict[str, Any]] = []
+    panels = []
+    for metric, se_col, limit_field in POWER_METRICS:
+        have = pairs.filter(pl.col(se_col).is_not_null())
+        if have.height == 0:
+            continue
+        limit = None if limits is None else float(getattr(limits, limit_field))
+        top = max(1.5 * MDE_FACTOR * float(have[se_col].max()), 1.25 * (limit or 0.0))  # type: ignore[arg-type]
+        top = min(1.0, max(top, 0.01))
+        for r in have.iter_rows(named=True):
+            for i in range(points):
+                delta = top * i / (points - 1)
+                rows.append(
+                    {
+                        "metric": metric,
+                        PAIR: r[PAIR],
+                        S.N_PAIRED: r[S.N_PAIRED],
+                        "true_change": round(delta, 6),
+                        "power": round(power(delta, float(r[se_col])), 6),
+                    }
+                )
+        panels.append((metric, limit))
+    if not rows:
+        raise ChartInputError(
+            "power_curve_chart: no pair has a paired standard error (each needs 2 or more "
+            "cases scored in both runs); hint: compare runs that share cases."
+        )
+    data = pl.DataFrame(rows)
+    charts = []
+    for metric, limit in panels:
+        fmt = "%" if metric == "pass rate" else ".2f"
+        base = a.Chart().transform_filter(a.datum.metric == metric)
+        line = base.mark_line().encode(
+            x=a.X(
+                "true_change:Q",
+                title=f"true {metric} change",
+                axis=a.Axis(format=fmt),
+            ),
+            y=a.Y("power:Q", scale=a.Scale(domain=[0, 1]), title="power", axis=a.Axis(format="%")),
+            color=a.Color(
+                f"{PAIR}:N",
+                sort=order,
+                title="baseline → candidate",
+                legend=a.Legend(orient="bottom", direction="vertical", labelLimit=600),
+            ),
+            tooltip=[
+                f"{PAIR}:N",
+                f"{S.N_PAIRED}:Q",
+                a.Tooltip("true_change:Q", format=".3f"),
+                a.Tooltip("power:Q", format=".1%"),
+            ],
+        )
+        layers = [
+            line,
+            a.Chart(a.Data(values=[{"power": POWER}]))
+            .mark_rule(strokeDash=[4, 4], color="#888")
+            .encode(y="power:Q"),
+        ]
+        if limit:
+            layers.append(
+                a.Chart(a.Data(values=[{"limit": limit}]))
+                .mark_rule(color="#c62828")
+                .encode(x="limit:Q")
+            )
+        charts.append(a.layer(*layers).properties(width=WIDTH // 2 - 20, title=metric))
+    return a.hconcat(*charts, data=data).properties(
+        title="Power to see a change (paired, α 0.05; dashed: 80 %)"
+    )
+
+
+# --- what-if charts ------------------------------------------------------------------
+def threshold_curve_chart(
+    threshold_curve: pl.DataFrame | pl.LazyFrame, *, max_points: int = MAX_POINTS
+) -> Any:
+    """Pass rate as a function of the execution threshold, one step line per run
+    (threshold_curve). A run with more than `max_points` steps is read on a grid of
+    `max_points` thresholds over its score range (the exact step value at each)."""
+    a = _altair()
+    df = _one_config(
+        _frame(
+            threshold_curve,
+            "threshold_curve_chart",
+            [S.CONFIG_ID, S.RUN_ID, S.THRESHOLD, S.PASS_RATE],
+        ),
+        "threshold_curve_chart",
+    ).sort(S.RUN_ID, S.THRESHOLD)
+    steps = df.group_by(S.RUN_ID).agg(pl.len().alias("n"))
+    small = df.join(steps.filter(pl.col("n") <= max_points), on=S.RUN_ID, how="semi")
+    big_runs = steps.filter(pl.col("n") > max_points)
+    parts = [small.select(S.RUN_ID, S.THRESHOLD, S.PASS_RATE)]
+    if big_runs.height:
+        bounds = (
+            df.join(big_runs, on=S.RUN_ID, how="semi")
+            .group_by(S.RUN_ID)
+            .agg(pl.col(S.THRESHOLD).min().alias("lo"), pl.col(S.THRESHOLD).max().alias("hi"))
+        )
+        grid = (
+            bounds.with_columns(pl.int_range(max_points).implode().alias("i"))
+            .explode("i")
+            .with_columns(
+                (pl.col("lo") + (pl.col("hi") - pl.col("lo")) * pl.col("i") / (max_points - 1))
+                .clip(upper_bound=pl.col("hi"))
+                .alias(S.THRESHOLD)
+            )
+            .with_columns((pl.col(S.THRESHOLD) - S.EPS).alias("_key"))
+            .select(S.RUN_ID, S.THRESHOLD, "_key")
+            .sort(S.RUN_ID, "_key")
+        )
+        # the pass rate at x is that of the first row whose threshold meets x (>= x - EPS)
+        read = grid.join_asof(
+            df.select(S.RUN_ID, pl.col(S.THRESHOLD).alias("_key"), S.PASS_RATE),
+            on="_key",
+            by=S.RUN_ID,
+            strategy="forward",
+            check_sortedness=False,  # both sides are sorted by (run_id, key) above
+        )
+        parts.append(read.select(S.RUN_ID, S.THRESHOLD, S.PASS_RATE))
+    data = pl.concat(parts).sort(S.RUN_ID, S.THRESHOLD)
+    return (
+        a.Chart(data)
+        .mark_line(interpolate="step-before")
+        .encode(
+            x=a.X(f"{S.THRESHOLD}:Q", title="execution threshold"),
+            y=a.Y(
+                f"{S.PASS_RATE}:Q",
+                scale=a.Scale(domain=[0, 1]),
+                title="pass rate",
+                axis=a.Axis(format="%"),
+            ),
+            color=a.Color(f"{S.RUN_ID}:N", title="run"),
+            tooltip=[
+                f"{S.RUN_ID}:N",
+                a.Tooltip(f"{S.THRESHOLD}:Q", format=".3f"),
+                a.Tooltip(f"{S.PASS_RATE}:Q", format=".1%"),
+            ],
+        )
+        .properties(width=WIDTH, title="Pass rate by threshold")
+    )
+
+
+def sweep_heatmap(
+    sweep: pl.DataFrame | pl.LazyFrame,
+    x: str | None = None,
+    y: str | None = None,
+    *,
+    value: str = S.PASS_RATE,
+) -> Any:
+    """Two swept parameters → `value` (default pass_rate) per run, one panel per run
+    (sweep). `x` and `y` are sweep_* columns (with or without the prefix); by default the
+    first two. With one swept parameter the runs go down the y axis. Every (x, y, run)
+    must be one config: filter the sweep on any other swept parameter first."""
+    a = _altair()
+    names = sweep.lazy().collect_schema().names()
+    params = [c for c in names if c.startswith("sweep_")]
+
+    def column(name: str | None, k: int) -> str | None:
+        if name is None:
+            return params[k] if len(params) > k else None
+        full = name if name.startswith("sweep_") else f"sweep_{name.replace('.', '_')}"
+        if full not in names:
+            raise ChartInputError(
+                f"sweep_heatmap: no swept parameter {name!r}; the sweep has "
+                f"{', '.join(params) or 'no sweep_* columns'}; hint: sweep a grid (docs/sweep.md)."
+            )
+        return full
+
+    xc = column(x, 0)
+    if xc is None:
+        raise ChartInputError(
+            "sweep_heatmap needs at least one sweep_* column; hint: sweep a Grid "
+            "(ef.grid_from_dict / --grid), not a plain list of configs."
+        )
+    yc = column(y, 1 if x is None else next((k for k, p in enumerate(params) if p != xc), 99))
+    keys = [xc, *([yc] if yc else [])]
+    df = _frame(sweep, "sweep_heatmap", [S.CONFIG_ID, S.RUN_ID, *keys, value])
+    dup = df.group_by(S.RUN_ID, *keys).len().filter(pl.col("len") > 1)
+    if dup.height:
+        others = [p for p in params if p not in keys]
+        raise ChartInputError(
+            f"sweep_heatmap: {dup.height} (run, {', '.join(keys)}) cells hold several configs"
+            f" (other swept parameters: {', '.join(others) or 'explicit configs'}); hint: "
+            "filter the sweep to one value of each other parameter first."
+        )
+    data = df.with_columns(
+        pl.col(k).cast(pl.String).fill_null("(base)").alias(k) for k in keys
+    ).select(S.RUN_ID, *keys, value)
+    ycol = yc or S.RUN_ID
+    fmt = ".0%" if value in (S.PASS_RATE, S.CASE_PASS_RATE) else ".3f"
+    base = a.Chart().encode(
+        x=a.X(f"{xc}:O", title=xc.removeprefix("sweep_")),
+        y=a.Y(f"{ycol}:O", title=ycol.removeprefix("sweep_")),
+    )
+    rect = base.mark_rect().encode(
+        color=a.Color(f"{value}:Q", scale=a.Scale(scheme="viridis"), title=value),
+        tooltip=[f"{S.RUN_ID}:N", f"{xc}:O", f"{ycol}:O", a.Tooltip(f"{value}:Q", format=fmt)],
+    )
+    lo, hi = data[value].min(), data[value].max()
+    mid = (float(lo) + float(hi)) / 2 if lo is not None and hi is not None else 0.0  # type: ignore[arg-type]
+    text = base.mark_text(fontSize=10).encode(
+        text=a.Text(f"{value}:Q", format=fmt),
+        # dark text on the light (high) end of viridis, white on the dark end
+        color=a.condition(f"datum['{value}'] > {mid!r}", a.value("black"), a.value("white")),
+    )
+    layer = a.layer(rect, text, data=data).properties(width=220)
+    title = f"What-if: {value} by {', '.join(k.removeprefix('sweep_') for k in keys)}"
+    if yc is None:
+        return layer.properties(title=title)
+    return layer.facet(column=a.Column(f"{S.RUN_ID}:N", title=None), columns=3).properties(
+        title=title
+    )
+
+
+CHARTS: dict[str, Callable[..., Any]] = {
+    "pass_rate": pass_rate_chart,
+    "verdicts": verdict_chart,
+    "trend": trend_chart,
+    "score_distribution": score_distribution_chart,
+    "regression_waterfall": regression_waterfall_chart,
+    "evaluator_heatmap": evaluator_delta_heatmap,
+    "threshold_curve": threshold_curve_chart,
+    "sweep_heatmap": sweep_heatmap,
+    "slice_forest": slice_forest_chart,
+    "power_curve": power_curve_chart,
+}
+"""Chart name -> function (the names of the report's figures and of the golden specs)."""
+
+CHART_TABLES = {
+    "pass_rate": S.RUN_SUMMARY,
+    "verdicts": S.RUN_SUMMARY,
+    "trend": S.RUN_SUMMARY,
+    "score_distribution": S.EXECUTION_SCORES,
+    "regression_waterfall": S.CASE_DELTAS,
+    "evaluator_heatmap": S.EVALUATOR_DELTAS,
+    "threshold_curve": S.THRESHOLD_CURVE,
+    "sweep_heatmap": S.SWEEP,
+    "slice_forest": S.SLICE_DELTAS,
+    "power_curve": S.RUN_DELTAS,
+}
+"""Chart name -> the table it draws."""
+
+
+def charts_for(tables: dict[str, pl.DataFrame | pl.LazyFrame]) -> dict[str, Any]:
+    """Every chart whose table is present (and not empty) in `tables`, by chart name."""
+    out: dict[str, Any] = {}
+    for name, fn in CHARTS.items():
+        table = tables.get(CHART_TABLES[name])
+        if table is None:
+            continue
+        if table.lazy().select(pl.len()).collect().item() == 0:
+            continue
+        out[name] = fn(table)
+    return out
+
+
+def to_svg(chart: Any) -> str:
+    """The chart rendered to an SVG document offline (vl-convert, no browser, no network)."""
+    try:
+        import vl_convert as vlc
+    except ImportError as exc:  # pragma: no cover
+        raise UsageError(
+            "rendering charts to SVG needs vl-convert-python; hint: pip install "
+            "'evalframe[report]'."
+        ) from exc
+    return str(vlc.vegalite_to_svg(chart.to_dict()))

@@ -1,0 +1,82 @@
+"""`report_tables`: every table the report draws, computed from a dataset in one go —
+score once, compare the runs, sweep a small what-if grid, and the threshold curve."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.config import Config
+from evalframe._private.data.dataset import Dataset, load_dataset
+from evalframe._private.pipeline.compare import compare_tables
+from evalframe._private.pipeline.score import score_tables
+from evalframe._private.pipeline.sweep import sweep_tables
+from evalframe._private.summaries.slices import slice_deltas
+from evalframe._private.sweep.sweep import Grid, grid_from_dict
+from evalframe._private.sweep.threshold_curve import threshold_curve
+
+WHAT_IF_THRESHOLDS = (0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
+WHAT_IF_OUTCOMES = ("gate", "ignore", "both")
+
+
+def default_grid(config: Config) -> Grid:
+    """The report's what-if grid around `config`: threshold 0.6–0.9 × outcomes mode
+    (gate / ignore / both); every other setting as in `config`."""
+    base = json.loads(config.canonical_json())
+    base.pop("threshold_override", None)  # an override would pin every threshold
+    return grid_from_dict(
+        {
+            "base": base,
+            "grid": {"threshold": list(WHAT_IF_THRESHOLDS), "outcomes": list(WHAT_IF_OUTCOMES)},
+        },
+        source="report what-if grid",
+    )
+
+
+def report_tables(
+    dataset: str | Path | Dataset,
+    config: Config | None = None,
+    *,
+    baseline: str | None = None,
+    grid: Grid | None = None,
+    what_if: bool = True,
+    by: str | None = None,
+    clamp: bool = False,
+) -> dict[str, pl.DataFrame]:
+    """execution_scores, case_summary and run_summary; with two runs or more case_deltas,
+    evaluator_deltas and run_deltas (each run against the one before it, or every run
+    against `baseline`); with `what_if`, sweep over `grid` (default: `default_grid`) and
+    threshold_curve under `config`; with pairs, slice_deltas by `by` (an executions column,
+    or "tag"; default: by tag when any execution has tags)."""
+    cfg = config if config is not None else Config()
+    ds = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, clamp=clamp)
+    n_runs = ds.executions.select(pl.col(S.RUN_ID).n_unique()).collect().item()
+    tables: dict[str, pl.DataFrame] = {}
+    pairs: list[tuple[str, str]] = []
+    if n_runs >= 2 or baseline is not None:
+        compared = compare_tables(
+            ds, cfg, baseline=baseline, pairs=None if baseline else "consecutive"
+        )
+        scored = compared.scored
+        tables.update(compared)
+        pairs = compared.pairs
+    else:
+        scored = score_tables(ds, cfg)
+    for name in (S.EXECUTION_SCORES, S.CASE_SUMMARY, S.RUN_SUMMARY):
+        frame = scored[name]
+        tables[name] = frame.collect() if isinstance(frame, pl.LazyFrame) else frame
+    ex = tables[S.EXECUTION_SCORES]
+    if by is None and S.TAGS in ex.columns and ex[S.TAGS].list.len().fill_null(0).max():
+        by = S.SLICE_BY_TAG
+    if pairs and by is not None:
+        tables[S.SLICE_DELTAS] = slice_deltas(ex.lazy(), pairs, cfg, by=by).collect()
+    if what_if:
+        swept = sweep_tables(ds, grid if grid is not None else default_grid(cfg))
+        tables[S.SWEEP] = swept[S.SWEEP]
+        tables[S.THRESHOLD_CURVE] = threshold_curve(
+            tables[S.EXECUTION_SCORES].lazy(), cfg
+        ).collect()
+    return tables

@@ -1,0 +1,346 @@
+"""`execution_scores` and `evaluator_scores`: score every execution under one or more configs.
+
+SPEC §3: verdicts, required gates, missing evaluators, outcomes. The tree is evaluated by
+`tree_eval`; this module assembles the per-execution row and the per-node rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.config import Config
+from evalframe._private.data.dataset import Dataset
+from evalframe._private.data.keyed import EVAL, EXEC
+from evalframe._private.scoring.leaves import (
+    MISSING_ROW,
+    N_EXPECTED,
+    N_ROWS,
+    S_NORM,
+    LeafGrid,
+    build_leaf_grid,
+    data_evaluators,
+)
+from evalframe._private.scoring.policy import (
+    BORDERLINE,
+    OUTCOMES_MODE,
+    TREE,
+    as_configs,
+    policy_table,
+)
+from evalframe._private.scoring.tree import CFG, Tree, build_tree, tree_key
+from evalframe._private.scoring.tree_eval import (
+    CFG_THRESHOLD,
+    GATE_FIRED,
+    ON_MISSING,
+    OVERRIDE,
+    PASSES,
+    PRESENT,
+    W,
+    evaluate_tree,
+    meets,
+)
+
+EXECUTION_COLUMNS = [
+    S.RUN_ID,
+    S.CASE_ID,
+    S.ATTEMPT,
+    S.CONFIG_ID,
+    S.STATUS,
+    S.THRESHOLD,
+    S.SCORE,
+    S.VERDICT,
+    S.PASSED,
+    S.REQUIRED_FAILED,
+    S.JUDGE_ERROR,
+    S.N_MISSING,
+    S.N_IGNORED,
+    S.OUTCOMES_TOTAL,
+    S.OUTCOMES_PASSED,
+    S.LATENCY_MS,
+    S.COST_USD,
+    S.INPUT_TOKENS,
+    S.OUTPUT_TOKENS,
+    S.TAGS,
+]
+
+EVALUATOR_COLUMNS = [
+    S.RUN_ID,
+    S.CASE_ID,
+    S.ATTEMPT,
+    S.CONFIG_ID,
+    S.PATH,
+    S.EVALUATOR,
+    S.PARENT,
+    S.DEPTH,
+    S.AGGREGATOR,
+    S.IS_LEAF,
+    S.WEIGHT,
+    S.REQUIRED,
+    S.MIN_SCORE,
+    S.RAW_SCORE,
+    S.SCALE_MAX,
+    S.SCORE,
+    S.MISSING,
+    S.PASSED,
+    S.SCORE_LABEL,
+    S.CHILDREN_PASSED,
+    S.CHILDREN_PRESENT,
+    S.LABEL,
+    S.REASON,
+]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    configs: list[Config]
+    tree: Tree  # node parameters per tree-evaluation group (CFG = group index)
+    leaf_grid: LeafGrid
+    policy: pl.LazyFrame  # one row per config, TREE = its group
+    tree_policy: pl.LazyFrame  # one row per group (CFG = group index)
+
+
+def _plan(
+    dataset: Dataset,
+    config: Config | Sequence[Config] | None,
+    *,
+    share_trees: bool = True,
+) -> _Plan:
+    """Configs whose tree evaluation is identical (same `tree_key`) share one evaluation;
+    thresholds, bands, outcome modes and gates then apply per config at execution level."""
+    configs = as_configs(config)
+    if share_trees:
+        keys = [tree_key(c) for c in configs]
+        first: dict[str, int] = {}
+        for k in keys:
+            first.setdefault(k, len(first))
+        groups = [first[k] for k in keys]
+        reps = [configs[keys.index(k)] for k in first]
+    else:
+        groups, reps = list(range(len(configs))), configs
+    names = () if configs[0].evaluators is not None else data_evaluators(dataset)
+    tree = build_tree(reps, names)
+    grid = build_leaf_grid(dataset, tree)
+    return _Plan(
+        configs, tree, grid, policy_table(configs, groups).lazy(), policy_table(reps).lazy()
+    )
+
+
+def score(dataset: Dataset, config: Config | Sequence[Config] | None = None) -> pl.LazyFrame:
+    """`execution_scores`: one row per (config × execution) with score, verdict and passed.
+
+    `config` may be one Config or several sharing one evaluator tree (scored in one plan).
+    """
+    plan = _plan(dataset, config)
+    return _execution_scores(dataset, plan)
+
+
+def _root_rows(plan: _Plan) -> pl.LazyFrame:
+    if not plan.tree.leaves:
+        return pl.LazyFrame(
+            schema={
+                TREE: pl.Int32,
+                EXEC: pl.Int64,
+                "_root": pl.Float64,
+                "_root_present": pl.Boolean,
+                GATE_FIRED: pl.Boolean,
+            }
+        )
+    _leaves, composites = evaluate_tree(
+        plan.leaf_grid.grid, plan.tree_policy, plan.tree, complete=False
+    )
+    return composites[-1].select(
+        pl.col(CFG).alias(TREE),
+        EXEC,
+        pl.col(S_NORM).alias("_root"),
+        pl.col(PRESENT).alias("_root_present"),
+        GATE_FIRED,
+    )
+
+
+def execution_inputs(dataset: Dataset, plan: _Plan) -> pl.LazyFrame:
+    """Config-independent execution rows: the executions table with EXEC, leaf counts,
+    expected leaves and outcome totals."""
+    outcomes = dataset.outcomes.group_by(S.EXECUTION_KEY).agg(
+        pl.len().cast(pl.Int64).alias(S.OUTCOMES_TOTAL),
+        pl.col(S.PASSED).sum().cast(pl.Int64).alias(S.OUTCOMES_PASSED),
+    )
+    return (
+        plan.leaf_grid.executions.join(plan.leaf_grid.per_exec, on=EXEC, how="left")
+        .join(plan.leaf_grid.expected, on=EXEC, how="left")
+        .join(outcomes, on=S.EXECUTION_KEY, how="left")
+        .with_columns(pl.col(S.OUTCOMES_TOTAL).fill_null(0), pl.col(S.OUTCOMES_PASSED).fill_null(0))
+    )
+
+
+VERDICT_ENUM = pl.Enum(
+    [S.VERDICT_PASS, S.VERDICT_BORDERLINE, S.VERDICT_FAIL, S.VERDICT_ERROR, S.VERDICT_UNSCORED]
+)
+"""Verdicts are computed as an Enum (integer compares); `score` returns them as String."""
+
+
+def apply_policy(frame: pl.LazyFrame) -> pl.LazyFrame:
+    """Verdict columns of SPEC §3.4-3.5 for (config × execution) rows that carry the
+    execution inputs, the config's policy columns and the root rows of its tree group."""
+    ok = pl.col(S.STATUS) == S.STATUS_OK
+    has_rows = pl.col(N_ROWS).fill_null(0) > 0
+    t = pl.coalesce(OVERRIDE, S.THRESHOLD, CFG_THRESHOLD)
+    frame = frame.with_columns(
+        t.alias(S.THRESHOLD),
+        (ok & has_rows & (pl.col(ON_MISSING) == "fail") & (pl.col(S.N_MISSING) > 0))
+        .fill_null(False)
+        .alias(S.JUDGE_ERROR),
+    )
+    judge_error = pl.col(S.JUDGE_ERROR)
+    unscored = ok & ~judge_error & ~(has_rows & pl.col("_root_present").fill_null(False))
+    frame = frame.with_columns(
+        unscored.alias("_unscored"),
+        (ok & has_rows & pl.col(GATE_FIRED).fill_null(False)).alias(S.REQUIRED_FAILED),
+        # an ok execution with no matching row misses every expected leaf
+        pl.when(has_rows)
+        .then(pl.col(S.N_MISSING))
+        .otherwise(pl.col(N_EXPECTED))
+        .alias(S.N_MISSING),
+    )
+    score_expr = (
+        pl.when(~ok | pl.col("_unscored"))
+        .then(None)
+        .when(judge_error)
+        .then(0.0)
+        .otherwise(pl.col("_root"))
+    )
+    frame = frame.with_columns(score_expr.alias(S.SCORE))
+
+    def v(name: str) -> pl.Expr:
+        return pl.lit(name, dtype=VERDICT_ENUM)
+
+    verdict = (
+        pl.when(~ok)
+        .then(v(S.VERDICT_ERROR))
+        .when(judge_error)
+        .then(v(S.VERDICT_FAIL))
+        .when(pl.col("_unscored"))
+        .then(v(S.VERDICT_UNSCORED))
+        .when(pl.col(S.REQUIRED_FAILED))
+        .then(v(S.VERDICT_FAIL))
+        .when(meets(pl.col(S.SCORE), pl.col(S.THRESHOLD)))
+        .then(v(S.VERDICT_PASS))
+        .when(pl.col(BORDERLINE).is_not_null() & meets(pl.col(S.SCORE), pl.col(BORDERLINE)))
+        .then(v(S.VERDICT_BORDERLINE))
+        .otherwise(v(S.VERDICT_FAIL))
+    )
+    frame = frame.with_columns(verdict.alias(S.VERDICT))
+    is_pass = pl.col(S.VERDICT) == S.VERDICT_PASS
+    has_out = pl.col(S.OUTCOMES_TOTAL) > 0
+    all_out = pl.col(S.OUTCOMES_PASSED) == pl.col(S.OUTCOMES_TOTAL)
+    mode = pl.col(OUTCOMES_MODE)
+    passed = (
+        pl.when(~ok | judge_error)
+        .then(False)
+        .when(mode == "gate")
+        .then(pl.when(has_out).then(all_out).otherwise(is_pass))
+        .when(mode == "ignore")
+        .then(is_pass)
+        .otherwise(is_pass & (~has_out | all_out))
+    )
+    zero_if_error = [
+        pl.when(ok).then(pl.col(c).fill_null(0)).otherwise(0).alias(c)
+        for c in (S.N_MISSING, S.N_IGNORED)
+    ]
+    return frame.with_columns(passed.alias(S.PASSED), *zero_if_error)
+
+
+def _execution_scores(dataset: Dataset, plan: _Plan) -> pl.LazyFrame:
+    """Execution rows of every config of the plan."""
+    inputs = execution_inputs(dataset, plan)
+    extra = [
+        c for c in dataset.executions.collect_schema().names() if c not in S.EXECUTIONS_COLUMNS
+    ]
+    frame = inputs.join(plan.policy, how="cross").join(
+        _root_rows(plan), on=[TREE, EXEC], how="left"
+    )
+    return (
+        apply_policy(frame)
+        .with_columns(pl.col(S.VERDICT).cast(pl.String))
+        .select(*EXECUTION_COLUMNS, *extra)
+    )
+
+
+def evaluator_scores(
+    dataset: Dataset,
+    config: Config | Sequence[Config] | None = None,
+    *,
+    passthrough: bool = True,
+) -> pl.LazyFrame:
+    """`evaluator_scores`: one row per (config × scored execution × tree node), root
+    included as path "". As large as the input, so the CLI writes it only on request.
+
+    `passthrough=False` leaves label, reason and extra score columns out (null), which
+    saves joining every row back to its source row (what `compare` needs)."""
+    plan = _plan(dataset, config, share_trees=False)
+    if not plan.tree.leaves:
+        return pl.LazyFrame(schema=dict.fromkeys(EVALUATOR_COLUMNS, pl.String))
+    leaves, composites = evaluate_tree(plan.leaf_grid.grid, plan.policy, plan.tree)
+    leaf_part = leaves.with_columns(
+        pl.lit(True).alias(S.IS_LEAF),
+        pl.lit(None, dtype=pl.String).alias(S.AGGREGATOR),
+        pl.lit(None, dtype=pl.Int64).alias(S.CHILDREN_PASSED),
+        pl.lit(None, dtype=pl.Int64).alias(S.CHILDREN_PRESENT),
+        _score_label(plan.tree).alias(S.SCORE_LABEL),
+    )
+    parts = [leaf_part] + [c.with_columns(pl.lit(False).alias(S.IS_LEAF)) for c in composites]
+    nodes = pl.concat(parts, how="diagonal_relaxed")
+    keys = plan.leaf_grid.executions.select(EXEC, *S.EXECUTION_KEY)
+    ids = plan.policy.select(CFG, S.CONFIG_ID)
+    names = dict(enumerate(dataset.keyed.evaluators))
+    out = (
+        nodes.join(keys, on=EXEC, how="inner")
+        .join(ids, on=CFG, how="inner")
+        .with_columns(
+            pl.col(S_NORM).alias(S.SCORE),
+            pl.col(W).alias(S.WEIGHT),
+            pl.col(PASSES).alias(S.PASSED),
+            pl.col(MISSING_ROW).alias(S.MISSING),
+            pl.col(EVAL)
+            .replace_strict(names, default=None, return_dtype=pl.String)
+            .alias("_data_evaluator"),
+        )
+    )
+    if not passthrough:
+        return out.with_columns(
+            pl.lit(None, dtype=pl.String).alias(S.LABEL),
+            pl.lit(None, dtype=pl.String).alias(S.REASON),
+        ).select(*EVALUATOR_COLUMNS)
+    # label, reason and extra columns of the score rows, back onto the leaf rows
+    declared = set(S.SCORES_COLUMNS) - {S.LABEL, S.REASON}
+    source_cols = [c for c in dataset.scores.collect_schema().names() if c not in declared]
+    source = dataset.scores.select(
+        *S.EXECUTION_KEY, pl.col(S.EVALUATOR).alias("_data_evaluator"), *source_cols
+    )
+    extra = [c for c in source_cols if c not in EVALUATOR_COLUMNS]
+    return (
+        out.drop(S.LABEL, S.REASON, strict=False)
+        .join(source, on=[*S.EXECUTION_KEY, "_data_evaluator"], how="left", nulls_equal=False)
+        .select(*EVALUATOR_COLUMNS, *extra)
+    )
+
+
+def _score_label(tree: Tree) -> pl.Expr:
+    expr: pl.Expr = pl.lit(None, dtype=pl.String)
+    if tree.labels.is_empty():
+        return expr
+    chain: Any = None
+    raw = pl.col(S.RAW_SCORE)
+    for row in tree.labels.sort(S.PATH, "_order").iter_rows(named=True):
+        cond = (pl.col(S.PATH) == row[S.PATH]) & (raw >= row["_lo"]) & (raw <= row["_hi"])
+        chain = (pl.when(cond) if chain is None else chain.when(cond)).then(
+            pl.lit(row[S.SCORE_LABEL])
+        )
+    return chain.otherwise(expr) if chain is not None else expr
+
+
+__all__ = ["evaluator_scores", "score"]

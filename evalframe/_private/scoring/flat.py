@@ -1,0 +1,465 @@
+"""Aggregate-first scoring of flat configs: one streaming pass over the judge rows.
+
+A *flat* config has no composite evaluators and a root aggregator whose inputs are sums
+and extremes (weighted_average, minimum, maximum, all_or_nothing). For those, every rule
+of SPEC §3 needs only a handful of partial sums per execution, so the judge rows are
+grouped by execution key right after the scan — with the row terms that the rules and
+the value checks need — and everything else runs on per-execution rows:
+
+    scan scores ─ evaluator → Enum id → leaf id (gather on a tiny table, no join)
+                └ group_by(run_id, case_id, attempt): counts, Σw·s, Σw, weight of null
+                  rows, required leaves present / below min_score / min s, min/max s,
+                  evaluator bitmask (duplicates), value-check counts
+    per-execution rows ⋈ executions ⋈ outcome counts → root score → apply_policy
+
+Nothing the size of the judge rows is materialized: the group-by runs on polars'
+streaming engine. The verdict rules after the root score are the one `apply_policy`
+every path uses; the root rules here mirror `tree_eval` for a tree of depth one (the
+map is in docs/architecture.md), and the property tests hold both to tests/reference.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.config import Config
+from evalframe._private.data.validate import MAX_EXAMPLES, ClampReport
+from evalframe._private.errors import Problem
+from evalframe._private.scoring.leaves import N_EXPECTED, N_ROWS
+from evalframe._private.scoring.policy import BORDERLINE, OUTCOMES_MODE
+from evalframe._private.scoring.tree_eval import (
+    CFG_THRESHOLD,
+    GATE_FIRED,
+    ON_MISSING,
+    OVERRIDE,
+    meets,
+)
+
+FLAT_AGGREGATORS = ("weighted_average", "minimum", "maximum", "all_or_nothing")
+MAX_EVALUATORS = 62
+"""Evaluator ids that fit the Int64 bitmask the duplicate check uses."""
+
+# per-row terms and per-execution partial sums (internal column names)
+_EV = "_ev"  # evaluator id (Enum physical)
+_LEAF = "_leaf"  # leaf index, null for an evaluator the config does not list
+_S = "_s"  # normalized score
+_W = "_w"  # effective weight: config > data > 1
+N_ALL = "_n_all"
+N_NULL = "_n_null"
+N_PRESENT = "_n_present"
+SWS = "_sws"
+SW = "_sw"
+W_NULL = "_w_null"
+CW_ROWS = "_cw_rows"
+S_MIN = "_s_min"
+S_MAX = "_s_max"
+REQ_ROWS = "_req_rows"
+REQ_MS_FAIL = "_req_ms_fail"
+REQ_T_NULL = "_req_t_null"
+REQ_T_MIN = "_req_t_min"
+MASK = "_mask"
+# value checks folded into the same pass
+BAD_NAN = "_bad_nan"
+BAD_NEG = "_bad_neg"
+BAD_ABOVE = "_bad_above"
+BAD_SCALE = "_bad_scale"
+BAD_WEIGHT = "_bad_weight"
+NULL_EVAL = "_null_eval"
+CLAMPED = "_clamped"
+NULLED = "_nulled"
+
+
+def is_flat(config: Config) -> bool:
+    """Whether `config` can be scored by the aggregate-first pass."""
+    if config.aggregator not in FLAT_AGGREGATORS:
+        return False
+    return all(not e.is_composite for e in (config.evaluators or {}).values())
+
+
+@dataclass(frozen=True)
+class Leaves:
+    """The flat tree as lookup tables indexed by data evaluator id."""
+
+    names: tuple[str, ...]
+    """Evaluator names in the data (Enum categories, sorted)."""
+    leaf_of: list[int | None]
+    """Data evaluator id -> leaf index (None: not listed, its rows are ignored)."""
+    weight: list[float | None]
+    """Leaf -> configured weight (None: the data's weight, else 1)."""
+    required: list[bool]
+    min_score: list[float | None]
+    n_leaves: int | None
+    """Leaves listed by the config; None when the leaves are each run's evaluators."""
+
+    @classmethod
+    def of(cls, config: Config, names: tuple[str, ...]) -> Leaves:
+        if config.evaluators is None:
+            n = len(names)
+            return cls(names, list(range(n)), [None] * n, [False] * n, [None] * n, None)
+        listed = list(config.evaluators.items())
+        index = {name: i for i, (name, _e) in enumerate(listed)}
+        return cls(
+            names,
+            [index.get(name) for name in names],
+            [e.weight for _n, e in listed],
+            [e.required for _n, e in listed],
+            [e.min_score for _n, e in listed],
+            len(listed),
+        )
+
+    def per_row(self, values: list, dtype: pl.DataType) -> pl.Expr:
+        """A leaf-indexed list looked up per row by the row's leaf id."""
+        return pl.lit(pl.Series(values, dtype=dtype)).gather(pl.col(_LEAF))
+
+
+def evaluator_names(scores: pl.LazyFrame) -> tuple[str, ...]:
+    """The distinct evaluator names of the judge rows (one column scanned)."""
+    col = scores.select(pl.col(S.EVALUATOR).cast(pl.String).unique()).collect(engine="streaming")
+    return tuple(sorted(col[S.EVALUATOR].drop_nulls()))
+
+
+def execution_partials(scores: pl.LazyFrame, leaves: Leaves, *, clamp: bool) -> pl.LazyFrame:
+    """The one pass over the judge rows: partial sums per execution key.
+
+    `scores` is the typed scan (declared columns cast, defaults filled)."""
+    raw = pl.col(S.SCORE)
+    mx = pl.col(S.SCALE_MAX)
+    finite = raw.is_finite()
+    checks = [
+        (raw.is_not_null() & ~finite).alias(BAD_NAN),
+        (finite & (raw < 0)).alias(BAD_NEG),
+        (finite & (raw > mx)).alias(BAD_ABOVE),
+        (~(mx > 0).fill_null(False) | ~mx.is_finite().fill_null(False)).alias(BAD_SCALE),
+        ((pl.col(S.WEIGHT) < 0) | ~pl.col(S.WEIGHT).is_finite()).fill_null(False).alias(BAD_WEIGHT),
+    ]
+    if clamp:
+        score = pl.when(raw.is_not_null() & ~finite).then(None).otherwise(raw.clip(0.0, mx))
+        checks += [
+            (raw.is_not_null() & ~finite).alias(NULLED),
+            (finite & ((raw < 0) | (raw > mx))).fill_null(False).alias(CLAMPED),
+        ]
+    else:
+        score = raw
+    lookup = pl.Series(leaves.leaf_of, dtype=pl.Int32)
+    rows = scores.select(
+        S.RUN_ID,
+        S.CASE_ID,
+        S.ATTEMPT,
+        pl.col(S.EVALUATOR).cast(pl.Enum(leaves.names)).to_physical().alias(_EV),
+        (score / mx).alias(_S),
+        S.WEIGHT,
+        *checks,
+    ).with_columns(pl.lit(lookup).gather(pl.col(_EV)).alias(_LEAF))
+    configured = leaves.n_leaves is not None
+    cfg_w = leaves.per_row(leaves.weight, pl.Float64()) if configured else pl.lit(None)
+    matched = pl.col(_LEAF).is_not_null()
+    s = pl.col(_S)
+    present = matched & s.is_not_null()
+    w = pl.coalesce(cfg_w, pl.col(S.WEIGHT), pl.lit(1.0)).alias(_W)
+    terms: list[pl.Expr] = [
+        matched.alias(N_ROWS),
+        (matched & s.is_null()).alias(N_NULL),
+        (~matched & pl.col(_EV).is_not_null()).alias(S.N_IGNORED),
+        present.alias(N_PRESENT),
+        pl.when(present).then(pl.col(_W) * s).alias(SWS),
+        pl.when(present).then(pl.col(_W)).alias(SW),
+        pl.when(matched & s.is_null()).then(pl.col(_W)).alias(W_NULL),
+        pl.when(matched).then(s).alias(_S),
+        pl.lit(2, dtype=pl.Int64).pow(pl.col(_EV)).cast(pl.Int64).alias(MASK),
+        pl.col(_EV).is_null().alias(NULL_EVAL),
+    ]
+    aggs: list[pl.Expr] = [
+        pl.len().alias(N_ALL),
+        *(
+            pl.col(c).sum().cast(pl.Int64)
+            for c in (N_ROWS, N_NULL, S.N_IGNORED, N_PRESENT, NULL_EVAL)
+        ),
+        pl.col(SWS).sum(),
+        pl.col(SW).sum(),
+        pl.col(W_NULL).sum(),
+        pl.col(_S).min().alias(S_MIN),
+        pl.col(_S).max().alias(S_MAX),
+        pl.col(MASK).bitwise_or(),
+        *(pl.col(c).sum().cast(pl.Int64) for c in _CHECKS),
+    ]
+    if configured:
+        cw1 = leaves.per_row([1.0 if x is None else x for x in leaves.weight], pl.Float64())
+        terms.append(cw1.alias(CW_ROWS))
+        aggs.append(pl.col(CW_ROWS).sum())
+        req = leaves.required
+        if any(req):
+            ms = leaves.per_row(leaves.min_score, pl.Float64())
+            is_req = leaves.per_row(req, pl.Boolean()).fill_null(False)
+            req_ms = is_req & ms.is_not_null()
+            req_t = is_req & ms.is_null()
+            terms += [
+                is_req.alias(REQ_ROWS),
+                (req_ms & ~meets(s, ms).fill_null(False)).alias(REQ_MS_FAIL),
+                (req_t & s.is_null()).alias(REQ_T_NULL),
+                pl.when(req_t).then(s).alias(REQ_T_MIN),
+            ]
+            aggs += [
+                pl.col(REQ_ROWS).sum().cast(pl.Int64),
+                pl.col(REQ_MS_FAIL).sum().cast(pl.Int64),
+                pl.col(REQ_T_NULL).sum().cast(pl.Int64),
+                pl.col(REQ_T_MIN).min(),
+            ]
+    if clamp:
+        aggs += [pl.col(NULLED).sum().cast(pl.Int64), pl.col(CLAMPED).sum().cast(pl.Int64)]
+    keep = [S.RUN_ID, S.CASE_ID, S.ATTEMPT, *_CHECKS, *((NULLED, CLAMPED) if clamp else ())]
+    return (
+        rows.with_columns(w)
+        .select(*keep, *terms)
+        .group_by(S.RUN_ID, S.CASE_ID, S.ATTEMPT)
+        .agg(aggs)
+    )
+
+
+_CHECKS = (BAD_NAN, BAD_NEG, BAD_ABOVE, BAD_SCALE, BAD_WEIGHT)
+_CHECK_MESSAGES = {
+    BAD_NAN: (S.SCORE, "score is NaN or infinite"),
+    BAD_NEG: (S.SCORE, "score is negative"),
+    BAD_ABOVE: (S.SCORE, "score is above scale_max"),
+    BAD_SCALE: (S.SCALE_MAX, "scale_max is not a positive number"),
+    BAD_WEIGHT: (S.WEIGHT, "weight is negative or not finite"),
+}
+
+
+def score_problems(
+    partials: pl.DataFrame, scores: pl.LazyFrame, *, clamp: bool
+) -> tuple[list[Problem], ClampReport | None]:
+    """The value checks of `scores`, from the counts the pass folded in; example keys are
+    fetched (a second, filtered scan) only for a check whose count is not zero."""
+    from evalframe._private.data.validate import _examples
+
+    sums = partials.select(
+        *(pl.col(c).sum() for c in (*_CHECKS, NULL_EVAL, N_ALL)),
+        *(
+            pl.when(pl.col(k).is_null()).then(pl.col(N_ALL)).otherwise(0).sum().alias(f"_null_{k}")
+            for k in (S.RUN_ID, S.CASE_ID)
+        ),
+        *((pl.col(c).sum() for c in (CLAMPED, NULLED)) if clamp else ()),
+    ).row(0, named=True)
+    problems: list[Problem] = []
+    key = S.SCORE_KEY
+    for k in (S.RUN_ID, S.CASE_ID):
+        n = int(sums[f"_null_{k}"] or 0)
+        if n:
+            problems.append(
+                Problem(
+                    S.SCORES,
+                    k,
+                    "key column is null",
+                    n,
+                    _examples(scores, key, pl.col(k).is_null()),
+                )
+            )
+    n = int(sums[NULL_EVAL] or 0)
+    if n:
+        problems.append(
+            Problem(
+                S.SCORES,
+                S.EVALUATOR,
+                "key column is null",
+                n,
+                _examples(scores, key, pl.col(S.EVALUATOR).is_null()),
+            )
+        )
+    raw, mx = pl.col(S.SCORE), pl.col(S.SCALE_MAX)
+    conds = {
+        BAD_NAN: raw.is_not_null() & ~raw.is_finite(),
+        BAD_NEG: raw.is_finite() & (raw < 0),
+        BAD_ABOVE: raw.is_finite() & (raw > mx),
+        BAD_SCALE: ~(mx > 0).fill_null(False) | ~mx.is_finite().fill_null(False),
+        BAD_WEIGHT: (pl.col(S.WEIGHT) < 0) | ~pl.col(S.WEIGHT).is_finite(),
+    }
+    for col in _CHECKS:
+        if clamp and col in (BAD_NAN, BAD_NEG, BAD_ABOVE):
+            continue
+        n = int(sums[col] or 0)
+        if n:
+            column, message = _CHECK_MESSAGES[col]
+            problems.append(
+                Problem(S.SCORES, column, message, n, _examples(scores, key, conds[col]))
+            )
+    report = None
+    if clamp:
+        report = ClampReport(clamped=int(sums[CLAMPED] or 0), nulled=int(sums[NULLED] or 0))
+    return problems, report
+
+
+def duplicate_problem(partials: pl.DataFrame, scores: pl.LazyFrame) -> Problem | None:
+    """Duplicate (execution, evaluator) keys: an execution's row count differs from the
+    number of distinct evaluator bits it set. Keys are listed from a filtered scan."""
+    nonnull = pl.col(N_ALL) - pl.col(NULL_EVAL)
+    suspects = partials.filter(pl.col(MASK).bitwise_count_ones().cast(pl.Int64) != nonnull)
+    if suspects.is_empty():
+        return None
+    keys = suspects.select(S.EXECUTION_KEY)
+    dups = (
+        scores.select(S.SCORE_KEY)
+        .join(keys.lazy(), on=list(S.EXECUTION_KEY), how="semi")
+        .group_by(S.SCORE_KEY)
+        .agg(pl.len().alias("_n"))
+        .filter(pl.col("_n") > 1)
+        .sort(S.SCORE_KEY)
+        .collect()
+    )
+    examples = tuple(
+        " ".join(f"{k}={row[k]}" for k in S.SCORE_KEY)
+        for row in dups.head(MAX_EXAMPLES).iter_rows(named=True)
+    )
+    return Problem(
+        S.SCORES, ", ".join(S.SCORE_KEY), "duplicate key (keys listed)", dups.height, examples
+    )
+
+
+def neighbour_duplicates(frame: pl.DataFrame, table: str, keys: tuple[str, ...]) -> Problem | None:
+    """Duplicate keys of a table sorted by `keys`: rows equal to the row before. Counted
+    like the group-by check (one per duplicated key), listed in key order."""
+    same = pl.all_horizontal(
+        [pl.col(k).eq_missing(pl.col(k).shift(1)).fill_null(False) for k in keys]
+    )
+    first_repeat = same & ~same.shift(1).fill_null(False)
+    dups = frame.select(*keys, first_repeat.alias("_d")).filter(pl.col("_d"))
+    if dups.is_empty():
+        return None
+    examples = tuple(
+        " ".join(f"{k}={row[k]}" for k in keys)
+        for row in dups.head(MAX_EXAMPLES).iter_rows(named=True)
+    )
+    return Problem(table, ", ".join(keys), "duplicate key (keys listed)", dups.height, examples)
+
+
+def orphan_problem(partials: pl.DataFrame, executions: pl.DataFrame) -> Problem | None:
+    """Score rows whose execution is not in the executions table."""
+    orphans = partials.join(
+        executions.select(S.EXECUTION_KEY), on=list(S.EXECUTION_KEY), how="anti"
+    )
+    orphans = orphans.filter(pl.col(S.RUN_ID).is_not_null() & pl.col(S.CASE_ID).is_not_null())
+    if orphans.is_empty():
+        return None
+    first = orphans.sort(S.EXECUTION_KEY).head(MAX_EXAMPLES)
+    examples = tuple(
+        " ".join(f"{k}={row[k]}" for k in S.EXECUTION_KEY) for row in first.iter_rows(named=True)
+    )
+    return Problem(
+        S.SCORES,
+        "",
+        "execution is not in the executions table",
+        int(orphans[N_ALL].sum()),
+        examples,
+    )
+
+
+def root_inputs(frame: pl.LazyFrame, leaves: Leaves, config: Config) -> pl.LazyFrame:
+    """Per-execution root statistics for apply_policy — N_MISSING, _root_present, _root,
+    GATE_FIRED — from the partial sums joined to the executions (THRESHOLD, N_EXPECTED;
+    counts filled with 0 for executions without score rows)."""
+    has_rows = pl.col(N_ROWS) > 0
+    if leaves.n_leaves is None:
+        absent_w = (pl.col(N_EXPECTED) - pl.col(N_ROWS)).cast(pl.Float64)
+    else:
+        total = sum(1.0 if x is None else x for x in leaves.weight)
+        absent_w = pl.lit(total) - pl.col(CW_ROWS).fill_null(0.0)
+    n_missing = pl.col(N_NULL) + pl.col(N_EXPECTED) - pl.col(N_ROWS)
+    if config.on_missing == "zero":
+        present = pl.col(N_PRESENT) + n_missing
+        sw = pl.col(SW).fill_null(0.0) + pl.col(W_NULL).fill_null(0.0) + absent_w
+        s_min = pl.when(n_missing > 0).then(pl.lit(0.0)).otherwise(pl.col(S_MIN))
+        s_max = (
+            pl.when(n_missing > 0)
+            .then(pl.max_horizontal(pl.col(S_MAX), pl.lit(0.0)))
+            .otherwise(pl.col(S_MAX))
+        )
+    else:
+        present = pl.col(N_PRESENT)
+        sw = pl.col(SW).fill_null(0.0)
+        s_min, s_max = pl.col(S_MIN), pl.col(S_MAX)
+    t = pl.coalesce(
+        pl.lit(config.threshold_override, dtype=pl.Float64),
+        S.THRESHOLD,
+        pl.lit(config.threshold, dtype=pl.Float64),
+    )
+    wavg = pl.when(sw > 0).then(pl.col(SWS).fill_null(0.0) / sw).otherwise(0.0)
+    agg = config.aggregator
+    if agg == "minimum":
+        raw = s_min
+    elif agg == "maximum":
+        raw = s_max
+    elif agg == "all_or_nothing":
+        raw = pl.when(meets(s_min, t)).then(wavg).otherwise(0.0)
+    else:
+        raw = wavg
+    if any(leaves.required):
+        req_fail = (
+            (pl.col(REQ_MS_FAIL) > 0)
+            | (pl.col(REQ_T_NULL) > 0)
+            | (pl.col(REQ_ROWS) < sum(leaves.required))
+            | (pl.col(REQ_T_MIN).is_not_null() & ~meets(pl.col(REQ_T_MIN), t))
+        )
+    else:
+        req_fail = pl.lit(False)
+    root_present = has_rows & (present > 0)
+    return frame.with_columns(
+        pl.when(has_rows).then(n_missing).otherwise(0).alias(S.N_MISSING),
+        root_present.alias("_root_present"),
+        pl.when(req_fail).then(0.0).otherwise(raw).alias("_root"),
+        (root_present & req_fail).fill_null(False).alias(GATE_FIRED),
+    )
+
+
+def run_expected(partials: pl.DataFrame) -> pl.DataFrame:
+    """Expected leaves of each run when the config lists none: the evaluators seen in the
+    run (OR of its executions' evaluator bitmasks)."""
+    return partials.group_by(S.RUN_ID).agg(
+        pl.col(MASK).bitwise_or().bitwise_count_ones().cast(pl.Int64).alias(N_EXPECTED)
+    )
+
+
+_COUNTS = (N_ROWS, N_NULL, N_PRESENT, S.N_IGNORED)
+_REQ = (REQ_ROWS, REQ_MS_FAIL, REQ_T_NULL)
+
+
+def execution_frame(
+    executions: pl.LazyFrame,
+    partials: pl.DataFrame,
+    outcome_counts: pl.LazyFrame,
+    leaves: Leaves,
+    config: Config,
+) -> pl.LazyFrame:
+    """Executions ⋈ partial sums ⋈ outcome counts, with the root statistics and the
+    config's policy columns: the input `apply_policy` turns into verdicts. Rows come out
+    in no particular order."""
+    key = list(S.EXECUTION_KEY)
+    # row order is not kept (keeping it costs more than the join): callers sort the result
+    frame = executions.join(partials.lazy(), on=key, how="left").join(
+        outcome_counts, on=key, how="left"
+    )
+    present = set(partials.columns)
+    fills = [pl.col(c).fill_null(0) for c in (*_COUNTS, *_REQ) if c in present]
+    fills += [pl.col(S.OUTCOMES_TOTAL).fill_null(0), pl.col(S.OUTCOMES_PASSED).fill_null(0)]
+    frame = frame.with_columns(fills)
+    if leaves.n_leaves is None:
+        expected = run_expected(partials).lazy()
+        frame = frame.join(expected, on=S.RUN_ID, how="left").with_columns(
+            pl.col(N_EXPECTED).fill_null(0)
+        )
+    else:
+        frame = frame.with_columns(pl.lit(leaves.n_leaves, dtype=pl.Int64).alias(N_EXPECTED))
+    return root_inputs(frame, leaves, config).with_columns(policy_literals(config))
+
+
+def policy_literals(config: Config) -> list[pl.Expr]:
+    """One config's policy columns as literals (what `apply_policy` reads)."""
+    return [
+        pl.lit(config.config_id, dtype=pl.String).alias(S.CONFIG_ID),
+        pl.lit(config.threshold_override, dtype=pl.Float64).alias(OVERRIDE),
+        pl.lit(config.threshold, dtype=pl.Float64).alias(CFG_THRESHOLD),
+        pl.lit(config.borderline, dtype=pl.Float64).alias(BORDERLINE),
+        pl.lit(config.on_missing, dtype=pl.String).alias(ON_MISSING),
+        pl.lit(config.outcomes, dtype=pl.String).alias(OUTCOMES_MODE),
+    ]

@@ -1,0 +1,281 @@
+"""Bottom-up evaluation of the evaluator tree: one group-by per depth level (SPEC §3.1-3.3).
+
+Input is the leaf grid crossed with the batch of configs; every level's children are
+grouped by (config, parent node, execution) — packed into one Int64 key, the fastest
+group-by key polars has — into the parent's row. Aggregators are per-row `when`
+expressions over group statistics, so all configs and all executions of a level are one
+query. The only Python loop is over the tree's depth.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.data.keyed import EXEC, EXEC_T
+from evalframe._private.scoring.leaves import DATA_W, MISSING_ROW, S_NORM
+from evalframe._private.scoring.tree import (
+    CFG,
+    HAS_R,
+    IN_R,
+    NODE,
+    NODE_T,
+    NODE_WEIGHT,
+    PARENT_NODE,
+    PK,
+    Tree,
+)
+
+# per-config policy columns (see policy.py) used here
+OVERRIDE = "_threshold_override"
+CFG_THRESHOLD = "_cfg_threshold"
+ON_MISSING = "_on_missing"
+
+# node-row columns
+T = "_T"
+W = "_w"
+PRESENT = "_present"
+PASSES = "_passes"
+GATE_FIRED = "_gate_fired"
+GROUP_KEY = "_gk"
+EXEC_SPAN = 1 << 32
+"""Executions per (config, node) slot of the packed group key; ids must stay below it."""
+
+_ROW_COLUMNS = [CFG, EXEC, NODE, PARENT_NODE, W, S_NORM, PRESENT, PASSES, S.REQUIRED, IN_R, T]
+
+
+def meets(x: pl.Expr, b: pl.Expr | float) -> pl.Expr:
+    """x >= b - EPS (SPEC §0). A NaN never meets a bound (polars orders NaN above every
+    number, so a NaN score would otherwise pass)."""
+    return (x >= (b - S.EPS)) & x.is_not_nan()
+
+
+def exceeds(x: pl.Expr, limit: pl.Expr | float) -> pl.Expr:
+    """x > L + EPS (SPEC §0)."""
+    return x > (limit + S.EPS)
+
+
+_KEYS = (PK, CFG, NODE)
+
+
+def by_pk(tree: Tree, column: str) -> pl.Expr:
+    """Per-row lookup of a node parameter: gather from the (config group × node) table by
+    the dense key PK = CFG · n_nodes + NODE — no join, no hashing."""
+    table = tree.node_table().sort(PK)
+    return pl.lit(table[column]).gather(pl.col(PK))
+
+
+def leaf_rows(grid: pl.LazyFrame, policy: pl.LazyFrame, tree: Tree) -> pl.LazyFrame:
+    """Leaf rows per (config group × execution × leaf) with weight, presence and pass flags."""
+    policy_df = policy.select(CFG, OVERRIDE, CFG_THRESHOLD, ON_MISSING).collect()
+    if policy_df.height == 1:  # one group: its values are literals, no cross join
+        row = policy_df.row(0, named=True)
+        rows = grid.with_columns(
+            pl.lit(row[CFG], dtype=pl.Int32).alias(CFG),
+            pl.lit(row[OVERRIDE], dtype=pl.Float64).alias(OVERRIDE),
+            pl.lit(row[CFG_THRESHOLD], dtype=pl.Float64).alias(CFG_THRESHOLD),
+            pl.lit(row[ON_MISSING], dtype=pl.String).alias(ON_MISSING),
+        )
+    else:
+        rows = grid.join(policy_df.lazy(), how="cross")
+    zero = pl.col(ON_MISSING) == "zero"
+    raw_present = pl.col(S_NORM).is_not_null()
+    boundary = pl.coalesce(pl.col(S.MIN_SCORE), pl.col(T))
+    key = pl.col(CFG).cast(pl.Int64) * tree.n_nodes + pl.col(NODE)
+    return (
+        rows.with_columns(key.alias(PK))
+        .with_columns(
+            # every node column; projection pushdown drops the ones a plan does not use
+            *(by_pk(tree, c).alias(c) for c in tree.node_table().columns if c not in _KEYS),
+            pl.coalesce(OVERRIDE, EXEC_T, CFG_THRESHOLD).alias(T),
+        )
+        .with_columns(
+            pl.coalesce(NODE_WEIGHT, DATA_W, pl.lit(1.0)).alias(W),
+            (raw_present & meets(pl.col(S_NORM), boundary)).alias(PASSES),
+            pl.when(raw_present)
+            .then(pl.col(S_NORM))
+            .when(zero)
+            .then(pl.lit(0.0))
+            .otherwise(None)
+            .alias(S_NORM),
+            (raw_present | zero).alias(PRESENT),
+        )
+    )
+
+
+def _level_needs(tree: Tree, depth: int, *, complete: bool) -> set[str]:
+    """Statistics the parents of the nodes at `depth` need (static in the tree shape).
+    `complete` also keeps what only the root's own pass flag needs (evaluator_scores)."""
+    parents = {n.aggregator for n in tree.nodes if n.depth == depth - 1 and n.aggregator}
+    children = [n for n in tree.nodes if n.depth == depth]
+    paths = {n.path for n in children}
+    needs = {"threshold"} if complete or depth > 1 or parents & {"all_or_nothing"} else set()
+    if parents & {"minimum", "all_or_nothing"}:
+        needs.add("min")
+    if "maximum" in parents:
+        needs.add("max")
+    if "threshold" in parents:
+        needs.add("pass")
+    if tree.params.filter(pl.col(S.PATH).is_in(paths) & pl.col(S.REQUIRED)).height:
+        needs.add("required")
+    if "safety_gate" in parents:
+        needs.add("gate")
+    return needs
+
+
+def _aggregate(children: pl.LazyFrame, tree: Tree, depth: int, *, complete: bool) -> pl.LazyFrame:
+    """Group children rows into their parents' statistics. Row-level terms come first, so
+    the group-by only sums, counts and takes extremes — and only what this level's
+    aggregators need."""
+    needs = _level_needs(tree, depth, complete=complete)
+    present = pl.col(PRESENT)
+    non_r = present & ~pl.col(IN_R)
+    ws = pl.col(W) * pl.col(S_NORM)
+    fails = ~pl.col(PASSES)
+    parent_pk = pl.col(CFG).cast(pl.Int64) * tree.n_nodes + pl.col(PARENT_NODE)
+    terms = [
+        (parent_pk * EXEC_SPAN + pl.col(EXEC)).alias(GROUP_KEY),
+        present.cast(pl.Int32).alias("_p"),
+        pl.when(present).then(ws).otherwise(0.0).alias("_ws"),
+        pl.when(present).then(pl.col(W)).otherwise(0.0).alias("_wp"),
+    ]
+    aggs = [
+        pl.col("_p").sum().alias("_n_p"),
+        pl.col("_ws").sum().alias("_sw"),
+        pl.col("_wp").sum().alias("_sW"),
+    ]
+    if "threshold" in needs:
+        terms.append(pl.col(T))
+        aggs.append(pl.col(T).first())
+    if needs & {"min", "max"}:
+        terms.append(pl.col(S_NORM))
+        if "min" in needs:
+            aggs.append(pl.col(S_NORM).min().alias("_smin"))
+        if "max" in needs:
+            aggs.append(pl.col(S_NORM).max().alias("_smax"))
+    if "pass" in needs:
+        terms.append(pl.col(PASSES).cast(pl.Int32).alias("_pass"))
+        aggs.append(pl.col("_pass").sum().alias("_n_pass"))
+    if "required" in needs:
+        terms.append((pl.col(S.REQUIRED) & fails).alias("_rq"))
+        aggs.append(pl.col("_rq").max().alias("_req_fail"))
+    if "gate" in needs:
+        terms += [
+            (pl.col(IN_R) & fails).alias("_rf"),
+            non_r.cast(pl.Int32).alias("_pn"),
+            pl.when(non_r).then(ws).otherwise(0.0).alias("_wsn"),
+            pl.when(non_r).then(pl.col(W)).otherwise(0.0).alias("_wpn"),
+        ]
+        aggs += [
+            pl.col("_rf").max().alias("_r_fail"),
+            pl.col("_pn").sum().alias("_n_p_nonr"),
+            pl.col("_wsn").sum().alias("_sw_nonr"),
+            pl.col("_wpn").sum().alias("_sW_nonr"),
+        ]
+    stats = children.select(terms).group_by(GROUP_KEY).agg(aggs)
+    defaults = {
+        T: pl.lit(None, dtype=pl.Float64),
+        "_smin": pl.lit(None, dtype=pl.Float64),
+        "_smax": pl.lit(None, dtype=pl.Float64),
+        "_n_pass": pl.lit(0, dtype=pl.Int32),
+        "_req_fail": pl.lit(False),
+        "_r_fail": pl.lit(False),
+        "_n_p_nonr": pl.lit(0, dtype=pl.Int32),
+        "_sw_nonr": pl.lit(0.0),
+        "_sW_nonr": pl.lit(0.0),
+    }
+    have = {
+        "threshold": [T],
+        "min": ["_smin"],
+        "max": ["_smax"],
+        "pass": ["_n_pass"],
+        "required": ["_req_fail"],
+        "gate": ["_r_fail", "_n_p_nonr", "_sw_nonr", "_sW_nonr"],
+    }
+    present_cols = {c for need in needs for c in have[need]}
+    missing = [expr.alias(c) for c, expr in defaults.items() if c not in present_cols]
+    return stats.with_columns(missing) if missing else stats
+
+
+def _node_values(stats: pl.LazyFrame, tree: Tree) -> pl.LazyFrame:
+    """Turn group statistics into each composite node's score and pass flag."""
+    agg = pl.col(S.AGGREGATOR)
+    t = pl.coalesce(NODE_T, T)
+    boundary = pl.coalesce(pl.col(S.MIN_SCORE), pl.col(T))
+
+    def ratio(num: str, den: str) -> pl.Expr:
+        return pl.when(pl.col(den) > 0).then(pl.col(num) / pl.col(den)).otherwise(0.0)
+
+    wavg = ratio("_sw", "_sW")
+    pass_ratio = pl.col("_n_pass") / pl.col("_n_p")
+    r_fail = pl.col(HAS_R) & pl.col("_r_fail")
+    raw = (
+        pl.when(agg == "minimum")
+        .then(pl.col("_smin"))
+        .when(agg == "maximum")
+        .then(pl.col("_smax"))
+        .when(agg == "all_or_nothing")
+        .then(pl.when(meets(pl.col("_smin"), t)).then(wavg).otherwise(0.0))
+        .when(agg == "safety_gate")
+        .then(
+            pl.when(r_fail)
+            .then(0.0)
+            .when(pl.col("_n_p_nonr") > 0)
+            .then(ratio("_sw_nonr", "_sW_nonr"))
+            .otherwise(wavg)
+        )
+        .when(agg == "threshold")
+        .then(pass_ratio)
+        .otherwise(wavg)
+    )
+    missing = pl.col("_n_p") == 0
+    req_fail = pl.col("_req_fail")
+    passes_raw = (
+        pl.when(agg == "threshold")
+        .then(meets(pass_ratio, t))
+        .when(agg == "safety_gate")
+        .then(~r_fail & meets(raw, boundary))
+        .otherwise(meets(raw, boundary))
+    )
+    is_threshold = agg == "threshold"
+    return (
+        stats.with_columns(
+            (pl.col(GROUP_KEY) // EXEC_SPAN).alias(PK),
+            (pl.col(GROUP_KEY) % EXEC_SPAN).alias(EXEC),
+        )
+        .with_columns(by_pk(tree, c).alias(c) for c in tree.node_table().columns if c != PK)
+        .with_columns(
+            pl.when(missing).then(None).when(req_fail).then(0.0).otherwise(raw).alias(S_NORM),
+            (~missing & ~req_fail & passes_raw).alias(PASSES),
+            (~missing).alias(PRESENT),
+            (~missing & (req_fail | (agg == "safety_gate") & r_fail)).alias(GATE_FIRED),
+            missing.alias(MISSING_ROW),
+            pl.coalesce(NODE_WEIGHT, pl.lit(1.0)).alias(W),
+            pl.when(is_threshold).then(pl.col("_n_pass")).cast(pl.Int64).alias(S.CHILDREN_PASSED),
+            pl.when(is_threshold).then(pl.col("_n_p")).cast(pl.Int64).alias(S.CHILDREN_PRESENT),
+        )
+    )
+
+
+def evaluate_tree(
+    grid: pl.LazyFrame, policy: pl.LazyFrame, tree: Tree, *, complete: bool = True
+) -> tuple[pl.LazyFrame, list[pl.LazyFrame]]:
+    """Return (leaf rows, composite rows per level from deepest to the root).
+
+    The last frame holds the root rows: one per (config × execution that has leaf rows),
+    with the execution score in `_s`, `_gate_fired` for required_failed.
+    """
+    if not tree.leaves:
+        raise ValueError("evaluate_tree needs a tree with at least one leaf")
+    leaves = leaf_rows(grid, policy, tree)
+    composites: list[pl.LazyFrame] = []
+    carried: pl.LazyFrame | None = None
+    for depth in range(tree.max_depth, 0, -1):
+        level_leaves = leaves if tree.is_flat else leaves.filter(pl.col(S.DEPTH) == depth)
+        parts = [level_leaves.select(_ROW_COLUMNS)]
+        if carried is not None:
+            parts.append(carried.select(_ROW_COLUMNS))
+        children = parts[0] if len(parts) == 1 else pl.concat(parts, how="vertical_relaxed")
+        carried = _node_values(_aggregate(children, tree, depth, complete=complete), tree)
+        composites.append(carried)
+    return leaves, composites

@@ -1,0 +1,1 @@
+"""store: see docs/architecture.md for what this stage holds."""

@@ -1,0 +1,155 @@
+"""A dataset's input tables written all or nothing (what `ingest` appends through).
+
+The tables stay readable as plain `DATASET/NAME.parquet` paths (load_dataset, DuckDB and
+polars read them as before), but each is a link into one version folder:
+
+    DATASET/scores.parquet     -> .evalframe/inputs/current/scores.parquet
+    DATASET/executions.parquet -> .evalframe/inputs/current/executions.parquet
+    DATASET/.evalframe/inputs/current -> v-<token>          (the one pointer)
+    DATASET/.evalframe/inputs/v-<token>/NAME.parquet         (immutable)
+
+A commit writes a complete new version, adds the links of tables that are new (they
+dangle, i.e. the table is absent, until the pointer moves), and swaps `current` with one
+atomic rename: every table moves from the old version to the new at the same instant, so
+`scores` new beside `executions` old cannot happen, whenever the writer is killed.
+
+A dataset of real files (written by `demo` or by hand) is first converted without changing
+any content: its files are hard-linked (or copied) into a version, `current` points there,
+and each file is replaced by its link, so every table shows the same bytes throughout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.store import fsops
+from evalframe._private.store.fsops import INTERNALS
+from evalframe._private.store.lock import writer_lock
+
+POINTER = "current"
+
+
+def _internals(root: Path) -> Path:
+    return root / INTERNALS / "inputs"
+
+
+def _link_text(name: str) -> str:
+    return f"{INTERNALS}/inputs/{POINTER}/{name}.parquet"
+
+
+def _current(internals: Path) -> Path | None:
+    ptr = internals / POINTER
+    if not ptr.is_symlink():
+        return None
+    target = (internals / os.readlink(ptr)).resolve()
+    return target if target.is_dir() else None
+
+
+def _cleanup(root: Path, internals: Path) -> None:
+    """Remove scratch links and versions no pointer refers to (interrupted commits)."""
+    current = _current(internals)
+    for entry in internals.iterdir():
+        if entry.name.startswith("link-") or (
+            entry.name.startswith("v-") and (current is None or entry.name != current.name)
+        ):
+            fsops.remove_tree(entry)
+    for name in S.INPUT_TABLES:  # links of tables the current version does not have
+        p = root / f"{name}.parquet"
+        if p.is_symlink() and os.readlink(p) == _link_text(name) and not p.exists():
+            p.unlink()
+
+
+def _is_our_link(path: Path, name: str) -> bool:
+    return path.is_symlink() and os.readlink(path) == _link_text(name)
+
+
+def _convert(root: Path, internals: Path) -> None:
+    """Real table files become links into a version with the same bytes."""
+    paths = {n: root / f"{n}.parquet" for n in S.INPUT_TABLES}
+    real = [n for n, p in paths.items() if p.is_file() and not _is_our_link(p, n)]
+    if not real:
+        return
+    old = _current(internals)
+    version = internals / f"v-{fsops.token()}"
+    os.mkdir(version)
+    for name, p in paths.items():
+        if p.is_file():
+            fsops.link_or_copy(p.resolve(), version / f"{name}.parquet")
+    fsops.fsync_path(version)
+    fsops.swap_link(internals / POINTER, version.name, internals)
+    for name in real:
+        fsops.swap_link(paths[name], _link_text(name), internals)
+    if old is not None:
+        with contextlib.suppress(OSError):
+            fsops.remove_tree(old)
+
+
+def _commit(root: Path, internals: Path, tables: Mapping[str, pl.DataFrame]) -> None:
+    _convert(root, internals)
+    old = _current(internals)
+    version = internals / f"v-{fsops.token()}"
+    os.mkdir(version)
+    for name, frame in tables.items():
+        fsops.write_parquet(frame, version / f"{name}.parquet", None)
+    for name in S.INPUT_TABLES:  # tables not given stay as they are
+        kept = old / f"{name}.parquet" if old is not None else None
+        if name not in tables and kept is not None and kept.is_file():
+            fsops.link_or_copy(kept, version / f"{name}.parquet")
+    fsops.fsync_path(version)
+    for name in tables:  # links of new tables: dangling (absent) until the swap
+        link = root / f"{name}.parquet"
+        if not link.is_symlink():
+            fsops.swap_link(link, _link_text(name), internals)
+    fsops.swap_link(internals / POINTER, version.name, internals)  # the commit
+    with contextlib.suppress(OSError):  # best effort: else the next writer removes them
+        if old is not None:
+            fsops.remove_tree(old)
+        _cleanup(root, internals)
+
+
+@contextlib.contextmanager
+def input_writer(
+    root: str | Path, *, lock_timeout: float | None = None
+) -> Iterator[Callable[[Mapping[str, pl.DataFrame]], None]]:
+    """Hold the dataset's writer lock; yield `commit(tables)`, which replaces the input
+    tables named in `tables` (others are kept) all or nothing. Read the old tables inside
+    the block, so two writers never append on top of the same old state."""
+    root = Path(root).absolute()
+    internals = _internals(root)
+    fsops.check_writable_folder(root, "dataset")
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        with writer_lock(internals, f"dataset {root}", timeout=lock_timeout, label="ingest"):
+            _cleanup(root, internals)
+
+            def commit(tables: Mapping[str, pl.DataFrame]) -> None:
+                unknown = sorted(set(tables) - set(S.INPUT_TABLES))
+                if unknown:
+                    raise fsops.StoreError(f"not input tables: {', '.join(unknown)}")
+                _commit(root, internals, tables)
+
+            yield commit
+    except OSError as exc:
+        _best_effort_cleanup(root, internals)
+        raise fsops.os_error(exc, f"dataset {root}") from exc
+    except Exception:
+        _best_effort_cleanup(root, internals)
+        raise
+
+
+def _best_effort_cleanup(root: Path, internals: Path) -> None:
+    """After an ordinary failure, remove this commit's leftovers at once (a kill leaves
+    them to the next writer). Only when the lock is free: never under another writer."""
+    if not internals.is_dir():
+        return
+    try:
+        with writer_lock(internals, "cleanup", timeout=0.0, on_wait=lambda _m: None):
+            _cleanup(root, internals)
+    except (OSError, fsops.StoreError):
+        pass

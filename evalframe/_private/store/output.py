@@ -1,0 +1,103 @@
+"""Writing output tables as a result set, all or nothing, with provenance.
+
+`write_tables` is what score, compare, sweep and demo call; it commits the tables as one
+result set of a results store (`DATASET/results`, see result_sets.py) or, for `--out DIR`,
+as the single set of DIR (DIR/NAME.parquet). The config JSON, evalframe version, set id,
+command and time go into the Parquet key-value metadata of every file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import polars as pl
+
+from evalframe._private.store import fsops
+from evalframe._private.store.result_sets import (
+    METADATA_CONFIG,
+    METADATA_VERSION,
+    ResultFolder,
+    ResultStore,
+    default_store,
+    is_store,
+    read_metadata,
+)
+
+__all__ = [
+    "METADATA_CONFIG",
+    "METADATA_VERSION",
+    "config_metadata",
+    "read_metadata",
+    "write_table_atomic",
+    "write_tables",
+]
+
+
+def write_tables(
+    tables: Mapping[str, pl.DataFrame | pl.LazyFrame],
+    out_dir: str | Path,
+    *,
+    config_json: str | None = None,
+    command: str | None = None,
+    dataset: str | Path | None = None,
+    inputs_fingerprint: str | None = None,
+    store: bool | None = None,
+    lock_timeout: float | None = None,
+) -> dict[str, Path]:
+    """Commit `tables` (name -> frame) as one result set, all or nothing.
+
+    `out_dir` is a results store when `store=True`, when it already is one, or when it is
+    `dataset`'s default store (DATASET/results): the set goes to
+    `out_dir/result_set=<id>/` (id: the config_id of `config_json`; a grid's id for a JSON
+    list), replacing `command`'s earlier tables of that set. Otherwise `out_dir` becomes
+    the set itself: `out_dir/NAME.parquet` (it must be new, empty, or an earlier set).
+    `config_json` (one config's JSON, or a JSON list for a sweep) and the evalframe version
+    go into every file's Parquet metadata; `dataset` (and `inputs_fingerprint`, computed
+    from it when not given) are recorded so `evalframe results` can flag stale sets.
+    Returns table name -> file path of the committed set (an immutable file).
+    """
+    out = Path(out_dir)
+    if store is None:
+        store = is_store(out) or (
+            dataset is not None and fsops_same(out, default_store(dataset)) and not out.is_symlink()
+        )
+    writer = (
+        ResultStore(out, lock_timeout=lock_timeout)
+        if store
+        else ResultFolder(out, lock_timeout=lock_timeout)
+    )
+    result = writer.commit(
+        command, config_json, tables, dataset=dataset, inputs_fingerprint=inputs_fingerprint
+    )
+    return {name: path for name, path in result.tables.items() if name in tables}
+
+
+def fsops_same(a: Path, b: Path) -> bool:
+    """The same location (both absolute, parents resolved)."""
+    norm = [p.expanduser().absolute() for p in (a, b)]
+    return norm[0].parent.resolve() / norm[0].name == norm[1].parent.resolve() / norm[1].name
+
+
+def write_table_atomic(frame: pl.DataFrame, target: str | Path) -> Path:
+    """Write one Parquet file via a new file in the same folder and a rename (the file
+    gets the user's umask, not mkstemp's 0600)."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.parent / f".{target.name}.{fsops.token()}.tmp"
+    try:
+        frame.write_parquet(tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return target
+
+
+def config_metadata(configs: list[str]) -> str:
+    """One config's JSON as is; several as a JSON list."""
+    if len(configs) == 1:
+        return configs[0]
+    return json.dumps([json.loads(c) for c in configs], sort_keys=True)

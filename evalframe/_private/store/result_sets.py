@@ -1,0 +1,711 @@
+"""The results store: one result set per config (or grid), committed all or nothing.
+
+Layout of a dataset's store (the default output of score, compare, sweep and demo):
+
+    DATASET/results/result_set=<id>            -> ../.evalframe/results.store/v-<id>-<token>
+    DATASET/.evalframe/results.store/v-<id>-<token>/<table>.parquet   (immutable)
+    DATASET/.evalframe/results.store/v-<id>-<token>.json              (the set's manifest)
+    DATASET/.evalframe/results.store/lock                             (one writer at a time)
+
+`results/` holds nothing but one link per set, so `results/*/<table>.parquet` (with hive
+partitioning: a `result_set` column) reads every set of a table in any engine. `<id>` is
+the config_id of the set's config (for a sweep, the same hash over the grid's configs).
+
+A `--out DIR` folder is a single set: `DIR` itself is the link (to
+`DIR/../.evalframe/DIR.set/v-...`), so `DIR/<table>.parquet` are the set's tables.
+
+A commit writes a complete new version folder and its manifest, then replaces the set's
+link with one atomic rename (see fsops). A set holds, for one config, the tables of every
+command run under it on the same inputs: re-running a command replaces that command's
+tables; the tables of other commands are kept only while the input fingerprint and the
+config are unchanged (else they would describe other inputs, and are dropped).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.errors import EvalframeError
+from evalframe._private.store import fsops
+from evalframe._private.store.fingerprint import input_files
+from evalframe._private.store.fingerprint import inputs_fingerprint as fingerprint_of
+from evalframe._private.store.fsops import INTERNALS, StoreError
+from evalframe._private.store.lock import writer_lock
+from evalframe._private.version import __version__
+
+SET_PREFIX = "result_set="
+"""The hive partition key of a set's folder in a store."""
+SET_COLUMN = "result_set"
+"""The column naming the set a row comes from in all-sets reads (`NAME_all`, config_id='all')."""
+MANIFEST_FORMAT = 1
+METADATA_CONFIG = "evalframe.config"
+METADATA_VERSION = "evalframe.version"
+METADATA_SET = "evalframe.result_set"
+METADATA_COMMAND = "evalframe.command"
+METADATA_CREATED = "evalframe.created_at"
+METADATA_KEYS = (
+    METADATA_CONFIG,
+    METADATA_VERSION,
+    METADATA_SET,
+    METADATA_COMMAND,
+    METADATA_CREATED,
+)
+
+
+class ResultsNotFoundError(EvalframeError):
+    """The asked-for result set or table does not exist."""
+
+
+class SetReplacedError(ResultsNotFoundError):
+    """A newer commit replaced the set while it was being read (read it again)."""
+
+
+def set_id_for(config_json: str | None) -> str:
+    """The id of the set of a config: its config_id (sha256 of the canonical JSON, 12 hex
+    digits); for a grid, the same hash over the JSON list of its configs."""
+    if config_json is None:
+        return "unconfigured"
+    return hashlib.sha256(config_json.encode()).hexdigest()[:12]
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
+
+
+@dataclass(frozen=True)
+class ResultSet:
+    """One committed set: its id, the immutable version folder to read and its manifest."""
+
+    set_id: str
+    folder: Path
+    """The version folder holding `<table>.parquet` (read from here: it never changes)."""
+    slot: Path
+    """The visible path of the set (results/result_set=<id>, or the --out folder)."""
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def created_at(self) -> str:
+        if "created_at" in self.manifest:
+            return str(self.manifest["created_at"])
+        stamp = self.folder.stat().st_mtime
+        return dt.datetime.fromtimestamp(stamp, dt.UTC).isoformat(timespec="microseconds")
+
+    def _replaced(self) -> SetReplacedError:
+        return SetReplacedError(
+            f"result set {self.set_id} was replaced by a newer commit while it was being "
+            "read; hint: read it again."
+        )
+
+    @property
+    def tables(self) -> dict[str, Path]:
+        """Table name -> file, for every `<table>.parquet` in the set."""
+        if not self.folder.is_dir():
+            raise self._replaced()
+        return {p.name.removesuffix(".parquet"): p for p in sorted(self.folder.glob("*.parquet"))}
+
+    @property
+    def commands(self) -> list[str]:
+        tables = self.manifest.get("tables", {})
+        return sorted({t["command"] for t in tables.values() if t.get("command")})
+
+    def rows(self) -> dict[str, int]:
+        """Rows per table (from the manifest, else from the Parquet footers)."""
+        known = self.manifest.get("tables", {})
+        out = {}
+        for name, path in self.tables.items():
+            if name in known and "rows" in known[name]:
+                out[name] = int(known[name]["rows"])
+            else:
+                import pyarrow.parquet as pq
+
+                out[name] = pq.read_metadata(path).num_rows
+        return out
+
+    def stale(self) -> bool | None:
+        """True when the dataset's input tables changed since the set was computed (or
+        the dataset is gone); None when the set records no inputs."""
+        recorded = self.manifest.get("inputs_fingerprint")
+        dataset = self.manifest.get("dataset")
+        if recorded is None or dataset is None:
+            return None
+        return fingerprint_of(dataset) != recorded
+
+    def read(self, name: str) -> pl.DataFrame:
+        path = self.tables.get(name)
+        if path is None and _resolved_version(self.slot) not in (None, self.folder):
+            raise self._replaced()
+        if path is None:
+            raise ResultsNotFoundError(
+                f"result set {self.set_id} has no table {name!r} (it has "
+                f"{', '.join(self.tables) or 'none'})."
+            )
+        try:
+            return pl.read_parquet(path)
+        except Exception:
+            if not path.exists():
+                raise self._replaced() from None
+            raise
+
+
+def _manifest_of(version: Path) -> dict[str, Any]:
+    path = version.parent / f"{version.name}.json"
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _resolved_version(slot: Path) -> Path | None:
+    """The version folder a slot link points at (None: not a link, or dangling)."""
+    if not slot.is_symlink():
+        return None
+    target = (slot.parent / os.readlink(slot)).resolve()
+    return target if target.is_dir() else None
+
+
+def _normal(path: str | Path) -> Path:
+    """Absolute path with the parent resolved but the last part kept (it may be a link)."""
+    p = Path(path).expanduser().absolute()
+    return p.parent.resolve() / p.name
+
+
+def _store_internals(path: Path) -> Path:
+    return path.parent / INTERNALS / f"{path.name}.store"
+
+
+def _folder_internals(path: Path) -> Path:
+    return path.parent / INTERNALS / f"{path.name}.set"
+
+
+def is_store(path: str | Path) -> bool:
+    """A results store: a real folder whose sets are `result_set=<id>` entries."""
+    p = _normal(path)
+    if p.is_symlink() or not p.is_dir():
+        return False
+    return _store_internals(p).is_dir() or any(p.glob(f"{SET_PREFIX}*"))
+
+
+def _dataset_root(dataset: str | Path | None) -> Path | None:
+    if dataset is None:
+        return None
+    d = Path(dataset).expanduser().resolve()
+    return d if d.is_dir() else d.parent
+
+
+def default_store(dataset: str | Path) -> Path:
+    """Where score, compare and sweep write by default: DATASET/results."""
+    d = Path(dataset)
+    return (d if d.is_dir() else d.parent) / "results"
+
+
+def check_location(target: Path, dataset: str | Path | None, *, store: bool) -> None:
+    """Refuse an output location that would damage the dataset or cannot be written."""
+    what = "results store" if store else "output folder"
+    root = _dataset_root(dataset)
+    real = target.resolve()
+    if root is not None and dataset is not None and Path(dataset).exists():
+        inputs = [root / n for n in S.INPUT_TABLES] + [root / INTERNALS]
+        inputs += [root / f"{n}.parquet" for n in S.INPUT_TABLES]
+        if real == root or root.is_relative_to(real):
+            raise StoreError(
+                f"{what} {target} holds the dataset {root}; writing there would replace "
+                "the input tables; hint: use a new folder, e.g. DATASET/results or --out out/."
+            )
+        for p in inputs:
+            if real == p.resolve() or real.is_relative_to(p.resolve()):
+                raise StoreError(
+                    f"{what} {target} is inside the dataset's input table {p.name}; writing "
+                    "there would turn outputs into input rows; hint: pick a folder outside "
+                    f"{root}'s input tables, e.g. {root / 'results'}."
+                )
+    if not store and is_store(target.parent):
+        raise StoreError(
+            f"{what} {target} is inside the results store {target.parent}; hint: read the "
+            f"store's sets with `evalframe results`, or pick a folder outside it."
+        )
+    fsops.check_writable_folder(target, what)
+
+
+# --- committing ------------------------------------------------------------------------------
+def _collect(tables: Mapping[str, pl.DataFrame | pl.LazyFrame]) -> dict[str, pl.DataFrame]:
+    frames: dict[str, Any] = dict(tables)
+    for name in frames:
+        if not name or "/" in name or name.startswith((".", "_")):
+            raise StoreError(f"table name {name!r} cannot be a file name; hint: use a_b_c.")
+    # LazyFrames stay lazy: they are streamed into their files (sink_parquet), so a
+    # table larger than memory (the pipeline's spilled execution_scores) never is in it
+    return frames
+
+
+def _cleanup(internals: Path, referenced: set[str]) -> None:
+    """Remove what interrupted commits left: scratch links and unreferenced versions."""
+    if not internals.is_dir():
+        return
+    for entry in internals.iterdir():
+        name = entry.name
+        if name == "lock":
+            continue
+        base = name.removesuffix(".json")
+        if name.startswith("link-") or (name.startswith("v-") and base not in referenced):
+            fsops.remove_tree(entry)
+
+
+def _commit_version(
+    internals: Path,
+    slot: Path,
+    set_id: str,
+    frames: dict[str, pl.DataFrame],
+    carry: dict[str, Path],
+    manifest: dict[str, Any],
+    metadata: dict[str, str],
+) -> ResultSet:
+    """Write a complete version and its manifest, then swap the slot's link to it."""
+    version = internals / f"v-{set_id}-{fsops.token()}"
+    os.mkdir(version)
+    for name, frame in frames.items():
+        fsops.write_parquet(frame, version / f"{name}.parquet", metadata)
+    for name, src in carry.items():
+        fsops.link_or_copy(src, version / f"{name}.parquet")
+    fsops.fsync_path(version)
+    fsops.write_bytes(
+        internals / f"{version.name}.json",
+        json.dumps(manifest, indent=2, sort_keys=True).encode(),
+    )
+    fsops.fsync_path(internals)
+    old = _resolved_version(slot)
+    if slot.is_dir() and not slot.is_symlink():  # an empty folder made by the user
+        os.rmdir(slot)
+    fsops.swap_link(slot, fsops.relative_target(slot, version), internals)  # the commit
+    if old is not None and old != version:
+        with contextlib.suppress(OSError):  # best effort: else the next writer removes it
+            fsops.remove_tree(old)
+            fsops.remove_tree(old.parent / f"{old.name}.json")
+    return ResultSet(set_id, version, slot, manifest)
+
+
+def _manifest(
+    set_id: str,
+    command: str | None,
+    config_json: str | None,
+    frames: Mapping[str, pl.DataFrame],
+    dataset: str | Path | None,
+    fingerprint: str | None,
+    created_at: str,
+    kept: Mapping[str, Any],
+) -> dict[str, Any]:
+    tables = dict(kept)
+    for name, frame in frames.items():
+        lazy = isinstance(frame, pl.LazyFrame)
+        tables[name] = {
+            "rows": frame.lazy().select(pl.len()).collect().item(),
+            "columns": frame.collect_schema().names() if lazy else frame.columns,
+            "command": command,
+            "created_at": created_at,
+        }
+    inputs = None
+    if dataset is not None and Path(dataset).exists():
+        inputs = input_files(dataset)
+    return {
+        "format": MANIFEST_FORMAT,
+        "result_set": set_id,
+        "config_id": set_id,
+        "config": json.loads(config_json) if config_json is not None else None,
+        "evalframe_version": __version__,
+        "command": command,
+        "created_at": created_at,
+        "dataset": str(Path(dataset).resolve()) if dataset is not None else None,
+        "inputs_fingerprint": fingerprint,
+        "inputs": inputs,
+        "tables": dict(sorted(tables.items())),
+    }
+
+
+def _metadata(
+    config_json: str | None, set_id: str, command: str | None, created: str
+) -> dict[str, str]:
+    meta = {METADATA_VERSION: __version__, METADATA_SET: set_id, METADATA_CREATED: created}
+    if config_json is not None:
+        meta[METADATA_CONFIG] = config_json
+    if command is not None:
+        meta[METADATA_COMMAND] = command
+    return meta
+
+
+class ResultStore:
+    """A folder of result sets side by side (`result_set=<id>`), one per config or grid."""
+
+    def __init__(self, path: str | Path, *, lock_timeout: float | None = None):
+        self.path = _normal(path)
+        self.internals = _store_internals(self.path)
+        self.lock_timeout = lock_timeout
+
+    def __repr__(self) -> str:
+        return f"ResultStore({str(self.path)!r})"
+
+    def slot(self, set_id: str) -> Path:
+        return self.path / f"{SET_PREFIX}{set_id}"
+
+    def sets(self) -> list[ResultSet]:
+        """Every complete set, oldest first (a reader: never blocks, never waits)."""
+        if not self.path.is_dir():
+            return []
+        out = []
+        for entry in sorted(self.path.glob(f"{SET_PREFIX}*")):
+            set_id = entry.name.removeprefix(SET_PREFIX)
+            version = _resolved_version(entry)
+            if version is not None:
+                out.append(ResultSet(set_id, version, entry, _manifest_of(version)))
+            elif entry.is_dir() and not entry.is_symlink():  # a copied store: plain folders
+                out.append(ResultSet(set_id, entry, entry, {}))
+        return sorted(out, key=lambda s: (s.created_at, s.set_id))
+
+    def latest(self) -> ResultSet | None:
+        sets = self.sets()
+        return sets[-1] if sets else None
+
+    def get(self, set_id: str) -> ResultSet:
+        for s in self.sets():
+            if s.set_id == set_id:
+                return s
+        known = ", ".join(s.set_id for s in self.sets()) or "none"
+        raise ResultsNotFoundError(
+            f"no result set {set_id!r} in {self.path} (sets: {known}); hint: "
+            "`evalframe results DATASET` lists them."
+        )
+
+    def read(self, name: str, config_id: str | None = None) -> pl.DataFrame:
+        return read_from_sets(self.sets(), name, config_id, where=str(self.path))
+
+    def _referenced(self) -> set[str]:
+        refs = set()
+        if self.path.is_dir():
+            for entry in self.path.glob(f"{SET_PREFIX}*"):
+                v = _resolved_version(entry)
+                if v is not None:
+                    refs.add(v.name)
+        return refs
+
+    def _remove_legacy(self) -> None:
+        """Flat `<table>.parquet` files and `.tmp` files of evalframe < 0.3 in the store."""
+        for entry in self.path.iterdir():
+            if entry.is_symlink() or not entry.is_file():
+                continue
+            temp = entry.name.startswith(".") and entry.name.endswith(".tmp")
+            if temp or (entry.suffix == ".parquet" and METADATA_VERSION in read_metadata(entry)):
+                entry.unlink(missing_ok=True)
+
+    def commit(
+        self,
+        command: str | None,
+        config_json: str | None,
+        tables: Mapping[str, pl.DataFrame | pl.LazyFrame],
+        *,
+        dataset: str | Path | None = None,
+        inputs_fingerprint: str | None = None,
+        set_id: str | None = None,
+    ) -> ResultSet:
+        """Commit `tables` as the set of `config_json` (replacing `command`'s tables of
+        that set), all or nothing; one writer at a time."""
+        if self.path.is_symlink():
+            raise StoreError(
+                f"{self.path} holds a single result set (written with --out or "
+                "write_tables(..., store=False)), not a results store; hint: move it away or "
+                "pass --out to write elsewhere."
+            )
+        check_location(self.path, dataset, store=True)
+        set_id = set_id or set_id_for(config_json)
+        if inputs_fingerprint is None and dataset is not None:
+            inputs_fingerprint = fingerprint_of(dataset)
+        frames = _collect(tables)  # compute before taking the lock
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            with writer_lock(
+                self.internals,
+                f"results store {self.path}",
+                timeout=self.lock_timeout,
+                label=command or "",
+            ):
+                _cleanup(self.internals, self._referenced())
+                created = _now()
+                slot = self.slot(set_id)
+                old_version = _resolved_version(slot)
+                old = _manifest_of(old_version) if old_version is not None else {}
+                carry, kept = self._carried(old, old_version, command, frames, inputs_fingerprint)
+                manifest = _manifest(
+                    set_id,
+                    command,
+                    config_json,
+                    frames,
+                    dataset,
+                    inputs_fingerprint,
+                    created,
+                    kept,
+                )
+                result = _commit_version(
+                    self.internals,
+                    slot,
+                    set_id,
+                    frames,
+                    carry,
+                    manifest,
+                    _metadata(config_json, set_id, command, created),
+                )
+                with contextlib.suppress(OSError):
+                    self._remove_legacy()
+                return result
+        except OSError as exc:
+            _best_effort_cleanup(self.internals, self._referenced)
+            raise fsops.os_error(exc, f"results store {self.path}") from exc
+
+    @staticmethod
+    def _carried(
+        old: dict[str, Any],
+        old_version: Path | None,
+        command: str | None,
+        frames: Mapping[str, pl.DataFrame],
+        fingerprint: str | None,
+    ) -> tuple[dict[str, Path], dict[str, Any]]:
+        """The old set's tables of other commands that stay valid (same inputs)."""
+        if (
+            old_version is None
+            or command is None
+            or fingerprint is None
+            or old.get("inputs_fingerprint") != fingerprint
+        ):
+            return {}, {}
+        carry, kept = {}, {}
+        for name, info in old.get("tables", {}).items():
+            path = old_version / f"{name}.parquet"
+            if name in frames or info.get("command") in (None, command) or not path.is_file():
+                continue
+            carry[name], kept[name] = path, info
+        return carry, kept
+
+
+def _best_effort_cleanup(internals: Path, referenced: Any) -> None:
+    """After an ordinary failure (disk full, permissions) remove this commit's leftovers.
+    Never under another writer's feet: only when the lock can be had at once."""
+    try:
+        with writer_lock(internals, "cleanup", timeout=0.0, on_wait=lambda _m: None):
+            _cleanup(internals, referenced())
+    except (OSError, StoreError):
+        pass
+
+
+class ResultFolder:
+    """A `--out DIR` folder: one set whose tables are DIR/<table>.parquet. DIR is a link
+    to a version folder in DIR/../.evalframe/DIR.set/, swapped atomically per commit."""
+
+    def __init__(self, path: str | Path, *, lock_timeout: float | None = None):
+        self.path = _normal(path)
+        self.internals = _folder_internals(self.path)
+        self.lock_timeout = lock_timeout
+
+    def __repr__(self) -> str:
+        return f"ResultFolder({str(self.path)!r})"
+
+    def _is_ours(self) -> bool:
+        v = _resolved_version(self.path)
+        return v is not None and v.parent == self.internals.resolve()
+
+    def sets(self) -> list[ResultSet]:
+        version = _resolved_version(self.path)
+        if version is not None:
+            manifest = _manifest_of(version)
+            set_id = manifest.get("result_set", self.path.name)
+            return [ResultSet(set_id, version, self.path, manifest)]
+        if self.path.is_dir() and any(self.path.glob("*.parquet")):  # a plain folder
+            return [ResultSet(self.path.name, self.path, self.path, {})]
+        return []
+
+    def latest(self) -> ResultSet | None:
+        sets = self.sets()
+        return sets[-1] if sets else None
+
+    def read(self, name: str, config_id: str | None = None) -> pl.DataFrame:
+        return read_from_sets(self.sets(), name, config_id, where=str(self.path))
+
+    def _check(self) -> None:
+        p = self.path
+        if p.is_symlink() and not self._is_ours():
+            raise StoreError(
+                f"output folder {p} is a link not written by evalframe; hint: pick a new "
+                "folder for --out."
+            )
+        if not p.is_symlink() and p.exists():
+            if not p.is_dir():
+                raise StoreError(f"output folder {p} is a file; hint: pick a folder path.")
+            if any(p.iterdir()):
+                raise StoreError(
+                    f"output folder {p} already holds files not written as an evalframe "
+                    "result set; --out replaces the whole folder with the set, so it must be "
+                    "new, empty, or an earlier --out of evalframe; hint: pick a new folder "
+                    "or empty this one."
+                )
+
+    def commit(
+        self,
+        command: str | None,
+        config_json: str | None,
+        tables: Mapping[str, pl.DataFrame | pl.LazyFrame],
+        *,
+        dataset: str | Path | None = None,
+        inputs_fingerprint: str | None = None,
+        set_id: str | None = None,
+    ) -> ResultSet:
+        """Replace the folder's set with `tables`, all or nothing."""
+        check_location(self.path, dataset, store=False)
+        set_id = set_id or set_id_for(config_json)
+        if inputs_fingerprint is None and dataset is not None:
+            inputs_fingerprint = fingerprint_of(dataset)
+        frames = _collect(tables)
+        referenced = lambda: {v.name} if (v := _resolved_version(self.path)) else set()  # noqa: E731
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with writer_lock(
+                self.internals,
+                f"output folder {self.path}",
+                timeout=self.lock_timeout,
+                label=command or "",
+            ):
+                self._check()
+                _cleanup(self.internals, referenced())
+                created = _now()
+                manifest = _manifest(
+                    set_id,
+                    command,
+                    config_json,
+                    frames,
+                    dataset,
+                    inputs_fingerprint,
+                    created,
+                    {},
+                )
+                return _commit_version(
+                    self.internals,
+                    self.path,
+                    set_id,
+                    frames,
+                    {},
+                    manifest,
+                    _metadata(config_json, set_id, command, created),
+                )
+        except OSError as exc:
+            _best_effort_cleanup(self.internals, referenced)
+            raise fsops.os_error(exc, f"output folder {self.path}") from exc
+
+
+# --- reading ---------------------------------------------------------------------------------
+def read_from_sets(
+    sets: list[ResultSet], name: str, config_id: str | None, *, where: str
+) -> pl.DataFrame:
+    """One table of the latest set (None), of one set (its id), or of all sets ('all',
+    with a `result_set` column)."""
+    if not sets:
+        raise ResultsNotFoundError(
+            f"no result sets in {where}; hint: run `evalframe score DATASET` first."
+        )
+    return _read_from_sets(sets, name, config_id, where=where)
+
+
+def _read_from_sets(
+    sets: list[ResultSet], name: str, config_id: str | None, *, where: str
+) -> pl.DataFrame:
+    having = [s for s in sets if name in s.tables]
+    if config_id == "all":
+        if not having:
+            raise ResultsNotFoundError(_missing(name, sets, where))
+        frames = [s.read(name).with_columns(pl.lit(s.set_id).alias(SET_COLUMN)) for s in having]
+        return pl.concat(frames, how="diagonal_relaxed")
+    if config_id is None:
+        chosen = sets[-1]
+    else:
+        matches = [s for s in sets if s.set_id == config_id]
+        if not matches:
+            known = ", ".join(s.set_id for s in sets)
+            raise ResultsNotFoundError(
+                f"no result set {config_id!r} in {where} (sets: {known}); hint: "
+                "`evalframe results DATASET` lists them; config_id='all' reads every set."
+            )
+        chosen = matches[0]
+    if name not in chosen.tables:
+        raise ResultsNotFoundError(
+            _missing(name, sets, where, chosen=chosen, latest=config_id is None)
+        )
+    return chosen.read(name)
+
+
+def _missing(
+    name: str,
+    sets: list[ResultSet],
+    where: str,
+    *,
+    chosen: ResultSet | None = None,
+    latest: bool = False,
+) -> str:
+    others = [s.set_id for s in sets if name in s.tables]
+    head = (
+        f"the {'latest ' if latest else ''}result set {chosen.set_id} in {where} has no table "
+        f"{name!r} (it has {', '.join(chosen.tables)})"
+        if chosen is not None
+        else f"no result set in {where} has a table {name!r}"
+    )
+    hint = (
+        f"; it is in set(s) {', '.join(others)}: pass config_id=<id>, or 'all'"
+        if others
+        else "; hint: run the command that writes it (score, compare or sweep)"
+    )
+    return head + hint + "."
+
+
+def looks_like_dataset(path: Path) -> bool:
+    """A DuckDB file, or a folder holding a `scores` table."""
+    return path.is_file() or (path / f"{S.SCORES}.parquet").is_file() or (path / S.SCORES).is_dir()
+
+
+def open_results(path: str | Path) -> ResultStore | ResultFolder:
+    """The results at `path`: a dataset (its DATASET/results), a store, or one set's folder
+    (an --out folder, or any folder of `<table>.parquet` files)."""
+    p = _normal(path)
+    if p.exists() and not p.is_symlink() and looks_like_dataset(p):
+        p = _normal(default_store(p))
+    if is_store(p):
+        return ResultStore(p)
+    if p.is_symlink() or (p.is_dir() and any(p.glob("*.parquet"))):
+        return ResultFolder(p)
+    return ResultStore(p)
+
+
+def read_results(
+    dataset_or_store: str | Path, table: str, config_id: str | None = None
+) -> pl.DataFrame:
+    """Read one result table: of the latest set (default), of one set (`config_id`: the
+    set's id, a config_id or a sweep grid's id), or of every set (`config_id="all"`, with
+    a `result_set` column). `dataset_or_store` is a dataset folder (its results/ store),
+    a store, or a folder written with `--out`.
+
+    Example: `ef.read_results("runs/", "run_summary", config_id="all")`
+    """
+    try:
+        return open_results(dataset_or_store).read(table, config_id)
+    except SetReplacedError:  # a writer replaced the set just now: read the new one
+        return open_results(dataset_or_store).read(table, config_id)
+
+
+def read_metadata(path: str | Path) -> dict[str, str]:
+    """The evalframe key-value metadata of a Parquet file written by `write_tables`."""
+    import pyarrow.parquet as pq
+
+    raw = pq.read_metadata(path).metadata or {}
+    return {k.decode(): v.decode() for k, v in raw.items() if k.decode() in METADATA_KEYS}

@@ -1,0 +1,1 @@
+"""summaries: see docs/architecture.md for what this stage holds."""

@@ -1,0 +1,274 @@
+"""`run_summary`: one row per (config × run): rates, uncertainty, latency, gates (SPEC §5)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.config import Config
+from evalframe._private.scoring.policy import ATTEMPT_PASSED, as_configs, policy_by_config_id
+from evalframe._private.scoring.tree_eval import meets
+from evalframe._private.stats.binomial import pass_all_k, pass_at_k
+from evalframe._private.summaries.case_summary import SCORE_SUM, case_passed
+from evalframe._private.summaries.case_summary import case_stats as _case_stats
+
+COUNT_COLUMNS = [
+    S.N_EXECUTIONS,
+    S.CASES,
+    S.PASSED,
+    S.FAILED,
+    S.ERRORED,
+    S.UNSCORED,
+    S.N_PASS,
+    S.N_BORDERLINE,
+    S.N_FAIL,
+]
+RUN_COLUMNS = [
+    S.CONFIG_ID,
+    S.RUN_ID,
+    *COUNT_COLUMNS,
+    S.PASS_RATE,
+    S.MEAN_SCORE,
+    S.CASE_PASS_RATE,
+    S.PASS_RATE_SE,
+    S.MEAN_SCORE_SE,
+    S.LATENCY_MEAN,
+    S.LATENCY_P50,
+    S.LATENCY_P95,
+    S.LATENCY_MAX,
+    S.COST_USD,
+    S.INPUT_TOKENS,
+    S.OUTPUT_TOKENS,
+    S.MIN_MEAN_SCORE,
+    S.MIN_PASS_RATE,
+    S.MEAN_SCORE_GATE,
+    S.PASS_RATE_GATE,
+    S.RUN_PASSED,
+]
+RUN_KEY = (S.CONFIG_ID, S.RUN_ID)
+
+
+def _sum_or_null(col: str) -> pl.Expr:
+    return pl.when(pl.col(col).is_not_null().any()).then(pl.col(col).sum()).alias(col)
+
+
+def _clustered_se(sx: str, nc: str, keys: Sequence[str]) -> tuple[pl.Expr, pl.Expr]:
+    """Row-level term and its final expression for the case-clustered standard error.
+
+    Over per-case sums `sx` of the values and counts `nc`:
+    se = sqrt(G/(G-1) · Σ_c (sx_c − nc_c · x̄)²) / n with n = Σ nc, x̄ = Σ sx / n and G the
+    cases with nc > 0; null when G < 2 (SPEC §5). Returns (term per case, aggregate).
+    """
+    mean = pl.col(sx).sum().over(keys) / pl.col(nc).sum().over(keys)
+    term = pl.when(pl.col(nc) > 0).then((pl.col(sx) - pl.col(nc) * mean) ** 2)
+    g = (pl.col(nc) > 0).sum()
+    n = pl.col(nc).sum()
+    se = pl.when(g >= 2).then((g / (g - 1) * pl.col(f"_ss_{sx}").sum()).sqrt() / n)
+    return term.alias(f"_ss_{sx}"), se
+
+
+def execution_aggs() -> list[pl.Expr]:
+    """Per-run aggregations over execution rows that depend on the config."""
+    status, verdict, passed = pl.col(S.STATUS), pl.col(S.VERDICT), pl.col(S.PASSED)
+    errored = status == S.STATUS_ERROR
+    unscored = verdict == S.VERDICT_UNSCORED
+    return [
+        pl.len().cast(pl.Int64).alias(S.N_EXECUTIONS),
+        passed.sum().cast(pl.Int64).alias(S.PASSED),
+        (~passed & ~errored & ~unscored).sum().cast(pl.Int64).alias(S.FAILED),
+        errored.sum().cast(pl.Int64).alias(S.ERRORED),
+        unscored.sum().cast(pl.Int64).alias(S.UNSCORED),
+        (verdict == S.VERDICT_PASS).sum().cast(pl.Int64).alias(S.N_PASS),
+        (verdict == S.VERDICT_BORDERLINE).sum().cast(pl.Int64).alias(S.N_BORDERLINE),
+        (verdict == S.VERDICT_FAIL).sum().cast(pl.Int64).alias(S.N_FAIL),
+        passed.cast(pl.Float64).mean().alias(S.PASS_RATE),
+        pl.col(S.SCORE).mean().alias(S.MEAN_SCORE),
+    ]
+
+
+def latency_aggs() -> list[pl.Expr]:
+    """Per-run aggregations that do not depend on the config (latency, cost, tokens)."""
+    lat = pl.col(S.LATENCY_MS)
+    return [
+        lat.mean().alias(S.LATENCY_MEAN),
+        lat.quantile(0.5, interpolation="linear").alias(S.LATENCY_P50),
+        lat.quantile(0.95, interpolation="linear").alias(S.LATENCY_P95),
+        lat.max().alias(S.LATENCY_MAX),
+        _sum_or_null(S.COST_USD),
+        _sum_or_null(S.INPUT_TOKENS),
+        _sum_or_null(S.OUTPUT_TOKENS),
+    ]
+
+
+def pass_k_columns(ks: Sequence[int]) -> list[str]:
+    """run_summary columns of attempts.k, in order: per k pass_at_k, its se, pass_all_k, its se."""
+    return [
+        name for k in ks for col in (S.pass_at(k), S.pass_all(k)) for name in (col, S.se_of(col))
+    ]
+
+
+def _case_mean_and_se(value: pl.Expr, name: str) -> list[pl.Expr]:
+    """Mean of a per-case value over the cases where it is not null, and its sample SD /
+    √G (null when G < 2) — the pass@k aggregation of SPEC §10."""
+    g = value.count()
+    se = pl.when(g >= 2).then(value.std(ddof=1) / g.cast(pl.Float64).sqrt())
+    return [value.mean().alias(name), se.alias(S.se_of(name))]
+
+
+def pass_k_aggs(ks: Sequence[int]) -> list[pl.Expr]:
+    """group_by aggregations of pass@k and pass^k per k over per-case rows holding
+    attempts `_n` and passed attempts `_k` (errored attempts count as not passed)."""
+    n, c = pl.col("_n").cast(pl.Int64), pl.col("_k").cast(pl.Int64)
+    aggs: list[pl.Expr] = []
+    for k in ks:  # a loop over the configured k values, not over cases
+        aggs += _case_mean_and_se(pass_at_k(n, c, k), S.pass_at(k))
+        aggs += _case_mean_and_se(pass_all_k(n, c, k), S.pass_all(k))
+    return aggs
+
+
+def case_level(per_case: pl.LazyFrame, keys: Sequence[str], ks: Sequence[int] = ()) -> pl.LazyFrame:
+    """cases, case_pass_rate and both clustered SEs per `keys` from per-case rows with
+    attempts `_n`, passed `_k`, scored `_ns`, score sum `_ss` and the ATTEMPT_PASSED rule;
+    with `ks`, pass@k / pass^k and their SEs for each k (SPEC §10)."""
+    pass_term, pass_se = _clustered_se("_k", "_n", keys)
+    score_term, score_se = _clustered_se("_ss", "_ns", keys)
+    passed = case_passed(pl.col("_n"), pl.col("_k"))
+    return (
+        per_case.with_columns(pass_term, score_term, passed.alias("_case_passed"))
+        .group_by(*keys)
+        .agg(
+            pl.len().cast(pl.Int64).alias(S.CASES),
+            pl.col("_case_passed").cast(pl.Float64).mean().alias(S.CASE_PASS_RATE),
+            pass_se.alias(S.PASS_RATE_SE),
+            score_se.alias(S.MEAN_SCORE_SE),
+            *pass_k_aggs(ks),
+        )
+    )
+
+
+def with_pass_k_columns(
+    run_summary: pl.DataFrame, long: pl.DataFrame, ks: Sequence[int]
+) -> pl.DataFrame:
+    """run_summary with the pass@k columns spread from the long rows of the SQL macro
+    `pass_at_k_of` (config_id, run_id, k, pass_at_k, pass_at_k_se, pass_all_k,
+    pass_all_k_se), placed as `run_summary` places them: after mean_score_se's block,
+    before the runs table's metadata."""
+    wide = long.group_by(RUN_KEY).agg(
+        pl.col(src).filter(pl.col("k") == k).first().cast(pl.Float64).alias(dst)
+        for k in ks
+        for src, dst in (
+            ("pass_at_k", S.pass_at(k)),
+            ("pass_at_k_se", S.se_of(S.pass_at(k))),
+            ("pass_all_k", S.pass_all(k)),
+            ("pass_all_k_se", S.se_of(S.pass_all(k))),
+        )
+    )
+    names = [c for c in run_summary.columns]
+    head = [c for c in names if c in RUN_COLUMNS]
+    rest = [c for c in names if c not in RUN_COLUMNS]
+    out = run_summary.join(wide, on=RUN_KEY, how="left", maintain_order="left")
+    return out.select(*head, *pass_k_columns(ks), *rest)
+
+
+def configured_ks(configs: Sequence[Config]) -> list[int]:
+    """Every k any of the configs asks for (attempts.k), ascending."""
+    return sorted({k for c in configs for k in c.attempts.k})
+
+
+def _mask_unasked_ks(summary: pl.LazyFrame, configs: Sequence[Config]) -> pl.LazyFrame:
+    """Null the pass@k columns of configs that did not list that k (several configs)."""
+    ks = configured_ks(configs)
+    masks = []
+    for k in ks:
+        asked = sorted({c.config_id for c in configs if k in c.attempts.k})
+        if len(asked) < len({c.config_id for c in configs}):
+            keep = pl.col(S.CONFIG_ID).is_in(asked)
+            masks += [pl.when(keep).then(pl.col(c)).alias(c) for c in pass_k_columns([k])]
+    return summary.with_columns(masks) if masks else summary
+
+
+def run_summary(
+    execution_scores: pl.LazyFrame,
+    config: Config | Sequence[Config] | None = None,
+    *,
+    runs: pl.LazyFrame | None = None,
+    case_stats: pl.LazyFrame | None = None,
+) -> pl.LazyFrame:
+    """One row per (config × run) from `execution_scores`.
+
+    `runs` (the dataset's runs table) adds rows for runs with no executions and carries
+    run metadata (created_at, label, ...) onto each row. `case_stats` (from
+    `case_summary.case_stats`) skips grouping the executions by case again.
+    """
+    configs = as_configs(config)
+    summary = summarize(execution_scores, configs, RUN_KEY, case_stats=case_stats)
+    return finish_run_summary(summary, configs, runs)
+
+
+def summarize(
+    execution_scores: pl.LazyFrame,
+    configs: Sequence[Config],
+    keys: Sequence[str],
+    *,
+    case_stats: pl.LazyFrame | None = None,
+) -> pl.LazyFrame:
+    """The run_summary statistics (before gates and ordering) per `keys`: (config_id,
+    run_id) for run_summary, plus a slice value for slice_summary. `case_stats` must be
+    grouped by the same keys plus case_id."""
+    policy = policy_by_config_id(configs)
+    ex = execution_scores
+    extra = [c for c in keys if c not in RUN_KEY]
+    base = ex.group_by(*keys).agg(*execution_aggs(), *latency_aggs())
+    # one pass per case serves cases, case_pass_rate, both clustered SEs and pass@k
+    stats = _case_stats(ex, by=extra) if case_stats is None else case_stats
+    per_case = stats.select(
+        *keys,
+        pl.col(S.ATTEMPTS).cast(pl.Float64).alias("_n"),
+        pl.col(S.N_PASSED).cast(pl.Float64).alias("_k"),
+        pl.col(S.SCORED).cast(pl.Float64).alias("_ns"),
+        pl.col(SCORE_SUM).alias("_ss"),
+    ).join(policy.select(S.CONFIG_ID, ATTEMPT_PASSED), on=S.CONFIG_ID, how="left")
+    levels = case_level(per_case, keys, configured_ks(configs))
+    summary = base.join(levels, on=list(keys), how="left", nulls_equal=True)
+    return _mask_unasked_ks(summary, configs)
+
+
+def finish_run_summary(
+    summary: pl.LazyFrame, configs: Sequence[Config], runs: pl.LazyFrame | None
+) -> pl.LazyFrame:
+    """Empty runs and metadata from the runs table, the two gates, column order, sort."""
+    if runs is not None:
+        summary = _with_runs_table(summary, runs, configs)
+    gates = policy_by_config_id(configs).select(S.CONFIG_ID, S.MIN_MEAN_SCORE, S.MIN_PASS_RATE)
+    summary = summary.join(gates, on=S.CONFIG_ID, how="left").with_columns(
+        meets(pl.col(S.MEAN_SCORE), pl.col(S.MIN_MEAN_SCORE))
+        .fill_null(False)
+        .alias(S.MEAN_SCORE_GATE),
+        meets(pl.col(S.PASS_RATE), pl.col(S.MIN_PASS_RATE))
+        .fill_null(False)
+        .alias(S.PASS_RATE_GATE),
+    )
+    summary = summary.with_columns(
+        (pl.col(S.MEAN_SCORE_GATE) & pl.col(S.PASS_RATE_GATE)).alias(S.RUN_PASSED)
+    )
+    names = summary.collect_schema().names()
+    extra = [c for c in names if c not in RUN_COLUMNS]
+    order = [S.CONFIG_ID, S.CREATED_AT, S.RUN_ID] if S.CREATED_AT in names else list(RUN_KEY)
+    return summary.select(*RUN_COLUMNS, *extra).sort(order, nulls_last=True)
+
+
+def _with_runs_table(
+    summary: pl.LazyFrame, runs: pl.LazyFrame, configs: Sequence[Config]
+) -> pl.LazyFrame:
+    """Add zero rows for runs without executions and carry the runs table's columns."""
+    ids = pl.LazyFrame({S.CONFIG_ID: list(dict.fromkeys(c.config_id for c in configs))})
+    empty = (
+        runs.select(S.RUN_ID)
+        .join(ids, how="cross")
+        .join(summary.select(RUN_KEY), on=RUN_KEY, how="anti")
+        .with_columns(pl.lit(0, dtype=pl.Int64).alias(c) for c in COUNT_COLUMNS)
+    )
+    meta = runs.rename({c: f"run_{c}" for c in (S.CONFIG,) if c in runs.collect_schema()})
+    return pl.concat([summary, empty], how="diagonal_relaxed").join(meta, on=S.RUN_ID, how="left")

@@ -1,0 +1,1 @@
+"""sweep: see docs/architecture.md for what this stage holds."""

@@ -1,0 +1,42 @@
+"""Charts of evalframe's result tables (needs the `report` extra: altair, vl-convert-python).
+
+Each function takes one result table (polars DataFrame or LazyFrame), aggregates it in
+polars, and returns an Altair chart that renders in Jupyter and exports offline:
+`chart.save("pass_rate.svg")` or `.png`. See docs/report.md.
+"""
+
+from evalframe._private.report.html import build_report, top_regressions, write_report
+from evalframe._private.report.plots import (
+    charts_for,
+    evaluator_delta_heatmap,
+    pass_rate_chart,
+    power_curve_chart,
+    regression_waterfall_chart,
+    score_distribution_chart,
+    slice_forest_chart,
+    sweep_heatmap,
+    threshold_curve_chart,
+    to_svg,
+    trend_chart,
+    verdict_chart,
+)
+from evalframe._private.report.tables import report_tables
+
+__all__ = [
+    "build_report",
+    "charts_for",
+    "evaluator_delta_heatmap",
+    "pass_rate_chart",
+    "power_curve_chart",
+    "regression_waterfall_chart",
+    "report_tables",
+    "score_distribution_chart",
+    "slice_forest_chart",
+    "sweep_heatmap",
+    "threshold_curve_chart",
+    "to_svg",
+    "top_regressions",
+    "trend_chart",
+    "verdict_chart",
+    "write_report",
+]

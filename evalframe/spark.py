@@ -1,0 +1,43 @@
+"""evalframe on Spark (needs the `spark` extra: `pip install "evalframe[spark]"`).
+
+Spark DataFrames in, lazy Spark DataFrames out. The judge rows are repartitioned by
+(run_id, case_id) and every partition is scored by evalframe's own kernel (mapInArrow);
+case and run summaries and run comparisons run in native Spark. Design, cluster set-up
+and traps: docs/spark.md.
+
+    from evalframe.spark import score_tables
+    tables = score_tables(spark.read.parquet("s3://bucket/evals/scores"), config)
+    tables["run_summary"].show()
+"""
+
+from __future__ import annotations
+
+try:
+    import pyspark  # noqa: F401
+except ImportError as e:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        'evalframe.spark needs pyspark; hint: pip install "evalframe[spark]" '
+        "(pyspark >= 3.5, and Java 17 for a local Spark)."
+    ) from e
+
+from evalframe._private.engines.spark_compare import compare
+from evalframe._private.engines.spark_engine import (
+    SparkValidationError,
+    case_summary,
+    collect_tables,
+    execution_scores,
+    run_summary,
+    score_tables,
+    session,
+)
+
+__all__ = [
+    "SparkValidationError",
+    "case_summary",
+    "collect_tables",
+    "compare",
+    "execution_scores",
+    "run_summary",
+    "score_tables",
+    "session",
+]

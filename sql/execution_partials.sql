@@ -1,0 +1,151 @@
+-- execution_partials(...) — table macro: the one pass over the judge rows. Groups the rows
+-- of `scores` by execution key right after the scan, joined only to the small table of
+-- the data's evaluators ⟕ evaluator_policy; every flat rule then runs on these rows
+-- (execution_scores_of). The value checks of the input are counted in the same pass.
+-- grain:   execution (run × case × attempt) of the score rows; rows with a null run_id or
+--          case_id form their own groups (validation reports them)
+-- inputs:  scores (typed: attempt and scale_max filled), evaluator_policy
+-- params:  configured [null = evaluator_policy has rows], required_children [[]] (the
+--          root safety_gate's), clamp [false] (scores clamped into [0, scale_max], NaN/inf
+--          become null), keep_threshold_scores [false] (list the scores the `threshold`
+--          aggregator compares with each execution's threshold), keep_leaf_scores [false]
+--          (list every leaf's score, for evaluator_deltas)
+-- columns: run_id, case_id, attempt; n_all, null_eval, n_rows (rows of leaves), n_null,
+--          n_ignored, n_present, sws (Σ w·s), sw (Σ w), w_null (weight of null rows),
+--          cw_rows (Σ configured weight or 1), s_min, s_max; req_rows, req_ms_fail,
+--          req_t_null, req_t_min (required leaves: rows, below min_score, null without
+--          min_score, min s without min_score); rc_rows, rc_ms_fail, rc_t_null, rc_t_min
+--          (the same for required_children); n_rows_rest, n_null_rest, n_present_rest,
+--          sws_rest, sw_rest, w_null_rest, cw_rows_rest (leaves not in required_children);
+--          n_pass_ms (present leaves meeting their min_score), t_scores (list), leaf_scores
+--          (list of {evaluator, s}), mask (bit per data evaluator, ids < 63 else null),
+--          ev_max (largest evaluator id: 63 or more and the masks are incomplete);
+--          bad_nan, bad_neg, bad_above, bad_scale, bad_weight, n_clamped, n_nulled
+create or replace macro execution_partials(
+    configured := null,
+    required_children := []::varchar[],
+    clamp := false,
+    keep_threshold_scores := false,
+    keep_leaf_scores := false
+) as table
+with settings as (
+    select
+        coalesce(
+            cast(configured as boolean), exists (select 1 from evaluator_policy)
+        ) as cfg_configured,
+        cast(required_children as varchar[]) as cfg_rc,
+        coalesce(cast(clamp as boolean), false) as cfg_clamp,
+        coalesce(cast(keep_threshold_scores as boolean), false) as cfg_keep_t,
+        coalesce(cast(keep_leaf_scores as boolean), false) as cfg_keep_leaves
+),
+data_evaluators as (
+    select evaluator, (row_number() over (order by evaluator) - 1)::integer as ev
+    from (select distinct evaluator from scores where evaluator is not null)
+),
+-- one row per evaluator in the data: the only table the judge rows are joined to
+evaluator_leaves as (
+    select
+        d.evaluator,
+        d.ev,
+        not st.cfg_configured or p.evaluator is not null as is_leaf,
+        p.weight as policy_weight,
+        coalesce(p.weight, 1.0) as cw1,
+        st.cfg_configured and coalesce(p.required, false) as is_required,
+        p.min_score,
+        list_contains(st.cfg_rc, d.evaluator) as in_rc,
+        case when d.ev < 63 then (1::bigint << d.ev) end as bit
+    from data_evaluators as d
+    left join evaluator_policy as p on p.evaluator = d.evaluator
+    cross join settings as st
+),
+score_rows as (
+    select
+        s.run_id,
+        s.case_id,
+        s.attempt,
+        s.evaluator,
+        s.score is not null and not isfinite(s.score) as is_nan,
+        coalesce(isfinite(s.score) and s.score < 0, false) as is_neg,
+        coalesce(isfinite(s.score) and s.score > s.scale_max, false) as is_above,
+        not coalesce(s.scale_max > 0, false) or not coalesce(isfinite(s.scale_max), false)
+            as is_bad_scale,
+        coalesce(s.weight < 0 or not isfinite(s.weight), false) as is_bad_weight,
+        normalize_score(
+            case
+                when not st.cfg_clamp then s.score
+                when not isfinite(s.score) then null
+                else least(greatest(s.score, 0.0), s.scale_max)
+            end,
+            s.scale_max
+        ) as s,
+        coalesce(l.is_leaf, false) as leaf,
+        coalesce(l.policy_weight, s.weight, 1.0) as w,
+        l.cw1,
+        coalesce(l.is_required, false) as req,
+        coalesce(l.in_rc, false) as rc,
+        l.min_score,
+        l.bit,
+        l.ev,
+        st.cfg_keep_t as keep_t,
+        st.cfg_keep_leaves as keep_leaves
+    from scores as s
+    left join evaluator_leaves as l on l.evaluator = s.evaluator
+    cross join settings as st
+)
+select
+    run_id,
+    case_id,
+    attempt,
+    count(*)::bigint as n_all,
+    count(*) filter (where evaluator is null)::bigint as null_eval,
+    count(*) filter (where leaf)::bigint as n_rows,
+    count(*) filter (where leaf and s is null)::bigint as n_null,
+    count(*) filter (where not leaf and evaluator is not null)::bigint as n_ignored,
+    count(*) filter (where leaf and s is not null)::bigint as n_present,
+    sum(w * s) filter (where leaf and s is not null) as sws,
+    sum(w) filter (where leaf and s is not null) as sw,
+    sum(w) filter (where leaf and s is null) as w_null,
+    sum(cw1) filter (where leaf) as cw_rows,
+    min(s) filter (where leaf) as s_min,
+    max(s) filter (where leaf) as s_max,
+    count(*) filter (where leaf and req)::bigint as req_rows,
+    count(*) filter (
+        where leaf and req and min_score is not null and not coalesce(meets(s, min_score), false)
+    )::bigint as req_ms_fail,
+    count(*) filter (where leaf and req and min_score is null and s is null)::bigint
+        as req_t_null,
+    min(s) filter (where leaf and req and min_score is null) as req_t_min,
+    count(*) filter (where leaf and rc)::bigint as rc_rows,
+    count(*) filter (
+        where leaf and rc and min_score is not null and not coalesce(meets(s, min_score), false)
+    )::bigint as rc_ms_fail,
+    count(*) filter (where leaf and rc and min_score is null and s is null)::bigint
+        as rc_t_null,
+    min(s) filter (where leaf and rc and min_score is null) as rc_t_min,
+    count(*) filter (where leaf and not rc)::bigint as n_rows_rest,
+    count(*) filter (where leaf and not rc and s is null)::bigint as n_null_rest,
+    count(*) filter (where leaf and not rc and s is not null)::bigint as n_present_rest,
+    sum(w * s) filter (where leaf and not rc and s is not null) as sws_rest,
+    sum(w) filter (where leaf and not rc and s is not null) as sw_rest,
+    sum(w) filter (where leaf and not rc and s is null) as w_null_rest,
+    sum(cw1) filter (where leaf and not rc) as cw_rows_rest,
+    count(*) filter (
+        where leaf and s is not null and min_score is not null and meets(s, min_score)
+    )::bigint as n_pass_ms,
+    list(s) filter (
+        where keep_t and leaf and s is not null and min_score is null
+    ) as t_scores,
+    list({'evaluator': evaluator, 's': s}) filter (
+        where keep_leaves and leaf
+    ) as leaf_scores,
+    bit_or(bit) as mask,
+    max(ev) as ev_max,
+    count(*) filter (where is_nan)::bigint as bad_nan,
+    count(*) filter (where is_neg)::bigint as bad_neg,
+    count(*) filter (where is_above)::bigint as bad_above,
+    count(*) filter (where is_bad_scale)::bigint as bad_scale,
+    count(*) filter (where is_bad_weight)::bigint as bad_weight,
+    count(*) filter (where (is_neg or is_above) and not is_nan)::bigint as n_clamped,
+    count(*) filter (where is_nan)::bigint as n_nulled
+from score_rows
+group by run_id, case_id, attempt;

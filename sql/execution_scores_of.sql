@@ -1,0 +1,281 @@
+-- execution_scores_of(partials_source, ...) — table macro: execution_scores of a flat
+-- config from the per-execution partial sums of execution_partials (SPEC §3,
+-- docs/scoring.md): every rule runs on per-execution rows, no judge row is read here.
+-- grain:   execution (run × case × attempt), one config; rows unordered
+-- inputs:  partials_source (shaped like execution_partials, computed with the same
+--          configured / required_children / keep_threshold_scores), executions, outcomes,
+--          evaluator_policy
+-- params:  partials_source ['partials'], threshold [0.8], threshold_override
+--          [null], borderline [0.6] (null = no band), aggregator ['weighted_average'] (also
+--          minimum, maximum, all_or_nothing, safety_gate, threshold), required_children
+--          [[]], on_missing ['skip'|'zero'|'fail'], outcomes_mode ['gate'|'ignore'|'both'],
+--          configured [null = evaluator_policy has rows], config_name ['sql']
+-- columns: run_id, case_id, attempt, config_id, status, threshold, score, verdict, passed,
+--          required_failed, judge_error, n_missing, n_ignored, outcomes_total,
+--          outcomes_passed, latency_ms, cost_usd, input_tokens, output_tokens, tags, then
+--          the extra columns of executions
+create or replace macro execution_scores_of(
+    partials_source := 'partials',
+    threshold := 0.8,
+    threshold_override := null,
+    borderline := 0.6,
+    aggregator := 'weighted_average',
+    required_children := []::varchar[],
+    on_missing := 'skip',
+    outcomes_mode := 'gate',
+    configured := null,
+    config_name := 'sql'
+) as table
+with settings as (
+    select
+        cast(threshold as double) as cfg_threshold,
+        cast(threshold_override as double) as cfg_override,
+        cast(borderline as double) as cfg_borderline,
+        cast(aggregator as varchar) as cfg_aggregator,
+        cast(on_missing as varchar) as cfg_on_missing,
+        cast(outcomes_mode as varchar) as cfg_outcomes,
+        coalesce(
+            cast(configured as boolean), exists (select 1 from evaluator_policy)
+        ) as cfg_configured,
+        cast(config_name as varchar) as cfg_config_id,
+        cast(required_children as varchar[]) as cfg_rc
+),
+-- the config's leaves, summed once
+policy_totals as (
+    select
+        count(*)::bigint as n_policy,
+        coalesce(sum(coalesce(p.weight, 1.0)), 0.0) as total_cw,
+        count(*) filter (where p.required)::bigint as n_required,
+        count(*) filter (where list_contains(st.cfg_rc, p.evaluator))::bigint as n_rc,
+        coalesce(
+            sum(coalesce(p.weight, 1.0)) filter (where not list_contains(st.cfg_rc, p.evaluator)),
+            0.0
+        ) as total_cw_rest
+    from evaluator_policy as p
+    cross join settings as st
+),
+known_partials as (
+    select * from query_table(partials_source)
+    where run_id is not null and case_id is not null
+),
+-- expected leaves per run: the policy's (configured), else the run's data evaluators
+run_expected as (
+    select run_id, bit_count(bit_or(mask))::bigint as n_expected_data
+    from known_partials
+    group by run_id
+),
+outcome_counts as (
+    select
+        run_id,
+        case_id,
+        attempt,
+        count(*)::bigint as outcomes_total,
+        count(*) filter (where passed)::bigint as outcomes_passed
+    from outcomes
+    group by run_id, case_id, attempt
+),
+execution_rows as (
+    select
+        e.run_id,
+        e.case_id,
+        e.attempt,
+        e.status,
+        e.status = 'ok' as is_ok,
+        coalesce(st.cfg_override, e.threshold, st.cfg_threshold) as t,
+        coalesce(p.n_rows, 0) > 0 as has_rows,
+        coalesce(p.n_ignored, 0) as n_ignored,
+        case
+            when st.cfg_configured then pt.n_policy
+            else coalesce(x.n_expected_data, 0)
+        end as n_expected,
+        p.* exclude (run_id, case_id, attempt, n_ignored),
+        coalesce(o.outcomes_total, 0) as n_outcomes,
+        coalesce(o.outcomes_passed, 0) as n_outcomes_passed
+    from executions as e
+    cross join settings as st
+    cross join policy_totals as pt
+    left join known_partials as p
+        on p.run_id = e.run_id and p.case_id = e.case_id and p.attempt = e.attempt
+    left join run_expected as x on x.run_id = e.run_id
+    left join outcome_counts as o
+        on o.run_id = e.run_id and o.case_id = e.case_id and o.attempt = e.attempt
+),
+-- the leaves each execution has no row for, and their weight
+leaf_counts as (
+    select
+        r.*,
+        r.n_expected - coalesce(r.n_rows, 0) as n_absent,
+        case
+            when st.cfg_configured then pt.total_cw - coalesce(r.cw_rows, 0.0)
+            else (r.n_expected - coalesce(r.n_rows, 0))::double
+        end as w_absent,
+        (r.n_expected - pt.n_rc) - coalesce(r.n_rows_rest, 0) as n_absent_rest,
+        case
+            when st.cfg_configured then pt.total_cw_rest - coalesce(r.cw_rows_rest, 0.0)
+            else ((r.n_expected - pt.n_rc) - coalesce(r.n_rows_rest, 0))::double
+        end as w_absent_rest
+    from execution_rows as r
+    cross join settings as st
+    cross join policy_totals as pt
+),
+-- on_missing = 'zero': a missing leaf counts as present with score 0
+root_stats as (
+    select
+        c.*,
+        coalesce(c.n_null, 0) + c.n_absent as n_missing,
+        st.cfg_on_missing = 'zero' as zero_fill,
+        case
+            when st.cfg_on_missing = 'zero'
+                then coalesce(c.n_present, 0) + coalesce(c.n_null, 0) + c.n_absent
+            else coalesce(c.n_present, 0)
+        end as n_present_all,
+        case
+            when st.cfg_on_missing = 'zero'
+                then coalesce(c.sw, 0.0) + coalesce(c.w_null, 0.0) + c.w_absent
+            else coalesce(c.sw, 0.0)
+        end as sw_all,
+        case
+            when st.cfg_on_missing = 'zero'
+                then coalesce(c.n_present_rest, 0) + coalesce(c.n_null_rest, 0) + c.n_absent_rest
+            else coalesce(c.n_present_rest, 0)
+        end as n_present_rest_all,
+        case
+            when st.cfg_on_missing = 'zero'
+                then coalesce(c.sw_rest, 0.0) + coalesce(c.w_null_rest, 0.0) + c.w_absent_rest
+            else coalesce(c.sw_rest, 0.0)
+        end as sw_rest_all,
+        pt.n_required > 0 and (
+            c.req_ms_fail > 0
+            or c.req_t_null > 0
+            or c.req_rows < pt.n_required
+            or coalesce(not meets(c.req_t_min, c.t), false)
+        ) as required_gate,
+        len(st.cfg_rc) > 0 and pt.n_rc > 0 and (
+            c.rc_ms_fail > 0
+            or c.rc_t_null > 0
+            or c.rc_rows < pt.n_rc
+            or coalesce(not meets(c.rc_t_min, c.t), false)
+        ) as safety_gate_fired
+    from leaf_counts as c
+    cross join settings as st
+    cross join policy_totals as pt
+),
+root_values as (
+    select
+        r.*,
+        case when r.sw_all > 0 then coalesce(r.sws, 0.0) / r.sw_all else 0.0 end as wavg,
+        case
+            when r.n_present_rest_all = 0 then null
+            when r.sw_rest_all > 0 then coalesce(r.sws_rest, 0.0) / r.sw_rest_all
+            else 0.0
+        end as wavg_rest,
+        case when r.zero_fill and r.n_missing > 0 then 0.0 else r.s_min end as s_min_all,
+        case
+            when r.zero_fill and r.n_missing > 0 then greatest(r.s_max, 0.0)
+            else r.s_max
+        end as s_max_all,
+        (
+            coalesce(r.n_pass_ms, 0)
+            + coalesce(len(list_filter(r.t_scores, lambda v: meets(v, r.t))), 0)
+        )::double / nullif(r.n_present_all, 0) as pass_ratio,
+        r.has_rows and r.n_present_all > 0 as root_present
+    from root_stats as r
+),
+root_scores as (
+    select
+        rv.*,
+        case
+            when not rv.root_present then null
+            when rv.required_gate then 0.0
+            when st.cfg_aggregator = 'minimum' then rv.s_min_all
+            when st.cfg_aggregator = 'maximum' then rv.s_max_all
+            when st.cfg_aggregator = 'all_or_nothing'
+                then case when meets(rv.s_min_all, rv.t) then rv.wavg else 0.0 end
+            when st.cfg_aggregator = 'safety_gate'
+                then case
+                    when rv.safety_gate_fired then 0.0
+                    else coalesce(rv.wavg_rest, rv.wavg)
+                end
+            when st.cfg_aggregator = 'threshold' then rv.pass_ratio
+            else rv.wavg
+        end as root_score,
+        rv.root_present and (
+            rv.required_gate or (st.cfg_aggregator = 'safety_gate' and rv.safety_gate_fired)
+        ) as gate_fired,
+        coalesce(
+            rv.is_ok and rv.has_rows and st.cfg_on_missing = 'fail' and rv.n_missing > 0, false
+        ) as is_judge_error
+    from root_values as rv
+    cross join settings as st
+),
+execution_states as (
+    select
+        *,
+        is_ok and not is_judge_error and not (has_rows and root_present) as is_unscored,
+        is_ok and has_rows and coalesce(gate_fired, false) as is_required_failed
+    from root_scores
+),
+execution_finals as (
+    select
+        *,
+        case
+            when not is_ok or is_unscored then null
+            when is_judge_error then 0.0
+            else root_score
+        end as final_score
+    from execution_states
+),
+execution_verdicts as (
+    select
+        f.*,
+        case
+            when not f.is_ok then 'error'
+            when f.is_judge_error then 'fail'
+            when f.is_unscored then 'unscored'
+            when f.is_required_failed then 'fail'
+            else verdict_band(f.final_score, f.t, st.cfg_borderline)
+        end as final_verdict
+    from execution_finals as f
+    cross join settings as st
+)
+select
+    v.run_id,
+    v.case_id,
+    v.attempt,
+    st.cfg_config_id as config_id,
+    v.status,
+    v.t as threshold,
+    v.final_score as score,
+    v.final_verdict as verdict,
+    case
+        when not v.is_ok or v.is_judge_error then false
+        when st.cfg_outcomes = 'gate' then
+            case
+                when v.n_outcomes > 0 then v.n_outcomes_passed = v.n_outcomes
+                else v.final_verdict = 'pass'
+            end
+        when st.cfg_outcomes = 'ignore' then v.final_verdict = 'pass'
+        else v.final_verdict = 'pass' and (v.n_outcomes = 0 or v.n_outcomes_passed = v.n_outcomes)
+    end as passed,
+    v.is_required_failed as required_failed,
+    v.is_judge_error as judge_error,
+    case
+        when not v.is_ok then 0
+        when v.has_rows then v.n_missing
+        else v.n_expected
+    end::bigint as n_missing,
+    case when v.is_ok then v.n_ignored else 0 end::bigint as n_ignored,
+    v.n_outcomes::bigint as outcomes_total,
+    v.n_outcomes_passed::bigint as outcomes_passed,
+    x.latency_ms,
+    x.cost_usd,
+    x.input_tokens,
+    x.output_tokens,
+    x.tags,
+    x.* exclude (
+        run_id, case_id, attempt, status, threshold, latency_ms, cost_usd, input_tokens,
+        output_tokens, tags
+    )
+from execution_verdicts as v
+inner join executions as x using (run_id, case_id, attempt)
+cross join settings as st;

@@ -1,0 +1,105 @@
+"""A slow, exact reference of the statistics of SPEC §10: pass@k / pass^k with
+`math.comb` and `Fraction`, Benjamini–Hochberg by its definition, slices by filtering rows.
+
+Written from SPEC §10 and docs/statistics.md, not from the engine: plain loops over
+dicts, exact arithmetic until the output.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from fractions import Fraction
+from typing import Any
+
+Row = dict[str, Any]
+
+
+def pass_at_k_case(n: int, c: int, k: int) -> Fraction | None:
+    """1 − C(n−c, k)/C(n, k); None when n < k."""
+    if n < k:
+        return None
+    return 1 - Fraction(math.comb(n - c, k), math.comb(n, k))
+
+
+def pass_all_k_case(n: int, c: int, k: int) -> Fraction | None:
+    """C(c, k)/C(n, k); None when n < k."""
+    if n < k:
+        return None
+    return Fraction(math.comb(c, k), math.comb(n, k))
+
+
+def mean_and_se(values: list[Fraction]) -> tuple[Fraction | None, float | None]:
+    """Exact mean (None if empty) and sample SD / √G (None when G < 2)."""
+    g = len(values)
+    if g == 0:
+        return None, None
+    mean = sum(values, Fraction(0)) / g
+    if g < 2:
+        return mean, None
+    var = sum(((v - mean) ** 2 for v in values), Fraction(0)) / (g - 1)
+    return mean, math.sqrt(var / g)
+
+
+def pass_k_columns(case_rows: list[Row], ks: list[int]) -> dict[str, Row]:
+    """run_id -> {pass_at_<k>, pass_at_<k>_se, pass_all_<k>, pass_all_<k>_se} from
+    case_summary rows (attempts n, n_passed c)."""
+    by_run: dict[str, list[Row]] = defaultdict(list)
+    for r in case_rows:
+        by_run[r["run_id"]].append(r)
+    out: dict[str, Row] = {}
+    for run, rows in by_run.items():
+        cols: Row = {}
+        for k in ks:
+            for name, fn in (("pass_at", pass_at_k_case), ("pass_all", pass_all_k_case)):
+                vals = [fn(r["attempts"], r["n_passed"], k) for r in rows]
+                mean, se = mean_and_se([v for v in vals if v is not None])
+                cols[f"{name}_{k}"] = mean
+                cols[f"{name}_{k}_se"] = se
+        out[run] = cols
+    return out
+
+
+def bh_q_values(pvalues: list[Fraction | float]) -> list[Fraction]:
+    """q_(i) = min_{j >= i} min(1, m·p_(j)/j) over the p-values sorted ascending, returned
+    in input order (ties: the minimum over j >= i makes tied p-values equal)."""
+    m = len(pvalues)
+    ps = [Fraction(p) for p in pvalues]
+    order = sorted(range(m), key=lambda i: ps[i])
+    q = [Fraction(0)] * m
+    for rank, i in enumerate(order, start=1):
+        q[i] = min(min(Fraction(1), m * ps[order[j - 1]] / j) for j in range(rank, m + 1))
+    return q
+
+
+def slice_of(rows: list[Row], by: str) -> dict[str | None, list[Row]]:
+    """Execution rows grouped by slice value: each distinct tag (none -> None) for
+    by="tag", else the column's value as a string (None stays None)."""
+    out: dict[str | None, list[Row]] = defaultdict(list)
+    for r in rows:
+        if by == "tag":
+            tags = sorted(set(r.get("tags") or []))
+            for t in tags or [None]:
+                out[t].append(r)
+        else:
+            v = r.get(by)
+            out[None if v is None else str(v)].append(r)
+    return out
+
+
+Z_975 = 1.959963984540054
+"""The 0.975 quantile of the standard normal, to double precision (a literal here, so the
+reference does not share the engine's NormalDist call)."""
+
+
+def normal_cdf(x: float) -> float:
+    return 0.5 * math.erfc(-x / math.sqrt(2))
+
+
+def power(delta: float, se: float) -> float:
+    """Power of the two-sided 5 % z-test to see a true change delta with standard error se:
+    P(|Z + δ/se| > z_.975) = Φ(δ/se − z) + Φ(−δ/se − z); se = 0: 1 for δ ≠ 0, 0.05 at 0."""
+    if se == 0:
+        return 0.05 if delta == 0 else 1.0
+    shift = abs(delta) / se
+    return normal_cdf(shift - Z_975) + normal_cdf(-shift - Z_975)

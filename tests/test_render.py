@@ -1,0 +1,292 @@
+"""Terminal rendering (evalframe/_private/cli/render.py): golden output, ids never cut
+ambiguously, unscored runs, the ± footnote, the evaluator behind a regression, --top,
+progress displays, JSON values."""
+
+from __future__ import annotations
+
+import io
+import re
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import polars as pl
+import pytest
+from rich.console import Console
+
+from evalframe._private import schema as S
+from evalframe._private.cli.render import (
+    SE_FOOTNOTE,
+    UNSCORED_FOOTNOTE,
+    SweepProgress,
+    compare_report,
+    iso_duration,
+    json_value,
+    run_table,
+    steps,
+    sweep_progress,
+    worst_evaluators,
+)
+from evalframe._private.config import Config
+from evalframe._private.data.dataset import Dataset
+from evalframe._private.pipeline.score import score_tables
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def _text(*renderables, width: int = 160) -> str:
+    console = Console(record=True, width=width, color_system=None, file=io.StringIO())
+    for r in renderables:
+        console.print(r)
+    return console.export_text()
+
+
+def _golden(name: str) -> pl.DataFrame:
+    return pl.read_parquet(GOLDEN / f"{name}.parquet")
+
+
+# --- golden output (tests/golden/regenerate.py writes inputs and expected text) -----------
+
+
+def test_run_table_golden():
+    assert _text(run_table(_golden(S.RUN_SUMMARY))) == (GOLDEN / "run_table.txt").read_text()
+
+
+def test_compare_report_golden():
+    parts = compare_report(
+        _golden(S.RUN_DELTAS),
+        _golden(S.CASE_DELTAS),
+        limits=Config().compare,
+        evaluator_deltas=_golden(S.EVALUATOR_DELTAS),
+    )
+    assert _text(*parts) == (GOLDEN / "compare_report.txt").read_text()
+
+
+# --- ids ------------------------------------------------------------------------------
+
+
+def _first_column(text: str) -> str:
+    """The body cells of a table's first column, joined (folded ids come back whole)."""
+    cells = [
+        line.split("│")[1].strip()
+        for line in text.splitlines()
+        if line.startswith("│") and line.count("│") > 2
+    ]
+    return "".join(cells)
+
+
+def test_run_ids_sharing_a_long_prefix_are_never_cut_with_an_ellipsis():
+    ids = ["2026-10-01-support-agent-experiment-alpha", "2026-10-01-support-agent-experiment-beta"]
+    summary = _golden(S.RUN_SUMMARY).head(2).with_columns(pl.Series(S.RUN_ID, ids))
+    for width in (60, 80, 120):
+        text = _text(run_table(summary), width=width)
+        # other columns may be squeezed at 60; the ids come back whole, in order
+        assert _first_column(text) == "".join(ids), width
+    assert "…" not in _text(run_table(summary), width=160)
+
+
+@pytest.mark.parametrize("width", [60, 80, 100, 120])
+def test_a_narrow_run_table_leaves_out_columns_and_cuts_no_cell(width):
+    summary = _golden(S.RUN_SUMMARY)
+    text = _text(run_table(summary), width=width)
+    lines = text.splitlines()
+    assert max(len(line.rstrip()) for line in lines) <= width
+    assert "…" not in text
+    body = [line for line in lines if line.startswith("│")]
+    assert [line.split("│")[1].strip() for line in body] == summary[S.RUN_ID].to_list()
+    for r in summary.iter_rows(named=True):  # the pass rate with its ± is always shown whole
+        assert f"{100 * r[S.PASS_RATE]:.1f}% ± {100 * r[S.PASS_RATE_SE]:.1f}" in text
+    # the least important columns go first, and a line names them
+    dropped = re.search(r"not shown on this narrow terminal: (.*?) \(widen it", " ".join(lines))
+    assert dropped, text
+    assert "cost" in dropped.group(1).split(", ")
+    header = " ".join(line for line in lines if line.startswith("┃"))
+    assert "cost" not in header and "pass" in header
+    assert SE_FOOTNOTE.split(";")[0] in " ".join(text.split())
+
+
+def test_case_ids_in_the_compare_report_fold_instead_of_being_cut():
+    cases = _golden(S.CASE_DELTAS).with_columns(
+        ("a-very-long-shared-case-id-prefix-" + pl.col(S.CASE_ID)).alias(S.CASE_ID)
+    )
+    text = _text(*compare_report(_golden(S.RUN_DELTAS), cases, top=3), width=50)
+    assert "…" not in text
+    assert "0002" in text
+
+
+# --- unscored runs and the ± footnote ------------------------------------------------
+
+
+def _unscored_summary() -> pl.DataFrame:
+    """A real run_summary: run `good` is scored, run `blank` has only null scores."""
+    scores = pl.DataFrame(
+        {
+            S.RUN_ID: ["good", "good", "blank", "blank"],
+            S.CASE_ID: ["c1", "c2", "c1", "c2"],
+            S.EVALUATOR: "m",
+            S.SCORE: [0.9, 0.5, None, None],
+        },
+        schema_overrides={S.SCORE: pl.Float64},
+    )
+    return score_tables(Dataset.from_frames(scores), Config())[S.RUN_SUMMARY].sort(S.RUN_ID)
+
+
+def test_an_unscored_run_reads_a_dash_not_zero_percent():
+    summary = _unscored_summary()
+    blank = summary.filter(pl.col(S.RUN_ID) == "blank").row(0, named=True)
+    assert blank[S.PASS_RATE] == 0.0 and blank[S.MEAN_SCORE] is None  # what the table holds
+    text = _text(run_table(summary))
+    rows = {line.split("│")[1].strip(): line for line in text.splitlines() if "│" in line}
+    assert "0.0%" not in rows["blank"] and "± 0.0" not in rows["blank"]
+    assert rows["blank"].split("│")[3].strip() == "—"  # pass rate
+    assert "50.0% ± 50.0" in rows["good"]
+    assert UNSCORED_FOOTNOTE in text
+
+
+def test_the_plus_minus_is_explained_and_is_one_clustered_standard_error():
+    summary = _golden(S.RUN_SUMMARY)
+    text = _text(run_table(summary))
+    assert SE_FOOTNOTE in text
+    assert "standard error, clustered by case" in SE_FOOTNOTE
+    for r in summary.iter_rows(named=True):
+        shown = f"{100 * r[S.PASS_RATE]:.1f}% ± {100 * r[S.PASS_RATE_SE]:.1f}"
+        assert shown in text
+
+
+# --- the evaluator behind a regression, --top --------------------------------------
+
+
+def _deltas(rows: list[tuple[str, str, float | None]]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            S.CONFIG_ID: "cfg",
+            "baseline_run_id": "b",
+            "candidate_run_id": "c",
+            S.CASE_ID: [r[0] for r in rows],
+            S.PATH: [r[1] for r in rows],
+            S.SCORE_DELTA: [r[2] for r in rows],
+        },
+        schema_overrides={S.SCORE_DELTA: pl.Float64},
+    )
+
+
+def test_worst_evaluator_is_the_leaf_that_fell_most_with_ties_counted():
+    frame = _deltas(
+        [
+            # case x: the composite "quality" falls with its leaves; the leaf names it
+            ("x", "quality", -0.5),
+            ("x", "quality/grounding", -0.5),
+            ("x", "quality/tone", -0.1),
+            ("x", "safety", 0.2),
+            # case y: two leaves tie (up to float noise); the first path is named
+            ("y", "quality/tone", 0.6 - 1.0),
+            ("y", "quality/grounding", 0.4 - 0.8),
+            ("y", "safety", None),
+            # case z: nothing fell
+            ("z", "safety", 0.0),
+        ]
+    )
+    got = worst_evaluators(frame).sort(S.CASE_ID)
+    assert got.select(S.CASE_ID, "evaluator", "tied").rows() == [
+        ("x", "quality/grounding", 0),
+        ("y", "quality/grounding", 1),
+    ]
+    assert got["evaluator_delta"].to_list() == pytest.approx([-0.5, -0.4])
+    assert worst_evaluators(None).height == 0
+
+
+def test_compare_report_names_the_evaluator_and_honours_top():
+    run_deltas, cases = _golden(S.RUN_DELTAS), _golden(S.CASE_DELTAS)
+    nodes = _golden(S.EVALUATOR_DELTAS)
+    regressed = run_deltas.filter("regression_detected").row(0, named=True)
+    n = regressed["n_regression"]
+    for top in (0, 3, n + 5):
+        text = _text(*compare_report(run_deltas, cases, top=top, evaluator_deltas=nodes))
+        listed = re.findall(r"^ case-\d+ .*$", text, re.MULTILINE)
+        # both pairs list their regressions, at most `top` each
+        per_pair = [min(top, int(r["n_regression"])) for r in run_deltas.iter_rows(named=True)]
+        assert len(listed) == sum(per_pair), top
+        if 0 < top < n:
+            assert f"worst {top} of {n}; --top N shows more" in text
+        if top:
+            assert "evaluator behind it" in text
+            # every listed case names an evaluator of the tree with its delta
+            assert all(re.search(r"  [a-z_]+ -\d\.\d{3}", line) for line in listed)
+
+
+# --- progress displays --------------------------------------------------------------
+
+
+def test_sweep_progress_counts_configs_across_tree_groups():
+    state = SweepProgress([3, 5])
+    # group 1 in 2 chunks, group 2 in 3 chunks (the sweep's on_chunk(k, n) calls)
+    calls = [(1, 2), (2, 2), (1, 3), (2, 3), (3, 3)]
+    seen = [state.on_chunk(k, n) for k, n in calls]
+    assert state.total == 8
+    assert seen == pytest.approx([1.5, 3.0, 3 + 5 / 3, 3 + 10 / 3, 8.0])
+
+
+def _terminal() -> tuple[Console, io.StringIO]:
+    buffer = io.StringIO()
+    return Console(file=buffer, force_terminal=True, width=100, color_system=None), buffer
+
+
+def test_sweep_progress_bar_has_its_total_from_the_start():
+    console, buffer = _terminal()
+    with sweep_progress([2, 2], console=console) as on_chunk:
+        assert on_chunk is not None
+        console.file.flush()
+        first = buffer.getvalue()
+        on_chunk(1, 1)
+        on_chunk(1, 1)
+    out = buffer.getvalue()
+    assert "0/4 configs" in first
+    assert "None" not in out
+
+
+def test_sweep_progress_is_silent_off_a_terminal():
+    console = Console(file=io.StringIO(), force_terminal=False)
+    with sweep_progress(3, console=console) as on_chunk:
+        assert on_chunk is None
+
+
+def test_steps_show_each_step_out_of_the_total():
+    console, buffer = _terminal()
+    with steps(2, console=console) as step:
+        step("writing the demo dataset")
+        step("scoring")
+    out = buffer.getvalue()
+    assert "0/2 steps" in out and "1/2 steps" in out and "scoring" in out
+
+
+# --- JSON values --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (timedelta(0), "PT0S"),
+        (timedelta(days=2, hours=3, minutes=4, seconds=5, microseconds=250000), "P2DT3H4M5.25S"),
+        (timedelta(days=1), "P1D"),
+        (timedelta(minutes=-90), "-PT1H30M"),
+    ],
+)
+def test_iso_duration(value, expected):
+    assert iso_duration(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (datetime(2026, 10, 1, 9, 30), "2026-10-01T09:30:00"),
+        (date(2026, 10, 1), "2026-10-01"),
+        (time(12, 34, 56, 500000), "12:34:56.500000"),
+        (timedelta(hours=1), "PT1H"),
+        (b"\xaa\xbb", "qrs="),
+        (Decimal("1.25"), 1.25),
+        (Decimal("12345678901234567890"), 12345678901234567890),
+        (float("nan"), None),
+    ],
+)
+def test_json_value(value, expected):
+    assert json_value(value) == expected

@@ -1,0 +1,253 @@
+"""The HTML report (`evalframe report`, evalframe.plots.build_report): sections, charts,
+self-containment, top regressions with the evaluator behind each, and the CLI."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+import evalframe as ef
+import evalframe.plots as efp
+from evalframe.cli import app
+
+runner = CliRunner()
+
+ALL_CHARTS = (
+    "pass_rate",
+    "verdicts",
+    "trend",
+    "score_distribution",
+    "regression_waterfall",
+    "evaluator_heatmap",
+    "threshold_curve",
+    "sweep_heatmap",
+    "slice_forest",
+    "power_curve",
+)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("report") / "demo"
+    ef.write_demo(path, n_cases=30)
+    return path
+
+
+@pytest.fixture(scope="module")
+def tables(demo: Path) -> dict[str, pl.DataFrame]:
+    return efp.report_tables(demo, ef.load_config(None))
+
+
+@pytest.fixture(scope="module")
+def page(tables: dict[str, pl.DataFrame]) -> str:
+    return efp.build_report(tables, title="demo report", limits=ef.load_config(None).compare)
+
+
+def _figures(page: str) -> list[str]:
+    return re.findall(r"<figure class='chart' id='chart-(\w+)'", page)
+
+
+def test_report_tables_hold_every_table_a_chart_draws(tables) -> None:
+    assert sorted(tables) == sorted(
+        [
+            "execution_scores",
+            "case_summary",
+            "run_summary",
+            "case_deltas",
+            "evaluator_deltas",
+            "run_deltas",
+            "slice_deltas",
+            "sweep",
+            "threshold_curve",
+        ]
+    )
+    # consecutive pairs by default: each run against the one before it
+    pairs = tables["run_deltas"].select("baseline_run_id", "candidate_run_id").rows()
+    assert pairs == [
+        ("2026-10-01-v1.4", "2026-10-15-v1.5"),
+        ("2026-10-15-v1.5", "2026-11-01-v1.6"),
+    ]
+    assert tables["sweep"].select("config_id").n_unique() == 7 * 3  # thresholds × outcomes
+
+
+def test_report_has_every_chart_as_inline_svg(page: str) -> None:
+    assert _figures(page) == list(ALL_CHARTS)
+    for name in ALL_CHARTS:
+        figure = page[page.index(f"id='chart-{name}'") :]
+        figure = figure[: figure.index("</figure>")]
+        assert "<svg" in figure and "role-mark" in figure, name
+
+
+def test_report_is_self_contained(page: str) -> None:
+    """Nothing is fetched: no external script, style sheet, font, image or frame."""
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page, re.IGNORECASE)
+    assert not re.search(r"<link\b|@import|url\(\s*['\"]?(https?:|//)", page, re.IGNORECASE)
+    assert not re.search(r"<(iframe|img|object|embed)\b", page, re.IGNORECASE)
+    assert "<script src" not in page.lower()
+
+
+def test_report_sections_name_runs_gates_reasons_and_statistics(page: str, tables) -> None:
+    for run in tables["run_summary"]["run_id"]:
+        assert run in page
+    assert "score gate" in page and "rate gate" in page and "run gate" in page
+    assert "REGRESSION" in page and "no regression" in page
+    rd = tables["run_deltas"].row(1, named=True)
+    assert rd["regression_detected"]
+    assert f"pass rate fell {-100 * rd['pass_rate_delta']:.1f} pts (allowed 0.0 pts)" in page
+    assert f"McNemar p = <b>{rd['mcnemar_p']:.4g}</b>" in page
+    assert (
+        f"95 % interval [{rd['mean_delta_ci_low']:+.3f}, {rd['mean_delta_ci_high']:+.3f}]" in page
+    )
+    assert "evaluator behind it" in page
+    assert "1.96 × the standard error clustered by case" in page
+
+
+TOP_CASE_DELTAS = pl.DataFrame(
+    {
+        "config_id": ["c"] * 5,
+        "baseline_run_id": ["a"] * 5,
+        "candidate_run_id": ["b"] * 5,
+        "case_id": ["k1", "k2", "k3", "k4", "k5"],
+        "baseline_score": [0.9, 0.8, 0.9, 0.7, 0.8],
+        "candidate_score": [0.5, 0.7, 0.9, 0.7, None],
+        "baseline_passed": [True, True, True, False, True],
+        "candidate_passed": [False, True, False, False, None],
+        "score_delta": [-0.4, -0.1, 0.0, 0.0, None],
+        "status": ["regression", "regression", "regression", "unchanged", "error"],
+    }
+)
+TOP_EVALUATOR_DELTAS = pl.DataFrame(
+    {
+        "config_id": ["c"] * 6,
+        "baseline_run_id": ["a"] * 6,
+        "candidate_run_id": ["b"] * 6,
+        "case_id": ["k1", "k1", "k1", "k2", "k2", "k3"],
+        "path": ["tone", "accuracy", "accuracy/facts", "tone", "accuracy", "tone"],
+        "score_delta": [-0.2, -0.6, -0.6, -0.1, -0.3, 0.1],
+        "status": ["regression"] * 5 + ["improvement"],
+    }
+)
+
+
+def test_top_regressions_name_the_node_with_the_most_negative_delta() -> None:
+    top = efp.top_regressions(TOP_CASE_DELTAS, TOP_EVALUATOR_DELTAS, top=2)
+    assert top.select("case_id", "score_delta", "behind_path", "behind_delta").rows() == [
+        ("k1", -0.4, "accuracy", -0.6),  # tie at -0.6: first path in sort order
+        ("k2", -0.1, "accuracy", -0.3),
+    ]
+    every = efp.top_regressions(TOP_CASE_DELTAS, TOP_EVALUATOR_DELTAS, top=10)
+    assert every["case_id"].to_list() == ["k1", "k2", "k3"]  # regressions only, worst first
+    assert every.filter(pl.col("case_id") == "k3")["behind_path"].to_list() == [None]
+    alone = efp.top_regressions(TOP_CASE_DELTAS, None, top=1)
+    assert alone.select("case_id", "behind_path").rows() == [("k1", None)]
+
+
+def test_report_says_when_a_pair_is_too_small_to_see_the_limits(tmp_path: Path) -> None:
+    from tests.test_stats import SMALL_PAIR, write_two_runs
+
+    cfg = ef.load_config(None)
+    tables = efp.report_tables(write_two_runs(tmp_path / "d", SMALL_PAIR), cfg, what_if=False)
+    rd = tables["run_deltas"].row(0, named=True)
+    page = efp.build_report(tables, limits=cfg.compare)
+    assert (
+        f"Power: the 6 paired cases see a pass-rate change of {100 * rd['mde_pass_rate']:.1f} "
+        f"pts or more and a mean-score change of {rd['mde_mean_score']:.3f} or more" in page
+    )
+    assert "too small</span> This pair is too small to see the mean score limit " in page
+    assert f"max_mean_score_drop = 0.050 (detectable: {rd['mde_mean_score']:.3f})" in page
+    assert "evalframe plan" in page
+    assert "power_curve" in _figures(page)
+    # the power curve marks the configured limit (red rule at 0.05 on the mean score panel)
+    assert "power_curve" in efp.charts_for(tables)
+    # without limits, nothing is judged too small
+    assert "too small" not in efp.build_report(tables)
+
+
+def test_report_names_the_slices_whose_regression_survives_bh(tmp_path: Path) -> None:
+    from tests.test_slices import SLICED_PAIR
+    from tests.test_stats import write_two_runs
+
+    tables = efp.report_tables(write_two_runs(tmp_path / "d", SLICED_PAIR), what_if=False)
+    assert tables["slice_deltas"]["slice"].unique().to_list() == ["tag"]  # tags: sliced by tag
+    page = efp.build_report(tables)
+    q = tables["slice_deltas"].filter(pl.col("slice_value") == "billing")["q_value"].item()
+    assert (
+        "Slices by tag that regressed beyond chance (Benjamini–Hochberg q &lt; 0.05 over 2 "
+        f"values): <b>billing</b> (q {q:.3g})." in page
+    )
+    assert "<b>refunds</b>" not in page
+
+
+def test_single_run_report_has_no_comparison(tmp_path: Path) -> None:
+    frames = ef.write_demo(tmp_path / "d", n_cases=10)
+    ds = ef.load_dataset(frames)
+    one = ef.Dataset.from_frames(
+        ds.scores.filter(pl.col("run_id") == "2026-10-01-v1.4").collect(),
+        executions=ds.executions.filter(pl.col("run_id") == "2026-10-01-v1.4").collect(),
+    )
+    tables = efp.report_tables(one, what_if=False)
+    assert "run_deltas" not in tables
+    page = efp.build_report(tables)
+    assert _figures(page) == ["pass_rate", "verdicts", "trend", "score_distribution"]
+    assert "id='compare'" not in page
+
+
+def test_report_without_run_summary_is_a_usage_error() -> None:
+    with pytest.raises(ef.UsageError, match="needs the run_summary table"):
+        efp.build_report({"case_deltas": TOP_CASE_DELTAS})
+
+
+def test_cli_report_writes_the_page_and_prints_its_path(demo: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    result = runner.invoke(
+        app, ["report", str(demo), "--baseline", "2026-10-01-v1.4", "--top", "3", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert f"report written to {out}" in result.output
+    page = out.read_text()
+    assert page.count("2026-10-01-v1.4 → ") >= 2  # both pairs start at the baseline
+    assert "(worst 3 of" in page
+    assert _figures(page) == list(ALL_CHARTS)
+
+
+def test_cli_report_bad_input_exits_2(demo: Path, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["report", str(demo), "-b", "nope", "-o", str(tmp_path / "x")])
+    assert result.exit_code == 2
+    assert "nope" in result.output and "2026-10-01-v1.4" in result.output
+    assert not (tmp_path / "x").exists()
+    result = runner.invoke(app, ["report", str(demo), "--by", "nosuch", "--no-what-if"])
+    assert result.exit_code == 2
+    assert "cannot slice by 'nosuch'" in result.output
+
+
+def test_cli_report_with_a_grid_a_preset_or_a_config_file(demo: Path, tmp_path: Path) -> None:
+    grid = tmp_path / "grid.yaml"
+    grid.write_text("grid:\n  threshold: [0.6, 0.8]\n")
+    out = tmp_path / "g.html"
+    result = runner.invoke(
+        app, ["report", str(demo), "--grid", str(grid), "--preset", "connexity", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    assert "What-if: pass_rate by threshold" in page
+    assert f"config {ef.load_config(preset='connexity').config_id}" in page
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("threshold: 0.6\n")
+    out2 = tmp_path / "c.html"
+    result = runner.invoke(
+        app, ["report", str(demo), "--config", str(policy), "--no-what-if", "-o", str(out2)]
+    )
+    assert result.exit_code == 0, result.output
+    assert f"config {ef.load_config(policy).config_id}" in out2.read_text()
+
+
+def test_demo_writes_the_report_and_prints_its_path(tmp_path: Path) -> None:
+    target = tmp_path / "demo"
+    result = runner.invoke(app, ["demo", str(target), "--cases", "12"])
+    assert result.exit_code == 0, result.output
+    assert f"report written to {target / 'report.html'}" in result.output
+    assert _figures((target / "report.html").read_text()) == list(ALL_CHARTS)

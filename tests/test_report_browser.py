@@ -1,0 +1,133 @@
+"""The report in a real browser: headless Chromium (Debian's `chromium`) opens the HTML file
+with the network off and every chart must have rendered — an <svg> the browser laid out
+with a non-zero size and at least one mark (the page's own script records this per figure
+as data-rendered / data-marks, read back from the DOM after load). A screenshot is kept
+under the test's tmp dir (pytest keeps the last three runs' tmp dirs), recorded as the
+test's `screenshot` property, and copied to $EVALFRAME_ARTIFACTS when that is set (CI
+artifacts).
+
+Without Chromium the test skips, except under CI (CI=true), where it fails: `.ci/run`
+installs Chromium when it is missing. EVALFRAME_CHROMIUM names another binary.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import evalframe as ef
+import evalframe.plots as efp
+
+CHARTS = (
+    "pass_rate",
+    "verdicts",
+    "trend",
+    "score_distribution",
+    "regression_waterfall",
+    "evaluator_heatmap",
+    "threshold_curve",
+    "sweep_heatmap",
+    "slice_forest",
+    "power_curve",
+)
+
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-extensions",
+    "--disable-dev-shm-usage",
+    # no network: every proxied request goes to a closed port, every host name fails
+    "--proxy-server=http://127.0.0.1:9",
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+)
+
+
+def _chromium() -> str | None:
+    for name in (os.environ.get("EVALFRAME_CHROMIUM"), "chromium", "chromium-browser"):
+        if name and (found := shutil.which(name)):
+            return found
+    return "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+
+
+def _no_network_prefix() -> list[str]:
+    """`unshare -n` (a network namespace with no interfaces) where the kernel allows it."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return []
+    probe = subprocess.run([unshare, "-n", "true"], capture_output=True, check=False)
+    return [unshare, "-n"] if probe.returncode == 0 else []
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    found = _chromium()
+    if found is None:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(
+                "Chromium is not installed but CI=true: the browser test must run in CI; "
+                "hint: .ci/run installs it (apt-get install -y chromium)."
+            )
+        pytest.skip("Chromium not installed (apt-get install -y chromium); not under CI")
+    return found
+
+
+def _run(chromium: str, profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    cmd = [
+        *_no_network_prefix(),
+        chromium,
+        *FLAGS,
+        f"--user-data-dir={profile}",
+        *args,
+    ]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=180, check=False)
+
+
+def test_every_chart_renders_in_headless_chromium(
+    chromium: str, tmp_path: Path, record_property
+) -> None:
+    demo = ef.write_demo(tmp_path / "demo", n_cases=30)
+    cfg = ef.load_config(None)
+    report = efp.write_report(
+        efp.report_tables(demo, cfg), tmp_path / "report.html", limits=cfg.compare
+    )
+    url = report.resolve().as_uri()
+
+    shot = tmp_path / "report.png"
+    done = _run(
+        chromium, tmp_path / "profile-shot", "--window-size=1280,7000", f"--screenshot={shot}", url
+    )
+    assert shot.exists() and shot.stat().st_size > 10_000, (
+        f"no screenshot {shot}: exit {done.returncode}\n{done.stderr[-2000:]}"
+    )
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    record_property("screenshot", str(shot))
+    if artifacts := os.environ.get("EVALFRAME_ARTIFACTS"):
+        Path(artifacts).mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, Path(artifacts) / "report.png")
+
+    dom = _run(chromium, tmp_path / "profile-dom", "--dump-dom", url)
+    assert dom.returncode == 0, f"chromium exit {dom.returncode}: {dom.stderr[-2000:]}"
+    figures = {}
+    for tag in re.findall(r"<figure\b[^>]*>", dom.stdout):
+        attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', tag))
+        if "chart" in attrs.get("class", "").split():
+            figures[attrs["data-chart"]] = attrs
+    assert sorted(figures) == sorted(CHARTS), (
+        f"figures in the DOM: {sorted(figures)}; screenshot: {shot}"
+    )
+    not_rendered = {
+        name: (a.get("data-rendered"), a.get("data-marks"))
+        for name, a in figures.items()
+        if a.get("data-rendered") != "yes" or int(a.get("data-marks", "0")) < 1
+    }
+    assert not not_rendered, f"charts not rendered {not_rendered}; screenshot: {shot}"

@@ -1,0 +1,403 @@
+"""The Spark engine (evalframe.spark) equals the local engine, on one shared local[2]
+SparkSession (tests/conftest.py `spark`, 3 shuffle partitions). Inputs reach the engine
+spread at random over 3 partitions in shuffled order, so every case of more than one row
+straddles partitions before the engine repartitions by (run_id, case_id). Each check
+collects all of its tables in one Spark job (`collect_tables`): start-up plus all Spark
+tests stay within about a minute on 2 cores."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from fractions import Fraction
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+import evalframe as ef
+from tests.strategies import Scenario, frames, scenarios
+from tests.test_reference_properties import CASE_KEY, EXEC_KEY, RUN_KEY, _compare
+
+pytestmark = pytest.mark.spark
+
+SETTINGS = settings(
+    max_examples=1,
+    deadline=None,
+    # no shrinking: on Spark one example costs seconds and shrinking ran for minutes;
+    # a failure prints its example as drawn
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.function_scoped_fixture,
+    ],
+)
+PAIR_KEY = ("baseline_run_id", "candidate_run_id")
+PARTITIONS = 3
+
+
+def _write(sc: Scenario, folder, seed: int = 0) -> dict[str, str]:
+    """The scenario's tables as Parquet files, rows in an order shuffled by `seed`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for name, frame in frames(sc).items():
+        if frame is not None:
+            frame.sample(fraction=1.0, shuffle=True, seed=seed).write_parquet(
+                folder / f"{name}.parquet"
+            )
+            paths[name] = str(folder / f"{name}.parquet")
+    return paths
+
+
+def _spread(spark, path: str, seed: int):
+    """The table's rows each in a pseudo-random one of 3 partitions (a hash of the whole
+    row and `seed`: deterministic, so Spark may reuse the shuffle across the tables)."""
+    from pyspark.sql import functions as F
+
+    df = spark.read.parquet(path)
+    return df.repartition(PARTITIONS, F.xxhash64(*df.columns, F.lit(seed)))
+
+
+def _spark_tables(spark, paths: dict[str, str], cfg, seed: int = 0):
+    from evalframe.spark import score_tables
+
+    inputs = {n: _spread(spark, p, seed + i) for i, (n, p) in enumerate(sorted(paths.items()))}
+    return score_tables(
+        inputs.pop("scores"),
+        cfg,
+        executions_df=inputs.get("executions"),
+        outcomes_df=inputs.get("outcomes"),
+        runs_df=inputs.get("runs"),
+        partitions=PARTITIONS,
+    )
+
+
+def _rows(frame: pl.DataFrame) -> list[dict]:
+    return frame.to_dicts()
+
+
+def _spark_frame(spark, frame: pl.DataFrame):
+    from evalframe._private.engines.spark_engine import _narrow_table
+
+    return spark.createDataFrame(_narrow_table(frame.to_arrow()))
+
+
+@SETTINGS
+@given(st.lists(st.tuples(scenarios(), st.integers(0, 2**31 - 1)), min_size=4, max_size=4))
+def test_spark_tables_equal_the_local_engine(spark, tmp_path_factory, drawn):
+    """Four random scenarios, scored in ONE Spark job (independent branches of one plan
+    run side by side), then their comparisons in a second job, from Spark DataFrames of
+    the collected summaries. (More examples cost ~10 s each on 2 cores; the polars engine's
+    property tests against the reference run hundreds.)"""
+    from evalframe.spark import collect_tables, compare
+
+    local, lazy, configs, pairs = {}, {}, {}, {}
+    for i, (sc, seed) in enumerate(drawn):
+        folder = tmp_path_factory.mktemp("ds")
+        paths = _write(sc, folder, seed)
+        configs[i] = cfg = ef.config_from_dict(sc.config)
+        local[i] = ef.score_tables(folder, cfg)
+        for name, df in _spark_tables(spark, paths, cfg, seed).items():
+            lazy[(i, name)] = df
+        runs = sorted(set(local[i]["execution_scores"]["run_id"]))
+        pairs[i] = [(runs[0], runs[1]), (runs[-1], runs[0])] if len(runs) >= 2 else []
+    got = collect_tables(lazy)  # one Spark job for every table of the four scenarios
+    deltas = {}
+    for i in local:
+        for name, key in (
+            ("execution_scores", EXEC_KEY),
+            ("case_summary", CASE_KEY),
+            ("run_summary", RUN_KEY),
+        ):
+            assert set(got[(i, name)].columns) == set(local[i][name].columns), name
+            _compare(got[(i, name)], _rows(local[i][name]), key, name)
+        if pairs[i]:
+            cs = _spark_frame(spark, got[(i, "case_summary")])
+            rs = _spark_frame(spark, got[(i, "run_summary")])
+            for name, df in compare(cs, rs, pairs[i], configs[i]).items():
+                deltas[(i, name)] = df
+    mine = collect_tables(deltas)  # one Spark job for every comparison
+    for i in local:
+        if not pairs[i]:
+            continue
+        want = ef.compare(
+            local[i]["case_summary"].lazy(),
+            pairs[i],
+            configs[i],
+            run_summary=local[i]["run_summary"].lazy(),
+        )
+        cd = want["case_deltas"].collect()
+        _compare(mine[(i, "case_deltas")], _rows(cd), (*PAIR_KEY, "case_id"), "case_deltas")
+        rd = want["run_deltas"].collect()
+        _compare(mine[(i, "run_deltas")], _rows(rd), PAIR_KEY, "run_deltas")
+
+
+# --- float summation order: no verdict flips ------------------------------------------
+WEIGHTS = {"a": 0.1, "b": 0.2, "c": 0.3, "d": 0.4}
+COMBOS = [  # weighted means, in exact arithmetic:
+    (0.8, 0.8, 0.8, 0.8),  # 0.8: on the threshold (pass)
+    (0.2, 1.0, 0.6, 1.0),  # 0.8: on the threshold (pass)
+    (0.6, 0.6, 0.6, 0.6),  # 0.6: on the borderline edge (borderline)
+    (1.0, 0.9, 0.7, 0.75),  # 0.79: borderline
+    (1.0, 0.5, 0.5, 0.6),  # 0.59: fail
+]
+
+
+def _exact_verdict(combo: tuple[float, ...]) -> str:
+    ws = [Fraction(str(w)) for w in WEIGHTS.values()]
+    mean = sum(w * Fraction(str(s)) for w, s in zip(ws, combo, strict=True)) / sum(ws)
+    return (
+        "pass" if mean >= Fraction("0.8") else "borderline" if mean >= Fraction("0.6") else "fail"
+    )
+
+
+@pytest.fixture(scope="module")
+def boundary(tmp_path_factory):
+    """2 runs × 60 cases × 3 attempts × 4 weighted evaluators (1 440 judge rows, 360
+    executions) whose weighted means land exactly on 0.8 or 0.6 in exact arithmetic, and
+    the verdict exact arithmetic gives each execution."""
+    rows, expected = [], []
+    for run in ("r1", "r2"):
+        for i in range(60):
+            for attempt in range(3):
+                combo = COMBOS[(i + attempt) % len(COMBOS)]
+                expected.append((run, f"c{i:03d}", attempt, _exact_verdict(combo)))
+                for (name, w), s in zip(WEIGHTS.items(), combo, strict=True):
+                    rows.append((run, f"c{i:03d}", attempt, name, s, w))
+    scores = pl.DataFrame(
+        rows, schema=["run_id", "case_id", "attempt", "evaluator", "score", "weight"], orient="row"
+    )
+    folder = tmp_path_factory.mktemp("boundary")
+    scores.write_parquet(folder / "scores.parquet")
+    want = pl.DataFrame(expected, schema=[*EXEC_KEY, "verdict_exact"], orient="row")
+    return folder, want
+
+
+@settings(
+    max_examples=1,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+)
+@given(st.lists(st.integers(0, 2**31 - 1), min_size=3, max_size=3, unique=True))
+def test_shuffled_order_flips_no_verdict(spark, boundary, seeds: list[int]):
+    """Each seed: the judge rows in another order, spread over other partitions; all
+    seeds of an example scored in one Spark job."""
+    from evalframe.spark import collect_tables
+
+    folder, want = boundary
+    cfg = ef.config_from_dict({"threshold": 0.8, "borderline": 0.6})
+    scores = pl.read_parquet(folder / "scores.parquet")
+    lazy = {}
+    for seed in seeds:
+        shuffled = folder / f"shuffled-{seed}.parquet"
+        scores.sample(fraction=1.0, shuffle=True, seed=seed).write_parquet(shuffled)
+        tables = _spark_tables(spark, {"scores": str(shuffled)}, cfg, seed)
+        lazy[seed] = tables["execution_scores"]
+    got = collect_tables(lazy)
+    local = ef.score_tables(folder, cfg)["execution_scores"]
+    for seed in seeds:
+        joined = (
+            got[seed].join(local, on=list(EXEC_KEY), suffix="_local").join(want, on=list(EXEC_KEY))
+        )
+        assert got[seed].height == local.height == joined.height == 360
+        assert (joined["verdict"] == joined["verdict_exact"]).all()
+        assert (joined["verdict_local"] == joined["verdict_exact"]).all()
+        assert (joined["passed"] == joined["passed_local"]).all()
+        assert set(joined["verdict"]) == {"pass", "fail", "borderline"}
+
+
+# --- the command line -------------------------------------------------------------------
+def test_core_evalframe_never_imports_pyspark():
+    code = "import evalframe, evalframe.cli, sys; assert 'pyspark' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_score_on_spark_from_the_cli(spark, tmp_path):
+    from typer.testing import CliRunner
+
+    from evalframe.cli import app
+
+    demo = ef.write_demo(tmp_path / "demo", n_cases=40)
+    result = CliRunner().invoke(app, ["score", str(demo), "--engine", "spark", "--json"])
+    assert result.exit_code in (0, 1), result.output
+    local = ef.score_tables(demo)
+    for name, key in (
+        ("execution_scores", EXEC_KEY),
+        ("case_summary", CASE_KEY),
+        ("run_summary", RUN_KEY),
+    ):  # committed as one result set of the dataset's results store, as other engines do
+        _compare(ef.read_results(demo, name), _rows(local[name]), key, name)
+
+
+def test_bad_input_on_spark_exits_2_naming_the_problem(spark, tmp_path):
+    from typer.testing import CliRunner
+
+    from evalframe.cli import app
+
+    pl.DataFrame(
+        {
+            "run_id": ["r1", "r1", "r1"],
+            "case_id": ["c1", "c1", "c2"],
+            "evaluator": ["a", "b", "a"],
+            "score": [0.5, 1.7, 0.9],
+        }
+    ).write_parquet(tmp_path / "scores.parquet")
+    result = CliRunner().invoke(app, ["score", str(tmp_path), "--engine", "spark"])
+    assert result.exit_code == 2, result.output
+    assert "scores.score" in result.output and "c1" in result.output, result.output
+    assert "Traceback" not in result.output
+
+
+def test_engine_spark_without_pyspark_exits_2_with_the_install_hint(tmp_path):
+    """No Spark needed: pyspark is hidden from a fresh interpreter."""
+    demo = ef.write_demo(tmp_path / "demo", n_cases=5)
+    code = (
+        "import sys; sys.modules['pyspark'] = None\n"
+        "from evalframe.cli import main\n"
+        f"sys.argv = ['evalframe', 'score', {str(demo)!r}, '--engine', 'spark']\n"
+        "main()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert 'pip install "evalframe[spark]"' in proc.stderr.replace("\n", " ")
+    assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_spark_remote_needs_the_spark_engine(tmp_path):
+    from typer.testing import CliRunner
+
+    from evalframe.cli import app
+
+    demo = ef.write_demo(tmp_path / "demo", n_cases=5)
+    result = CliRunner().invoke(app, ["score", str(demo), "--spark-remote", "sc://h:15002"])
+    assert result.exit_code == 2
+    assert "--engine spark" in result.output
+
+
+# --- the shipped SQL macros on Spark SQL (sqlglot) vs DuckDB ----------------------------
+SQL_CASES = {  # name -> (DuckDB query, Spark query builder args)
+    "case_summary_of": ({"source": "execution_scores", "attempts_passed": "majority"}, 3),
+    "run_summary_of": ({"source": "execution_scores", "min_pass_rate": 0.7}, 2),
+    "pass_at_k_of": ({"case_source": "case_summary", "k_values": [1, 2, 3]}, 3),
+    "case_matches_of": ({"baseline": "run-a", "candidate": "run-b"}, 4),
+    "case_deltas_of": ({"baseline": "run-a", "candidate": "run-b", "case_delta": 0.1}, 4),
+    "run_deltas_of": ({"baseline": "run-a", "candidate": "run-b"}, 3),
+    "regressions": ({}, 4),
+    "run_trend": ({}, 2),
+}
+"""macro or view -> (parameters, number of leading key columns to sort by)."""
+
+
+def _duckdb_call(name: str, params: dict) -> str:
+    if not params:
+        return f"select * from {name}"
+
+    def lit(v):
+        if isinstance(v, str):
+            return f"'{v}'"
+        if isinstance(v, list):
+            return "[" + ", ".join(map(str, v)) + "]"
+        return repr(v)
+
+    return f"select * from {name}({', '.join(f'{k} := {lit(v)}' for k, v in params.items())})"
+
+
+def _same_frames(a: pl.DataFrame, b: pl.DataFrame, what: str, n_keys: int) -> None:
+    assert a.columns == b.columns, f"{what}: {a.columns} != {b.columns}"
+    # the leading key columns first, then every other flat column: a total order
+    flat = [c for c in a.columns if not a[c].dtype.is_nested()]
+    keys = a.columns[:n_keys] + [c for c in flat if c not in a.columns[:n_keys]]
+    a, b = a.sort(keys, nulls_last=True), b.sort(keys, nulls_last=True)
+    assert a.height == b.height > 0, f"{what}: {a.height} rows != {b.height}"
+    for col in a.columns:
+        for x, y in zip(a[col].to_list(), b[col].to_list(), strict=True):
+            if isinstance(x, float) or isinstance(y, float):
+                assert x is not None and y is not None and abs(x - y) <= 1e-9, (what, col, x, y)
+            elif hasattr(x, "tzinfo") and hasattr(y, "tzinfo"):  # session time zone UTC
+                assert x.replace(tzinfo=None) == y.replace(tzinfo=None), (what, col, x, y)
+            else:
+                assert x == y, (what, col, x, y)
+
+
+def test_sql_macros_on_spark_equal_duckdb(spark, tmp_path):
+    import duckdb
+
+    from evalframe._private.engines.duckdb_engine import create_macros, sql_text
+    from evalframe._private.engines.spark_engine import _narrow_table
+    from evalframe._private.engines.spark_sql import SPARK_MACROS, spark_expression, spark_sql
+    from evalframe.spark import collect_tables
+
+    demo = ef.write_demo(tmp_path / "demo", n_cases=30)
+    cfg = ef.config_from_dict({"threshold": 0.75, "attempts": {"k": [1, 2]}})
+    local = ef.score_tables(demo, cfg)
+    runs = sorted(set(local["run_summary"]["run_id"]))
+    deltas = ef.compare(
+        local["case_summary"].lazy(),
+        [(runs[0], runs[-1])],
+        cfg,
+        run_summary=local["run_summary"].lazy(),
+    )
+    tables = {
+        "execution_scores": local["execution_scores"],
+        "case_summary": local["case_summary"],
+        "run_summary": local["run_summary"],
+        "case_deltas": deltas["case_deltas"].collect(),
+        "runs": pl.read_parquet(demo / "runs.parquet"),
+    }
+    con = duckdb.connect()
+    for name, frame in tables.items():
+        con.register(name, frame)
+        spark.createDataFrame(_narrow_table(frame.to_arrow())).createOrReplaceTempView(name)
+    create_macros(con, SPARK_MACROS)
+    spark.sql(  # the policy table the compare macros read (empty: pairs given as arguments)
+        "select cast(null as bigint) as pair_index, cast(null as string) as baseline_run_id, "
+        "cast(null as string) as candidate_run_id where false"
+    ).createOrReplaceTempView("compare_pairs")
+    for view in ("regressions", "run_trend"):
+        con.execute(sql_text(view))
+    cases = {
+        name: (
+            {
+                k: (runs[0] if v == "run-a" else runs[-1] if v == "run-b" else v)
+                for k, v in params.items()
+            },
+            n_keys,
+        )
+        for name, (params, n_keys) in SQL_CASES.items()
+    }
+    # the scalar macros on a grid of values, as columns of one query
+    values = pl.DataFrame(
+        {
+            "x": [0.7999999999999999, 0.8 - 2e-9, 0.85 - 0.8, 0.59, None, 0.6],
+            "a": [0, 1, 2, 3, 2, 5],
+            "n": [5, 5, 7, 3, 2, 5],
+            "k": [1, 2, 3, 1, 3, 2],
+        }
+    )
+    con.register("vals", values)
+    spark.createDataFrame(_narrow_table(values.to_arrow())).createOrReplaceTempView("vals")
+    calls = {
+        "meets": {"x": "x", "b": "0.8"},
+        "exceeds": {"x": "x", "limit_value": "0.05"},
+        "normalize_score": {"score": "x * 5", "scale_max": "5"},
+        "verdict_band": {"score": "x", "threshold": "0.8", "borderline": "0.6"},
+        "comb_ratio": {"a": "a", "b": "n", "k": "k"},
+        "mcnemar_p": {"n01": "a", "n10": "n"},
+        "wilson_interval": {"passed": "a", "n": "n"},
+    }
+    positional = ("meets", "exceeds", "normalize_score", "comb_ratio", "mcnemar_p")
+    duck_scalar = ", ".join(
+        f"{m}({', '.join(v if m in positional else f'{k} := {v}' for k, v in c.items())}) as {m}"
+        for m, c in calls.items()
+    )
+    spark_scalar = ", ".join(f"{spark_expression(m, **c)} as {m}" for m, c in calls.items())
+    want = {n: con.sql(_duckdb_call(n, p)).pl() for n, (p, _) in cases.items()}
+    want["scalars"] = con.sql(f"select x, {duck_scalar} from vals").pl()
+    queries = {n: spark_sql(spark, n, **p) for n, (p, _) in cases.items()}
+    queries["scalars"] = spark.sql(f"select x, {spark_scalar} from vals")
+    got = collect_tables(queries)  # one Spark job for every query
+    for name, (_, n_keys) in {**cases, "scalars": ({}, 0)}.items():
+        _same_frames(got[name], want[name], name, n_keys or len(want[name].columns))

@@ -1,0 +1,244 @@
+"""The results store: sets side by side, replacement, provenance, permissions, refusals,
+one writer at a time."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+import evalframe as ef
+from evalframe._private.store.fsops import StoreError
+from evalframe._private.store.lock import writer_lock
+from evalframe._private.store.result_sets import (
+    ResultsNotFoundError,
+    ResultStore,
+    SetReplacedError,
+    set_id_for,
+)
+from evalframe.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def ds(tmp_path) -> Path:
+    return ef.write_demo(tmp_path / "ds", n_cases=6)
+
+
+def _frame(**cols) -> pl.DataFrame:
+    return pl.DataFrame(cols)
+
+
+def test_sets_live_side_by_side_and_a_rerun_replaces_its_commands_tables(tmp_path):
+    store = ResultStore(tmp_path / "results")
+    store.commit("score", '{"t":1}', {"run_summary": _frame(x=[1]), "extra": _frame(x=[1])})
+    store.commit("score", '{"t":2}', {"run_summary": _frame(x=[2])})
+    store.commit("score", '{"t":1}', {"run_summary": _frame(x=[3])})
+    sets = {s.set_id: sorted(s.tables) for s in store.sets()}
+    assert sets == {set_id_for('{"t":1}'): ["run_summary"], set_id_for('{"t":2}'): ["run_summary"]}
+    assert store.read("run_summary", set_id_for('{"t":1}'))["x"].to_list() == [3]
+    assert store.latest().set_id == set_id_for('{"t":1}')
+    assert sorted(p.name for p in store.path.iterdir()) == sorted(f"result_set={i}" for i in sets)
+
+
+def test_other_commands_tables_are_kept_only_while_the_inputs_are_unchanged(ds, tmp_path):
+    store = ResultStore(ds / "results")
+    store.commit("score", '{"t":1}', {"run_summary": _frame(x=[1])}, dataset=ds)
+    store.commit("compare", '{"t":1}', {"run_deltas": _frame(d=[1])}, dataset=ds)
+    assert sorted(store.latest().tables) == ["run_deltas", "run_summary"]
+    assert store.latest().commands == ["compare", "score"]
+    ef.write_demo(ds, n_cases=4)  # the inputs change: the deltas no longer describe them
+    store.commit("score", '{"t":1}', {"run_summary": _frame(x=[2])}, dataset=ds)
+    assert sorted(store.latest().tables) == ["run_summary"]
+
+
+# rows: (what, expected table names of the latest set, of every set)
+def test_score_then_compare_never_mixes_configs_in_the_latest_views(ds):
+    assert runner.invoke(app, ["score", str(ds), "-t", "0.7"]).exit_code == 0
+    assert runner.invoke(app, ["compare", str(ds)]).exit_code in (0, 1)
+    from evalframe._private.cli.sql_shell import open_connection
+
+    con, found = open_connection(ds)
+    latest = ef.load_config().config_id
+    assert found == ["case_deltas", "evaluator_deltas", "run_deltas"]
+    for view in ("run_summary", "case_summary", "execution_scores", *found, "run_trend"):
+        ids = {r[0] for r in con.sql(f"select distinct config_id from {view}").fetchall()}
+        assert ids <= {latest}, view
+    assert con.sql("select count(*) from run_summary").fetchall() == [(0,)]
+    all_ids = con.sql("select distinct config_id, result_set from run_summary_all").fetchall()
+    assert all_ids == [(ef.load_config(threshold=0.7).config_id,) * 2]
+    sets = con.sql("select result_set, latest, stale from result_sets order by 2").fetchall()
+    assert sets == [(ef.load_config(threshold=0.7).config_id, False, False), (latest, True, False)]
+    con.close()
+
+
+def test_a_smaller_demo_drops_the_deltas_of_a_larger_one(tmp_path):
+    demo = tmp_path / "demo"
+    assert runner.invoke(app, ["demo", str(demo), "--cases", "8"]).exit_code == 0
+    assert runner.invoke(app, ["compare", str(demo)]).exit_code in (0, 1)
+    assert "case_deltas" in ResultStore(demo / "results").latest().tables
+    assert runner.invoke(app, ["demo", str(demo), "--cases", "4"]).exit_code == 0
+    latest = ResultStore(demo / "results").latest()
+    assert sorted(latest.tables) == ["case_summary", "execution_scores", "run_summary"]
+    with pytest.raises(ResultsNotFoundError, match="no table 'case_deltas'"):
+        ef.read_results(demo, "case_deltas")
+
+
+def test_every_written_file_and_folder_follows_the_umask(ds, tmp_path):
+    old = os.umask(0o022)
+    try:
+        assert runner.invoke(app, ["score", str(ds), "-o", str(tmp_path / "out")]).exit_code == 0
+        assert runner.invoke(app, ["score", str(ds)]).exit_code == 0
+        ef.write_demo(tmp_path / "demo2", n_cases=3)
+    finally:
+        os.umask(old)
+    paths = [p for p in tmp_path.rglob("*") if not p.is_symlink() and p.name != "lock"]
+    modes = {stat.S_IMODE(p.stat().st_mode) for p in paths}
+    assert modes == {0o644, 0o755}
+
+
+def test_a_table_of_every_set_reads_with_one_glob_in_duckdb_and_polars(ds):
+    for t in ("0.6", "0.7"):
+        assert runner.invoke(app, ["score", str(ds), "-t", t]).exit_code == 0
+    glob = str(ds / "results" / "*" / "run_summary.parquet")
+    duck = duckdb.sql(f"select distinct config_id, result_set from '{glob}' order by 1").fetchall()
+    assert [a == b for a, b in duck] == [True, True] and len(duck) == 2
+    lazy = pl.scan_parquet(glob, hive_partitioning=True).select("config_id", "result_set")
+    assert lazy.unique().collect().height == 2
+
+
+def _exit(args: list[str]) -> tuple[int, str]:
+    result = runner.invoke(app, args)
+    return result.exit_code, " ".join(result.output.split())
+
+
+def test_output_locations_that_would_break_the_dataset_or_cannot_be_written(ds, tmp_path):
+    (ds / "runs").mkdir()  # runs as a partitioned table folder
+    (ds / "runs.parquet").rename(ds / "runs" / "part-0.parquet")
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "notes.txt").write_text("mine")
+    cases = [
+        (ds / "runs", "inside the dataset's input table runs"),
+        (ds / "runs" / "sub", "inside the dataset's input table runs"),
+        (ds / "scores.parquet", "inside the dataset's input table scores"),
+        (ds, "holds the dataset"),
+        (tmp_path, "holds the dataset"),
+        (tmp_path / "file", "is a file"),
+        (tmp_path / "file" / "sub", "which is a file"),
+        (tmp_path / "full", "already holds files not written"),
+    ]
+    for out, message in cases:
+        code, text = _exit(["score", str(ds), "-o", str(out)])
+        assert (code, message in text) == (2, True), (out, text)
+    assert (tmp_path / "full" / "notes.txt").read_text() == "mine"
+    assert ef.load_dataset(ds).runs.collect().height == 3
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes everywhere")
+def test_a_folder_that_cannot_be_written_exits_2(ds, tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o555)
+    code, text = _exit(["score", str(ds), "-o", str(locked / "out")])
+    assert code == 2 and "is not writable" in text
+
+
+def test_out_folder_is_one_set_replaced_whole_and_sql_opens_it(ds, tmp_path):
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["score", str(ds), "-o", str(out), "--evaluators"]).exit_code == 0
+    assert runner.invoke(app, ["score", str(ds), "-o", str(out), "-t", "0.6"]).exit_code == 0
+    assert sorted(p.name for p in out.iterdir()) == [
+        "case_summary.parquet",
+        "execution_scores.parquet",
+        "run_summary.parquet",
+    ]
+    meta = ef.read_metadata(out / "run_summary.parquet")
+    assert json.loads(meta["evalframe.config"]) == json.loads(
+        ef.load_config(threshold=0.6).canonical_json()
+    )
+    for args in (["sql", str(out)], ["sql", str(ds), "--results", str(out)]):
+        code, text = _exit([*args, "select distinct config_id from run_summary", "--csv"])
+        assert (code, text) == (0, f"config_id {ef.load_config(threshold=0.6).config_id}")
+
+
+def test_sql_registers_every_table_of_every_set(ds, tmp_path):
+    grid = tmp_path / "grid.yaml"
+    grid.write_text("grid:\n  threshold: [0.6, 0.7]\n")
+    assert runner.invoke(app, ["score", str(ds)]).exit_code == 0
+    assert runner.invoke(app, ["sweep", str(ds), "--grid", str(grid), "--curve"]).exit_code == 0
+    _, text = _exit(
+        [
+            "sql",
+            str(ds),
+            "select table_name from information_schema.tables order by 1",
+            "--csv",
+        ]
+    )
+    names = set(text.split())
+    assert {"sweep", "sweep_configs", "threshold_curve", "sweep_all", "run_summary_all"} <= names
+    assert {"threshold_curve_all", "execution_scores_all", "result_sets"} <= names
+    _, text = _exit(["sql", str(ds), "select count(distinct config_id) from sweep", "--csv"])
+    assert text.split()[-1] == "2"
+
+
+def test_two_writers_never_interleave_and_readers_never_see_a_mix(tmp_path):
+    results = tmp_path / "results"
+    script = textwrap.dedent(
+        f"""
+        import sys, polars as pl
+        from evalframe._private.store.result_sets import ResultStore
+        store = ResultStore({str(results)!r})
+        who = sys.argv[1]
+        for i in range(8):
+            tag = f"{{who}}{{i}}"
+            tables = {{n: pl.DataFrame({{"tag": [tag] * 50}}) for n in "abcd"}}
+            store.commit(who, '{{"t": 1}}', tables)
+        """
+    )
+    writers = [
+        subprocess.Popen([sys.executable, "-c", script, who], stderr=subprocess.PIPE)
+        for who in ("w", "v")
+    ]
+    seen = 0
+    while any(w.poll() is None for w in writers):
+        store = ResultStore(results)
+        for s in store.sets():
+            try:
+                tags = {t for name in s.tables for t in s.read(name)["tag"].unique().to_list()}
+            except SetReplacedError:  # a writer replaced it meanwhile: an error, never a mix
+                continue
+            assert len(tags) == 1, f"one set shows tables of two commits: {tags}"
+            seen += 1
+    for w in writers:
+        _, err = w.communicate()
+        assert w.returncode == 0, err.decode()
+    final = ResultStore(results).latest()
+    assert {tuple(final.read(n)["tag"].unique()) for n in "abcd"} in ({("w7",)}, {("v7",)})
+    assert seen > 0
+
+
+def test_a_second_writer_waits_with_a_message_then_exits_2(ds, tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALFRAME_LOCK_TIMEOUT", "0.2")
+    internals = ds / ".evalframe" / "results.store"
+    with writer_lock(internals, "test", label="holder"):
+        code, text = _exit(["score", str(ds)])
+    assert code == 2
+    assert "waiting for pid" in text and "gave up after 0.2 s" in text
+    assert not (ds / "results").exists() or not any((ds / "results").iterdir())
+    assert runner.invoke(app, ["score", str(ds)]).exit_code == 0
+
+
+def test_a_bad_lock_timeout_is_a_clear_error(ds, monkeypatch):
+    monkeypatch.setenv("EVALFRAME_LOCK_TIMEOUT", "soon")
+    with pytest.raises(StoreError, match="EVALFRAME_LOCK_TIMEOUT='soon'"):
+        ResultStore(ds / "results").commit("score", "{}", {"a": _frame(x=[1])})

@@ -1,0 +1,386 @@
+"""The command line as a user meets it: --version, validate --json on failure, --pairs
+wording, --top and the evaluator behind a regression, sql CSV/JSON values, messages that
+keep paths whole off a terminal, progress on a terminal (pty), the sql prompt's line
+editing, history, Ctrl-C and Ctrl-D (pty)."""
+
+from __future__ import annotations
+
+import csv
+import fcntl
+import io
+import json
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+import evalframe as ef
+from evalframe._private.data.demo import write_demo
+from evalframe.cli import app
+
+runner = CliRunner()
+EVALFRAME = [sys.executable, "-m", "evalframe.cli"]
+ANSI = re.compile(r"\x1b\[[0-9;?]*[@-~]|\x1b[()][A-Z0-9]|\x1b[=>]|\r")
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> Path:
+    return write_demo(tmp_path_factory.mktemp("terminal") / "demo", n_cases=20)
+
+
+# --- CliRunner ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+def test_version(flag):
+    result = runner.invoke(app, [flag])
+    assert result.exit_code == 0
+    assert result.stdout.strip() == f"evalframe {ef.__version__}"
+
+
+def test_validate_json_reports_problems_and_exits_2(tmp_path):
+    data = tmp_path / "bad"
+    data.mkdir()
+    pl.DataFrame(
+        {"run_id": "r", "case_id": ["c", "c", "d"], "evaluator": "a", "score": [0.5, 0.5, 1.5]}
+    ).write_parquet(data / "scores.parquet")
+    result = runner.invoke(app, ["validate", str(data), "--json"])
+    assert result.exit_code == 2
+    payload = json.loads(result.stdout)
+    assert payload["valid"] is False
+    problems = {p["message"]: p for p in payload["problems"]}
+    assert set(next(iter(problems.values()))) == {"table", "column", "message", "count", "examples"}
+    above = next(p for m, p in problems.items() if "above scale_max" in m)
+    assert (above["table"], above["column"], above["count"]) == ("scores", "score", 1)
+    assert any("duplicate key" in m for m in problems)
+
+
+def test_validate_json_on_a_missing_dataset_is_json_too(tmp_path):
+    result = runner.invoke(app, ["validate", str(tmp_path / "nowhere"), "--json"])
+    assert result.exit_code == 2
+    payload = json.loads(result.stdout)
+    assert payload["valid"] is False and payload["problems"] == [] and payload["error"]
+
+
+def test_pairs_answers_in_user_wording(demo, tmp_path):
+    result = runner.invoke(app, ["compare", str(demo), "--pairs", "all", "-o", str(tmp_path)])
+    assert result.exit_code == 2
+    text = " ".join(result.output.replace("│", " ").split())
+    assert "must be 'consecutive'" in text and "'all'" in text
+    assert "Value error" not in text and "Traceback" not in text
+    assert not list(tmp_path.iterdir())
+
+
+def test_compare_top_and_the_evaluator_behind_each_regression(demo, tmp_path):
+    args = ["compare", str(demo), "--pairs", "consecutive", "-o", str(tmp_path)]
+    result = runner.invoke(app, [*args, "--top", "3"])
+    assert result.exit_code == 1, result.output  # v1.5 -> v1.6 regressed
+    listed = re.findall(r"^ case-\d+ .*$", result.stdout, re.MULTILINE)
+    n_pairs_with_regressions = len(re.findall(r"regressed cases", result.stdout))
+    assert 3 <= len(listed) <= 3 * n_pairs_with_regressions
+    assert "evaluator behind it" in result.stdout
+    tree = set(pl.read_parquet(demo / "scores.parquet")["evaluator"].unique())
+    named = {re.search(r"→ \w+\s+(\S+) -", line).group(1) for line in listed}
+    assert named and named <= tree
+    everything = runner.invoke(app, [*args, "--top", "1000"])
+    listed_all = re.findall(r"^ case-\d+ .*$", everything.stdout, re.MULTILINE)
+    deltas = ef.read_results(tmp_path, "case_deltas")
+    assert len(listed_all) == deltas.filter(pl.col("status") == "regression").height
+
+
+def test_demo_shows_passing_and_failing_runs_under_the_default_policy(tmp_path):
+    result = runner.invoke(app, ["demo", str(tmp_path / "d"), "--cases", "25"])
+    assert result.exit_code == 0, result.output
+    verdicts = {
+        line.split("│")[1].strip(): line.split("│")[-2].strip()
+        for line in result.stdout.splitlines()
+        if line.startswith("│ 2026")
+    }
+    # v1.4 misses the pass-rate gate, v1.5 passes both gates, v1.6 regressed
+    assert verdicts == {
+        "2026-10-01-v1.4": "FAIL",
+        "2026-10-15-v1.5": "pass",
+        "2026-11-01-v1.6": "FAIL",
+    }
+    summary = ef.read_results(tmp_path / "d", "run_summary")
+    assert sorted(summary["run_passed"].to_list()) == [False, False, True]
+
+
+def test_score_shows_an_unscored_run_as_a_dash_and_explains_the_plus_minus(tmp_path):
+    data = tmp_path / "d"
+    data.mkdir()
+    pl.DataFrame(
+        {
+            "run_id": ["good", "good", "blank", "blank"],
+            "case_id": ["c1", "c2", "c1", "c2"],
+            "evaluator": "m",
+            "score": [0.9, 0.5, None, None],
+        },
+        schema_overrides={"score": pl.Float64},
+    ).write_parquet(data / "scores.parquet")
+    result = runner.invoke(app, ["score", str(data), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    rows = {
+        line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:-1]]
+        for line in result.stdout.splitlines()
+        if line.startswith("│ ")
+    }
+    assert rows["blank"][1] == "—" and rows["blank"][2] == "—"  # pass rate, mean score
+    assert "0.0%" not in " ".join(rows["blank"])
+    assert rows["good"][1] == "50.0% ± 50.0"
+    text = " ".join(result.stdout.split())
+    assert "± = one standard error, clustered by case" in text
+    assert "unscored" in text
+
+
+SQL_TYPES = (
+    "select [1, 2] as ints, ['a', 'b'] as tags, {'k': [interval 90 minute]} as nested, "
+    "interval '1 day 2 hours' as span, '\\xAA\\xBB'::blob as raw, time '12:34:56.5' as t, "
+    "union_value(n := 3)::union(n int, s varchar) as u, 1.25::decimal(5, 2) as dec"
+)
+
+
+def test_sql_csv_prints_lists_as_json_and_never_crashes_on_odd_types(demo):
+    result = runner.invoke(app, ["sql", str(demo), SQL_TYPES, "--csv"])
+    assert result.exit_code == 0, result.output
+    (row,) = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert json.loads(row["ints"]) == [1, 2]
+    assert json.loads(row["tags"]) == ["a", "b"]
+    assert json.loads(row["nested"]) == {"k": ["PT1H30M"]}
+    assert row["span"] == "P1DT2H"
+    assert row["raw"] == "qrs="  # base64
+    assert row["t"] == "12:34:56.5"
+    assert row["u"] == "3"
+    assert row["dec"] == "1.25"
+
+
+def test_sql_json_prints_lists_as_json_lists(demo):
+    result = runner.invoke(app, ["sql", str(demo), SQL_TYPES, "--json"])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.stdout)
+    assert row == {
+        "ints": [1, 2],
+        "tags": ["a", "b"],
+        "nested": {"k": ["PT1H30M"]},
+        "span": "P1DT2H",
+        "raw": "qrs=",
+        "t": "12:34:56.5",
+        "u": "3",
+        "dec": 1.25,
+    }
+
+
+def test_sql_table_output_shows_odd_types_too(demo):
+    result = runner.invoke(app, ["sql", str(demo), SQL_TYPES])
+    assert result.exit_code == 0, result.output
+    assert "P1DT2H" in result.stdout and '["a", "b"]' in result.stdout
+
+
+# --- subprocesses: stderr not a terminal --------------------------------------------
+
+
+def test_error_messages_keep_long_paths_whole_off_a_terminal(tmp_path):
+    deep = tmp_path / ("a-rather-long-folder-name-" * 4) / "and-another-one" / "dataset"
+    deep.mkdir(parents=True)
+    out = subprocess.run(
+        [*EVALFRAME, "score", str(deep)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "80"},
+        timeout=120,
+    )
+    assert out.returncode == 2
+    assert len(str(deep)) > 120
+    assert any(str(deep) in line for line in out.stderr.splitlines()), out.stderr
+    assert "Traceback" not in out.stderr
+
+
+# --- pty: a real terminal ------------------------------------------------------------
+
+
+class Terminal:
+    """A child process on a pseudo-terminal: stdin, stdout and stderr are the pty."""
+
+    def __init__(self, args: list[str], env: dict[str, str], cwd: Path | None = None):
+        self.fd, child = pty.openpty()
+        os.set_blocking(self.fd, False)
+        self.proc = subprocess.Popen(
+            args,
+            stdin=child,
+            stdout=child,
+            stderr=child,
+            env=env,
+            cwd=cwd,
+            close_fds=True,
+            start_new_session=True,  # the pty becomes the controlling terminal: ^C is SIGINT
+            preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
+        )
+        os.close(child)
+        self.raw = b""
+
+    def read_until(self, pattern: str, timeout: float = 60.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if re.search(pattern, self.text):
+                return self.text
+            ready, _, _ = select.select([self.fd], [], [], 0.1)
+            if ready:
+                try:
+                    self.raw += os.read(self.fd, 65536)
+                except OSError:  # the child closed the pty
+                    break
+        if re.search(pattern, self.text):
+            return self.text
+        raise AssertionError(f"{pattern!r} never appeared in:\n{self.text}")
+
+    def drain(self) -> None:
+        while True:
+            ready, _, _ = select.select([self.fd], [], [], 0.2)
+            if not ready:
+                return
+            try:
+                chunk = os.read(self.fd, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.raw += chunk
+
+    @property
+    def text(self) -> str:
+        return ANSI.sub("", self.raw.decode("utf-8", "replace"))
+
+    def prompt(self, timeout: float = 60.0) -> str:
+        """Wait until the output ends with the prompt (call it after reading what the
+        previous line printed; typing before the prompt shows races the terminal, and a ^C
+        then flushes the tty queues)."""
+        return self.read_until(r"evalframe> $", timeout)
+
+    def send(self, data: str) -> None:
+        os.write(self.fd, data.encode())
+
+    def wait(self, timeout: float = 60.0) -> int:
+        deadline = time.monotonic() + timeout
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            self.drain()
+        self.drain()
+        code = self.proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+        os.close(self.fd)
+        return code
+
+
+def _tty_env(tmp_path: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "TERM": "xterm",
+        "COLUMNS": "120",
+        "LINES": "40",
+        "EVALFRAME_HISTORY": str(tmp_path / "history"),
+        "INPUTRC": "/dev/null",
+    }
+
+
+def test_long_run_ids_are_never_cut_in_an_80_column_terminal(tmp_path):
+    ids = ["2026-10-01-support-agent-experiment-alpha", "2026-10-01-support-agent-experiment-beta"]
+    data = tmp_path / "d"
+    data.mkdir()
+    pl.DataFrame(
+        {
+            "run_id": [ids[0], ids[0], ids[1], ids[1]],
+            "case_id": ["c1", "c2", "c1", "c2"],
+            "evaluator": "m",
+            "score": [0.9, 0.5, 0.8, 0.7],
+        }
+    ).write_parquet(data / "scores.parquet")
+    term = Terminal(
+        [*EVALFRAME, "score", str(data), "-o", str(tmp_path / "out")],
+        {**_tty_env(tmp_path), "COLUMNS": "80"},
+    )
+    text = term.read_until(r"tables written to", timeout=120)
+    assert term.wait() == 0
+    body = [line for line in text.splitlines() if line.startswith("│")]
+    assert body and max(len(line) for line in body) <= 80
+    assert "…" not in text  # no cell is cut: columns are left out instead, and named
+    # the first column, folded over lines, gives each id back whole and in order
+    assert "".join(line.split("│")[1].strip() for line in body) == "".join(ids)
+    assert "50.0% ± 50.0" in text and "0.700 ± 0.200" in text
+    assert "not shown on this narrow terminal:" in text
+
+
+def test_sql_prompt_edits_lines_keeps_history_and_survives_ctrl_c(demo, tmp_path):
+    term = Terminal([*EVALFRAME, "sql", str(demo)], _tty_env(tmp_path))
+    term.prompt()
+    term.send("select 40 + 2 as answer;\r")
+    term.read_until(r"42")
+    term.prompt()
+    # up arrow recalls the statement (no escape codes typed into the line), enter runs it
+    term.send("\x1b[A\r")
+    term.read_until(r"42[\s\S]*42")
+    term.prompt()
+    # left arrow moves inside the line: "select 1 as x;" becomes "select 17 as x;"
+    term.send("select 1 as x;\x1b[D\x1b[D\x1b[D\x1b[D\x1b[D\x1b[D7\r")
+    term.read_until(r"\b17\b")
+    term.prompt()
+    # Ctrl-C drops the statement being typed, the prompt stays
+    term.send("select 'never run'")
+    term.read_until(r"never run'$")
+    term.send("\x03")
+    term.read_until(r"\^C")
+    term.prompt()
+    term.send("select 'still here' as s;\r")
+    text = term.read_until(r"still here[\s\S]*still here")  # echoed line, then the result
+    term.prompt()
+    assert "[A" not in text and "[D" not in text
+    assert "SQL error" not in text
+    # Ctrl-D on an empty line leaves
+    term.send("\x04")
+    assert term.wait() == 0
+    history = (tmp_path / "history").read_text()
+    assert "select 40 + 2 as answer;" in history
+    assert "select 'still here' as s;" in history
+
+
+def test_sql_prompt_reads_the_saved_history_next_time(demo, tmp_path):
+    (tmp_path / "history").write_text("select 'from last time' as h;\n")
+    term = Terminal([*EVALFRAME, "sql", str(demo)], _tty_env(tmp_path))
+    term.prompt()
+    term.send("\x1b[A\r")
+    term.read_until(r"from last time[\s\S]*from last time")
+    term.send(".quit\r")
+    assert term.wait() == 0
+
+
+def test_demo_shows_progress_on_a_terminal(tmp_path):
+    term = Terminal(
+        [*EVALFRAME, "demo", str(tmp_path / "d"), "--cases", "3000"], _tty_env(tmp_path)
+    )
+    text = term.read_until(r"tables written to", timeout=120)
+    assert term.wait() == 0
+    assert "writing the demo dataset (3,000 cases" in text
+    assert re.search(r"[012]/3 steps", text)
+    assert "scoring" in text
+
+
+def test_sweep_progress_never_reads_none_on_a_terminal(demo, tmp_path):
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(
+        "grid:\n  threshold: [0.6, 0.7, 0.8]\nweights:\n  even: {}\n  routing: {tool_routing: 3}\n"
+    )
+    term = Terminal(
+        [*EVALFRAME, "sweep", str(demo), "--grid", str(grid), "-o", str(tmp_path / "out")],
+        _tty_env(tmp_path),
+    )
+    text = term.read_until(r"tables written to", timeout=120)
+    assert term.wait() == 0
+    assert "None" not in text
+    assert "0/6 configs" in text  # the total is known from the start
+    assert "6/6 configs" in text
