@@ -34,6 +34,8 @@ def _one_at_a_time(ds: ef.Dataset, configs: list[ef.Config]) -> pl.DataFrame:
 
 
 def _assert_same(a: pl.DataFrame, b: pl.DataFrame) -> None:
+    """`a` (a sweep) has every run_summary column of `b` (one config at a time), equal."""
+    assert not set(b.columns) - set(a.columns), set(b.columns) - set(a.columns)
     cols = [c for c in a.columns if c in b.columns]
     assert_frame_equal(
         a.select(cols).sort("config_id", "run_id"),
@@ -117,6 +119,7 @@ def test_sweep_property_matches_one_at_a_time(thresholds, borderline, attempts, 
     ds = ef.Dataset.from_frames(frame)
     grid = grid_from_dict(
         {
+            "base": {"attempts": {"k": [1, 2]}},
             "grid": {
                 "threshold": thresholds,
                 "borderline": [b for b in [borderline] if b is None or b <= min(thresholds)]

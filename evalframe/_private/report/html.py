@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import os
-import tempfile
+import uuid
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -27,6 +27,7 @@ from evalframe._private.report.plots import (
     to_svg,
 )
 from evalframe._private.stats.power import too_small
+from evalframe._private.store.fsops import write_bytes
 from evalframe._private.summaries.slices import SIGNIFICANCE, significant_regressions
 from evalframe._private.version import __version__
 
@@ -541,13 +542,12 @@ def write_report(
     path = Path(path)
     text = build_report(tables, **kwargs)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # a new file with the user's umask (mkstemp would make it private), then one rename
+    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:12]}.tmp"
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o644)  # mkstemp makes the file private; a report is for sharing
+        write_bytes(tmp, text.encode("utf-8"))
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
     return path

@@ -177,7 +177,7 @@ def configured_ks(configs: Sequence[Config]) -> list[int]:
     return sorted({k for c in configs for k in c.attempts.k})
 
 
-def _mask_unasked_ks(summary: pl.LazyFrame, configs: Sequence[Config]) -> pl.LazyFrame:
+def mask_unasked_ks(summary: pl.LazyFrame, configs: Sequence[Config]) -> pl.LazyFrame:
     """Null the pass@k columns of configs that did not list that k (several configs)."""
     ks = configured_ks(configs)
     masks = []
@@ -232,7 +232,7 @@ def summarize(
     ).join(policy.select(S.CONFIG_ID, ATTEMPT_PASSED), on=S.CONFIG_ID, how="left")
     levels = case_level(per_case, keys, configured_ks(configs))
     summary = base.join(levels, on=list(keys), how="left", nulls_equal=True)
-    return _mask_unasked_ks(summary, configs)
+    return mask_unasked_ks(summary, configs)
 
 
 def finish_run_summary(

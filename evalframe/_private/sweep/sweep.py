@@ -41,9 +41,11 @@ from evalframe._private.scoring.policy import ATTEMPT_PASSED, TREE
 from evalframe._private.scoring.tree import CFG
 from evalframe._private.summaries.run_summary import (
     case_level,
+    configured_ks,
     execution_aggs,
     finish_run_summary,
     latency_aggs,
+    mask_unasked_ks,
 )
 
 SWEEPABLE = (
@@ -289,12 +291,14 @@ def sweep(
             # executions × their tree groups' root rows (small), then × each group's configs
             lean_root.lazy().join(chunk_policy.lazy(), on=TREE, how="inner")
         ).with_columns((pl.col(CFG).cast(pl.Int64) * n_runs + pl.col(RUN_IDX)).alias(RUN_KEY_INT))
-        summary = _chunk_summary(rows, single=single, n_cases=n_cases).collect()
+        chunk_configs = config_list[start : start + per_chunk]
+        summary = _chunk_summary(
+            rows, single=single, n_cases=n_cases, ks=configured_ks(chunk_configs)
+        ).collect()
+        decoded = _decode(summary.lazy(), n_runs, chunk_policy, run_ids, per_run)
         parts.append(
             finish_run_summary(
-                _decode(summary.lazy(), n_runs, chunk_policy, run_ids, per_run),
-                config_list[start : start + per_chunk],
-                dataset.runs,
+                mask_unasked_ks(decoded, chunk_configs), chunk_configs, dataset.runs
             ).collect()
         )
         if on_chunk is not None:
@@ -305,8 +309,11 @@ def sweep(
     return result
 
 
-def _chunk_summary(rows: pl.LazyFrame, *, single: bool, n_cases: int) -> pl.LazyFrame:
-    """Run statistics per packed (config, run) key from verdict rows of one chunk."""
+def _chunk_summary(
+    rows: pl.LazyFrame, *, single: bool, n_cases: int, ks: Sequence[int] = ()
+) -> pl.LazyFrame:
+    """Run statistics per packed (config, run) key from verdict rows of one chunk; with
+    `ks`, pass@k / pass^k per k (attempts.k of the chunk's configs)."""
     base = rows.group_by(RUN_KEY_INT).agg(*execution_aggs())
     score = pl.col(S.SCORE)
     if single:  # one attempt per case: the case rows are the execution rows
@@ -328,7 +335,7 @@ def _chunk_summary(rows: pl.LazyFrame, *, single: bool, n_cases: int) -> pl.Lazy
             score.is_not_null().sum().cast(pl.Float64).alias("_ns"),
             score.sum().alias("_ss"),
         )
-    return base.join(case_level(per_case, [RUN_KEY_INT]), on=RUN_KEY_INT, how="left")
+    return base.join(case_level(per_case, [RUN_KEY_INT], ks), on=RUN_KEY_INT, how="left")
 
 
 def _decode(
