@@ -87,7 +87,7 @@ CONFIG = ef.config_from_dict({"attempts": {"k": [1, 2]}})
 
 
 @SETTINGS
-@given(executions(CONFIG.config_id), st.sampled_from(["tag", "model"]))
+@given(executions(CONFIG.config_id), st.sampled_from(["tag", "model", "attempt"]))
 def test_slice_summary_is_run_summary_per_slice(rows, by):
     got = slice_summary(pl.LazyFrame(rows, schema=SCHEMA), CONFIG, by=by).collect()
     expected = []
@@ -113,7 +113,7 @@ def test_slice_summary_is_run_summary_per_slice(rows, by):
 
 
 @SETTINGS
-@given(executions(CONFIG.config_id), st.sampled_from(["tag", "model"]))
+@given(executions(CONFIG.config_id), st.sampled_from(["tag", "model", "attempt"]))
 def test_slice_deltas_equal_the_compare_reference_per_slice(rows, by):
     pairs = [("r1", "r2"), ("r2", "r1")]
     if not rows:
@@ -180,8 +180,25 @@ def test_slice_values_literal():
 
 def test_slicing_by_an_unknown_column_lists_the_choices():
     frame = pl.LazyFrame(schema=SCHEMA)
-    with pytest.raises(ef.EvalframeError, match=r"executions columns: .*model"):
+    with pytest.raises(ef.EvalframeError, match=r"no such executions column.*columns: .*model"):
         slice_summary(frame, by="nope").collect()
+    with pytest.raises(ef.EvalframeError, match=r"'verdict': it is computed by scoring"):
+        slice_summary(frame, by="verdict").collect()
+
+
+def test_slicing_by_attempt_gives_one_slice_per_attempt_number():
+    rows = [
+        {"run_id": "r", "case_id": c, "attempt": a, "config_id": CONFIG.config_id,
+         "status": "ok", "score": 1.0 if p else 0.0, "verdict": "pass" if p else "fail",
+         "passed": p, "latency_ms": None, "cost_usd": None, "input_tokens": None,
+         "output_tokens": None, "tags": [], "model": None}
+        for c, a, p in (("a", 0, True), ("a", 1, False), ("b", 0, True), ("b", 1, True))
+    ]  # fmt: skip
+    got = slice_summary(pl.LazyFrame(rows, schema=SCHEMA), CONFIG, by="attempt").collect()
+    assert got.select("slice_value", "executions", "pass_rate").rows() == [
+        ("0", 2, 1.0),
+        ("1", 2, 0.5),
+    ]
 
 
 def test_significant_regressions_need_q_below_005_and_net_flips_down():

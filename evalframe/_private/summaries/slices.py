@@ -33,7 +33,6 @@ SLICE_KEY = (S.CONFIG_ID, S.RUN_ID, S.SLICE_VALUE)
 COMPUTED = frozenset(
     {
         S.CONFIG_ID,
-        S.ATTEMPT,
         S.SCORE,
         S.VERDICT,
         S.PASSED,
@@ -81,6 +80,10 @@ def slice_rows(execution_scores: pl.LazyFrame, by: str) -> pl.LazyFrame:
             + (
                 "the executions have no `tags` column"
                 if by == S.SLICE_BY_TAG
+                else "it is computed by scoring, not a column of the executions"
+                if by in COMPUTED
+                else "it is a list or struct column"
+                if by in names
                 else "no such executions column"
             )
             + f"; hint: --by tag, or one of the executions columns: {', '.join(choices)}."
