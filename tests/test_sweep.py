@@ -125,7 +125,7 @@ def test_sweep_property_matches_one_at_a_time(thresholds, borderline, attempts, 
                 "borderline": [b for b in [borderline] if b is None or b <= min(thresholds)]
                 or [None],
                 "attempts": {"passed": [attempts]},
-            }
+            },
         }
     )
     _assert_same(sweep(ds, grid, rows_per_chunk=5), _one_at_a_time(ds, grid.configs))
@@ -142,3 +142,11 @@ def test_threshold_curve_equals_rescoring_at_each_threshold():
         expected = rs.filter(pl.col("run_id") == row["run_id"]).row(0, named=True)
         assert row["pass_rate"] == pytest.approx(expected["pass_rate"])
         assert row["mean_score_gate"] == (expected["mean_score"] >= row["threshold"] - 1e-9)
+
+
+def test_a_bad_grid_file_is_named_a_grid_file(tmp_path):
+    with pytest.raises(ConfigError, match=r"cannot read grid file .*nope\.yaml"):
+        ef.load_grid(tmp_path / "nope.yaml")
+    (tmp_path / "g.yaml").write_text("- 1\n")
+    with pytest.raises(ConfigError, match=r"grid file .*g\.yaml must hold a mapping"):
+        ef.load_grid(tmp_path / "g.yaml")

@@ -474,8 +474,9 @@ def _json_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def read_config_file(path: str | Path) -> dict[str, Any]:
-    """Read a YAML or JSON config file into a plain mapping.
+def read_config_file(path: str | Path, what: str = "config") -> dict[str, Any]:
+    """Read a YAML or JSON config file into a plain mapping (`what` names it in errors:
+    "config", "grid").
 
     Refused with a ConfigError naming the file: unreadable or undecodable bytes (UTF-8,
     or UTF-16 / UTF-32 with a BOM, are read), syntax errors, duplicate keys, nesting
@@ -486,7 +487,7 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
         raw = path.read_bytes()
     except OSError as exc:
         raise ConfigError(
-            f"cannot read config file {path}: {exc.strerror}; hint: check the path."
+            f"cannot read {what} file {path}: {exc.strerror}; hint: check the path."
         ) from None
     text = _decode(raw, path)
     kind = path.suffix.lstrip(".") or "YAML"
@@ -497,22 +498,22 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
             data = yaml.load(text, Loader=_ConfigLoader)  # a SafeLoader subclass
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise ConfigError(
-            f"config file {path} is not valid {kind}: {exc}; hint: check indentation and quoting."
+            f"{what} file {path} is not valid {kind}: {exc}; hint: check indentation and quoting."
         ) from None
     except ConfigError as exc:
-        raise ConfigError(f"config file {path}: {exc}") from None
+        raise ConfigError(f"{what} file {path}: {exc}") from None
     except RecursionError:
         raise ConfigError(
-            f"config file {path}: nested deeper than {MAX_DEPTH} levels; refused."
+            f"{what} file {path}: nested deeper than {MAX_DEPTH} levels; refused."
         ) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
         raise ConfigError(
-            f"config file {path} must hold a mapping at the top level, not "
+            f"{what} file {path} must hold a mapping at the top level, not "
             f"{type(data).__name__}; hint: start with `threshold: 0.8`."
         )
-    _check_shape(data, f"config file {path}")
+    _check_shape(data, f"{what} file {path}")
     return data
 
 

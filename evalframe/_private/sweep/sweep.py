@@ -219,7 +219,10 @@ def load_grid(
 ) -> Grid:
     """Read a grid file (YAML or JSON)."""
     return grid_from_dict(
-        read_config_file(path), source=str(path), evaluators=evaluators, max_configs=max_configs
+        read_config_file(path, "grid"),
+        source=str(path),
+        evaluators=evaluators,
+        max_configs=max_configs,
     )
 
 
