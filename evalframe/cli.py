@@ -541,7 +541,25 @@ app.command("plan")(handles_errors(plan_command))
 
 
 def main() -> None:
-    app()
+    """The `evalframe` command. Off a terminal (a log, a pipe), usage errors print as
+    click's plain lines, never boxed and wrapped at 80 columns; on one, typer's panels."""
+    if stderr.is_terminal:
+        app()
+        return
+    try:
+        code = app(standalone_mode=False)
+    except typer.Abort:
+        stderr.print("Aborted.")
+        code = 1
+    except Exception as exc:
+        # click's usage errors (typer vendors click privately): they know how to show
+        # themselves plainly and carry their exit code
+        show, exit_code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
+        if not callable(show) or not isinstance(exit_code, int):
+            raise
+        show()
+        code = exit_code
+    raise SystemExit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -222,3 +222,28 @@ def test_sql_query_as_json(demo):
         "2026-10-15-v1.5",
         "2026-11-01-v1.6",
     ]
+
+
+def test_usage_errors_off_a_terminal_are_plain_lines(tmp_path):
+    import subprocess
+    import sys
+
+    run = [sys.executable, "-m", "evalframe.cli"]
+    long_option = "--no-such-option" + "-with-a-long-name" * 6
+    out = subprocess.run(
+        [*run, "score", str(tmp_path), long_option],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 2, out.stderr
+    assert "╭" not in out.stderr and "Traceback" not in out.stderr
+    assert any(
+        "No such option" in line and long_option in line for line in out.stderr.splitlines()
+    ), out.stderr
+    ok = subprocess.run([*run, "--version"], capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0 and ok.stdout.startswith("evalframe ")
+    missing = subprocess.run(
+        [*run, "score", str(tmp_path / "nope")], capture_output=True, text=True, timeout=120
+    )
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
