@@ -349,6 +349,38 @@ def test_sql_prompt_edits_lines_keeps_history_and_survives_ctrl_c(demo, tmp_path
     assert "select 'still here' as s;" in history
 
 
+def test_ctrl_c_cancels_a_running_query_and_the_prompt_stays(demo, tmp_path):
+    term = Terminal([*EVALFRAME, "sql", str(demo)], _tty_env(tmp_path))
+    term.prompt()
+    term.send("select count(*) as n from range(10000000000) a, range(10) b;\r")
+    term.read_until(r"range\(10\) b;\n")  # the line is read: the query runs
+    time.sleep(1.0)
+    started = time.monotonic()
+    term.send("\x03")
+    term.read_until(r"query cancelled")
+    term.prompt(timeout=20)
+    assert time.monotonic() - started < 20  # cancelled, not run to its end
+    term.send("select 'after' || ' cancel' as s;\r")
+    text = term.read_until(r"after cancel")  # the connection still answers
+    term.prompt()
+    term.send(".quit\r")
+    assert term.wait() == 0
+    assert "Traceback" not in text and "RuntimeError" not in text
+    assert "SQL error" not in text
+
+
+def test_ctrl_c_cancels_a_one_shot_query_without_a_traceback(demo, tmp_path):
+    term = Terminal(
+        [*EVALFRAME, "sql", str(demo), "select count(*) from range(10000000000) a, range(10) b"],
+        _tty_env(tmp_path),
+    )
+    time.sleep(2.0)  # start-up and the query
+    term.send("\x03")
+    assert term.wait(timeout=30) == 130
+    assert "query cancelled" in term.text
+    assert "Traceback" not in term.text
+
+
 def test_sql_prompt_reads_the_saved_history_next_time(demo, tmp_path):
     (tmp_path / "history").write_text("select 'from last time' as h;\n")
     term = Terminal([*EVALFRAME, "sql", str(demo)], _tty_env(tmp_path))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json as json_lib
 import os
 import re
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -27,7 +28,7 @@ import typer
 from rich.table import Table
 
 from evalframe._private import schema as S
-from evalframe._private.cli.render import json_value, print_json, stdout
+from evalframe._private.cli.render import json_value, print_json, stderr, stdout
 from evalframe._private.cli.results_command import describe
 from evalframe._private.data.dataset import load_dataset
 from evalframe._private.engines import duckdb_engine as engine
@@ -180,23 +181,58 @@ def open_connection(dataset: str | Path, results: str | Path | None = None):
     return con, found
 
 
+class QueryCancelled(Exception):
+    """Ctrl-C stopped the query that was running."""
+
+
+def _sql_error(exc: duckdb.Error) -> Exception:
+    if isinstance(exc, duckdb.InterruptException):
+        return QueryCancelled()
+    return UsageError(f"SQL error: {exc}; hint: see sql/README.md for the tables and macros.")
+
+
 def run_query(con: duckdb.DuckDBPyConnection, query: str) -> pl.DataFrame | None:
     """Run one or more statements; the result of the last one as a frame (None when it
-    returns no rows, e.g. `create ...`)."""
+    returns no rows, e.g. `create ...`). Ctrl-C while it runs interrupts the query on the
+    connection and raises QueryCancelled (the connection stays usable)."""
+    with cancellable(con):
+        try:
+            rel = con.sql(query)
+            return None if rel is None else portable(con, rel).pl()
+        except duckdb.Error as exc:
+            raise _sql_error(exc) from None
+
+
+@contextmanager
+def cancellable(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """While the block runs, Ctrl-C (SIGINT) interrupts the connection's running query
+    (`con.interrupt()`) instead of raising KeyboardInterrupt at some arbitrary line; however
+    the interruption surfaces (DuckDB's InterruptException, the RuntimeError "Query
+    interrupted" DuckDB raises when its own handler caught the signal, or a
+    KeyboardInterrupt between statements), it leaves the block as QueryCancelled. Outside
+    the main thread signals cannot be handled; the block then runs as it is."""
+    interrupted = False
+
+    def on_sigint(_signum: int, _frame: object) -> None:
+        nonlocal interrupted
+        interrupted = True
+        con.interrupt()
+
     try:
-        rel = con.sql(query)
-    except duckdb.Error as exc:
-        raise UsageError(
-            f"SQL error: {exc}; hint: see sql/README.md for the tables and macros."
-        ) from None
-    if rel is None:
-        return None
+        previous = signal.signal(signal.SIGINT, on_sigint)
+    except ValueError:  # not the main thread
+        previous = None
     try:
-        return portable(con, rel).pl()
-    except duckdb.Error as exc:
-        raise UsageError(
-            f"SQL error: {exc}; hint: see sql/README.md for the tables and macros."
-        ) from None
+        yield
+    except KeyboardInterrupt:
+        raise QueryCancelled() from None
+    except RuntimeError as exc:
+        if interrupted or "interrupted" in str(exc).lower():
+            raise QueryCancelled() from None
+        raise
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
 
 _TEXT_TYPES = frozenset({"union", "bit", "bignum", "varint", "time", "time with time zone"})
@@ -356,8 +392,9 @@ def interactive(
     json: bool = False,
 ) -> None:
     """A read-eval loop: statements end with `;`; `.tables` lists the relations,
-    `.quit` (or end of input, Ctrl-D) leaves; Ctrl-C drops the statement being typed and
-    the loop goes on. Errors are printed and the loop goes on."""
+    `.quit` (or end of input, Ctrl-D) leaves; Ctrl-C drops the statement being typed, or
+    cancels the query that is running, and the loop goes on. Errors are printed and the
+    loop goes on."""
     opened = getattr(found, "opened", None)
     latest = opened.latest if opened is not None else None
     results = (
@@ -371,7 +408,7 @@ def interactive(
         "evalframe sql — tables: scores, executions, outcomes, runs"
         + results
         + ". End statements with ';', `.tables` lists relations, `.quit` or Ctrl-D leaves, "
-        "Ctrl-C cancels the line.",
+        "Ctrl-C cancels the line or the running query.",
         highlight=False,
     )
     buffer: list[str] = []
@@ -401,8 +438,10 @@ def interactive(
             print_result(run_query(con, query), csv=csv, json=json)
         except UsageError as exc:
             stdout.print(f"[red]{exc}[/red]", highlight=False)
-        except KeyboardInterrupt:  # Ctrl-C while a query runs cancels that query
+        except QueryCancelled:  # Ctrl-C while a query runs cancels that query
             stdout.print("\n^C (query cancelled)", highlight=False)
+        except KeyboardInterrupt:  # Ctrl-C while its result prints stops the printing
+            stdout.print("\n^C (output cancelled)", highlight=False)
 
 
 def history_file() -> Path:
@@ -481,6 +520,11 @@ def sql_command(
             with line_editing() as read:
                 interactive(con, found, read=read, csv=csv, json=json)
         else:
-            print_result(run_query(con, query), csv=csv, json=json)
+            try:
+                result = run_query(con, query)
+            except QueryCancelled:
+                stderr.print("query cancelled", highlight=False)
+                raise typer.Exit(130) from None
+            print_result(result, csv=csv, json=json)
     finally:
         con.close()
