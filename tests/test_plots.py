@@ -347,8 +347,11 @@ def test_sweep_heatmap_with_one_parameter_puts_runs_down() -> None:
 
 def test_forest_marks_significant_slices() -> None:
     rows = {r["slice_label"]: r for r in _rows(efp.slice_forest_chart(SLICE_DELTAS))}
-    assert rows["tag=billing"]["significance"] == "q < 0.05"
+    assert rows["tag=billing"]["significance"] == "q < 0.05: pass flips significant"
     assert rows["tag=refunds"]["significance"] == "q ≥ 0.05"
+    # the legend says which test q comes from: the pass flips, not the x axis's score delta
+    point = efp.slice_forest_chart(SLICE_DELTAS).to_dict()["spec"]["layer"][1]
+    assert point["encoding"]["color"]["title"] == "pass flips (McNemar), Benjamini–Hochberg q"
     assert "tag=(none)" in rows
 
 

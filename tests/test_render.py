@@ -22,13 +22,18 @@ from evalframe._private.cli.render import (
     compare_report,
     iso_duration,
     json_value,
+    p_value,
+    pass_rate_delta,
+    run_rate,
     run_table,
     steps,
     sweep_progress,
     worst_evaluators,
 )
+from evalframe._private.cli.stats_report import power_notes, slice_notes
 from evalframe._private.config import Config
 from evalframe._private.data.dataset import Dataset
+from evalframe._private.pipeline.compare import compare_tables
 from evalframe._private.pipeline.score import score_tables
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -141,6 +146,62 @@ def test_an_unscored_run_reads_a_dash_not_zero_percent():
     assert rows["blank"].split("│")[3].strip() == "—"  # pass rate
     assert "50.0% ± 50.0" in rows["good"]
     assert UNSCORED_FOOTNOTE in text
+
+
+def _unscored_pair() -> dict[str, pl.DataFrame]:
+    """Real compare tables: run r1 scores 0.9 on 4 cases, run r2 has only null scores."""
+    scores = pl.DataFrame(
+        {
+            S.RUN_ID: ["r1"] * 4 + ["r2"] * 4,
+            S.CASE_ID: ["c1", "c2", "c3", "c4"] * 2,
+            S.EVALUATOR: "m",
+            S.SCORE: [0.9] * 4 + [None] * 4,
+        },
+        schema_overrides={S.SCORE: pl.Float64},
+    )
+    return dict(compare_tables(Dataset.from_frames(scores), Config(), pairs="consecutive"))
+
+
+def test_compare_shows_an_unscored_run_as_a_dash_with_no_paired_statistics():
+    tables = _unscored_pair()
+    rd = tables[S.RUN_DELTAS]
+    r = rd.row(0, named=True)
+    # what run_deltas holds: a pass rate of 0 for the run without scores, and paired pass
+    # numbers over its unscored (not passed) cases, though no case is scored on both sides
+    assert r["candidate_pass_rate"] == 0.0 and r["candidate_mean_score"] is None
+    assert r[S.N_PAIRED] == 0 and r[S.PAIRED_PASS_DELTA] == -1.0
+    assert run_rate(r, prefix="candidate_") is None and pass_rate_delta(r) is None
+    assert run_rate(r, prefix="baseline_") == 1.0
+    text = _text(*compare_report(rd, tables[S.CASE_DELTAS], limits=Config().compare))
+    rows = {line.split()[0]: line for line in text.splitlines() if line.startswith("pass rate")}
+    assert rows["pass"].split()[2:] == ["100.0%", "—", "—"]
+    assert not re.search(r"(?<![\d.])0\.0%", text)  # 100.0% is there; 0.0% is not
+    assert "fell 100.0" not in text and "-100.0" not in text
+    assert "no execution of r2 has a score (unscored or errored); r1 passed 100.0%" in text
+    assert UNSCORED_FOOTNOTE in " ".join(text.split())
+    assert "McNemar" not in text and "paired" not in text
+    assert power_notes(rd, Config().compare) == []  # no power line without paired cases
+
+
+def test_p_and_q_values_keep_significant_digits():
+    assert p_value(1.4e-13) == "1.4e-13"
+    assert p_value(2.7105e-20) == "2.71e-20"
+    assert p_value(0.03125) == "0.03125" and p_value(1.0) == "1" and p_value(None) == "—"
+    slices = pl.DataFrame(
+        {
+            S.CONFIG_ID: "cfg",
+            S.BASELINE_RUN_ID: "b",
+            S.CANDIDATE_RUN_ID: "c",
+            S.SLICE: "tag",
+            S.SLICE_VALUE: ["account", "billing"],
+            S.N_PASSED_TO_FAILED: [60, 0],
+            S.N_FAILED_TO_PASSED: [0, 0],
+            S.MCNEMAR_P: [7e-14, 1.0],
+            S.Q_VALUE: [1.4e-13, 1.0],
+        }
+    )
+    (note,) = slice_notes(slices)
+    assert "account (q 1.4e-13)" in note and "q 0.0" not in note
 
 
 def test_the_plus_minus_is_explained_and_is_one_clustered_standard_error():

@@ -177,9 +177,45 @@ def test_report_names_the_slices_whose_regression_survives_bh(tmp_path: Path) ->
     q = tables["slice_deltas"].filter(pl.col("slice_value") == "billing")["q_value"].item()
     assert (
         "Slices by tag that regressed beyond chance (Benjamini–Hochberg q &lt; 0.05 over 2 "
-        f"values): <b>billing</b> (q {q:.3g})." in page
+        f"values): <b>billing</b> (q {q:.4g})." in page
     )
     assert "<b>refunds</b>" not in page
+
+
+def test_an_unscored_run_reads_a_dash_and_gets_no_paired_statistics() -> None:
+    # run r1 scores 0.9 on 4 cases; run r2 has only null scores (its pass_rate is held as 0)
+    scores = pl.DataFrame(
+        {
+            "run_id": ["r1"] * 4 + ["r2"] * 4,
+            "case_id": ["c1", "c2", "c3", "c4"] * 2,
+            "evaluator": "m",
+            "score": [0.9] * 4 + [None] * 4,
+        },
+        schema_overrides={"score": pl.Float64},
+    )
+    cfg = ef.load_config(None)
+    tables = efp.report_tables(ef.Dataset.from_frames(scores), cfg, what_if=False)
+    assert tables["run_summary"].filter(pl.col("run_id") == "r2")["pass_rate"].item() == 0.0
+    page = efp.build_report(tables, limits=cfg.compare)
+    cells = {
+        m.group(1): re.findall(r"<td[^>]*>(.*?)</td>", m.group(0))
+        for m in re.finditer(r"<tr><td class='l'><b>(\w+)</b>.*?</tr>", page)
+    }
+    assert cells["r2"][4] == "—" and cells["r2"][7] == "—"  # pass rate, case pass rate
+    assert cells["r1"][4].startswith("100.0%")
+    text = re.sub(r"<[^>]+>", " ", page.split("<h2 id='charts'>")[0])
+    assert not re.search(r"(?<![\d.])0\.0%", text)  # never "0.0% [0.0%, 0.0%]"
+    assert "-100.0" not in text and "fell 100.0" not in text
+    assert "no execution of r2 has a score" in text
+    assert "no paired statistics" in text
+    assert "paired pass change" not in text and "Power:" not in text
+    # the charts draw no pass rate for r2, and no power curve for a pair with no paired cases
+    rows = {
+        r["run_id"]: r
+        for r in efp.pass_rate_chart(tables["run_summary"]).to_dict()["datasets"].popitem()[1]
+    }
+    assert rows["r2"]["pass_rate"] is None and rows["r1"]["pass_rate"] == 1.0
+    assert "power_curve" not in _figures(page)
 
 
 def test_single_run_report_has_no_comparison(tmp_path: Path) -> None:

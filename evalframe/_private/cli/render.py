@@ -6,7 +6,7 @@ import base64
 import json
 import math
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
@@ -101,10 +101,41 @@ def id_column(table: Table, header: str, **kwargs: Any) -> None:
     table.add_column(header, overflow="fold", **kwargs)
 
 
-def _unscored(r: dict) -> bool:
-    """No execution of the run has a verdict, and none passed through its outcomes."""
-    verdicts = (r.get(S.N_PASS) or 0) + (r.get(S.N_BORDERLINE) or 0) + (r.get(S.N_FAIL) or 0)
-    return verdicts == 0 and not r.get(S.PASSED)
+def no_scored_execution(pass_rate: float | None, mean_score: float | None) -> bool:
+    """The one rule for "this run has no pass rate": no execution of the run has a score
+    (all unscored or errored: mean_score is null, SPEC §5) and none passed through its
+    outcomes (pass_rate is 0). Its pass_rate of 0 and case_pass_rate of 0 are then no
+    rates at all and read "—", in the terminal and in the HTML report alike."""
+    return mean_score is None and not pass_rate
+
+
+def run_rate(r: Mapping[str, Any], column: str = S.PASS_RATE, prefix: str = "") -> float | None:
+    """A rate of a run as it is shown: None (read "—") when the run has no scored
+    execution. `r` is a run_summary row (prefix "") or a run_deltas row (prefix
+    "baseline_" / "candidate_")."""
+    if no_scored_execution(r.get(f"{prefix}{S.PASS_RATE}"), r.get(f"{prefix}{S.MEAN_SCORE}")):
+        return None
+    return r.get(f"{prefix}{column}")
+
+
+def pass_rate_delta(r: Mapping[str, Any]) -> float | None:
+    """A run_deltas row's pass_rate_delta as it is shown: None when either run has no
+    scored execution (a change from or to "no pass rate" is no change of pass rate)."""
+    if run_rate(r, prefix="baseline_") is None or run_rate(r, prefix="candidate_") is None:
+        return None
+    return r.get("pass_rate_delta")
+
+
+def has_paired_cases(r: Mapping[str, Any]) -> bool:
+    """A run_deltas row has cases scored in both runs: only then are its paired
+    statistics (paired pass change, McNemar p, power) shown."""
+    return bool(r.get(S.N_PAIRED))
+
+
+def p_value(x: float | None) -> str:
+    """A p- or q-value with 4 significant digits (2.711e-20, 0.0312, 1), never rounded to
+    0."""
+    return "—" if x is None else f"{x:.4g}"
 
 
 RUN_COLUMN_PRIORITY = {
@@ -218,9 +249,7 @@ def run_table(summary: pl.DataFrame, title: str = "run summary") -> FitTable:
     that no cell is cut."""
 
     def rate(r: dict) -> str:
-        if _unscored(r):
-            return "—"
-        return _with_se(pct(r[S.PASS_RATE]), r[S.PASS_RATE_SE], True)
+        return _with_se(pct(run_rate(r)), r[S.PASS_RATE_SE], True)
 
     columns: list[tuple[str, Callable[[dict], str], str]] = [
         ("run", lambda r: str(r[S.RUN_ID]), "left"),
@@ -229,7 +258,7 @@ def run_table(summary: pl.DataFrame, title: str = "run summary") -> FitTable:
         ("mean score", lambda r: _with_se(num(r[S.MEAN_SCORE]), r[S.MEAN_SCORE_SE]), "right"),
         ("pass/border/fail", lambda r: f"{r[S.N_PASS]}/{r[S.N_BORDERLINE]}/{r[S.N_FAIL]}", "right"),
         ("errored", lambda r: str(r[S.ERRORED]), "right"),
-        ("case pass", lambda r: "—" if _unscored(r) else pct(r[S.CASE_PASS_RATE]), "right"),
+        ("case pass", lambda r: pct(run_rate(r, S.CASE_PASS_RATE)), "right"),
         ("p95 latency", lambda r: ms(r[S.LATENCY_P95]), "right"),
         ("cost", lambda r: "—" if r[S.COST_USD] is None else f"${r[S.COST_USD]:,.2f}", "right"),
         ("score gate", lambda r: yes_no(r[S.MEAN_SCORE_GATE]), "center"),
@@ -245,7 +274,7 @@ def run_table(summary: pl.DataFrame, title: str = "run summary") -> FitTable:
     notes = []
     if any(r[S.PASS_RATE_SE] is not None or r[S.MEAN_SCORE_SE] is not None for r in records):
         notes.append(SE_FOOTNOTE)
-    if any(_unscored(r) for r in records):
+    if any(run_rate(r) is None for r in records):
         notes.append(UNSCORED_FOOTNOTE)
     return FitTable(
         title,
@@ -333,10 +362,16 @@ def steps(total: int, console: Console | None = None) -> Iterator[Callable[[str]
             _steps.pop()
 
 
-def _reason_text(code: str, r: dict, limits: Any) -> str:
-    """A regression reason code as a sentence with the numbers behind it."""
+def reason_text(code: str, r: Mapping[str, Any], limits: Any) -> str:
+    """A regression reason code of a run_deltas row as a sentence with the numbers behind it
+    and the configured limit (terminal and HTML report alike)."""
     if code == "pass_rate_drop":
-        allowed = "" if limits is None else f" (allowed {100 * limits.max_pass_rate_drop:.1f})"
+        allowed = "" if limits is None else f" (allowed {100 * limits.max_pass_rate_drop:.1f} pts)"
+        if run_rate(r, prefix="candidate_") is None:  # fell to "no pass rate"
+            return (
+                f"pass rate: no execution of {r['candidate_run_id']} has a score (unscored "
+                f"or errored); {r['baseline_run_id']} passed {pct(r['baseline_pass_rate'])}"
+            )
         return f"pass rate fell {-100 * r['pass_rate_delta']:.1f} pts{allowed}"
     if code == "mean_score_drop":
         allowed = "" if limits is None else f" (allowed {limits.max_mean_score_drop:.3f})"
@@ -422,9 +457,9 @@ def compare_report(
             table.add_column(h, justify="right" if h else "left")
         table.add_row(
             "pass rate",
-            pct(r["baseline_pass_rate"]),
-            pct(r["candidate_pass_rate"]),
-            _signed_pct(r["pass_rate_delta"]),
+            pct(run_rate(r, prefix="baseline_")),
+            pct(run_rate(r, prefix="candidate_")),
+            _signed_pct(pass_rate_delta(r)),
         )
         table.add_row(
             "mean score",
@@ -445,12 +480,14 @@ def compare_report(
             _signed(r["latency_p95_delta"], 0, " ms"),
         )
         out.append(table)
+        if run_rate(r, prefix="baseline_") is None or run_rate(r, prefix="candidate_") is None:
+            out.append(Text(UNSCORED_FOOTNOTE))
         counts = ", ".join(
             f"{r[f'n_{s}']} {s}"
             for s in ("regression", "improvement", "unchanged", "new", "removed", "error")
         )
         out.append(Text(f"cases: {counts}"))
-        if r["n_paired"]:
+        if has_paired_cases(r):
             ci = (
                 f"[{_signed(r['mean_delta_ci_low'])}, {_signed(r['mean_delta_ci_high'])}]"
                 if r["mean_delta_se"] is not None
@@ -459,12 +496,12 @@ def compare_report(
             out.append(
                 Text(
                     f"paired score delta over {r['n_paired']} cases: {_signed(r['mean_delta'])} "
-                    f"95% CI {ci}; McNemar p = {r['mcnemar_p']:.4g} "
+                    f"95% CI {ci}; McNemar p = {p_value(r['mcnemar_p'])} "
                     f"({r['n_passed_to_failed']} pass→fail, {r['n_failed_to_passed']} fail→pass)"
                 )
             )
         if r["reasons"]:
-            reasons = "; ".join(_reason_text(code, r, limits) for code in r["reasons"])
+            reasons = "; ".join(reason_text(code, r, limits) for code in r["reasons"])
             out.append(Text.from_markup("[red]regression:[/red] ") + Text(reasons))
         pair = (
             (pl.col("baseline_run_id") == b)

@@ -9,6 +9,7 @@ from typing import Any
 import polars as pl
 
 from evalframe._private import schema as S
+from evalframe._private.cli.render import has_paired_cases, p_value
 from evalframe._private.stats.power import too_small
 from evalframe._private.summaries.slices import SIGNIFICANCE, significant_regressions
 
@@ -21,9 +22,12 @@ def change(metric: str, x: float) -> str:
 def power_notes(run_deltas: pl.DataFrame, limits: Any) -> list[str]:
     """One line per pair and limit its paired cases cannot see (α 0.05, power 0.8):
     mde_mean_score > max_mean_score_drop, or mde_pass_rate > max_pass_rate_drop when that
-    limit is above 0 (a limit of 0 flags any drop; no sample size sees 0)."""
+    limit is above 0 (a limit of 0 flags any drop; no sample size sees 0). A pair without
+    cases scored in both runs has no paired statistics, so no power note."""
     notes = []
     for r in run_deltas.iter_rows(named=True):
+        if not has_paired_cases(r):
+            continue
         pair = f"{r[S.BASELINE_RUN_ID]} → {r[S.CANDIDATE_RUN_ID]}"
         for t in too_small(r, limits):
             notes.append(
@@ -46,11 +50,8 @@ def slice_notes(slice_deltas: pl.DataFrame | None) -> list[str]:
         .unique(maintain_order=True)
         .join(
             hits.group_by(S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID, maintain_order=True).agg(
-                pl.format(
-                    "{} (q {})",
-                    pl.col(S.SLICE_VALUE).fill_null("(none)"),
-                    pl.col(S.Q_VALUE).round(4),
-                ).alias("_names")
+                pl.col(S.SLICE_VALUE).fill_null("(none)").alias("_values"),
+                pl.col(S.Q_VALUE).alias("_q"),
             ),
             on=[S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID],
             how="left",
@@ -59,7 +60,8 @@ def slice_notes(slice_deltas: pl.DataFrame | None) -> list[str]:
     notes = []
     for r in by_pair.iter_rows(named=True):
         pair = f"{r[S.BASELINE_RUN_ID]} → {r[S.CANDIDATE_RUN_ID]}"
-        names = r["_names"] or []
+        found = zip(r["_values"] or [], r["_q"] or [], strict=True)
+        names = [f"{v} (q {p_value(q)})" for v, q in found]
         if names:
             notes.append(
                 f"[red]slices that regressed[/red] ({r[S.SLICE]}, Benjamini–Hochberg q < "

@@ -19,6 +19,13 @@ from typing import Any
 import polars as pl
 
 from evalframe._private import schema as S
+from evalframe._private.cli.render import (
+    has_paired_cases,
+    p_value,
+    pass_rate_delta,
+    reason_text,
+    run_rate,
+)
 from evalframe._private.report.plots import (
     CHART_TABLES,
     CHARTS,
@@ -51,8 +58,10 @@ CAPTIONS = {
     "threshold_curve": "What the pass rate would be at every execution threshold (exact step "
     "function).",
     "sweep_heatmap": "What-if sweep: pass rate for two swept parameters, per run.",
-    "slice_forest": "Paired score delta per slice with its 95 % interval; red = "
-    "Benjamini–Hochberg q < 0.05.",
+    "slice_forest": "Paired score delta per slice with its 95 % interval. Red: the slice's "
+    "pass flips (pass → fail against fail → pass, McNemar test) are significant after "
+    "Benjamini–Hochberg over the pair's slices (q < 0.05); q tests the pass flips, not the "
+    "score delta on the x axis.",
     "power_curve": "Chance that each pair's paired cases show a true change of the size on "
     "the x axis (two-sided 5 % test on the paired standard error); a curve crosses the "
     "dashed 80 % line at the pair's minimum detectable effect (mde_pass_rate, "
@@ -179,12 +188,12 @@ def _runs_section(rs: pl.DataFrame) -> str:
                 ),
                 _e(r.get(S.LABEL)),
                 f"{r[S.N_EXECUTIONS]:,}",
-                _interval(r[S.PASS_RATE], r[S.PASS_RATE_SE], _pct),
+                _interval(run_rate(r), r[S.PASS_RATE_SE], _pct),
                 _interval(r[S.MEAN_SCORE], r[S.MEAN_SCORE_SE], _num),
                 " / ".join(
                     str(r[c]) for c in (S.N_PASS, S.N_BORDERLINE, S.N_FAIL, S.ERRORED, S.UNSCORED)
                 ),
-                _pct(r[S.CASE_PASS_RATE]),
+                _pct(run_rate(r, S.CASE_PASS_RATE)),
                 "—" if r[S.LATENCY_P95] is None else f"{r[S.LATENCY_P95]:,.0f} ms",
                 "—" if r[S.COST_USD] is None else f"${r[S.COST_USD]:,.2f}",
                 _gate(r[S.MEAN_SCORE_GATE]),
@@ -206,22 +215,6 @@ def _runs_section(rs: pl.DataFrame) -> str:
         "error clustered by case (attempts of one case are not independent), clipped to "
         "0–1. An unscored run has no pass rate (—), not 0 %.</p>"
     )
-
-
-def _reason(code: str, r: dict[str, Any], limits: Any) -> str:
-    """A regression reason code as a sentence with its numbers and the configured limit."""
-    if code == "pass_rate_drop":
-        allowed = "" if limits is None else f" (allowed {100 * limits.max_pass_rate_drop:.1f} pts)"
-        return f"pass rate fell {-100 * r['pass_rate_delta']:.1f} pts{allowed}"
-    if code == "mean_score_drop":
-        allowed = "" if limits is None else f" (allowed {limits.max_mean_score_drop:.3f})"
-        return f"mean score fell {-r['mean_score_delta']:.3f}{allowed}"
-    if code == "latency_increase":
-        base = r.get("baseline_latency_mean")
-        rise = r["latency_mean_delta"] / base if base else None
-        allowed = "" if limits is None else f" (allowed {100 * limits.max_latency_increase:.0f}%)"
-        return f"mean latency rose {_pct(rise)}{allowed}"
-    return code
 
 
 def top_regressions(
@@ -314,7 +307,7 @@ def _slice_note(slices: pl.DataFrame | None, config_id: str, b: str, c: str) -> 
         n = mine.filter(pl.col(S.SLICE) == by).height
         if hits.height:
             names = ", ".join(
-                f"<b>{_e('(none)' if v is None else v)}</b> (q {q:.3g})"
+                f"<b>{_e('(none)' if v is None else v)}</b> (q {p_value(q)})"
                 for v, q in hits.select(S.SLICE_VALUE, S.Q_VALUE).iter_rows()
             )
             parts.append(
@@ -350,15 +343,15 @@ def _compare_section(
         if r[S.REASONS]:
             parts.append(
                 "<p><b>Why:</b> "
-                + "; ".join(_e(_reason(code, r, limits)) for code in r[S.REASONS])
+                + "; ".join(_e(reason_text(code, r, limits)) for code in r[S.REASONS])
                 + ".</p>"
             )
         rows = [
             [
                 "pass rate",
-                _pct(r["baseline_pass_rate"]),
-                _pct(r["candidate_pass_rate"]),
-                _signed_pts(r["pass_rate_delta"]),
+                _pct(run_rate(r, prefix="baseline_")),
+                _pct(run_rate(r, prefix="candidate_")),
+                _signed_pts(pass_rate_delta(r)),
             ],
             [
                 "mean score",
@@ -373,7 +366,7 @@ def _compare_section(
                 _ms_signed(r["latency_mean_delta"]),
             ],
         ]
-        if r.get(S.PAIRED_PASS_DELTA) is not None:
+        if has_paired_cases(r) and r.get(S.PAIRED_PASS_DELTA) is not None:
             lo, hi = r.get(S.PAIRED_PASS_DELTA_CI_LOW), r.get(S.PAIRED_PASS_DELTA_CI_HIGH)
             interval = "" if lo is None else f" [{_signed_pts(lo)}, {_signed_pts(hi)}]"
             rows.append(
@@ -389,7 +382,7 @@ def _compare_section(
             f"{r[f'n_{s}']} {s}"
             for s in ("regression", "improvement", "unchanged", "new", "removed", "error")
         )
-        if r[S.N_PAIRED]:
+        if has_paired_cases(r):
             ci = (
                 f"95 % interval [{_signed(r[S.MEAN_DELTA_CI_LOW])}, "
                 f"{_signed(r[S.MEAN_DELTA_CI_HIGH])}]"
@@ -399,13 +392,14 @@ def _compare_section(
             paired = (
                 f"Paired score delta over {r[S.N_PAIRED]} cases: "
                 f"<b>{_signed(r[S.MEAN_DELTA])}</b>, "
-                f"{ci}. McNemar p = <b>{r[S.MCNEMAR_P]:.4g}</b> "
+                f"{ci}. McNemar p = <b>{p_value(r[S.MCNEMAR_P])}</b> "
                 f"({r[S.N_PASSED_TO_FAILED]} pass→fail, {r[S.N_FAILED_TO_PASSED]} fail→pass)."
             )
         else:
             paired = "No case is scored in both runs: no paired statistics."
         parts.append(f"<p>Cases: {_e(counts)}. {paired}</p>")
-        parts.append(_power_note(r, limits))
+        if has_paired_cases(r):  # else "no paired statistics" says it
+            parts.append(_power_note(r, limits))
         parts.append(_slice_note(slices, r[S.CONFIG_ID], b, c))
         if worst is not None:
             mine = worst.filter(

@@ -14,6 +14,7 @@ from typing import Any
 import polars as pl
 
 from evalframe._private import schema as S
+from evalframe._private.cli.render import run_rate
 from evalframe._private.errors import UsageError
 from evalframe._private.stats.power import MDE_FACTOR, POWER, power
 
@@ -122,12 +123,34 @@ def _run_frame(
     return _one_config(_frame(table, chart, [S.CONFIG_ID, S.RUN_ID, *needs, *extra]), chart)
 
 
+def _scored_pass_rate(table: pl.DataFrame | pl.LazyFrame, df: pl.DataFrame) -> pl.DataFrame:
+    """df with pass_rate (and its se) null for a run without any scored execution (the
+    terminal's and the report's "—" rule, `run_rate`): such a run has no pass rate, so it
+    gets no point. Needs mean_score in `table`; without it df is returned as it is."""
+    if S.MEAN_SCORE not in table.lazy().collect_schema().names():
+        return df
+    means = table.lazy().select(S.MEAN_SCORE).collect()[S.MEAN_SCORE]
+    rates = [
+        run_rate({S.PASS_RATE: rate, S.MEAN_SCORE: mean})
+        for rate, mean in zip(df[S.PASS_RATE], means, strict=True)
+    ]
+    return df.with_columns(
+        pl.Series(S.PASS_RATE, rates, dtype=pl.Float64),
+        pl.when(pl.Series(rates).is_null())
+        .then(None)
+        .otherwise(pl.col(S.PASS_RATE_SE))
+        .alias(S.PASS_RATE_SE),
+    )
+
+
 # --- run charts ----------------------------------------------------------------------
 def pass_rate_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
     """Pass rate per run (run_summary) with its 95 % interval from the case-clustered
-    standard error: pass_rate ± 1.96 · pass_rate_se, clipped to [0, 1]."""
+    standard error: pass_rate ± 1.96 · pass_rate_se, clipped to [0, 1]. A run without any
+    scored execution has no pass rate and no point (when mean_score is given)."""
     a = _altair()
     df = _run_frame(run_summary, "pass_rate_chart", [S.PASS_RATE, S.PASS_RATE_SE])
+    df = _scored_pass_rate(run_summary, df)
     order = _run_order(df)
     data = df.with_columns(*_interval(S.PASS_RATE, S.PASS_RATE_SE)).select(
         S.RUN_ID, S.PASS_RATE, S.PASS_RATE_SE, "ci_low", "ci_high"
@@ -196,9 +219,11 @@ def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
 
 def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
     """Pass rate over runs in time order (run_summary by created_at, else run order) with a
-    95 % interval band (pass_rate ± 1.96 · pass_rate_se)."""
+    95 % interval band (pass_rate ± 1.96 · pass_rate_se). A run without any scored
+    execution has no pass rate and no point (when mean_score is given)."""
     a = _altair()
     df = _run_frame(run_summary, "trend_chart", [S.PASS_RATE, S.PASS_RATE_SE])
+    df = _scored_pass_rate(run_summary, df)
     order = _run_order(df)
     timed = S.CREATED_AT in df.columns and df[S.CREATED_AT].null_count() == 0
     data = (
@@ -408,10 +433,17 @@ def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> An
     return (rect + text).properties(width=WIDTH, title="Evaluator score delta per pair")
 
 
+FLIPS_SIGNIFICANT = "q < 0.05: pass flips significant"
+FLIPS_NOT_SIGNIFICANT = "q ≥ 0.05"
+"""Legend labels of the slice forest plot (q = McNemar p of the pass flips, BH-adjusted)."""
+
+
 def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
     """Forest plot of slices (slice_deltas): the paired mean score delta of each slice
-    value with its 95 % interval (mean_delta_ci_low/high), one panel per pair; slice values
-    whose Benjamini–Hochberg q_value is below 0.05 are marked."""
+    value with its 95 % interval (mean_delta_ci_low/high), one panel per pair. Red marks
+    the slice values whose pass/fail flips are significant: q_value, the McNemar p of the
+    flips (not a test of the score delta on the x axis) after Benjamini–Hochberg over the
+    pair's slice values, below 0.05."""
     a = _altair()
     df = _one_config(
         _frame(
@@ -439,8 +471,8 @@ def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
                 pl.col(S.SLICE), pl.lit("="), pl.col(S.SLICE_VALUE).fill_null("(none)")
             ).alias("slice_label"),
             pl.when(pl.col(S.Q_VALUE) < 0.05)
-            .then(pl.lit("q < 0.05"))
-            .otherwise(pl.lit("q ≥ 0.05"))
+            .then(pl.lit(FLIPS_SIGNIFICANT))
+            .otherwise(pl.lit(FLIPS_NOT_SIGNIFICANT))
             .alias("significance"),
         )
         .select(
@@ -464,7 +496,11 @@ def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
         x=f"{S.MEAN_DELTA}:Q",
         color=a.Color(
             "significance:N",
-            scale=a.Scale(domain=["q < 0.05", "q ≥ 0.05"], range=["#c62828", "#546e7a"]),
+            scale=a.Scale(
+                domain=[FLIPS_SIGNIFICANT, FLIPS_NOT_SIGNIFICANT], range=["#c62828", "#546e7a"]
+            ),
+            title="pass flips (McNemar), Benjamini–Hochberg q",
+            legend=a.Legend(labelLimit=400, titleLimit=400),
         ),
         tooltip=[
             "slice_label:N",
@@ -500,7 +536,8 @@ def power_curve_chart(
     dashed 80 % line at the pair's mde_*; `limits` (the config's `compare` block) adds the
     configured drop limits as vertical rules: a curve below 80 % there means the pair is
     too small to see that limit. δ runs over `points` steps from 0 to 1.5 × the largest
-    MDE (or 1.25 × the limit, if larger), at most 1. Pairs without an se are left out."""
+    MDE (or 1.25 × the limit, if larger), at most 1. Pairs without an se, or without cases
+    scored in both runs, are left out."""
     a = _altair()
     if points < 2:
         raise UsageError(f"points must be at least 2, not {points}.")
@@ -524,7 +561,8 @@ def power_curve_chart(
     rows: list[dict[str, Any]] = []
     panels = []
     for metric, se_col, limit_field in POWER_METRICS:
-        have = pairs.filter(pl.col(se_col).is_not_null())
+        # a pair without cases scored in both runs has no paired statistics to draw
+        have = pairs.filter(pl.col(se_col).is_not_null() & (pl.col(S.N_PAIRED) > 0))
         if have.height == 0:
             continue
         limit = None if limits is None else float(getattr(limits, limit_field))
