@@ -381,7 +381,13 @@ def test_plan_command_prints_cases_needed(tmp_path):
     human = CliRunner().invoke(app, ["plan", str(data), "--detect", "0.05"])
     assert human.exit_code == 0, human.output
     text = " ".join(human.output.split())
-    assert f"cases needed to see a 5.0% change (α 0.05, power 0.8) — run {newest['run_id']}" in text
+    assert (
+        "cases needed to see a change of 0.05 (5.0 pts of pass rate, 0.050 of mean score) "
+        f"(α 0.05, power 0.8) — run {newest['run_id']}"
+    ) in text
+    assert "%" not in text  # a change on 0-1 is points of pass rate, not a percent
+    assert f"{100 * rows['pass_rate']['mde']:.1f} pts" in text
+    assert f"{rows['mean_score']['mde']:.3f}" in text
     assert f"{rows['pass_rate']['cases_needed']:,}" in text
     bad = CliRunner().invoke(app, ["plan", str(data), "--run", "nope"])
     assert bad.exit_code == 2 and "known run ids" in bad.output

@@ -16,7 +16,7 @@ import typer
 from rich.table import Table
 
 from evalframe._private import schema as S
-from evalframe._private.cli.render import num, pct, print_json, progress, stdout
+from evalframe._private.cli.render import num, print_json, progress, stdout
 from evalframe._private.compare.pairs import check_runs, pairs_for
 from evalframe._private.config import PRESETS, load_config
 from evalframe._private.pipeline.score import score_tables
@@ -72,12 +72,29 @@ def plan_command(
     stdout.print(render_plan(table, run, detect))
 
 
+def change_text(detect: float) -> str:
+    """--detect in both metrics' units: points of pass rate, and mean score on 0-1."""
+    return f"{detect:g} ({100 * detect:.1f} pts of pass rate, {detect:.3f} of mean score)"
+
+
+def mde_text(metric: str, mde: float | None) -> str:
+    """A minimum detectable change in its metric's unit: pass rate in points, mean score
+    as a number on 0-1."""
+    if mde is None:
+        return "—"
+    return f"{100 * mde:.1f} pts" if metric == "pass_rate" else num(mde)
+
+
 def render_plan(table: pl.DataFrame, run: str, detect: float) -> Table:
     out = Table(
-        title=f"cases needed to see a {pct(detect)} change (α 0.05, power 0.8) — run {run}",
+        title=(
+            f"cases needed to see a change of {change_text(detect)} (α 0.05, power 0.8) — run {run}"
+        ),
         caption=(
             f"σ_c = se·√G from the clustered per-case variance; cases needed = "
-            f"⌈({MDE_FACTOR}·σ_c/δ)²⌉; MDE now = {MDE_FACTOR}·se. — = fewer than 2 cases."
+            f"⌈({MDE_FACTOR}·σ_c/δ)²⌉; MDE now = {MDE_FACTOR}·se (the smallest change the "
+            "run's cases see now: pass rate in points, mean score on 0-1). — = fewer than 2 "
+            "cases."
         ),
     )
     for header in ("metric", "cases now", "σ_c", "MDE now", "cases needed"):
@@ -88,7 +105,7 @@ def render_plan(table: pl.DataFrame, run: str, detect: float) -> Table:
             r["metric"],
             f"{r['cases']:,}",
             num(r["sigma_c"]),
-            pct(r["mde"]),
+            mde_text(r["metric"], r["mde"]),
             "—" if needed is None else f"{needed:,}",
         )
     return out
