@@ -94,17 +94,43 @@ def test_a_smaller_demo_drops_the_deltas_of_a_larger_one(tmp_path):
         ef.read_results(demo, "case_deltas")
 
 
-def test_every_written_file_and_folder_follows_the_umask(ds, tmp_path):
-    old = os.umask(0o022)
+@pytest.mark.parametrize("mask", [0o022, 0o027, 0o077], ids=oct)
+def test_every_written_file_and_folder_follows_the_umask(mask, tmp_path):
+    root = tmp_path / "root"
+    wide = tmp_path / "wide.csv"
+    wide.write_text("case_id,a\n1,0.5\n2,1\n")
+    grid = tmp_path / "grid.yaml"
+    grid.write_text("grid:\n  threshold: [0.6, 0.7]\n")
+    demo, out = root / "demo", root / "out"
+    commands = [
+        ["demo", str(demo), "--cases", "4"],  # input tables, score, report.html
+        ["ingest", "wide", str(wide), "--to", str(root / "ingested"), "--run-id", "r1"],
+        ["ingest", "wide", str(wide), "--to", str(demo), "--run-id", "r9"],
+        ["score", str(demo), "-t", "0.7", "--evaluators"],
+        ["score", str(demo), "-o", str(out / "score")],
+        ["compare", str(demo), "-o", str(out / "compare")],
+        ["sweep", str(demo), "--grid", str(grid), "--curve"],
+        ["sweep", str(demo), "--grid", str(grid), "-o", str(out / "sweep")],
+        ["report", str(demo), "--no-what-if", "-o", str(out / "html" / "report.html")],
+    ]
+    old = os.umask(mask)
     try:
-        assert runner.invoke(app, ["score", str(ds), "-o", str(tmp_path / "out")]).exit_code == 0
-        assert runner.invoke(app, ["score", str(ds)]).exit_code == 0
-        ef.write_demo(tmp_path / "demo2", n_cases=3)
+        root.mkdir()
+        for args in commands:
+            result = runner.invoke(app, args)
+            assert result.exit_code in (0, 1), (args, result.output)
     finally:
         os.umask(old)
-    paths = [p for p in tmp_path.rglob("*") if not p.is_symlink() and p.name != "lock"]
-    modes = {stat.S_IMODE(p.stat().st_mode) for p in paths}
-    assert modes == {0o644, 0o755}
+    assert (demo / "report.html").is_file() and (out / "html" / "report.html").is_file()
+    files, folders = set(), set()
+    for p in root.rglob("*"):
+        if not p.is_symlink():
+            (folders if p.is_dir() else files).add(p.relative_to(root))
+    assert len(files) > 30 and len(folders) > 10
+    assert any(p.name == "lock" for p in files)
+    for p in files | folders:
+        want = (0o777 if p in folders else 0o666) & ~mask
+        assert stat.S_IMODE((root / p).stat().st_mode) == want, (oct(mask), str(p))
 
 
 def test_a_table_of_every_set_reads_with_one_glob_in_duckdb_and_polars(ds):
@@ -123,8 +149,11 @@ def _exit(args: list[str]) -> tuple[int, str]:
 
 
 def test_output_locations_that_would_break_the_dataset_or_cannot_be_written(ds, tmp_path):
+    assert runner.invoke(app, ["score", str(ds)]).exit_code == 0
+    (result_set,) = (ds / "results").iterdir()
     (ds / "runs").mkdir()  # runs as a partitioned table folder
-    (ds / "runs.parquet").rename(ds / "runs" / "part-0.parquet")
+    pl.read_parquet(ds / "runs.parquet").write_parquet(ds / "runs" / "part-0.parquet")
+    (ds / "runs.parquet").unlink()
     (tmp_path / "file").write_text("x")
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "notes.txt").write_text("mine")
@@ -137,10 +166,15 @@ def test_output_locations_that_would_break_the_dataset_or_cannot_be_written(ds, 
         (tmp_path / "file", "is a file"),
         (tmp_path / "file" / "sub", "which is a file"),
         (tmp_path / "full", "already holds files not written"),
+        (result_set, f"is inside the results store {ds / 'results'}"),
+        (result_set / "sub", f"is inside a result set of the results store {ds / 'results'}"),
+        (ds / ".evalframe", f"is inside evalframe's internal folder {ds / '.evalframe'}"),
+        (ds / ".evalframe" / "inputs" / "current" / "x", "inside the versions of"),
     ]
     for out, message in cases:
         code, text = _exit(["score", str(ds), "-o", str(out)])
         assert (code, message in text) == (2, True), (out, text)
+        assert "input table .evalframe" not in text
     assert (tmp_path / "full" / "notes.txt").read_text() == "mine"
     assert ef.load_dataset(ds).runs.collect().height == 3
 
@@ -236,6 +270,54 @@ def test_a_second_writer_waits_with_a_message_then_exits_2(ds, tmp_path, monkeyp
     assert "waiting for pid" in text and "gave up after 0.2 s" in text
     assert not (ds / "results").exists() or not any((ds / "results").iterdir())
     assert runner.invoke(app, ["score", str(ds)]).exit_code == 0
+
+
+def test_a_second_ingest_or_demo_waits_with_a_message_then_exits_2(ds, tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALFRAME_LOCK_TIMEOUT", "0.2")
+    wide = tmp_path / "wide.csv"
+    wide.write_text("case_id,a\n1,0.5\n")
+    ingest = ["ingest", "wide", str(wide), "--to", str(ds), "--run-id", "r9"]
+    before = {p.name: p.read_bytes() for p in ds.glob("*.parquet")}
+    with writer_lock(ds / ".evalframe" / "inputs", "test", label="holder"):
+        code, text = _exit(ingest)
+        with pytest.raises(StoreError, match=r"being written by pid \d+ holder"):
+            ef.write_demo(ds, n_cases=3)
+    assert code == 2
+    assert f"waiting for pid {os.getpid()} holder to finish writing dataset" in text
+    assert "gave up after 0.2 s" in text and "EVALFRAME_LOCK_TIMEOUT" in text
+    assert {p.name: p.read_bytes() for p in ds.glob("*.parquet")} == before
+    assert runner.invoke(app, ingest).exit_code == 0
+    assert ef.load_dataset(ds).runs.collect().height == 4
+
+
+_OLD_TEMP = ".scores.parquet.20260101T000000000000-0badf00d.tmp"
+
+
+@pytest.mark.parametrize("command", ["demo", "ingest", "score"])
+def test_leftovers_of_killed_writers_in_the_dataset_are_removed_by_the_next_run(
+    command, ds, tmp_path
+):
+    inputs = ds / ".evalframe" / "inputs"
+    (ds / _OLD_TEMP).write_bytes(b"PAR1")  # what an earlier demo left when killed
+    (inputs / "v-20260101T000000000000-0badf00d").mkdir()  # a killed commit's version
+    (inputs / "v-20260101T000000000000-0badf00d" / "scores.parquet").write_bytes(b"PAR1")
+    os.symlink("v-x", inputs / "link-20260101T000000000000-0badf00d")
+    old_report, new_report = ds / ".report.html.0123456789ab.tmp", ds / ".report.html.ab.tmp"
+    old_report.write_text("<html>")
+    os.utime(old_report, (1.0e9, 1.0e9))  # long dead; a fresh one may be a live writer's
+    new_report.write_text("<html>")
+    wide = tmp_path / "wide.csv"
+    wide.write_text("case_id,a\n1,0.5\n")
+    if command == "demo":  # `evalframe demo` writes its input tables with write_demo
+        ef.write_demo(ds, n_cases=3)
+    else:
+        ingest = ["ingest", "wide", str(wide), "--to", str(ds), "--run-id", "r9"]
+        args = ingest if command == "ingest" else ["score", str(ds)]
+        assert runner.invoke(app, args).exit_code in (0, 1)
+    hidden = sorted(p.name for p in ds.iterdir() if p.name.startswith("."))
+    assert hidden == [".evalframe", new_report.name]
+    assert [p.name for p in inputs.glob("v-*")] == [os.readlink(inputs / "current")]
+    assert not list(inputs.glob("link-*"))
 
 
 def test_a_bad_lock_timeout_is_a_clear_error(ds, monkeypatch):

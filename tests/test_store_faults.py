@@ -236,6 +236,44 @@ def test_a_kill_at_every_file_operation_of_ingest_leaves_old_or_new_tables(
         shutil.rmtree(ds)
 
 
+@pytest.mark.parametrize("start", ["demo", "plain files"])
+def test_a_kill_at_every_file_operation_of_demo_leaves_the_old_or_new_dataset(
+    start, tmp_path, monkeypatch
+):
+    template = tmp_path / "template"
+    if start == "demo":
+        write_demo(template, n_cases=6)
+    else:  # what an earlier demo wrote: real files, and the temp file of a kill
+        write_demo(tmp_path / "first", n_cases=6)
+        template.mkdir()
+        for p in (tmp_path / "first").glob("*.parquet"):
+            shutil.copyfile(p, template / p.name)
+        (template / ".scores.parquet.20260101T000000000000-0badf00d.tmp").write_bytes(b"PAR1")
+    old = dataset_state(template)
+    clean = _copy(template, tmp_path / "clean")
+    with faults(monkeypatch) as count:
+        write_demo(clean, n_cases=4)
+    new = dataset_state(clean)
+    assert old != new and len(new) == 4 and count["n"] > 10
+    seen = set()
+    for k in range(1, count["n"] + 1):
+        ds = _copy(template, tmp_path / f"k{k}")
+        with faults(monkeypatch, at=k), contextlib.suppress(Killed):
+            write_demo(ds, n_cases=4)
+        state = dataset_state(ds)
+        assert state in (old, new), f"tables of two demos after a kill at operation {k}"
+        seen.add("new" if state == new else "old")
+        if k % 4 == 0:  # score cleans the dataset's leftovers too (when its lock is free)
+            _invoke(["score", str(ds)])
+            assert leftovers(ds) == [], f"score left leftovers of a kill at operation {k}"
+            assert dataset_state(ds) == state
+        write_demo(ds, n_cases=4)  # the next run
+        assert dataset_state(ds) == new
+        assert leftovers(ds) == [], f"leftovers after a kill at operation {k}"
+        shutil.rmtree(ds)
+    assert seen == {"old", "new"}
+
+
 def test_an_os_error_at_every_operation_of_a_commit_keeps_a_whole_set(tmp_path, monkeypatch):
     store = ResultStore(tmp_path / "results")
     old_tables = {"a": pl.DataFrame({"x": [1]}), "b": pl.DataFrame({"y": [1]})}

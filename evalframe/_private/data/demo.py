@@ -19,7 +19,7 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.config import CONNEXITY_WEIGHTS
-from evalframe._private.store.output import write_table_atomic
+from evalframe._private.store.input_tables import input_writer
 
 METRICS = tuple(CONNEXITY_WEIGHTS)
 
@@ -179,8 +179,11 @@ def generate(
 
 
 def write_demo(directory: str | Path, n_cases: int = 200) -> Path:
-    """Write the demo dataset as `NAME.parquet` files into `directory`."""
+    """Write the demo dataset's input tables (`NAME.parquet`) into `directory`, replacing
+    all four at once, the way `ingest` commits (store/input_tables.py): under the
+    dataset's lock, and a kill at any instant leaves the old tables or the new ones."""
     directory = Path(directory)
-    for name, frame in generate(n_cases).items():
-        write_table_atomic(frame, directory / f"{name}.parquet")
+    tables = generate(n_cases)  # computed before taking the lock
+    with input_writer(directory, label="demo") as commit:
+        commit(tables)
     return directory

@@ -1,4 +1,4 @@
-"""A dataset's input tables written all or nothing (what `ingest` appends through).
+"""A dataset's input tables written all or nothing (what `ingest` and `demo` write through).
 
 The tables stay readable as plain `DATASET/NAME.parquet` paths (load_dataset, DuckDB and
 polars read them as before), but each is a link into one version folder:
@@ -13,15 +13,24 @@ dangle, i.e. the table is absent, until the pointer moves), and swaps `current` 
 atomic rename: every table moves from the old version to the new at the same instant, so
 `scores` new beside `executions` old cannot happen, whenever the writer is killed.
 
-A dataset of real files (written by `demo` or by hand) is first converted without changing
-any content: its files are hard-linked (or copied) into a version, `current` points there,
-and each file is replaced by its link, so every table shows the same bytes throughout.
+A dataset of real files (written by hand, or by earlier evalframe versions) is first
+converted without changing any content: its files are hard-linked (or copied) into a
+version, `current` points there, and each file is replaced by its link, so every table
+shows the same bytes throughout.
+
+Leftovers of killed writers (versions no pointer refers to, scratch links, dangling links
+of tables a commit never made current, the `.NAME.parquet.*.tmp` files earlier evalframe
+versions wrote into the dataset folder, and stale `.report.html.*.tmp` files) are removed
+by the next writer under the dataset's lock: `ingest` and `demo` at their start, `score`,
+`compare` and `sweep` after their commit (`clean_leftovers`, only when the lock is free).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
+import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
@@ -33,6 +42,14 @@ from evalframe._private.store.fsops import INTERNALS
 from evalframe._private.store.lock import writer_lock
 
 POINTER = "current"
+
+_TABLE_TEMP = re.compile(rf"^\.({'|'.join(S.INPUT_TABLES)})\.parquet\..+\.tmp$")
+"""A temp file of a table written by an earlier `demo` (it wrote file by file)."""
+_REPORT_TEMP = re.compile(r"^\.report\.html\.[0-9a-f]+\.tmp$")
+"""A temp file of DATASET/report.html (`demo`, `report`): renamed within milliseconds, so
+one older than REPORT_TEMP_AGE seconds belongs to a killed writer. (The report is written
+without the dataset's lock, so a younger one may be a live writer's.)"""
+REPORT_TEMP_AGE = 60.0
 
 
 def _internals(root: Path) -> Path:
@@ -51,18 +68,61 @@ def _current(internals: Path) -> Path | None:
     return target if target.is_dir() else None
 
 
-def _cleanup(root: Path, internals: Path) -> None:
-    """Remove scratch links and versions no pointer refers to (interrupted commits)."""
-    current = _current(internals)
-    for entry in internals.iterdir():
-        if entry.name.startswith("link-") or (
-            entry.name.startswith("v-") and (current is None or entry.name != current.name)
-        ):
-            fsops.remove_tree(entry)
-    for name in S.INPUT_TABLES:  # links of tables the current version does not have
+def _root_temps(root: Path) -> list[Path]:
+    """Temp files killed writers left in the dataset folder."""
+    out = []
+    now = time.time()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(root):
+            if _TABLE_TEMP.match(entry.name) and not entry.is_dir(follow_symlinks=False):
+                out.append(Path(entry.path))
+            elif _REPORT_TEMP.match(entry.name) and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    if now - entry.stat(follow_symlinks=False).st_mtime > REPORT_TEMP_AGE:
+                        out.append(Path(entry.path))
+    return out
+
+
+def _stale_entries(root: Path, internals: Path) -> list[Path]:
+    """What interrupted commits left: scratch links, versions no pointer refers to,
+    links of tables the current version does not have, temp files in the dataset folder."""
+    out = _root_temps(root)
+    if internals.is_dir():
+        current = _current(internals)
+        for entry in internals.iterdir():
+            if entry.name.startswith("link-") or (
+                entry.name.startswith("v-") and (current is None or entry.name != current.name)
+            ):
+                out.append(entry)
+    for name in S.INPUT_TABLES:
         p = root / f"{name}.parquet"
-        if p.is_symlink() and os.readlink(p) == _link_text(name) and not p.exists():
-            p.unlink()
+        if _is_our_link(p, name) and not p.exists():
+            out.append(p)
+    return out
+
+
+def _cleanup(root: Path, internals: Path) -> None:
+    """Remove the leftovers of interrupted commits (call under the dataset's lock)."""
+    for entry in _stale_entries(root, internals):
+        fsops.remove_tree(entry)
+
+
+def clean_leftovers(dataset: str | Path | None) -> None:
+    """Best effort, for commands that read a dataset but do not write its input tables
+    (score, compare, sweep): remove what killed writers left in the dataset folder, under
+    the dataset's lock, only when the lock is free at once and there is something to
+    remove (nothing is created otherwise). Never raises."""
+    if dataset is None:
+        return
+    root = Path(dataset).absolute()
+    internals = _internals(root)
+    try:
+        if not root.is_dir() or not _stale_entries(root, internals):
+            return
+        with writer_lock(internals, "cleanup", timeout=0.0, on_wait=lambda _m: None):
+            _cleanup(root, internals)
+    except (OSError, fsops.StoreError):
+        pass
 
 
 def _is_our_link(path: Path, name: str) -> bool:
@@ -115,17 +175,18 @@ def _commit(root: Path, internals: Path, tables: Mapping[str, pl.DataFrame]) -> 
 
 @contextlib.contextmanager
 def input_writer(
-    root: str | Path, *, lock_timeout: float | None = None
+    root: str | Path, *, lock_timeout: float | None = None, label: str = "ingest"
 ) -> Iterator[Callable[[Mapping[str, pl.DataFrame]], None]]:
     """Hold the dataset's writer lock; yield `commit(tables)`, which replaces the input
     tables named in `tables` (others are kept) all or nothing. Read the old tables inside
-    the block, so two writers never append on top of the same old state."""
+    the block, so two writers never append on top of the same old state. `label` names
+    the command in the lock file (shown to a writer that waits)."""
     root = Path(root).absolute()
     internals = _internals(root)
     fsops.check_writable_folder(root, "dataset")
     try:
         root.mkdir(parents=True, exist_ok=True)
-        with writer_lock(internals, f"dataset {root}", timeout=lock_timeout, label="ingest"):
+        with writer_lock(internals, f"dataset {root}", timeout=lock_timeout, label=label):
             _cleanup(root, internals)
 
             def commit(tables: Mapping[str, pl.DataFrame]) -> None:
@@ -136,20 +197,14 @@ def input_writer(
 
             yield commit
     except OSError as exc:
-        _best_effort_cleanup(root, internals)
+        _best_effort_cleanup(root)
         raise fsops.os_error(exc, f"dataset {root}") from exc
     except Exception:
-        _best_effort_cleanup(root, internals)
+        _best_effort_cleanup(root)
         raise
 
 
-def _best_effort_cleanup(root: Path, internals: Path) -> None:
+def _best_effort_cleanup(root: Path) -> None:
     """After an ordinary failure, remove this commit's leftovers at once (a kill leaves
     them to the next writer). Only when the lock is free: never under another writer."""
-    if not internals.is_dir():
-        return
-    try:
-        with writer_lock(internals, "cleanup", timeout=0.0, on_wait=lambda _m: None):
-            _cleanup(root, internals)
-    except (OSError, fsops.StoreError):
-        pass
+    clean_leftovers(root)

@@ -9,13 +9,12 @@ command and time go into the Parquet key-value metadata of every file.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
 import polars as pl
 
-from evalframe._private.store import fsops
+from evalframe._private.store.input_tables import clean_leftovers
 from evalframe._private.store.result_sets import (
     METADATA_CONFIG,
     METADATA_VERSION,
@@ -31,7 +30,6 @@ __all__ = [
     "METADATA_VERSION",
     "config_metadata",
     "read_metadata",
-    "write_table_atomic",
     "write_tables",
 ]
 
@@ -57,7 +55,8 @@ def write_tables(
     `config_json` (one config's JSON, or a JSON list for a sweep) and the evalframe version
     go into every file's Parquet metadata; `dataset` (and `inputs_fingerprint`, computed
     from it when not given) are recorded so `evalframe results` can flag stale sets.
-    Returns table name -> file path of the committed set (an immutable file).
+    Returns table name -> file path of the committed set (an immutable file). Then,
+    best effort, removes leftovers of killed writers in `dataset`'s folder.
     """
     out = Path(out_dir)
     if store is None:
@@ -72,6 +71,7 @@ def write_tables(
     result = writer.commit(
         command, config_json, tables, dataset=dataset, inputs_fingerprint=inputs_fingerprint
     )
+    clean_leftovers(dataset)  # what killed writers left in the dataset folder, if any
     return {name: path for name, path in result.tables.items() if name in tables}
 
 
@@ -79,21 +79,6 @@ def fsops_same(a: Path, b: Path) -> bool:
     """The same location (both absolute, parents resolved)."""
     norm = [p.expanduser().absolute() for p in (a, b)]
     return norm[0].parent.resolve() / norm[0].name == norm[1].parent.resolve() / norm[1].name
-
-
-def write_table_atomic(frame: pl.DataFrame, target: str | Path) -> Path:
-    """Write one Parquet file via a new file in the same folder and a rename (the file
-    gets the user's umask, not mkstemp's 0600)."""
-    target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.parent / f".{target.name}.{fsops.token()}.tmp"
-    try:
-        frame.write_parquet(tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return target
 
 
 def config_metadata(configs: list[str]) -> str:

@@ -209,30 +209,63 @@ def default_store(dataset: str | Path) -> Path:
     return (d if d.is_dir() else d.parent) / "results"
 
 
+def _inside_internals(norm: Path) -> str | None:
+    """What evalframe keeps in the `.evalframe` folder `norm` is inside (None: not inside
+    one): the versions of input tables or of result sets, which must never change."""
+    parts = norm.parts
+    if INTERNALS not in parts:
+        return None
+    i = parts.index(INTERNALS)
+    owner = Path(*parts[:i])
+    try:  # only a `.evalframe` folder that evalframe made
+        made = [c.name for c in (owner / INTERNALS).iterdir()]
+    except OSError:
+        return None
+    if not any(n == "inputs" or n.endswith((".store", ".set")) for n in made):
+        return None
+    sub = parts[i + 1] if len(parts) > i + 1 else ""
+    if sub == "inputs":
+        return f"the versions of {owner}'s input tables"
+    if sub.endswith(".store"):
+        return f"a result set of the results store {owner / sub.removesuffix('.store')}"
+    if sub.endswith(".set"):
+        return f"the result set {owner / sub.removesuffix('.set')} (an --out folder)"
+    return f"evalframe's internal folder {owner / INTERNALS}"
+
+
 def check_location(target: Path, dataset: str | Path | None, *, store: bool) -> None:
-    """Refuse an output location that would damage the dataset or cannot be written."""
+    """Refuse an output location that would damage the dataset or a result set, or
+    cannot be written."""
     what = "results store" if store else "output folder"
     root = _dataset_root(dataset)
+    norm = _normal(target)  # a set's own link (an earlier --out) is not followed
     real = target.resolve()
+    if not store and is_store(norm.parent):
+        raise StoreError(
+            f"{what} {target} is inside the results store {norm.parent}, whose entries are "
+            "result sets written by evalframe; hint: read the store's sets with `evalframe "
+            "results`, or pick a folder outside it."
+        )
     if root is not None and dataset is not None and Path(dataset).exists():
-        inputs = [root / n for n in S.INPUT_TABLES] + [root / INTERNALS]
-        inputs += [root / f"{n}.parquet" for n in S.INPUT_TABLES]
         if real == root or root.is_relative_to(real):
             raise StoreError(
                 f"{what} {target} holds the dataset {root}; writing there would replace "
                 "the input tables; hint: use a new folder, e.g. DATASET/results or --out out/."
             )
-        for p in inputs:
-            if real == p.resolve() or real.is_relative_to(p.resolve()):
-                raise StoreError(
-                    f"{what} {target} is inside the dataset's input table {p.name}; writing "
-                    "there would turn outputs into input rows; hint: pick a folder outside "
-                    f"{root}'s input tables, e.g. {root / 'results'}."
-                )
-    if not store and is_store(target.parent):
+        for name in S.INPUT_TABLES:
+            for p in (root / name, root / f"{name}.parquet"):
+                inside = norm == p or norm.is_relative_to(p)
+                if inside or real == p.resolve() or real.is_relative_to(p.resolve()):
+                    raise StoreError(
+                        f"{what} {target} is inside the dataset's input table {name}; "
+                        "writing there would turn outputs into input rows; hint: pick a "
+                        f"folder outside {root}'s input tables, e.g. {root / 'results'}."
+                    )
+    owner = _inside_internals(norm)
+    if owner is not None:
         raise StoreError(
-            f"{what} {target} is inside the results store {target.parent}; hint: read the "
-            f"store's sets with `evalframe results`, or pick a folder outside it."
+            f"{what} {target} is inside {owner}, which evalframe keeps unchanged; hint: "
+            "pick a folder outside it, e.g. --out out/."
         )
     fsops.check_writable_folder(target, what)
 
