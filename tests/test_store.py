@@ -324,3 +324,17 @@ def test_a_bad_lock_timeout_is_a_clear_error(ds, monkeypatch):
     monkeypatch.setenv("EVALFRAME_LOCK_TIMEOUT", "soon")
     with pytest.raises(StoreError, match="EVALFRAME_LOCK_TIMEOUT='soon'"):
         ResultStore(ds / "results").commit("score", "{}", {"a": _frame(x=[1])})
+
+
+def test_a_loaded_dataset_never_reads_a_newer_commit_of_its_inputs(tmp_path):
+    from evalframe._private.data.demo import write_demo
+
+    data = write_demo(tmp_path / "d", n_cases=30)
+    ds = ef.load_dataset(data)
+    before = ds.scores.select(pl.len()).collect().item()
+    again = ef.load_dataset(data).scores.select(pl.len()).collect().item()
+    assert before == again
+    write_demo(data, n_cases=50)  # a new version of every input table
+    with pytest.raises(FileNotFoundError, match=r"\.evalframe/inputs/v-"):
+        ds.scores.select(pl.len()).collect()
+    assert ef.load_dataset(data).scores.select(pl.len()).collect().item() > before

@@ -289,7 +289,10 @@ def _scan_folder_table(
     if len(schemas) < len(files):
         return None
     if not is_folder:
-        return pl.scan_parquet(files[0], glob=False)
+        # a link into the store's versions (ingest, demo) is pinned to the version it points
+        # to now: a commit after this never swaps the file under a scan already planned
+        single = files[0].resolve() if files[0].is_symlink() else files[0]
+        return pl.scan_parquet(single, glob=False)
     folder = root / name
     unified = _unify(name, schemas, folder, problems)
     if unified is None:
