@@ -230,6 +230,21 @@ def test_score_on_spark_from_the_cli(spark, tmp_path):
         ("run_summary", RUN_KEY),
     ):  # committed as one result set of the dataset's results store, as other engines do
         _compare(ef.read_results(demo, name), _rows(local[name]), key, name)
+    # docs/results.md's one-line Spark read of a table of every set
+    again = CliRunner().invoke(app, ["score", str(demo), "-t", "0.7", "--json"])
+    assert again.exit_code in (0, 1), again.output
+    every = spark.read.option("basePath", f"{demo}/results").parquet(
+        f"{demo}/results/result_set=*/run_summary.parquet"
+    )
+    counts = {r["result_set"]: r["count"] for r in every.groupBy("result_set").count().collect()}
+    assert counts == {
+        c: n
+        for c, n in ef.read_results(demo, "run_summary", config_id="all")
+        .group_by("result_set")
+        .len()
+        .iter_rows()
+    }
+    assert len(counts) == 2
 
 
 def test_bad_input_on_spark_exits_2_naming_the_problem(spark, tmp_path):
