@@ -52,7 +52,10 @@ def test_a_set_is_stale_once_the_input_tables_change(scored, tmp_path):
     ef.ingest("wide", [src], scored, run_id="2026-12-01-v1.7", scale_max=1.0)
     assert [r["stale"] for r in _listing(scored)] == [True, True]
     assert "stale:" in " ".join(runner.invoke(app, ["results", str(scored)]).output.split())
+    sql = ["sql", str(scored), "select 1 as x"]
+    assert "is stale" in " ".join(runner.invoke(app, sql).output.split())
     assert runner.invoke(app, ["score", str(scored), "-t", "0.7"]).exit_code == 0
+    assert "stale" not in runner.invoke(app, sql).output  # the latest set is current again
     by_id = {r["result_set"]: r["stale"] for r in _listing(scored)}
     assert by_id[ef.load_config(threshold=0.7).config_id] is False
 

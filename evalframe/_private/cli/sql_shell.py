@@ -515,6 +515,15 @@ def sql_command(
     if csv and json:
         raise UsageError("--csv and --json exclude each other; hint: pick one.")
     con, found = open_connection(dataset, results)
+    opened = getattr(found, "opened", None)
+    latest = opened.latest if opened is not None else None
+    if latest is not None and latest.stale():
+        stderr.print(
+            f"note: the latest result set {latest.set_id} is stale — the dataset's input "
+            "tables changed since it was computed; re-run the command that wrote it "
+            "(`evalframe results` lists the sets).",
+            highlight=False,
+        )
     try:
         if query is None:
             with line_editing() as read:
