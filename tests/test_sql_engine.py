@@ -337,6 +337,34 @@ def test_duckdb_reads_folders_of_files_and_duckdb_databases(tmp_path):
             assert_same(*sort_like(got[name], want[name]), f"{source.name} {name}")
 
 
+def test_duckdb_reads_the_files_the_polars_engine_reads(tmp_path):
+    """Dataset paths are literal (`[x]` in a folder or file name is no pattern), hidden
+    files and folders (`.` / `_`) are skipped, hive keys are typed as the contract says
+    (dataset.table_files): both engines score the same rows."""
+    ef.write_demo(tmp_path / "d", n_cases=8)
+    root = tmp_path / "ds[x]"
+    scores = pl.read_parquet(tmp_path / "d" / "scores.parquet")
+    for (run, attempt), part in scores.group_by("run_id", "attempt", maintain_order=True):
+        folder = root / "scores" / f"run_id={run}" / f"attempt={attempt}"
+        folder.mkdir(parents=True)
+        part.drop("run_id", "attempt").write_parquet(folder / "part[0]?.parquet")
+    junk = scores.head(3).with_columns(pl.lit(-1.0).alias("score"))
+    for hidden in ("_tmp", ".cache"):
+        (root / "scores" / hidden).mkdir()
+        junk.write_parquet(root / "scores" / hidden / "part.parquet")
+    (root / "scores" / "_SUCCESS").write_text("")
+    for name in ("executions", "outcomes", "runs"):
+        shutil.copy(tmp_path / "d" / f"{name}.parquet", root / f"{name}.parquet")
+    shutil.copytree(root, tmp_path / "dsx")  # what the pattern ds[x] would match instead
+    shutil.rmtree(tmp_path / "dsx" / "scores")
+    junk.write_parquet(tmp_path / "dsx" / "scores.parquet")
+    want = ef.score_tables(root, ef.Config())
+    got = score_tables_duckdb(root, ef.Config())
+    for name in (S.EXECUTION_SCORES, S.CASE_SUMMARY, S.RUN_SUMMARY):
+        assert_same(*sort_like(got[name], want[name]), name)
+    assert got[S.EXECUTION_SCORES].height == pl.read_parquet(root / "executions.parquet").height
+
+
 def test_duckdb_refuses_what_it_does_not_compute(tmp_path):
     ef.write_demo(tmp_path / "d", n_cases=5)
     tree = ef.config_from_dict(
@@ -430,6 +458,51 @@ BAD_INPUTS = {
         "scores": {k: v for k, v in GOOD_SCORES.items() if k != "score"},
     },
     "wrong type": _bad("scores", score=["4", "3", "5", "1"]),
+    # NaN next to finite values only: Parquet min/max statistics leave NaN out
+    "score NaN": _bad("scores", score=[float("nan"), 3.0, 5.0, 1.0]),
+    "scale_max NaN": _bad("scores", scale_max=[float("nan"), 5.0, 5.0, 5.0]),
+    "weight NaN": _bad("scores", weight=[float("nan"), 1.0, 1.0, 2.0]),
+    "threshold NaN": _bad("executions", threshold=[float("nan"), 0.5]),
+    "weight above MAX_WEIGHT": _bad("scores", weight=[1e305, 1.0, 1e300, 2.0]),
+    "weight below MIN_WEIGHT": _bad("scores", weight=[1e-310, 0.0, 1e-300, 5e-324]),
+    "empty evaluator": _bad("scores", evaluator=["", "n", "m", ""]),
+    "latency_ms": _bad("executions", latency_ms=[-5.0, 2e12]),
+    "latency_ms NaN / inf": _bad("executions", latency_ms=[float("nan"), float("inf")]),
+    "cost_usd": _bad("executions", cost_usd=[1e20, -0.01]),
+    "cost_usd NaN": _bad("executions", cost_usd=[float("nan"), 1e12]),
+    "input_tokens": _bad("executions", input_tokens=[-1, 10**11 + 1]),
+    "output_tokens": _bad("executions", output_tokens=[10**11, -7]),
+    "integer overflow": {
+        **_bad("scores", attempt=pl.Series([2**64 - 1, 0, 0, 0], dtype=pl.UInt64)),
+        "executions": {
+            **GOOD_EXECUTIONS,
+            "input_tokens": pl.Series([2**63, 1], dtype=pl.UInt64),
+            "output_tokens": pl.Series([3, 2**63 - 1], dtype=pl.UInt64),
+        },
+        "outcomes": {**GOOD_OUTCOMES, "attempt": pl.Series([0, 2**63 + 1], dtype=pl.UInt64)},
+    },
+    "reserved column names": {
+        **_bad("scores", _hidden=[1, 2, 3, 4], verdict=["a", "b", "c", "d"]),
+        "executions": {**GOOD_EXECUTIONS, "verdict": ["x", "y"], "_k": [1, 2]},
+        "runs": {**GOOD_RUNS, "pass_at_3": [0.5], "mean_score_se": [0.1], "executions": [3]},
+    },
+    "every table at once": {
+        "scores": {
+            **GOOD_SCORES,
+            "evaluator": ["m", "", "m", "m"],
+            "weight": [1e301, 1.0, 2.0, -1],
+        },
+        "executions": {
+            **GOOD_EXECUTIONS,
+            "case_id": ["a", "a"],
+            "status": ["ok", "bad"],
+            "latency_ms": [-1.0, 5.0],
+            "cost_usd": [1.0, float("inf")],
+            "output_tokens": [10**12, 1],
+        },
+        "outcomes": {**GOOD_OUTCOMES, "case_id": ["a", "z"], "passed": [None, True]},
+        "runs": {"run_id": ["r", "r"], "created_at": ["2026-01-02T03:04:05", "nope"]},
+    },
 }
 
 

@@ -1,14 +1,20 @@
 """Validation of the input tables: every problem at once, then typed frames with defaults.
 
-Checks (SPEC §1 "Bad input"): missing required columns, wrong types, nulls in key columns,
-duplicate keys, NaN/inf/negative/too-large scores, scale_max <= 0, negative weights,
-unknown statuses, thresholds outside 0-1, and orphan rows. All value checks over one table
-run as one lazy query; all tables' queries are collected together.
+Checks (SPEC §1 "Bad input"): missing required columns, wrong types, reserved column
+names, nulls in key columns, duplicate keys, NaN/inf/negative/too-large scores,
+scale_max <= 0, negative or out-of-range weights, empty evaluator names, unknown statuses,
+thresholds outside 0-1, latency/cost/token bounds, 64-bit overflow, unparsed created_at,
+and orphan rows. All value checks over one table run as one lazy query; all tables'
+queries are collected together.
+
+The value checks are one declarative list (`value_checks`: `ValueCheck` entries holding
+the message, the polars expression and the DuckDB SQL condition side by side) that the
+polars passes and the DuckDB engine both read.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import polars as pl
 import polars.selectors as cs
@@ -173,6 +179,248 @@ def check_schemas(tables: dict[str, pl.LazyFrame | None]) -> dict[str, pl.Schema
     return schemas
 
 
+# --- the value checks: one declarative list, read by every engine ------------------------
+FILLS: dict[str, object] = {S.ATTEMPT: 0, S.STATUS: S.STATUS_OK, S.SCALE_MAX: 1.0}
+"""Declared columns whose nulls the typed table fills with a default (never null after)."""
+
+
+def raw_copy(column: str, wanted: pl.DataType, actual: pl.DataType) -> str | None:
+    """The name of the raw copy of an input column that the typed table keeps while a
+    lossy cast is checked (then dropped): created_at given as text, Int64 columns given as
+    UInt64. None when the cast cannot lose a value."""
+    if isinstance(wanted, pl.Datetime) and actual == pl.String:
+        return RAW_TIME
+    if wanted == pl.Int64 and actual == pl.UInt64:
+        return RAW + column
+    return None
+
+
+def raw_copies(table: str, schema: pl.Schema) -> dict[str, str]:
+    """raw copy name -> input column, for an input table of this (raw) schema."""
+    out = {}
+    for col, (wanted, _required, _default) in S.TABLE_COLUMNS[table].items():
+        if col in schema and (raw := raw_copy(col, wanted, schema[col])) is not None:
+            out[raw] = col
+    return out
+
+
+def _sql_ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _sql_number(value: float) -> str:
+    return str(value) if isinstance(value, int) else f"cast({value!r} as double)"
+
+
+def _sql_text(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+@dataclass(frozen=True, eq=False)
+class ValueCheck:
+    """One value check of an input table, for every engine: `expr` (polars) and `sql`
+    (DuckDB) are the same condition, built side by side from the same constants; it holds
+    on a bad row (null = not bad). Both read the typed table (declared columns cast,
+    FILLS filled) with the raw copies of `raw_copies`."""
+
+    table: str
+    column: str
+    message: str
+    expr: pl.Expr = field(repr=False)
+    sql: str
+    fold: str = ""
+    """The count the one pass over the judge rows derives from its partials (flat.py
+    `_<fold>`, sql/execution_partials.sql `<fold>`); "" = counted by a query of its own."""
+    clamped: bool = False
+    """`clamp=True` fixes these rows instead of reporting them."""
+
+
+def null_key_checks(table: str) -> list[ValueCheck]:
+    """Nulls in the key columns (not those FILLS fills: never null)."""
+    return [
+        ValueCheck(
+            table,
+            k,
+            "key column is null",
+            pl.col(k).is_null(),
+            f"{_sql_ident(k)} is null",
+            fold=("" if table != S.SCORES else "null_eval" if k == S.EVALUATOR else f"null_{k}"),
+        )
+        for k in S.TABLE_KEYS[table]
+        if k not in FILLS
+    ]
+
+
+def _score_value_checks() -> tuple[ValueCheck, ...]:
+    sc, mx, w = pl.col(S.SCORE), pl.col(S.SCALE_MAX), pl.col(S.WEIGHT)
+    finite = sc.is_finite()
+    return (
+        ValueCheck(
+            S.SCORES,
+            S.SCORE,
+            "score is NaN or infinite",
+            sc.is_not_null() & ~finite,
+            "score is not null and not isfinite(score)",
+            fold="bad_nan",
+            clamped=True,
+        ),
+        ValueCheck(
+            S.SCORES,
+            S.SCORE,
+            "score is negative",
+            finite & (sc < 0),
+            "isfinite(score) and score < 0",
+            fold="bad_neg",
+            clamped=True,
+        ),
+        ValueCheck(
+            S.SCORES,
+            S.SCORE,
+            "score is above scale_max",
+            finite & (sc > mx),
+            "isfinite(score) and score > scale_max",
+            fold="bad_above",
+            clamped=True,
+        ),
+        ValueCheck(
+            S.SCORES,
+            S.SCALE_MAX,
+            "scale_max is not a positive number",
+            ~(mx > 0).fill_null(False) | ~mx.is_finite().fill_null(False),
+            "not coalesce(scale_max > 0, false) or not coalesce(isfinite(scale_max), false)",
+            fold="bad_scale",
+        ),
+        ValueCheck(
+            S.SCORES,
+            S.WEIGHT,
+            "weight is negative or not finite",
+            (w < 0) | ~w.is_finite(),
+            "coalesce(weight < 0 or not isfinite(weight), false)",
+            fold="bad_weight",
+        ),
+    )
+
+
+SCORE_VALUE_CHECKS = _score_value_checks()
+"""The checks of the score values the one pass over the judge rows folds in (flat.py,
+sql/execution_partials.sql), in report order; the null keys of `scores` come first."""
+
+
+def _scores_always_checks() -> list[ValueCheck]:
+    """Checks of `scores` that run even when the caller folds the score values into its
+    own pass (one more select over the judge rows)."""
+    w = pl.col(S.WEIGHT)
+    lo, hi = _sql_number(MIN_WEIGHT), _sql_number(MAX_WEIGHT)
+    return [
+        ValueCheck(
+            S.SCORES,
+            S.EVALUATOR,
+            "evaluator name is empty (it would be the evaluator tree's root)",
+            pl.col(S.EVALUATOR) == "",
+            "evaluator = ''",
+        ),
+        ValueCheck(
+            S.SCORES,
+            S.WEIGHT,
+            f"weight is outside [{MIN_WEIGHT:g}, {MAX_WEIGHT:g}] (0 is allowed): weighted "
+            "sums would underflow or overflow",
+            w.is_finite() & (w > 0) & ((w < MIN_WEIGHT) | (w > MAX_WEIGHT)),
+            f"isfinite(weight) and weight > 0 and (weight < {lo} or weight > {hi})",
+        ),
+    ]
+
+
+def _bounded_check(column: str, top: float) -> ValueCheck:
+    """A quantity in [0, top]: negative, too large (and, for a float, NaN/inf) is bad."""
+    c, q = pl.col(column), _sql_ident(column)
+    bad = c.is_not_null() & ~((c >= 0) & (c <= top)).fill_null(False)
+    sql = f"not coalesce({q} >= 0 and {q} <= {_sql_number(top)}, false)"
+    message = f"{column} is negative or above {top:g}"
+    if S.EXECUTIONS_COLUMNS[column][0] == pl.Float64:  # NaN: the largest float in polars
+        bad = bad | (c.is_not_null() & c.is_nan())
+        sql = f"({sql} or isnan({q}))"
+        message = f"{column} is negative, NaN, infinite or above {top:g}"
+    return ValueCheck(S.EXECUTIONS, column, message, bad, f"{q} is not null and {sql}")
+
+
+def _overflow_checks(table: str, schema: pl.Schema) -> list[ValueCheck]:
+    """Unsigned 64-bit integers above the largest Int64 (the cast left null there)."""
+    out = []
+    for raw, col in raw_copies(table, schema).items():
+        if raw == RAW_TIME:
+            continue
+        r = _sql_ident(raw)
+        out.append(
+            ValueCheck(
+                table,
+                col,
+                f"{col} is above {INT64_MAX} (does not fit a 64-bit integer)",
+                pl.col(raw).is_not_null() & (pl.col(raw) > INT64_MAX),
+                f"{r} is not null and {r} > {INT64_MAX}",
+            )
+        )
+    return out
+
+
+def _unparsed_time_checks(table: str, schema: pl.Schema) -> list[ValueCheck]:
+    """created_at given as text that does not parse as a timestamp (the typed table holds
+    null there, the raw text does not)."""
+    if RAW_TIME not in raw_copies(table, schema):
+        return []
+    return [
+        ValueCheck(
+            table,
+            S.CREATED_AT,
+            "created_at is not a timestamp",
+            pl.col(S.CREATED_AT).is_null() & pl.col(RAW_TIME).is_not_null(),
+            f"created_at is null and {_sql_ident(RAW_TIME)} is not null",
+        )
+    ]
+
+
+def value_checks(table: str, schema: pl.Schema, *, score_values: bool = True) -> list[ValueCheck]:
+    """The value checks of one input table of this (raw) schema, in report order — the
+    one list both engines run. `score_values=False` leaves out the checks the one pass
+    over the judge rows folds in (the null keys and SCORE_VALUE_CHECKS of `scores`)."""
+    if table == S.SCORES:
+        checks = [*null_key_checks(table), *SCORE_VALUE_CHECKS] if score_values else []
+        checks += _scores_always_checks()
+    elif table == S.EXECUTIONS:
+        statuses = ", ".join(_sql_text(s) for s in S.STATUSES)
+        t = pl.col(S.THRESHOLD)
+        checks = [
+            *null_key_checks(table),
+            ValueCheck(
+                table,
+                S.STATUS,
+                f"status is not one of {', '.join(S.STATUSES)}",
+                ~pl.col(S.STATUS).is_in(S.STATUSES).fill_null(False),
+                f"not coalesce(status in ({statuses}), false)",
+            ),
+            ValueCheck(
+                table,
+                S.THRESHOLD,
+                "threshold is outside 0-1",
+                t.is_not_null() & ~((t >= 0) & (t <= 1)).fill_null(False),
+                "threshold is not null and not coalesce(threshold >= 0 and threshold <= 1, false)",
+            ),
+            _bounded_check(S.LATENCY_MS, MAX_LATENCY_MS),
+            _bounded_check(S.COST_USD, MAX_COST_USD),
+            _bounded_check(S.INPUT_TOKENS, MAX_TOKENS),
+            _bounded_check(S.OUTPUT_TOKENS, MAX_TOKENS),
+        ]
+    elif table == S.OUTCOMES:
+        checks = [
+            *null_key_checks(table),
+            ValueCheck(
+                table, S.PASSED, "passed is null", pl.col(S.PASSED).is_null(), "passed is null"
+            ),
+        ]
+    else:
+        checks = null_key_checks(table)
+    return [*checks, *_overflow_checks(table, schema), *_unparsed_time_checks(table, schema)]
+
+
 def validate_tables(
     tables: dict[str, pl.LazyFrame | None],
     *,
@@ -190,7 +438,7 @@ def validate_tables(
     `execution_duplicates=False` leaves the duplicate-key check of executions to the
     caller (the flat pass finds them as equal neighbours of the sorted table)."""
     problems: list[Problem] = []
-    check_schemas(tables)
+    schemas = check_schemas(tables)
     typed = {name: _typed(lf, name) for name, lf in tables.items() if lf is not None}
     report = None
     if clamp and score_values:
@@ -200,61 +448,14 @@ def validate_tables(
     #    group-by (duplicates) and anti-joins (orphans); examples are fetched only for
     #    the checks that fail.
     checks: list[tuple[str, str, str, pl.LazyFrame, tuple[str, ...], pl.Expr | None]] = []
-    sc = pl.col(S.SCORE)
-    finite = sc.is_finite()
     specs: dict[str, list[tuple[str, str, pl.Expr]]] = {
-        S.SCORES: []
-        if not score_values
-        else [
-            *_null_key_specs(S.SCORE_KEY),
-            (S.SCORE, "score is NaN or infinite", sc.is_not_null() & ~finite),
-            (S.SCORE, "score is negative", finite & (sc < 0)),
-            (S.SCORE, "score is above scale_max", finite & (sc > pl.col(S.SCALE_MAX))),
-            (
-                S.SCALE_MAX,
-                "scale_max is not a positive number",
-                ~(pl.col(S.SCALE_MAX) > 0).fill_null(False)
-                | ~pl.col(S.SCALE_MAX).is_finite().fill_null(False),
-            ),
-            (
-                S.WEIGHT,
-                "weight is negative or not finite",
-                (pl.col(S.WEIGHT) < 0) | ~pl.col(S.WEIGHT).is_finite(),
-            ),
-        ],
-        S.EXECUTIONS: [
-            *_null_key_specs(S.EXECUTION_KEY),
-            (
-                S.STATUS,
-                f"status is not one of {', '.join(S.STATUSES)}",
-                ~pl.col(S.STATUS).is_in(S.STATUSES).fill_null(False),
-            ),
-            (
-                S.THRESHOLD,
-                "threshold is outside 0-1",
-                pl.col(S.THRESHOLD).is_not_null()
-                & ~((pl.col(S.THRESHOLD) >= 0) & (pl.col(S.THRESHOLD) <= 1)).fill_null(False),
-            ),
-            *_bounded_specs(S.LATENCY_MS, MAX_LATENCY_MS, "latency_ms"),
-            *_bounded_specs(S.COST_USD, MAX_COST_USD, "cost_usd"),
-            *_bounded_specs(S.INPUT_TOKENS, MAX_TOKENS, "input_tokens"),
-            *_bounded_specs(S.OUTPUT_TOKENS, MAX_TOKENS, "output_tokens"),
-        ],
-        S.OUTCOMES: [
-            *_null_key_specs(S.TABLE_KEYS[S.OUTCOMES]),
-            (S.PASSED, "passed is null", pl.col(S.PASSED).is_null()),
-        ],
-        S.RUNS: [
-            *_null_key_specs((S.RUN_ID,)),
-            *_unparsed_time_specs(typed.get(S.RUNS)),
-        ],
+        name: [
+            (c.column, c.message, c.expr)
+            for c in value_checks(name, schemas[name], score_values=score_values)
+        ]
+        for name in S.TABLE_COLUMNS
+        if name in schemas
     }
-    # checks of `scores` that run even when the caller checks the score values itself
-    # (one more select over the judge rows, in the same collect as the others)
-    specs[S.SCORES] = [*specs[S.SCORES], *_scores_always_specs()]
-    for name in (S.SCORES, S.EXECUTIONS, S.OUTCOMES):
-        if name in typed:
-            specs[name] = [*specs[name], *_overflow_specs(typed[name])]
     queries: list[pl.LazyFrame] = []
     for name, table_specs in specs.items():
         if name not in typed or not table_specs:
@@ -311,76 +512,26 @@ def validate_tables(
     return _complete(typed), report, problems
 
 
-def _unparsed_time_specs(raw: pl.LazyFrame | None) -> list[tuple[str, str, pl.Expr]]:
-    """created_at given as text that does not parse as a timestamp (the typed frame holds
-    null there, the raw text does not)."""
-    if raw is None or RAW_TIME not in raw.collect_schema():
-        return []
-    unparsed = pl.col(S.CREATED_AT).is_null() & pl.col(RAW_TIME).is_not_null()
-    return [(S.CREATED_AT, "created_at is not a timestamp", unparsed)]
-
-
-def _scores_always_specs() -> list[tuple[str, str, pl.Expr]]:
-    w = pl.col(S.WEIGHT)
-    return [
-        (
-            S.EVALUATOR,
-            "evaluator name is empty (it would be the evaluator tree's root)",
-            pl.col(S.EVALUATOR) == "",
-        ),
-        (
-            S.WEIGHT,
-            f"weight is outside [{MIN_WEIGHT:g}, {MAX_WEIGHT:g}] (0 is allowed): weighted "
-            "sums would underflow or overflow",
-            w.is_finite() & (w > 0) & ((w < MIN_WEIGHT) | (w > MAX_WEIGHT)),
-        ),
-    ]
-
-
-def _bounded_specs(column: str, top: float, name: str) -> list[tuple[str, str, pl.Expr]]:
-    c = pl.col(column)
-    bad = c.is_not_null() & ~((c >= 0) & (c <= top)).fill_null(False)
-    if column in (S.LATENCY_MS, S.COST_USD):  # NaN compares as the largest float in polars
-        bad = bad | (c.is_not_null() & c.is_nan())
-        return [(column, f"{name} is negative, NaN, infinite or above {top:g}", bad)]
-    return [(column, f"{name} is negative or above {top:g}", bad)]
-
-
-def _overflow_specs(typed: pl.LazyFrame) -> list[tuple[str, str, pl.Expr]]:
-    """Unsigned 64-bit integers above the largest Int64 (the cast left null there)."""
-    out = []
-    for col in typed.collect_schema():
-        if col.startswith(RAW) and col != RAW_TIME:
-            name = col.removeprefix(RAW)
-            cond = pl.col(col).is_not_null() & (pl.col(col) > INT64_MAX)
-            out.append((name, f"{name} is above {INT64_MAX} (does not fit a 64-bit integer)", cond))
-    return out
-
-
-def _null_key_specs(keys: tuple[str, ...]) -> list[tuple[str, str, pl.Expr]]:
-    return [(k, "key column is null", pl.col(k).is_null()) for k in keys]
-
-
 def _typed(lf: pl.LazyFrame, name: str) -> pl.LazyFrame:
     """Add missing optional columns with their defaults; cast declared columns; fill the
     defaults of `attempt`, `status` and `scale_max` where they are null."""
     present = lf.collect_schema()
-    fill = {S.ATTEMPT: 0, S.STATUS: S.STATUS_OK, S.SCALE_MAX: 1.0}
     exprs = []
     for col, (dtype, _required, default) in S.TABLE_COLUMNS[name].items():
         if col not in present:
             exprs.append(pl.lit(default, dtype=dtype).alias(col))
             continue
-        if isinstance(dtype, pl.Datetime) and present[col] == pl.String:
-            exprs.append(pl.col(col).alias(RAW_TIME))  # checked, then dropped
+        raw = raw_copy(col, dtype, present[col])
+        if raw is not None:
+            exprs.append(pl.col(col).alias(raw))  # checked, then dropped
+        if raw == RAW_TIME:
             expr = pl.col(col).str.to_datetime(time_unit="us", strict=False)
-        elif dtype == pl.Int64 and present[col] == pl.UInt64:
-            exprs.append(pl.col(col).alias(RAW + col))  # values above INT64_MAX: checked
+        elif raw is not None:  # values above INT64_MAX become null: checked
             expr = pl.col(col).cast(dtype, strict=False)
         else:
             expr = pl.col(col).cast(dtype) if present[col] != dtype else pl.col(col)
-        if col in fill:
-            expr = expr.fill_null(fill[col])
+        if col in FILLS:
+            expr = expr.fill_null(FILLS[col])
         exprs.append(expr.alias(col))
     return lf.with_columns(exprs)
 

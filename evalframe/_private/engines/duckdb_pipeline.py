@@ -1,10 +1,10 @@
 """The DuckDB engine end to end: a dataset's files → score and compare tables, all in SQL.
 
-Nothing here reads a judge row with polars: DuckDB scans the files (views over
-`NAME.parquet`, `NAME/**/*.parquet` with hive partitions, or the tables of a DuckDB
-database file), checks them, scores them and summarizes them; polars only receives the
-finished tables (and the empty schema of each input, to reuse the schema check's
-messages).
+Nothing here reads a judge row with polars: DuckDB scans the files (views over the
+files dataset.table_files lists — `NAME.parquet`, or the Parquet files under `NAME/` with
+hive partitions, by literal path — or the tables of a DuckDB database file), checks them,
+scores them and summarizes them; polars only receives the finished tables (and the empty
+schema of each input, to reuse the schema check's messages).
 
     score_tables_duckdb(dataset, config, *, memory_limit="3GB", temp_directory=None,
                         clamp=False, evaluators=False) -> DuckDBTables
@@ -32,8 +32,9 @@ evaluators ⟕ evaluator_policy. Every rule then runs on those per-execution row
 (sql/execution_scores_of.sql), the summaries on execution_scores (case_summary_of,
 run_summary_of). Validation: the score checks come out of the same pass; the other
 tables are checked in one query each; example keys are fetched only for a check whose
-count is not zero; the messages are those of data/validate.py and data/keyed.py, so the
-CLI prints the same problems whichever engine ran.
+count is not zero. Every value check is an entry of data/validate.py `value_checks`
+(message, polars expression and SQL condition side by side): this module holds no
+message or bound of its own, so the CLI prints the same problems whichever engine ran.
 
 Memory: a fresh connection per call with `SET memory_limit` and `SET temp_directory`
 (a fresh temporary folder unless given, removed afterwards): DuckDB spills its hash
@@ -57,7 +58,17 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.config import Config
-from evalframe._private.data.validate import MAX_EXAMPLES, ClampReport, check_schemas
+from evalframe._private.data.dataset import table_files
+from evalframe._private.data.validate import (
+    FILLS,
+    MAX_EXAMPLES,
+    SCORE_VALUE_CHECKS,
+    ClampReport,
+    check_schemas,
+    null_key_checks,
+    raw_copy,
+    value_checks,
+)
 from evalframe._private.engines.duckdb_engine import (
     _call,
     check_flat,
@@ -173,6 +184,34 @@ def _raw(name: str) -> str:
     return f"evalframe_raw_{name}"
 
 
+def _parquet_source(root: Path, name: str) -> str | None:
+    """The read_parquet call of table `name` of a dataset folder, over the files the polars
+    engine reads (dataset.table_files: literal paths, hidden files ignored; a link to a
+    single file pinned to its target), with the same hive partition types (text, unless
+    the contract declares the key Int64 or Float64). None when the table is absent."""
+    files, is_folder = table_files(root, name)
+    if not files:
+        return None
+    if not is_folder:
+        single = files[0].resolve() if files[0].is_symlink() else files[0]
+        return f"read_parquet({_literal(str(single))})"
+    rel = files[0].relative_to(root / name).parts[:-1]
+    keys = [part.split("=", 1)[0] for part in rel if "=" in part]  # as dataset._hive_keys
+    hive = "false"
+    if keys:
+        declared = S.TABLE_COLUMNS[name]
+        types = ", ".join(
+            f"{_literal(k)}: {_sql_type(declared[k][0])}"
+            for k in keys
+            if k in declared and declared[k][0] in (pl.Int64, pl.Float64)
+        )
+        hive = "true, hive_types_autocast = false" + (
+            f", hive_types = {{{types}}}" if types else ""
+        )
+    listed = ", ".join(_literal(str(f)) for f in files)
+    return f"read_parquet([{listed}], hive_partitioning = {hive}, union_by_name = true)"
+
+
 def open_views(con: duckdb.DuckDBPyConnection, dataset: str | Path) -> dict[str, bool]:
     """Create `evalframe_raw_NAME` views over the dataset's tables; return which exist.
     Raises DatasetNotFoundError / UsageError like `open_tables`."""
@@ -180,21 +219,10 @@ def open_views(con: duckdb.DuckDBPyConnection, dataset: str | Path) -> dict[str,
     present: dict[str, bool] = {}
     if path.is_dir():
         for name in S.INPUT_TABLES:
-            single = path / f"{name}.parquet"
-            folder = path / name
-            if single.is_file():
-                source = f"read_parquet({_literal(str(single))})"
-            elif folder.is_dir() and any(folder.rglob("*.parquet")):
-                pattern = str(folder / "**" / "*.parquet")
-                source = (
-                    f"read_parquet({_literal(pattern)}, hive_partitioning = true, "
-                    "union_by_name = true)"
-                )
-            else:
-                present[name] = False
-                continue
-            con.execute(f"create or replace view {_raw(name)} as select * from {source}")
-            present[name] = True
+            source = _parquet_source(path, name)
+            present[name] = source is not None
+            if source is not None:
+                con.execute(f"create or replace view {_raw(name)} as select * from {source}")
     elif path.is_file():
         try:
             con.execute(f"attach {_literal(str(path))} as {SOURCE_DB} (read_only)")
@@ -244,7 +272,7 @@ _SQL_TYPES = {
     pl.Int64: "bigint",
     pl.Boolean: "boolean",
 }
-_FILLS = {S.ATTEMPT: "0", S.STATUS: "'ok'", S.SCALE_MAX: "1.0"}
+_FILLS = {c: _literal(v) if isinstance(v, str) else repr(v) for c, v in FILLS.items()}
 
 
 def _sql_type(dtype: pl.DataType) -> str:
@@ -255,12 +283,18 @@ def _sql_type(dtype: pl.DataType) -> str:
     return _SQL_TYPES[type(dtype)]
 
 
-def _typed_select(name: str, schema: pl.Schema | None) -> str:
+def _checked(name: str) -> str:
+    return f"evalframe_checked_{name}"
+
+
+def _typed_select(name: str, schema: pl.Schema | None, *, raw: bool = False) -> str:
     """The select list of a typed table: declared columns cast (in their file position),
-    defaults of attempt/status/scale_max filled, missing declared columns appended with
-    their defaults — the columns and order of validate._typed."""
+    FILLS filled, missing declared columns appended with their defaults — the columns and
+    order of validate._typed. `raw=True` appends the raw copies of validate.raw_copy
+    (what the value checks read; the typed views drop them, as validate._complete does)."""
     declared = S.TABLE_COLUMNS[name]
     exprs: list[str] = []
+    copies: list[str] = []
     present = schema if schema is not None else pl.Schema()
     for col, dtype in present.items():
         ref = f"r.{_ident(col)}"  # qualified: DuckDB lets a macro parameter of the same
@@ -269,11 +303,12 @@ def _typed_select(name: str, schema: pl.Schema | None) -> str:
             exprs.append(f"{ref} as {_ident(col)}")
             continue
         wanted = declared[col][0]
-        sql_type = _sql_type(wanted)
-        if isinstance(wanted, pl.Datetime) and dtype == pl.String:
-            expr = f"try_cast({ref} as timestamp)"
+        copy = raw_copy(col, wanted, dtype)
+        if copy is not None:  # a lossy cast: null where the value does not convert
+            expr = f"try_cast({ref} as {_sql_type(wanted)})"
+            copies.append(f"{ref} as {_ident(copy)}")
         else:
-            expr = f"cast({ref} as {sql_type})"
+            expr = f"cast({ref} as {_sql_type(wanted)})"
         if col in _FILLS:
             expr = f"coalesce({expr}, {_FILLS[col]})"
         exprs.append(f"{expr} as {_ident(col)}")
@@ -281,12 +316,14 @@ def _typed_select(name: str, schema: pl.Schema | None) -> str:
         if col not in present:
             value = _FILLS.get(col, "null")
             exprs.append(f"cast({value} as {_sql_type(wanted)}) as {_ident(col)}")
-    return ", ".join(exprs)
+    return ", ".join([*exprs, *copies] if raw else exprs)
 
 
 def typed_views(con: duckdb.DuckDBPyConnection, present: dict[str, bool]) -> dict[str, pl.Schema]:
     """Check the schemas (ValidationError with validate.check_schemas' messages) and create
-    the typed views scores, outcomes and runs (executions: see `executions_view`)."""
+    the typed views scores, outcomes and runs (executions: see `executions_view`), and for
+    each given table the view `evalframe_checked_NAME` the value checks read (the typed
+    columns plus the raw copies). Returns the input schemas of the given tables."""
     schemas = {n: _schema(con, _raw(n)) for n, ok in present.items() if ok}
     check_schemas({n: pl.LazyFrame(schema=s) for n, s in schemas.items()})
     for name in (S.SCORES, S.OUTCOMES, S.RUNS):
@@ -299,6 +336,11 @@ def typed_views(con: duckdb.DuckDBPyConnection, present: dict[str, bool]) -> dic
         con.execute(
             f"create or replace view {S.EXECUTIONS} as select {select} "
             f"from {_raw(S.EXECUTIONS)} as r"
+        )
+    for name, schema in schemas.items():
+        select = _typed_select(name, schema, raw=True)
+        con.execute(
+            f"create or replace view {_checked(name)} as select {select} from {_raw(name)} as r"
         )
     return schemas
 
@@ -341,36 +383,56 @@ def _examples(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[str, ...]:
     return tuple(str(r[0]) for r in con.execute(f"{sql} limit {MAX_EXAMPLES}").fetchall())
 
 
-_SCORE_CHECKS = (
-    ("bad_nan", S.SCORE, "score is NaN or infinite", "score is not null and not isfinite(score)"),
-    ("bad_neg", S.SCORE, "score is negative", "isfinite(score) and score < 0"),
-    ("bad_above", S.SCORE, "score is above scale_max", "isfinite(score) and score > scale_max"),
-    (
-        "bad_scale",
-        S.SCALE_MAX,
-        "scale_max is not a positive number",
-        "not coalesce(scale_max > 0, false) or not coalesce(isfinite(scale_max), false)",
-    ),
-    (
-        "bad_weight",
-        S.WEIGHT,
-        "weight is negative or not finite",
-        "coalesce(weight < 0 or not isfinite(weight), false)",
-    ),
-)
+NAN_UNSAFE_OPTIMIZERS = ("statistics_propagation", "filter_pushdown")
+"""Optimizers that trust Parquet min/max statistics, which leave NaN out (the Parquet
+spec): with them, `x <= 1e12` folds to true and `where isnan(x)` prunes the row group of a
+column holding [NaN, 1e12]. The value checks run without them."""
+
+
+@contextmanager
+def _nan_safe(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """Run the enclosed queries without NAN_UNSAFE_OPTIMIZERS (restored afterwards)."""
+    before = _one(con, "select current_setting('disabled_optimizers')")[0] or ""
+    names = [n for n in before.split(",") if n.strip()] + list(NAN_UNSAFE_OPTIMIZERS)
+    con.execute(f"set disabled_optimizers = {_literal(','.join(dict.fromkeys(names)))}")
+    try:
+        yield
+    finally:
+        con.execute(f"set disabled_optimizers = {_literal(before)}")
+
+
+def _check_problems(
+    con: duckdb.DuckDBPyConnection, table: str, checks: Sequence[Any], counts: Sequence[int]
+) -> list[Problem]:
+    """The problems of the checks (validate.ValueCheck) whose count is not zero, with up
+    to MAX_EXAMPLES example keys read from the checked view of `table`."""
+    keys = _key_text(S.TABLE_KEYS[table])
+    problems = []
+    for check, n in zip(checks, counts, strict=True):
+        if n:
+            with _nan_safe(con):
+                ex = _examples(con, f"select {keys} from {_checked(table)} where {check.sql}")
+            problems.append(Problem(table, check.column, check.message, int(n), ex))
+    return problems
 
 
 def score_problems(
     con: duckdb.DuckDBPyConnection, *, clamp: bool
 ) -> tuple[list[Problem], ClampReport | None, int]:
-    """The checks of `scores` from the counts the pass folded in (as flat.score_problems);
-    also returns the largest evaluator id seen."""
+    """The null keys and SCORE_VALUE_CHECKS of `scores` from the counts the pass folded in
+    (as flat.score_problems); also returns the largest evaluator id seen."""
+    checks = [
+        c for c in (*null_key_checks(S.SCORES), *SCORE_VALUE_CHECKS) if not (clamp and c.clamped)
+    ]
+    folded = {
+        f"null_{S.RUN_ID}": "sum(n_all) filter (where run_id is null)",
+        f"null_{S.CASE_ID}": "sum(n_all) filter (where case_id is null)",
+        "null_eval": "sum(null_eval)",
+        **{c.fold: f"sum({c.fold})" for c in SCORE_VALUE_CHECKS},
+    }
     sums_sql = ", ".join(
         [
-            *(f"coalesce(sum({c}), 0)" for c, *_ in _SCORE_CHECKS),
-            "coalesce(sum(null_eval), 0)",
-            "coalesce(sum(n_all) filter (where run_id is null), 0)",
-            "coalesce(sum(n_all) filter (where case_id is null), 0)",
+            *(f"coalesce({folded[c.fold]}, 0)" for c in checks),
             "coalesce(sum(n_clamped), 0)",
             "coalesce(sum(n_nulled), 0)",
             "coalesce(max(ev_max), -1)",
@@ -378,93 +440,30 @@ def score_problems(
     )
     row = _one(con, f"select {sums_sql} from {PARTIALS}")
     assert row is not None
-    counts = dict(zip([c for c, *_ in _SCORE_CHECKS], row[:5], strict=True))
-    null_eval, null_run, null_case, n_clamped, n_nulled, ev_max = row[5:]
-    key = _key_text(S.SCORE_KEY)
-    problems: list[Problem] = []
-    for col, n in ((S.RUN_ID, null_run), (S.CASE_ID, null_case), (S.EVALUATOR, null_eval)):
-        if n:
-            ex = _examples(con, f"select {key} from scores where {_ident(col)} is null")
-            problems.append(Problem(S.SCORES, col, "key column is null", int(n), ex))
-    for name, column, message, cond in _SCORE_CHECKS:
-        if clamp and name in ("bad_nan", "bad_neg", "bad_above"):
-            continue
-        n = int(counts[name])
-        if n:
-            ex = _examples(con, f"select {key} from scores where {cond}")
-            problems.append(Problem(S.SCORES, column, message, n, ex))
+    *counts, n_clamped, n_nulled, ev_max = row
+    problems = _check_problems(con, S.SCORES, checks, counts)
     report = ClampReport(clamped=int(n_clamped), nulled=int(n_nulled)) if clamp else None
     return problems, report, int(ev_max)
 
 
-def _table_checks(given: dict[str, bool]) -> list[tuple[str, str, str, str]]:
-    """(table, column, message, condition) of the value checks of validate_tables, in
-    its order (scores' own checks come from the pass)."""
-    checks: list[tuple[str, str, str, str]] = []
-    if given.get(S.EXECUTIONS):
-        checks += [(S.EXECUTIONS, k, "key column is null", f"{k} is null") for k in S.EXECUTION_KEY]
-        checks += [
-            (
-                S.EXECUTIONS,
-                S.STATUS,
-                f"status is not one of {', '.join(S.STATUSES)}",
-                "not coalesce(status in ("
-                + ", ".join(_literal(s) for s in S.STATUSES)
-                + "), false)",
-            ),
-            (
-                S.EXECUTIONS,
-                S.THRESHOLD,
-                "threshold is outside 0-1",
-                "threshold is not null and not coalesce(threshold >= 0 and threshold <= 1, false)",
-            ),
-        ]
-    if given.get(S.OUTCOMES):
-        checks += [
-            (S.OUTCOMES, k, "key column is null", f"{_ident(k)} is null")
-            for k in S.TABLE_KEYS[S.OUTCOMES]
-        ]
-        checks.append((S.OUTCOMES, S.PASSED, "passed is null", "passed is null"))
-    if given.get(S.RUNS):
-        checks.append((S.RUNS, S.RUN_ID, "key column is null", "run_id is null"))
-    return checks
-
-
-def table_problems(con: duckdb.DuckDBPyConnection, given: dict[str, bool]) -> list[Problem]:
-    """The checks of executions, outcomes and runs (validate_tables' order and messages):
-    value checks, duplicate keys, unparsed created_at, outcomes of unknown executions."""
+def table_problems(con: duckdb.DuckDBPyConnection, schemas: dict[str, pl.Schema]) -> list[Problem]:
+    """The checks validate_tables makes beside the one pass, in its order and with its
+    messages: every table's validate.value_checks (scores: those the pass does not fold
+    in), one query per table; then duplicate keys of executions, outcomes and runs, and
+    outcomes of unknown executions."""
     problems: list[Problem] = []
-    checks = _table_checks(given)
-    by_table: dict[str, list[tuple[int, str]]] = {}
-    for i, (table, _c, _m, cond) in enumerate(checks):
-        by_table.setdefault(table, []).append((i, cond))
-    counts: dict[int, int] = {}
-    for table, items in by_table.items():
-        sums = ", ".join(f"count(*) filter (where {cond})" for _i, cond in items)
-        row = _one(con, f"select {sums} from {table}")
-        assert row is not None
-        counts.update({i: int(n) for (i, _c), n in zip(items, row, strict=True)})
-    time_check = None
-    if given.get(S.RUNS):
-        raw_type = _schema(con, _raw(S.RUNS)).get(S.CREATED_AT)
-        if raw_type == pl.String:
-            time_check = "created_at is not null and try_cast(created_at as timestamp) is null"
-    for i, (table, column, message, cond) in enumerate(checks):
-        if counts[i]:
-            keys = S.TABLE_KEYS[table]
-            ex = _examples(con, f"select {_key_text(keys)} from {table} where {cond}")
-            problems.append(Problem(table, column, message, counts[i], ex))
-        if table == S.RUNS and time_check is not None and i == len(checks) - 1:
-            n = _one(con, f"select count(*) from {_raw(S.RUNS)} where {time_check}")
-            if n and n[0]:
-                ex = _examples(
-                    con, f"select {_key_text((S.RUN_ID,))} from {_raw(S.RUNS)} where {time_check}"
-                )
-                problems.append(
-                    Problem(S.RUNS, S.CREATED_AT, "created_at is not a timestamp", int(n[0]), ex)
-                )
+    for table in S.TABLE_COLUMNS:
+        if table not in schemas:
+            continue
+        checks = value_checks(table, schemas[table], score_values=False)
+        if not checks:
+            continue
+        sums = ", ".join(f"count(*) filter (where {c.sql})" for c in checks)
+        with _nan_safe(con):
+            row = _one(con, f"select {sums} from {_checked(table)}")
+        problems += _check_problems(con, table, checks, row)
     for table in (S.EXECUTIONS, S.OUTCOMES, S.RUNS):
-        if not given.get(table):
+        if table not in schemas:
             continue
         keys = S.TABLE_KEYS[table]
         cols = ", ".join(_ident(k) for k in keys)
@@ -475,8 +474,8 @@ def table_problems(con: duckdb.DuckDBPyConnection, given: dict[str, bool]) -> li
             problems.append(
                 Problem(table, ", ".join(keys), "duplicate key (keys listed)", int(n[0]), ex)
             )
-    if given.get(S.OUTCOMES):
-        parent = S.EXECUTIONS if given.get(S.EXECUTIONS) else S.SCORES
+    if S.OUTCOMES in schemas:
+        parent = S.EXECUTIONS if S.EXECUTIONS in schemas else S.SCORES
         orphans = (
             "select distinct run_id, case_id, attempt from outcomes as o where not exists ("
             "select 1 from executions as e where e.run_id is not distinct from o.run_id "
@@ -590,7 +589,7 @@ def score_in(
     evalframe_execution_scores, evalframe_case_summary and evalframe_run_summary.
     Raises ValidationError listing every input problem."""
     given = open_views(con, dataset)
-    typed_views(con, given)
+    schemas = typed_views(con, given)
     create_engine_macros(con, _FIRST_MACROS)
     load_policy(con, config)
     partial_params = {
@@ -607,7 +606,7 @@ def score_in(
     problems, report, ev_max = score_problems(con, clamp=clamp)
     executions_view(con, bool(given.get(S.EXECUTIONS)))
     create_engine_macros(con, ENGINE_MACROS[len(_FIRST_MACROS) :])
-    problems += table_problems(con, given)
+    problems += table_problems(con, schemas)
     wide = ev_max >= MAX_MASK_EVALUATORS
     problems += key_problems(con, bool(given.get(S.EXECUTIONS)), wide)
     if problems:

@@ -26,7 +26,12 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.config import Config
-from evalframe._private.data.validate import MAX_EXAMPLES, ClampReport
+from evalframe._private.data.validate import (
+    MAX_EXAMPLES,
+    SCORE_VALUE_CHECKS,
+    ClampReport,
+    null_key_checks,
+)
 from evalframe._private.errors import Problem
 from evalframe._private.scoring.leaves import N_EXPECTED, N_ROWS
 from evalframe._private.scoring.policy import BORDERLINE, OUTCOMES_MODE
@@ -61,12 +66,8 @@ REQ_MS_FAIL = "_req_ms_fail"
 REQ_T_NULL = "_req_t_null"
 REQ_T_MIN = "_req_t_min"
 MASK = "_mask"
-# value checks folded into the same pass
-BAD_NAN = "_bad_nan"
-BAD_NEG = "_bad_neg"
-BAD_ABOVE = "_bad_above"
-BAD_SCALE = "_bad_scale"
-BAD_WEIGHT = "_bad_weight"
+# value checks folded into the same pass (validate.SCORE_VALUE_CHECKS: `_<fold>` columns)
+_CHECKS = tuple(f"_{c.fold}" for c in SCORE_VALUE_CHECKS)
 NULL_EVAL = "_null_eval"
 CLAMPED = "_clamped"
 NULLED = "_nulled"
@@ -128,13 +129,7 @@ def execution_partials(scores: pl.LazyFrame, leaves: Leaves, *, clamp: bool) -> 
     raw = pl.col(S.SCORE)
     mx = pl.col(S.SCALE_MAX)
     finite = raw.is_finite()
-    checks = [
-        (raw.is_not_null() & ~finite).alias(BAD_NAN),
-        (finite & (raw < 0)).alias(BAD_NEG),
-        (finite & (raw > mx)).alias(BAD_ABOVE),
-        (~(mx > 0).fill_null(False) | ~mx.is_finite().fill_null(False)).alias(BAD_SCALE),
-        ((pl.col(S.WEIGHT) < 0) | ~pl.col(S.WEIGHT).is_finite()).fill_null(False).alias(BAD_WEIGHT),
-    ]
+    checks = [c.expr.fill_null(False).alias(f"_{c.fold}") for c in SCORE_VALUE_CHECKS]
     if clamp:
         score = pl.when(raw.is_not_null() & ~finite).then(None).otherwise(raw.clip(0.0, mx))
         checks += [
@@ -218,16 +213,6 @@ def execution_partials(scores: pl.LazyFrame, leaves: Leaves, *, clamp: bool) -> 
     )
 
 
-_CHECKS = (BAD_NAN, BAD_NEG, BAD_ABOVE, BAD_SCALE, BAD_WEIGHT)
-_CHECK_MESSAGES = {
-    BAD_NAN: (S.SCORE, "score is NaN or infinite"),
-    BAD_NEG: (S.SCORE, "score is negative"),
-    BAD_ABOVE: (S.SCORE, "score is above scale_max"),
-    BAD_SCALE: (S.SCALE_MAX, "scale_max is not a positive number"),
-    BAD_WEIGHT: (S.WEIGHT, "weight is negative or not finite"),
-}
-
-
 def score_problems(
     partials: pl.DataFrame, scores: pl.LazyFrame, *, clamp: bool
 ) -> tuple[list[Problem], ClampReport | None]:
@@ -245,45 +230,15 @@ def score_problems(
     ).row(0, named=True)
     problems: list[Problem] = []
     key = S.SCORE_KEY
-    for k in (S.RUN_ID, S.CASE_ID):
-        n = int(sums[f"_null_{k}"] or 0)
+    for check in (*null_key_checks(S.SCORES), *SCORE_VALUE_CHECKS):
+        if clamp and check.clamped:
+            continue
+        n = int(sums[f"_{check.fold}"] or 0)
         if n:
             problems.append(
                 Problem(
-                    S.SCORES,
-                    k,
-                    "key column is null",
-                    n,
-                    _examples(scores, key, pl.col(k).is_null()),
+                    S.SCORES, check.column, check.message, n, _examples(scores, key, check.expr)
                 )
-            )
-    n = int(sums[NULL_EVAL] or 0)
-    if n:
-        problems.append(
-            Problem(
-                S.SCORES,
-                S.EVALUATOR,
-                "key column is null",
-                n,
-                _examples(scores, key, pl.col(S.EVALUATOR).is_null()),
-            )
-        )
-    raw, mx = pl.col(S.SCORE), pl.col(S.SCALE_MAX)
-    conds = {
-        BAD_NAN: raw.is_not_null() & ~raw.is_finite(),
-        BAD_NEG: raw.is_finite() & (raw < 0),
-        BAD_ABOVE: raw.is_finite() & (raw > mx),
-        BAD_SCALE: ~(mx > 0).fill_null(False) | ~mx.is_finite().fill_null(False),
-        BAD_WEIGHT: (pl.col(S.WEIGHT) < 0) | ~pl.col(S.WEIGHT).is_finite(),
-    }
-    for col in _CHECKS:
-        if clamp and col in (BAD_NAN, BAD_NEG, BAD_ABOVE):
-            continue
-        n = int(sums[col] or 0)
-        if n:
-            column, message = _CHECK_MESSAGES[col]
-            problems.append(
-                Problem(S.SCORES, column, message, n, _examples(scores, key, conds[col]))
             )
     report = None
     if clamp:
