@@ -3,6 +3,7 @@ latest or every set."""
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -90,3 +91,17 @@ def test_no_results_yet(tmp_path):
     assert "no result sets" in runner.invoke(app, ["results", str(ds)]).output
     with pytest.raises(ResultsNotFoundError, match="no result sets"):
         ef.read_results(ds, "run_summary")
+
+
+def test_results_never_cuts_a_set_id_on_a_narrow_terminal(scored, monkeypatch):
+    from rich.console import Console
+
+    from evalframe._private.cli import results_command
+
+    narrow = Console(width=60, record=True, file=io.StringIO())
+    monkeypatch.setattr(results_command, "stdout", narrow)
+    results_command.results_command(scored)
+    text = narrow.export_text()
+    assert "…" not in text
+    for row in _listing(scored):
+        assert row["result_set"] in text

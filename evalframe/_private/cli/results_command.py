@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from evalframe._private.cli.render import print_json, stdout
+from evalframe._private.cli.render import id_column, print_json, stdout
 from evalframe._private.store.result_sets import ResultSet, open_results
 
 
@@ -60,8 +60,9 @@ def results_command(
         stdout.print(f"no result sets in {where.path}; hint: run `evalframe score {dataset}`.")
         return
     table = Table(header_style="bold", caption=f"{len(rows)} result set(s) in {where.path}")
-    for name in ("result_set", "command", "created_at", "tables", "rows", "inputs"):
-        table.add_column(name, justify="right" if name == "rows" else "left")
+    id_column(table, "result_set", min_width=12)  # a config id is never cut
+    for name in ("command", "created_at", "tables", "rows", "inputs"):
+        table.add_column(name, justify="right" if name == "rows" else "left", overflow="fold")
     for r in rows:
         configs = f" ({r['configs']} configs)" if (r["configs"] or 0) > 1 else ""
         table.add_row(
