@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import polars as pl
 import pytest
 
@@ -156,3 +158,57 @@ def test_missing_dataset_and_missing_scores_table(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(ef.DatasetNotFoundError, match="no `scores` table"):
         ef.load_dataset(tmp_path / "empty")
+
+
+TIME_TEXTS = [  # created_at text -> the naive UTC timestamp both engines read (None: refused)
+    ("2026-01-02", dt.datetime(2026, 1, 2)),
+    ("2026-01-02T03:04", dt.datetime(2026, 1, 2, 3, 4)),
+    ("2026-01-02 03:04:05", dt.datetime(2026, 1, 2, 3, 4, 5)),
+    ("2026-01-02T03:04:05.25", dt.datetime(2026, 1, 2, 3, 4, 5, 250000)),
+    ("2026-01-02T03:04:05Z", dt.datetime(2026, 1, 2, 3, 4, 5)),
+    ("2026-01-02T03:04:05.123456Z", dt.datetime(2026, 1, 2, 3, 4, 5, 123456)),
+    ("2026-01-02T03:04:05+02:00", dt.datetime(2026, 1, 2, 1, 4, 5)),
+    ("2026-01-02T03:04:05.5-0130", dt.datetime(2026, 1, 2, 4, 34, 5, 500000)),
+    ("2026-01-02T00:30Z", dt.datetime(2026, 1, 2, 0, 30)),
+    ("2026-01-02T00:30+01:00", dt.datetime(2026, 1, 1, 23, 30)),
+    ("02/01/2026", None),  # day or month first? refused, not guessed
+    ("2026-13-02", None),
+    ("2026-01-02T25:00:00", None),
+    ("2026-01-02T03:04:05.1234567", None),  # below a microsecond
+    (" 2026-01-02", None),
+    ("garbage", None),
+    (None, None),
+]
+
+
+def test_created_at_text_is_iso_8601_read_as_utc_by_both_engines():
+    import duckdb
+
+    from evalframe._private.data.validate import parse_time_text, time_text_sql
+
+    texts = [t for t, _ in TIME_TEXTS]
+    want = [w for _, w in TIME_TEXTS]
+    frame = pl.DataFrame({"c": texts}, schema={"c": pl.String})
+    assert frame.select(parse_time_text(pl.col("c")))["c"].to_list() == want
+    con = duckdb.connect()
+    con.execute("set TimeZone = 'UTC'")
+    con.register("t", frame)
+    got = con.execute(f"select {time_text_sql('c')} from t").fetchall()
+    assert [r[0] for r in got] == want
+
+
+def test_created_at_with_an_offset_orders_runs_by_the_instant(tmp_path):
+    pl.DataFrame(
+        {"run_id": ["a", "a", "b", "b"], "case_id": ["x", "y"] * 2, "evaluator": "m",
+         "score": [0.9, 0.5, 0.8, 0.7]}
+    ).write_parquet(tmp_path / "scores.parquet")  # fmt: skip
+    # a is 03:00 at +02:00 = 01:00 UTC, b is 02:00 UTC: a comes first
+    pl.DataFrame(
+        {"run_id": ["b", "a"], "created_at": ["2026-01-02T02:00:00Z", "2026-01-02T03:00+02:00"]}
+    ).write_parquet(tmp_path / "runs.parquet")
+    summary = ef.score_tables(tmp_path)["run_summary"]
+    summary = summary.collect() if isinstance(summary, pl.LazyFrame) else summary
+    assert summary.select("run_id", "created_at").rows() == [
+        ("a", dt.datetime(2026, 1, 2, 1)),
+        ("b", dt.datetime(2026, 1, 2, 2)),
+    ]

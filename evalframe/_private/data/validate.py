@@ -27,6 +27,38 @@ RAW = "_raw_"
 """Prefix of the raw copy of a column kept while its cast is checked, then dropped."""
 RAW_TIME = RAW + "created_at"
 
+TIME_TEXT = (
+    r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)?(?:Z|[+-]\d{2}:?\d{2})?$"
+)
+"""created_at given as text: an ISO 8601 date or date-time (`T` or a space), seconds and a
+fraction down to microseconds optional, then optionally a UTC offset (`Z`, `+02:00`,
+`-0130`). With an offset the instant is converted to UTC; without one it is read as UTC.
+Anything else (`02/01/2026`: day or month first?) is "created_at is not a timestamp".
+Polars: `parse_time_text`; DuckDB: `time_text_sql` (its session runs in UTC)."""
+_NAIVE_FORMATS = ("%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%d %H:%M", "%Y-%m-%d")
+_OFFSET_FORMATS = ("%Y-%m-%d %H:%M:%S%.f%z", "%Y-%m-%d %H:%M%z")
+
+
+def parse_time_text(text: pl.Expr) -> pl.Expr:
+    """TIME_TEXT -> naive UTC Datetime("us"); null where the text is not TIME_TEXT."""
+    norm = text.str.replace("T", " ", literal=True).str.replace(r"Z$", "+00:00")
+    naive = pl.coalesce(
+        [norm.str.strptime(pl.Datetime("us"), f, strict=False) for f in _NAIVE_FORMATS]
+    )
+    aware = pl.coalesce(
+        [norm.str.strptime(pl.Datetime("us", "UTC"), f, strict=False) for f in _OFFSET_FORMATS]
+    ).dt.replace_time_zone(None)
+    return pl.when(text.str.contains(TIME_TEXT)).then(pl.coalesce(aware, naive))
+
+
+def time_text_sql(ref: str) -> str:
+    """`parse_time_text` in DuckDB SQL (under `set TimeZone = 'UTC'`)."""
+    return (
+        f"case when regexp_full_match({ref}, '{TIME_TEXT[1:-1]}') "
+        f"then try_cast({ref} as timestamptz)::timestamp end"
+    )
+
+
 MIN_WEIGHT = 1e-300
 """Smallest positive weight (data or config): below it, w·s underflows to subnormals and
 the weighted mean loses its digits (5e-324 weights gave every execution 1.0)."""
@@ -525,7 +557,7 @@ def _typed(lf: pl.LazyFrame, name: str) -> pl.LazyFrame:
         if raw is not None:
             exprs.append(pl.col(col).alias(raw))  # checked, then dropped
         if raw == RAW_TIME:
-            expr = pl.col(col).str.to_datetime(time_unit="us", strict=False)
+            expr = parse_time_text(pl.col(col))
         elif raw is not None:  # values above INT64_MAX become null: checked
             expr = pl.col(col).cast(dtype, strict=False)
         else:

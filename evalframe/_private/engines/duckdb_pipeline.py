@@ -62,11 +62,13 @@ from evalframe._private.data.dataset import table_files
 from evalframe._private.data.validate import (
     FILLS,
     MAX_EXAMPLES,
+    RAW_TIME,
     SCORE_VALUE_CHECKS,
     ClampReport,
     check_schemas,
     null_key_checks,
     raw_copy,
+    time_text_sql,
     value_checks,
 )
 from evalframe._private.engines.duckdb_engine import (
@@ -304,7 +306,10 @@ def _typed_select(name: str, schema: pl.Schema | None, *, raw: bool = False) -> 
             continue
         wanted = declared[col][0]
         copy = raw_copy(col, wanted, dtype)
-        if copy is not None:  # a lossy cast: null where the value does not convert
+        if copy == RAW_TIME:  # created_at as text: validate.TIME_TEXT
+            expr = time_text_sql(ref)
+            copies.append(f"{ref} as {_ident(copy)}")
+        elif copy is not None:  # a lossy cast: null where the value does not convert
             expr = f"try_cast({ref} as {_sql_type(wanted)})"
             copies.append(f"{ref} as {_ident(copy)}")
         else:
