@@ -266,6 +266,32 @@ def test_bad_input_on_spark_exits_2_naming_the_problem(spark, tmp_path):
     assert "Traceback" not in result.output
 
 
+def test_created_at_text_on_spark_is_read_by_the_local_rule(spark, tmp_path):
+    from typer.testing import CliRunner
+
+    from evalframe.cli import app
+
+    pl.DataFrame(
+        {"run_id": ["a", "a", "b", "b"], "case_id": ["x", "y"] * 2, "evaluator": "m",
+         "score": [0.9, 0.5, 0.8, 0.7]}
+    ).write_parquet(tmp_path / "scores.parquet")  # fmt: skip
+    runs = {"run_id": ["b", "a"], "created_at": ["2026-01-02T02:00:00Z", "2026-01-02T03:00+02:00"]}
+    pl.DataFrame(runs).write_parquet(tmp_path / "runs.parquet")
+    result = CliRunner().invoke(app, ["score", str(tmp_path), "--engine", "spark", "--json"])
+    assert result.exit_code in (0, 1), result.output
+    got = ef.read_results(tmp_path, "run_summary").select("run_id", "created_at").rows()
+    local = ef.score_tables(tmp_path)["run_summary"]
+    local = local.collect() if isinstance(local, pl.LazyFrame) else local
+    assert got == local.select("run_id", "created_at").rows()
+    assert [r[0] for r in got] == ["a", "b"]  # a: 01:00 UTC, b: 02:00 UTC
+    runs["created_at"][0] = "02/01/2026"
+    pl.DataFrame(runs).write_parquet(tmp_path / "runs.parquet")
+    result = CliRunner().invoke(app, ["score", str(tmp_path), "--engine", "spark"])
+    assert result.exit_code == 2, result.output
+    assert "created_at is not a timestamp" in result.output and "02/01/2026" in result.output
+    assert "Traceback" not in result.output
+
+
 def test_engine_spark_without_pyspark_exits_2_with_the_install_hint(tmp_path):
     """No Spark needed: pyspark is hidden from a fresh interpreter."""
     demo = ef.write_demo(tmp_path / "demo", n_cases=5)

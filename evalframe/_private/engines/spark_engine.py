@@ -317,7 +317,10 @@ def execution_scores(
 
 def typed_runs(runs: DataFrame) -> DataFrame:
     """The runs table with its declared columns (created_at as a timestamp; absent
-    optional columns as nulls), as the local engine types it."""
+    optional columns as nulls), as the local engine types it. created_at given as text is
+    read by the local engine's one rule (`validate.parse_time_text`: ISO 8601, offsets to
+    UTC) — the runs table has a row per run, so its distinct texts are parsed on the
+    driver and joined back; text that is not ISO 8601 is a SparkValidationError."""
     out = runs
     for col, (dtype, _required, _default) in S.RUNS_COLUMNS.items():
         # naive timestamps (timestamp_ntz), as the local engine's Datetime("us")
@@ -325,10 +328,35 @@ def typed_runs(runs: DataFrame) -> DataFrame:
         if col not in out.columns:
             out = out.withColumn(col, F.lit(None).cast(kind))
         elif kind == "timestamp_ntz" and dict(out.dtypes)[col] == "string":
-            out = out.withColumn(col, F.to_timestamp_ntz(col))
+            out = _parsed_times(out, col)
         else:
             out = out.withColumn(col, F.col(col).cast(kind))
     return out
+
+
+def _parsed_times(runs: DataFrame, col: str) -> DataFrame:
+    from evalframe._private.data.validate import parse_time_text
+
+    texts = pl.from_arrow(to_arrow(runs.select(col).distinct().where(F.col(col).isNotNull())))
+    assert isinstance(texts, pl.DataFrame)
+    parsed = texts.with_columns(parse_time_text(pl.col(col)).alias("_t"))
+    bad = parsed.filter(pl.col("_t").is_null())[col].to_list()
+    if bad:
+        shown = ", ".join(repr(t) for t in sorted(bad)[:5])
+        raise SparkValidationError(
+            f"1 problem(s) in the input tables:\n  - runs.created_at: created_at is not a "
+            f"timestamp ({len(bad)} distinct values), e.g. {shown}; hint: write ISO 8601 "
+            "(2026-01-02T03:04:05, optionally with Z or +02:00)."
+        )
+    canonical = parsed.select(
+        pl.col(col).alias("_text"), pl.col("_t").dt.strftime("%Y-%m-%d %H:%M:%S%.6f").alias("_t")
+    )
+    lookup = runs.sparkSession.createDataFrame(canonical.rows(), "_text string, _t string")
+    return (
+        runs.join(F.broadcast(lookup), runs[col] == lookup["_text"], "left")
+        .withColumn(col, F.to_timestamp_ntz(F.col("_t")))
+        .drop("_text", "_t")
+    )
 
 
 # --- case_summary and run_summary in native Spark ----------------------------------------
