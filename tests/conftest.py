@@ -91,3 +91,19 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture(autouse=True)
+def _cli_exceptions_propagate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CliRunner turns an unexpected exception into exit code 1 — the code of a failed
+    gate — so `exit_code in (0, 1)` would pass on a crash. Here a crash propagates and
+    fails the test; exit codes still come from typer.Exit / SystemExit. A test that means
+    to inspect a caught exception passes catch_exceptions=True itself."""
+    from typer.testing import CliRunner
+
+    invoke = CliRunner.invoke
+
+    def strict(self, *args, catch_exceptions: bool = False, **kwargs):  # type: ignore[no-untyped-def]
+        return invoke(self, *args, catch_exceptions=catch_exceptions, **kwargs)
+
+    monkeypatch.setattr(CliRunner, "invoke", strict)
