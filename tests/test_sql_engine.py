@@ -340,9 +340,10 @@ def test_duckdb_reads_folders_of_files_and_duckdb_databases(tmp_path):
 def test_duckdb_reads_the_files_the_polars_engine_reads(tmp_path):
     """Dataset paths are literal (`[x]` in a folder or file name is no pattern), hidden
     files and folders (`.` / `_`) are skipped, hive keys are typed as the contract says
-    (dataset.table_files): both engines score the same rows."""
+    (dataset.table_files), and a `KEY=value` folder above the dataset is no partition of
+    its tables: both engines score the same rows."""
     ef.write_demo(tmp_path / "d", n_cases=8)
-    root = tmp_path / "ds[x]"
+    root = tmp_path / "lake=eval" / "ds[x]"
     scores = pl.read_parquet(tmp_path / "d" / "scores.parquet")
     for (run, attempt), part in scores.group_by("run_id", "attempt", maintain_order=True):
         folder = root / "scores" / f"run_id={run}" / f"attempt={attempt}"
@@ -355,14 +356,17 @@ def test_duckdb_reads_the_files_the_polars_engine_reads(tmp_path):
     (root / "scores" / "_SUCCESS").write_text("")
     for name in ("executions", "outcomes", "runs"):
         shutil.copy(tmp_path / "d" / f"{name}.parquet", root / f"{name}.parquet")
-    shutil.copytree(root, tmp_path / "dsx")  # what the pattern ds[x] would match instead
-    shutil.rmtree(tmp_path / "dsx" / "scores")
-    junk.write_parquet(tmp_path / "dsx" / "scores.parquet")
+    decoy = root.parent / "dsx"  # what the pattern ds[x] would match instead
+    shutil.copytree(root, decoy)
+    shutil.rmtree(decoy / "scores")
+    junk.write_parquet(decoy / "scores.parquet")
     want = ef.score_tables(root, ef.Config())
     got = score_tables_duckdb(root, ef.Config())
     for name in (S.EXECUTION_SCORES, S.CASE_SUMMARY, S.RUN_SUMMARY):
         assert_same(*sort_like(got[name], want[name]), name)
     assert got[S.EXECUTION_SCORES].height == pl.read_parquet(root / "executions.parquet").height
+    assert "lake" not in got[S.EXECUTION_SCORES].columns
+    assert "lake" not in want[S.EXECUTION_SCORES].collect_schema().names()
 
 
 def test_duckdb_refuses_what_it_does_not_compute(tmp_path):

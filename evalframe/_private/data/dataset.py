@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -273,6 +274,18 @@ def _hive_keys(files: list[Path], folder: Path) -> list[str]:
     return [part.split("=", 1)[0] for part in rel if "=" in part]
 
 
+def outer_hive_keys(folder: Path, inner: Sequence[str]) -> list[str]:
+    """Keys of `KEY=value` folders on the path to a table folder (`/lake/team=eval/ds/
+    scores/`): the engines parse every such folder of a file's path as a partition, but
+    only those below the table folder are its partitions. The engines read them as text
+    and drop them. Computed on the absolute path (the engines see absolute paths)."""
+    return [
+        k
+        for k in dict.fromkeys(p.split("=", 1)[0] for p in folder.absolute().parts if "=" in p)
+        if k not in inner
+    ]
+
+
 def _scan_folder_table(
     root: Path, name: str, problems: list[Problem] | None = None
 ) -> pl.LazyFrame | None:
@@ -308,12 +321,13 @@ def _scan_folder_table(
         )
         for k in _hive_keys(files, folder)
     }
+    outer = outer_hive_keys(folder, list(hive)) if hive else []
     uniform = all(s == next(iter(schemas.values())) for s in schemas.values())
-    return pl.scan_parquet(
-        files,
+    scan = pl.scan_parquet(
+        [f.absolute() for f in files],
         glob=False,
         hive_partitioning=bool(hive),
-        hive_schema=hive or None,
+        hive_schema={**hive, **dict.fromkeys(outer, pl.String())} or None,
         try_parse_hive_dates=False,
         schema=None if uniform else {c: t for c, t in unified.items() if c not in hive},
         missing_columns="insert",
@@ -324,6 +338,7 @@ def _scan_folder_table(
             integer_cast="allow-float", float_cast="upcast", categorical_to_string="allow"
         ),
     )
+    return scan.drop(outer) if outer else scan
 
 
 _UNREADABLE_TYPES = ("INTERVAL", "UNION", "VARINT", "BIGNUM", "TIME WITH TIME ZONE", "TIMETZ")

@@ -58,7 +58,7 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.config import Config
-from evalframe._private.data.dataset import table_files
+from evalframe._private.data.dataset import outer_hive_keys, table_files
 from evalframe._private.data.validate import (
     FILLS,
     MAX_EXAMPLES,
@@ -196,7 +196,8 @@ def _parquet_source(root: Path, name: str) -> str | None:
         return None
     if not is_folder:
         single = files[0].resolve() if files[0].is_symlink() else files[0]
-        return f"read_parquet({_literal(str(single))})"
+        # no partitions in a single file, whatever KEY=value folders lie above it
+        return f"read_parquet({_literal(str(single))}, hive_partitioning = false)"
     rel = files[0].relative_to(root / name).parts[:-1]
     keys = [part.split("=", 1)[0] for part in rel if "=" in part]  # as dataset._hive_keys
     hive = "false"
@@ -210,8 +211,12 @@ def _parquet_source(root: Path, name: str) -> str | None:
         hive = "true, hive_types_autocast = false" + (
             f", hive_types = {{{types}}}" if types else ""
         )
-    listed = ", ".join(_literal(str(f)) for f in files)
-    return f"read_parquet([{listed}], hive_partitioning = {hive}, union_by_name = true)"
+    listed = ", ".join(_literal(str(f.absolute())) for f in files)
+    read = f"read_parquet([{listed}], hive_partitioning = {hive}, union_by_name = true)"
+    outer = outer_hive_keys(root / name, keys) if keys else []
+    if outer:  # KEY=value folders above the table folder are not its partitions
+        return f"(select * exclude ({', '.join(_ident(k) for k in outer)}) from {read})"
+    return read
 
 
 def open_views(con: duckdb.DuckDBPyConnection, dataset: str | Path) -> dict[str, bool]:
