@@ -18,6 +18,14 @@ import typer
 from rich.markup import escape
 
 from evalframe._private import schema as S
+from evalframe._private.cli.options import (
+    ConfigOpt,
+    DatasetArg,
+    JsonOpt,
+    OutOpt,
+    PresetOpt,
+    ThresholdOpt,
+)
 from evalframe._private.cli.plan_command import plan_command
 from evalframe._private.cli.render import (
     compare_report,
@@ -34,7 +42,7 @@ from evalframe._private.cli.report_command import demo_report, report_command
 from evalframe._private.cli.results_command import results_command
 from evalframe._private.cli.sql_shell import sql_command
 from evalframe._private.cli.stats_report import power_notes, slice_notes
-from evalframe._private.config import PRESETS, load_config
+from evalframe._private.config import load_config
 from evalframe._private.data.dataset import READ_ERRORS, load_dataset, read_failure
 from evalframe._private.data.demo import write_demo
 from evalframe._private.errors import EvalframeError, UsageError, ValidationError
@@ -99,31 +107,6 @@ def handles_errors(fn: F) -> F:
             raise typer.Exit(err.exit_code) from None
 
     return wrapper  # type: ignore[return-value]
-
-
-DatasetArg = Annotated[
-    Path, typer.Argument(help="Dataset folder (Parquet tables) or DuckDB database file.")
-]
-ConfigOpt = Annotated[
-    Path | None, typer.Option("--config", "-c", help="Policy file (YAML or JSON).")
-]
-PresetOpt = Annotated[
-    str | None, typer.Option("--preset", "-p", help=f"Base policy: {', '.join(PRESETS)}.")
-]
-ThresholdOpt = Annotated[
-    float | None,
-    typer.Option(
-        "--threshold",
-        "-t",
-        min=0.0,
-        max=1.0,
-        help="Pass threshold 0-1; beats executions.threshold and the config.",
-    ),
-]
-OutOpt = Annotated[
-    Path | None, typer.Option("--out", "-o", help="Output folder (default: DATASET/results).")
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 
 
 PAIR_MODES = ("consecutive",)

@@ -8,7 +8,6 @@ the current G it detects MDE = (z_.975 + z_.80) · se. Formulas: docs/statistics
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import polars as pl
@@ -16,17 +15,16 @@ import typer
 from rich.table import Table
 
 from evalframe._private import schema as S
+from evalframe._private.cli.options import ConfigOpt, DatasetArg, JsonOpt, PresetOpt
 from evalframe._private.cli.render import num, print_json, progress, stdout
 from evalframe._private.compare.pairs import check_runs, pairs_for
-from evalframe._private.config import PRESETS, load_config
+from evalframe._private.config import load_config
 from evalframe._private.pipeline.score import score_tables
 from evalframe._private.stats.power import MDE_FACTOR, plan_rows
 
 
 def plan_command(
-    dataset: Annotated[
-        Path, typer.Argument(help="Dataset folder (Parquet tables) or DuckDB database file.")
-    ],
+    dataset: DatasetArg,
     detect: Annotated[
         float,
         typer.Option(
@@ -41,13 +39,9 @@ def plan_command(
         str | None,
         typer.Option("--run", "-r", help="Run whose variance to use (default: the newest)."),
     ] = None,
-    config: Annotated[
-        Path | None, typer.Option("--config", "-c", help="Policy file (YAML or JSON).")
-    ] = None,
-    preset: Annotated[
-        str | None, typer.Option("--preset", "-p", help=f"Base policy: {', '.join(PRESETS)}.")
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
+    config: ConfigOpt = None,
+    preset: PresetOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """How many cases a suite needs to see a change of --detect (α 0.05, power 0.8), from
     one run's clustered per-case variance; and the smallest change it sees now.

@@ -8,8 +8,9 @@ from typing import Annotated
 
 import typer
 
+from evalframe._private.cli.options import ConfigOpt, DatasetArg, PresetOpt
 from evalframe._private.cli.render import progress, stderr, stdout
-from evalframe._private.config import PRESETS, Config, load_config
+from evalframe._private.config import Config, load_config
 from evalframe._private.data.dataset import load_dataset
 from evalframe._private.pipeline.sweep import grid_evaluators
 from evalframe._private.report.html import TOP_REGRESSIONS, write_report
@@ -49,15 +50,9 @@ def make_report(
 
 
 def report_command(
-    dataset: Annotated[
-        Path, typer.Argument(help="Dataset folder (Parquet tables) or DuckDB database file.")
-    ],
-    config: Annotated[
-        Path | None, typer.Option("--config", "-c", help="Policy file (YAML or JSON).")
-    ] = None,
-    preset: Annotated[
-        str | None, typer.Option("--preset", "-p", help=f"Base policy: {', '.join(PRESETS)}.")
-    ] = None,
+    dataset: DatasetArg,
+    config: ConfigOpt = None,
+    preset: PresetOpt = None,
     threshold: Annotated[
         float | None,
         typer.Option("--threshold", "-t", min=0.0, max=1.0, help="Pass threshold 0-1."),

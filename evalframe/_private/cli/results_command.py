@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from evalframe._private.cli.options import JsonOpt
 from evalframe._private.cli.render import id_column, print_json, stdout
 from evalframe._private.store.result_sets import ResultSet, open_results
 
@@ -43,7 +44,7 @@ def results_command(
         Path,
         typer.Argument(help="Dataset folder, results store, or a folder written with --out."),
     ],
-    as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """List the result sets (config_id, command, created_at, tables, rows) and flag the
     stale ones: sets whose input tables changed since they were computed.

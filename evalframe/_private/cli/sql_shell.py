@@ -28,6 +28,7 @@ import typer
 from rich.table import Table
 
 from evalframe._private import schema as S
+from evalframe._private.cli.options import DatasetArg
 from evalframe._private.cli.render import json_value, print_json, stderr, stdout
 from evalframe._private.cli.results_command import describe
 from evalframe._private.data.dataset import load_dataset
@@ -485,9 +486,7 @@ def line_editing() -> Iterator[Callable[[str], str]]:
 
 
 def sql_command(
-    dataset: Annotated[
-        Path, typer.Argument(help="Dataset folder (Parquet tables) or DuckDB database file.")
-    ],
+    dataset: DatasetArg,
     query: Annotated[
         str | None,
         typer.Argument(help="SQL to run; without it an interactive prompt opens."),

@@ -248,6 +248,23 @@ def scoring_params(config: Config) -> dict[str, Any]:
     }
 
 
+def summary_params(config: Config, source: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Named parameters of case_summary_of and run_summary_of over the execution_scores
+    table `source`, for one config."""
+    cases = {
+        "source": source,
+        "attempts_score": config.attempts.score,
+        "attempts_passed": config.attempts.passed,
+    }
+    runs = {
+        **cases,
+        "min_mean_score": config.run_gates.min_mean_score,
+        "min_pass_rate": config.run_gates.min_pass_rate,
+        "config_name": config.config_id,
+    }
+    return cases, runs
+
+
 def _call(macro: str, params: dict[str, Any], positional: Sequence[str] = ()) -> str:
     """`select * from macro($a, b := $b, ...)`: only parameter names reach the SQL text."""
     args = [f"${p}" for p in positional]
@@ -276,17 +293,7 @@ def score_duckdb(dataset: Dataset, config: Config) -> dict[str, pl.DataFrame]:
         params = scoring_params(config)
         scored = _call("execution_scores_at", params)
         con.execute(f"create temp table {_SCORED} as {scored}", params)
-        cases = {
-            "source": _SCORED,
-            "attempts_score": config.attempts.score,
-            "attempts_passed": config.attempts.passed,
-        }
-        runs = {
-            **cases,
-            "min_mean_score": config.run_gates.min_mean_score,
-            "min_pass_rate": config.run_gates.min_pass_rate,
-            "config_name": config.config_id,
-        }
+        cases, runs = summary_params(config, _SCORED)
         case_summary = _frame(con, _call("case_summary_of", cases, ["source"]), cases)
         run_summary = _frame(con, _call("run_summary_of", runs, ["source"]), runs)
         if config.attempts.k:  # pass@k / pass^k columns (SPEC §10) from pass_at_k_of

@@ -77,6 +77,7 @@ from evalframe._private.engines.duckdb_engine import (
     load_policy,
     scoring_params,
     sql_text,
+    summary_params,
 )
 from evalframe._private.errors import (
     DatasetNotFoundError,
@@ -629,17 +630,7 @@ def score_in(
         )
     params = {"partials_source": PARTIALS, **scoring_params(config)}
     con.execute(f"create temp table {SCORED} as {_call('execution_scores_of', params)}", params)
-    cases = {
-        "source": SCORED,
-        "attempts_score": config.attempts.score,
-        "attempts_passed": config.attempts.passed,
-    }
-    runs = {
-        **cases,
-        "min_mean_score": config.run_gates.min_mean_score,
-        "min_pass_rate": config.run_gates.min_pass_rate,
-        "config_name": config.config_id,
-    }
+    cases, runs = summary_params(config, SCORED)
     con.execute(
         f"create temp table {CASES} as {_call('case_summary_of', cases, ['source'])}", cases
     )
