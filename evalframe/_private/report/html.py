@@ -8,6 +8,7 @@ opens with the network off.
 
 from __future__ import annotations
 
+import errno
 import html
 import os
 import uuid
@@ -26,15 +27,18 @@ from evalframe._private.cli.render import (
     reason_text,
     run_rate,
 )
+from evalframe._private.display import visible
 from evalframe._private.report.plots import (
     CHART_TABLES,
     CHARTS,
+    THINNED,
     Z95,
     ChartInputError,
+    chart_note,
     to_svg,
 )
 from evalframe._private.stats.power import too_small
-from evalframe._private.store.fsops import write_bytes
+from evalframe._private.store.fsops import StoreError, write_bytes
 from evalframe._private.summaries.slices import SIGNIFICANCE, significant_regressions
 from evalframe._private.version import __version__
 
@@ -99,7 +103,15 @@ document.querySelectorAll("figure.chart").forEach(function (fig) {
 
 # --- formatting ----------------------------------------------------------------------
 def _e(x: Any) -> str:
-    return html.escape("" if x is None else str(x))
+    """Text for the page: control, separator and bidi characters made visible
+    (`display.visible`, as in the terminal), then HTML-escaped."""
+    return html.escape(visible("" if x is None else str(x)))
+
+
+def _id(x: Any) -> str:
+    """An id from the data (run, case, evaluator, slice value) as `_e` text in a `<bdi>`: a
+    right-to-left id cannot reorder the text around it (a comparison heading's arrow)."""
+    return f"<bdi>{_e(x)}</bdi>"
 
 
 def _pct(x: float | None, digits: int = 1) -> str:
@@ -182,11 +194,11 @@ def _runs_section(rs: pl.DataFrame) -> str:
         created = r.get(S.CREATED_AT) if S.CREATED_AT in cols else None
         rows.append(
             [
-                f"<b>{_e(r[S.RUN_ID])}</b>",
+                f"<b>{_id(r[S.RUN_ID])}</b>",
                 _e(
                     created.strftime("%Y-%m-%d %H:%M") if isinstance(created, datetime) else created
                 ),
-                _e(r.get(S.LABEL)),
+                _id(r.get(S.LABEL)),
                 f"{r[S.N_EXECUTIONS]:,}",
                 _interval(run_rate(r), r[S.PASS_RATE_SE], _pct),
                 _interval(r[S.MEAN_SCORE], r[S.MEAN_SCORE_SE], _num),
@@ -307,7 +319,7 @@ def _slice_note(slices: pl.DataFrame | None, config_id: str, b: str, c: str) -> 
         n = mine.filter(pl.col(S.SLICE) == by).height
         if hits.height:
             names = ", ".join(
-                f"<b>{_e('(none)' if v is None else v)}</b> (q {p_value(q)})"
+                f"<b>{_id('(none)' if v is None else v)}</b> (q {p_value(q)})"
                 for v, q in hits.select(S.SLICE_VALUE, S.Q_VALUE).iter_rows()
             )
             parts.append(
@@ -339,7 +351,7 @@ def _compare_section(
             if r[S.REGRESSION_DETECTED]
             else "<span class='pill ok'>no regression</span>"
         )
-        parts.append(f"<h3>{_e(b)} → {_e(c)} {verdict}</h3>")
+        parts.append(f"<h3>{_id(b)} → {_id(c)} {verdict}</h3>")
         if r[S.REASONS]:
             parts.append(
                 "<p><b>Why:</b> "
@@ -410,12 +422,12 @@ def _compare_section(
             if mine.height:
                 case_rows = [
                     [
-                        _e(x[S.CASE_ID]),
+                        _id(x[S.CASE_ID]),
                         _num(x["baseline_score"]),
                         _num(x["candidate_score"]),
                         _signed(x[S.SCORE_DELTA]),
                         f"{_flag(x['baseline_passed'])} → {_flag(x['candidate_passed'])}",
-                        _e(x[BEHIND_PATH] or "—"),
+                        _id(x[BEHIND_PATH] or "—"),
                         _signed(x[BEHIND_DELTA]),
                     ]
                     for x in mine.iter_rows(named=True)
@@ -447,24 +459,62 @@ def _ms(x: float | None) -> str:
     return "—" if x is None else f"{x:,.0f} ms"
 
 
+def _timed(table: pl.DataFrame, run_summary: pl.DataFrame | None) -> pl.DataFrame:
+    """`table` with run_summary's created_at per run when it has none, so that a chart
+    thinned to the latest runs keeps the latest by time, as the run table orders them."""
+    if (
+        run_summary is None
+        or S.CREATED_AT in table.columns
+        or S.RUN_ID not in table.columns
+        or S.CREATED_AT not in run_summary.columns
+    ):
+        return table
+    created = run_summary.select(S.RUN_ID, S.CREATED_AT).unique(S.RUN_ID, keep="first")
+    return table.join(created, on=S.RUN_ID, how="left", maintain_order="left")
+
+
+PAIR_TABLES = (S.RUN_DELTAS, S.CASE_DELTAS, S.EVALUATOR_DELTAS, S.SLICE_DELTAS)
+"""Tables with a row per pair: a chart of them thinned to the latest pairs points to the
+Comparison section, the others to the run table."""
+
+
 def _figures(tables: Mapping[str, pl.DataFrame], limits: Any = None) -> tuple[str, list[str]]:
-    """Every chart whose table is present, as inline SVG figures; and notes on charts
-    that could not be drawn from the given tables. `limits` reaches the power curve."""
+    """Every chart whose table is present, as inline SVG figures, each with what it left
+    out (`chart_note`) under it; and notes on charts that could not be drawn from the given
+    tables. `limits` reaches the power curve."""
+    from altair import MaxRowsError
+
     figs, notes = [], []
     for name, fn in CHARTS.items():
         table = tables.get(CHART_TABLES[name])
         if table is None or table.height == 0:
             continue
+        table = _timed(table, tables.get(S.RUN_SUMMARY))
         try:
             chart = fn(table, limits=limits) if name == "power_curve" else fn(table)
             svg = to_svg(chart)
         except ChartInputError as exc:
             notes.append(f"{name}: {exc}")
             continue
+        except MaxRowsError:  # thinning keeps every chart below the limit; a safety net
+            notes.append(
+                f"{name}: too many rows to draw even after thinning (the table has "
+                f"{table.height:,} rows); the tables above hold the numbers."
+            )
+            continue
         svg = svg[svg.index("<svg") :]  # drop any XML prolog: the SVG is inline
+        note = chart_note(chart)
+        if note and THINNED in note:
+            see = (
+                "The Comparison section lists every pair."
+                if CHART_TABLES[name] in PAIR_TABLES
+                else "The run table lists every run."
+            )
+            note = f"{note} {see}"
+        thinned = f" <span class='thinned'>{_e(note)}</span>" if note else ""
         figs.append(
             f"<figure class='chart' id='chart-{name}' data-chart='{name}'>{svg}"
-            f"<figcaption>{_e(CAPTIONS[name])}</figcaption></figure>"
+            f"<figcaption>{_e(CAPTIONS[name])}{thinned}</figcaption></figure>"
         )
     return "\n".join(figs), notes
 
@@ -515,7 +565,7 @@ def build_report(
         for a, t in (("runs", "Runs"), ("compare", "Comparison"), ("charts", "Charts"))
         if a != "compare" or (rd is not None and rd.height)
     )
-    meta = f"evalframe {__version__} · config {config_ids}"
+    meta = f"evalframe {__version__} · config {_e(config_ids)}"
     if source:
         meta = f"{_e(source)} · {meta}"
     return (
@@ -529,19 +579,59 @@ def build_report(
     )
 
 
+class ReportWriteError(StoreError, OSError):
+    """The report could not be written (disk full, permissions); nothing was left behind
+    and an earlier file at the path is unchanged. Also an OSError for `except OSError`."""
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """`folder` and its ancestors that do not exist yet, innermost first."""
+    missing = []
+    while not folder.exists() and not folder.is_symlink() and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def _write_error(exc: OSError, path: Path) -> ReportWriteError:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        why = "no space left on device" if exc.errno == errno.ENOSPC else "disk quota exceeded"
+        hint = f"free space on the disk of {path.parent} (or --out elsewhere), then re-run"
+    else:
+        why = (exc.strerror or str(exc)).lower()
+        hint = f"check that {path.parent} is writable (or --out elsewhere), then re-run"
+    return ReportWriteError(
+        f"cannot write the report {path}: {why} in the folder {path.parent}; the "
+        f"half-written file was removed and an earlier {path.name}, if any, is unchanged; "
+        f"hint: {hint}."
+    )
+
+
 def write_report(
     tables: Mapping[str, pl.DataFrame | pl.LazyFrame], path: str | Path, **kwargs: Any
 ) -> Path:
-    """Write `build_report(tables, **kwargs)` to `path` atomically (temp file + rename)."""
+    """Write `build_report(tables, **kwargs)` to `path` atomically (temp file + rename).
+
+    When the disk fails (full, not writable) the temporary file and the folders this call
+    created are removed, an earlier file at `path` is unchanged, and ReportWriteError (a
+    StoreError and an OSError) names the folder."""
     path = Path(path)
     text = build_report(tables, **kwargs)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    created = _missing_folders(path.parent)
     # a new file with the user's umask (mkstemp would make it private), then one rename
     tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:12]}.tmp"
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         write_bytes(tmp, text.encode("utf-8"))
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         tmp.unlink(missing_ok=True)
+        for folder in created:  # innermost first; only those this call made, if still empty
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        if isinstance(exc, OSError):
+            raise _write_error(exc, path) from exc
         raise
     return path

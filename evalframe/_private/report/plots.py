@@ -4,6 +4,12 @@ Every function takes one result table as a polars DataFrame or LazyFrame, aggreg
 polars to at most a few thousand rows (histogram bins, quantile-spaced cases, a threshold
 grid), and returns an Altair chart: it renders in Jupyter and exports offline with
 `chart.save("x.svg")` / `"x.png"` (vl-convert). Column names are those of docs/tables.md.
+
+Long histories are thinned to what a chart can show: a chart with one row per run draws the
+latest MAX_RUNS runs, one with a panel or a coloured line per run or pair the latest
+MAX_SERIES; `chart_note(chart)` says what was left out (the report prints it under the
+chart). Every text value (run and case ids, evaluator paths, slice values) reaches the
+chart through `display.visible`: control characters would abort the renderer.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.cli.render import run_rate
+from evalframe._private.display import visible
 from evalframe._private.errors import UsageError
 from evalframe._private.stats.power import MDE_FACTOR, POWER, power
 
@@ -23,6 +30,16 @@ Z95 = 1.96
 
 MAX_POINTS = 400
 """Largest number of marks one series of a chart draws (cases, threshold steps)."""
+
+MAX_RUNS = 40
+"""Most runs a chart with one row (bar, point) per run draws: the latest ones."""
+MAX_SERIES = 10
+"""Most runs or pairs a chart with one panel or one coloured line each draws: the latest."""
+MAX_TREND_RUNS = 1000
+"""Most runs the trend chart (one point per run) draws: the latest ones."""
+MAX_CHART_ROWS = 4000
+"""Most rows a chart embeds (Altair refuses more than 5,000); fewer runs or pairs are drawn
+when each has many cells (evaluators, slice values, sweep cells)."""
 
 WIDTH = 520
 
@@ -69,7 +86,62 @@ def _frame(table: pl.DataFrame | pl.LazyFrame, chart: str, needs: Sequence[str])
             f"{', …' if len(names) > 12 else ''}); hint: pass the table named in the "
             "function's docstring (docs/tables.md)."
         )
-    return lf.select(needs).collect()
+    return visible_text(lf.select(needs).collect())
+
+
+def visible_text(df: pl.DataFrame) -> pl.DataFrame:
+    """df with every String column's values passed through `display.visible` (control,
+    separator and bidi characters as escapes): NUL, VT, FF or ESC make vl-convert abort the
+    process, U+2028 breaks the Vega expression of a custom sort order."""
+    fixes = []
+    for name, dtype in df.schema.items():
+        if dtype != pl.String:
+            continue
+        changed = {v: shown for v in df[name].unique().drop_nulls() if (shown := visible(v)) != v}
+        if changed:
+            fixes.append(pl.col(name).replace(changed))
+    return df.with_columns(fixes) if fixes else df
+
+
+def _latest(
+    df: pl.DataFrame, column: str, order: list[str], limit: int, noun: str
+) -> tuple[pl.DataFrame, list[str], str | None]:
+    """The rows whose `column` is one of the last `limit` values of `order` (all rows when
+    there are not more), the kept order, and a note saying what was left out (or None)."""
+    if len(order) <= limit:
+        return df, order, None
+    kept = order[-limit:]
+    note = f"{THINNED} only the latest {limit} of {len(order)} {noun} are drawn."
+    return df.filter(pl.col(column).is_in(kept)), kept, note
+
+
+def _per_item(limit: int, cells: int) -> int:
+    """How many runs or pairs to draw when each has `cells` rows: at most `limit`, and
+    within MAX_CHART_ROWS (at least one)."""
+    return max(1, min(limit, MAX_CHART_ROWS // max(cells, 1)))
+
+
+def _run_noun(df: pl.DataFrame) -> str:
+    by = "created_at, then run_id" if S.CREATED_AT in df.columns else "run_id"
+    return f"runs (by {by})"
+
+
+PAIR_NOUN = "pairs (in the comparison's order)"
+THINNED = "Thinned:"
+"""How a chart note about runs or pairs left out begins."""
+
+
+def _noted(chart: Any, notes: Sequence[str | None]) -> Any:
+    """The chart, carrying what it left out as its Vega-Lite `description` (`chart_note`)."""
+    text = " ".join(n for n in notes if n)
+    return chart.properties(description=text) if text else chart
+
+
+def chart_note(chart: Any) -> str | None:
+    """What a chart of evalframe.plots left out of its table (runs or pairs beyond the
+    latest it draws, cases or threshold steps drawn at quantiles); None when it drew all."""
+    text = getattr(chart, "description", None)
+    return text if isinstance(text, str) and text else None
 
 
 def _header(a: Any) -> Any:
@@ -151,7 +223,7 @@ def pass_rate_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
     a = _altair()
     df = _run_frame(run_summary, "pass_rate_chart", [S.PASS_RATE, S.PASS_RATE_SE])
     df = _scored_pass_rate(run_summary, df)
-    order = _run_order(df)
+    df, order, note = _latest(df, S.RUN_ID, _run_order(df), MAX_RUNS, _run_noun(df))
     data = df.with_columns(*_interval(S.PASS_RATE, S.PASS_RATE_SE)).select(
         S.RUN_ID, S.PASS_RATE, S.PASS_RATE_SE, "ci_low", "ci_high"
     )
@@ -173,7 +245,7 @@ def pass_rate_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
             a.Tooltip("ci_high:Q", format=".1%"),
         ],
     )
-    return (rule + point).properties(width=WIDTH, title="Pass rate per run")
+    return _noted((rule + point).properties(width=WIDTH, title="Pass rate per run"), [note])
 
 
 def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
@@ -181,7 +253,7 @@ def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
     unscored stacked to the run's executions."""
     a = _altair()
     df = _run_frame(run_summary, "verdict_chart", list(VERDICT_BANDS))
-    order = _run_order(df)
+    df, order, note = _latest(df, S.RUN_ID, _run_order(df), MAX_RUNS, _run_noun(df))
     long = (
         df.select(S.RUN_ID, *VERDICT_BANDS)
         .unpivot(index=S.RUN_ID, variable_name="band", value_name="executions")
@@ -194,7 +266,7 @@ def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
         .select(S.RUN_ID, S.VERDICT, "band_order", "executions")
     )
     verdicts = list(VERDICT_BANDS.values())
-    return (
+    chart = (
         a.Chart(long)
         .mark_bar()
         .encode(
@@ -215,6 +287,7 @@ def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
         )
         .properties(width=WIDTH, title="Verdicts per run")
     )
+    return _noted(chart, [note])
 
 
 def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
@@ -224,7 +297,7 @@ def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
     a = _altair()
     df = _run_frame(run_summary, "trend_chart", [S.PASS_RATE, S.PASS_RATE_SE])
     df = _scored_pass_rate(run_summary, df)
-    order = _run_order(df)
+    df, order, note = _latest(df, S.RUN_ID, _run_order(df), MAX_TREND_RUNS, _run_noun(df))
     timed = S.CREATED_AT in df.columns and df[S.CREATED_AT].null_count() == 0
     data = (
         df.with_columns(
@@ -258,7 +331,8 @@ def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
         y=a.Y(f"{S.PASS_RATE}:Q", scale=scale),
         tooltip=[f"{S.RUN_ID}:N", a.Tooltip(f"{S.PASS_RATE}:Q", format=".1%")],
     )
-    return (band + line).properties(width=WIDTH, title="Pass rate over runs (95 % band)")
+    chart = (band + line).properties(width=WIDTH, title="Pass rate over runs (95 % band)")
+    return _noted(chart, [note])
 
 
 # --- execution scores ----------------------------------------------------------------
@@ -293,7 +367,14 @@ def score_distribution_chart(
         .drop("bin")
         .collect()
     )
-    return (
+    binned = visible_text(binned)
+    runs = visible_text(
+        lf.select(S.RUN_ID, *([S.CREATED_AT] if S.CREATED_AT in names else [])).unique().collect()
+    )
+    scored = set(binned[S.RUN_ID].unique().to_list())
+    order = [r for r in _run_order(runs) if r in scored]
+    binned, _, note = _latest(binned, S.RUN_ID, order, MAX_SERIES, _run_noun(runs))
+    chart = (
         a.Chart(binned)
         .mark_rect()
         .encode(
@@ -312,6 +393,7 @@ def score_distribution_chart(
         )
         .properties(width=WIDTH, height=90, title="Score distribution per run")
     )
+    return _noted(chart, [note])
 
 
 # --- comparison charts ---------------------------------------------------------------
@@ -338,11 +420,19 @@ def regression_waterfall_chart(
         ),
         "regression_waterfall_chart",
     )
-    order = _pair_order(df)
+    df, order, note = _latest(
+        df.with_columns(_pair_label().alias(PAIR)), PAIR, _pair_order(df), MAX_SERIES, PAIR_NOUN
+    )
+    paired = df.filter(pl.col(S.SCORE_DELTA).is_not_null())
+    most = paired.group_by(PAIR).len()["len"].max() if paired.height else 0
+    quantiles = (
+        f"A pair with more than {max_points} paired cases is drawn at {max_points} "
+        "quantile-spaced cases."
+        if most is not None and most > max_points  # type: ignore[operator]
+        else None
+    )
     ranked = (
-        df.filter(pl.col(S.SCORE_DELTA).is_not_null())
-        .with_columns(_pair_label().alias(PAIR))
-        .sort(PAIR, S.SCORE_DELTA, S.CASE_ID)
+        paired.sort(PAIR, S.SCORE_DELTA, S.CASE_ID)
         .with_columns(
             pl.int_range(pl.len()).over(PAIR).alias("rank"), pl.len().over(PAIR).alias("n")
         )
@@ -353,7 +443,7 @@ def regression_waterfall_chart(
         .filter(pl.col("rank") == pl.col("rank").min().over(PAIR, "bucket"))
         .select(PAIR, S.CASE_ID, "case_quantile", S.SCORE_DELTA, S.STATUS)
     )
-    return (
+    chart = (
         a.Chart(ranked)
         .mark_bar()
         .encode(
@@ -379,6 +469,7 @@ def regression_waterfall_chart(
         )
         .properties(width=WIDTH, height=140, title="Regression waterfall")
     )
+    return _noted(chart, [note, quantiles])
 
 
 def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
@@ -393,7 +484,7 @@ def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> An
         ),
         "evaluator_delta_heatmap",
     )
-    order = _pair_order(df)
+    pair_order = _pair_order(df)
     cells = (
         df.with_columns(_pair_label().alias(PAIR))
         .group_by(PAIR, S.PATH)
@@ -404,6 +495,8 @@ def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> An
         )
         .sort(PAIR, S.PATH)
     )
+    limit = _per_item(MAX_SERIES, cells[S.PATH].n_unique())
+    cells, order, note = _latest(cells, PAIR, pair_order, limit, PAIR_NOUN)
     top = cells[S.MEAN_DELTA].abs().max()
     extent = float(top) if top else 0.01  # type: ignore[arg-type]
     base = a.Chart(cells).encode(
@@ -411,7 +504,7 @@ def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> An
             f"{PAIR}:N",
             sort=order,
             title="baseline → candidate",
-            axis=a.Axis(labelAngle=0, labelLimit=260),
+            axis=a.Axis(labelAngle=0 if len(order) <= 4 else -40, labelLimit=260),
         ),
         y=a.Y(f"{S.PATH}:N", title="evaluator"),
     )
@@ -430,7 +523,8 @@ def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> An
         ],
     )
     text = base.mark_text(fontSize=10).encode(text=a.Text(f"{S.MEAN_DELTA}:Q", format="+.3f"))
-    return (rect + text).properties(width=WIDTH, title="Evaluator score delta per pair")
+    chart = (rect + text).properties(width=WIDTH, title="Evaluator score delta per pair")
+    return _noted(chart, [note])
 
 
 FLIPS_SIGNIFICANT = "q < 0.05: pass flips significant"
@@ -463,7 +557,7 @@ def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
         ),
         "slice_forest_chart",
     )
-    order = _pair_order(df)
+    pair_order = _pair_order(df)
     data = (
         df.with_columns(
             _pair_label().alias(PAIR),
@@ -486,6 +580,9 @@ def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
         )
         .sort(PAIR, "slice_label")
     )
+    most = data.group_by(PAIR).len()["len"].max() if data.height else 0
+    limit = _per_item(MAX_SERIES, int(most or 0))  # type: ignore[arg-type]
+    data, order, note = _latest(data, PAIR, pair_order, limit, PAIR_NOUN)
     y = a.Y("slice_label:N", title="slice")
     base = a.Chart().encode(y=y)
     rule = base.mark_rule().encode(
@@ -509,12 +606,13 @@ def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
         ],
     )
     zero = a.Chart().mark_rule(strokeDash=[4, 4], color="#888").encode(x=a.datum(0))
-    return (
+    chart = (
         a.layer(rule, point, zero, data=data)
         .properties(width=WIDTH)
         .facet(row=a.Row(f"{PAIR}:N", sort=order, title=None, header=_header(a)))
         .properties(title="Slices: paired score delta")
     )
+    return _noted(chart, [note])
 
 
 POWER_POINTS = 41
@@ -556,8 +654,18 @@ def power_curve_chart(
         ),
         "power_curve_chart",
     )
-    order = _pair_order(df)
     pairs = df.with_columns(_pair_label().alias(PAIR))
+    drawable = set(
+        pairs.filter(
+            (pl.col(S.PAIRED_PASS_DELTA_SE).is_not_null() | pl.col(S.MEAN_DELTA_SE).is_not_null())
+            & (pl.col(S.N_PAIRED) > 0)
+        )[PAIR].to_list()
+    )
+    order = _pair_order(df)
+    pairs, kept, note = _latest(
+        pairs, PAIR, [p for p in order if p in drawable], MAX_SERIES, PAIR_NOUN
+    )
+    order = kept if note else order
     rows: list[dict[str, Any]] = []
     panels = []
     for metric, se_col, limit_field in POWER_METRICS:
@@ -624,9 +732,10 @@ def power_curve_chart(
                 .encode(x="limit:Q")
             )
         charts.append(a.layer(*layers).properties(width=WIDTH // 2 - 20, title=metric))
-    return a.hconcat(*charts, data=data).properties(
+    chart = a.hconcat(*charts, data=data).properties(
         title="Power to see a change (paired, α 0.05; dashed: 80 %)"
     )
+    return _noted(chart, [note])
 
 
 # --- what-if charts ------------------------------------------------------------------
@@ -637,14 +746,17 @@ def threshold_curve_chart(
     (threshold_curve). A run with more than `max_points` steps is read on a grid of
     `max_points` thresholds over its score range (the exact step value at each)."""
     a = _altair()
+    names = threshold_curve.lazy().collect_schema().names()
+    timed = [S.CREATED_AT] if S.CREATED_AT in names else []
     df = _one_config(
         _frame(
             threshold_curve,
             "threshold_curve_chart",
-            [S.CONFIG_ID, S.RUN_ID, S.THRESHOLD, S.PASS_RATE],
+            [S.CONFIG_ID, S.RUN_ID, S.THRESHOLD, S.PASS_RATE, *timed],
         ),
         "threshold_curve_chart",
     ).sort(S.RUN_ID, S.THRESHOLD)
+    df, _, note = _latest(df, S.RUN_ID, _run_order(df), MAX_SERIES, _run_noun(df))
     steps = df.group_by(S.RUN_ID).agg(pl.len().alias("n"))
     small = df.join(steps.filter(pl.col("n") <= max_points), on=S.RUN_ID, how="semi")
     big_runs = steps.filter(pl.col("n") > max_points)
@@ -677,7 +789,13 @@ def threshold_curve_chart(
         )
         parts.append(read.select(S.RUN_ID, S.THRESHOLD, S.PASS_RATE))
     data = pl.concat(parts).sort(S.RUN_ID, S.THRESHOLD)
-    return (
+    grid_note = (
+        f"A run with more than {max_points} threshold steps is read on a grid of "
+        f"{max_points} thresholds."
+        if big_runs.height
+        else None
+    )
+    chart = (
         a.Chart(data)
         .mark_line(interpolate="step-before")
         .encode(
@@ -697,6 +815,7 @@ def threshold_curve_chart(
         )
         .properties(width=WIDTH, title="Pass rate by threshold")
     )
+    return _noted(chart, [note, grid_note])
 
 
 def sweep_heatmap(
@@ -733,7 +852,8 @@ def sweep_heatmap(
         )
     yc = column(y, 1 if x is None else next((k for k, p in enumerate(params) if p != xc), 99))
     keys = [xc, *([yc] if yc else [])]
-    df = _frame(sweep, "sweep_heatmap", [S.CONFIG_ID, S.RUN_ID, *keys, value])
+    timed = [S.CREATED_AT] if S.CREATED_AT in names else []
+    df = _frame(sweep, "sweep_heatmap", [S.CONFIG_ID, S.RUN_ID, *keys, value, *timed])
     dup = df.group_by(S.RUN_ID, *keys).len().filter(pl.col("len") > 1)
     if dup.height:
         others = [p for p in params if p not in keys]
@@ -742,9 +862,15 @@ def sweep_heatmap(
             f" (other swept parameters: {', '.join(others) or 'explicit configs'}); hint: "
             "filter the sweep to one value of each other parameter first."
         )
-    data = df.with_columns(
-        pl.col(k).cast(pl.String).fill_null("(base)").alias(k) for k in keys
-    ).select(S.RUN_ID, *keys, value)
+    data = visible_text(
+        df.with_columns(
+            pl.col(k).cast(pl.String).fill_null("(base)").alias(k) for k in keys
+        ).select(S.RUN_ID, *keys, value)
+    )
+    # one parameter: a row per run; two: a panel per run, each of (x, y) cells
+    cells = data.group_by(S.RUN_ID).len()["len"].max() if data.height else 0
+    limit = _per_item(MAX_SERIES if yc else MAX_RUNS, int(cells or 0))  # type: ignore[arg-type]
+    data, _, note = _latest(data, S.RUN_ID, _run_order(df), limit, _run_noun(df))
     ycol = yc or S.RUN_ID
     fmt = ".0%" if value in (S.PASS_RATE, S.CASE_PASS_RATE) else ".3f"
     base = a.Chart().encode(
@@ -765,10 +891,11 @@ def sweep_heatmap(
     layer = a.layer(rect, text, data=data).properties(width=220)
     title = f"What-if: {value} by {', '.join(k.removeprefix('sweep_') for k in keys)}"
     if yc is None:
-        return layer.properties(title=title)
-    return layer.facet(column=a.Column(f"{S.RUN_ID}:N", title=None), columns=3).properties(
+        return _noted(layer.properties(title=title), [note])
+    chart = layer.facet(column=a.Column(f"{S.RUN_ID}:N", title=None), columns=3).properties(
         title=title
     )
+    return _noted(chart, [note])
 
 
 CHARTS: dict[str, Callable[..., Any]] = {
