@@ -5,7 +5,9 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import re
 import warnings
+from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -15,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from evalframe._private.data.validate import MAX_WEIGHT, MIN_WEIGHT
-from evalframe._private.errors import ConfigDeprecationWarning, ConfigError
+from evalframe._private.errors import ConfigDeprecationWarning, ConfigError, UsageError
 
 Aggregator = Literal[
     "weighted_average", "minimum", "maximum", "all_or_nothing", "safety_gate", "threshold"
@@ -186,6 +188,44 @@ def _parse_range(key: str) -> tuple[float, float]:
     return lo, hi
 
 
+# --- --memory-limit: one grammar for every engine and the CLI --------------------------
+DEFAULT_MEMORY_LIMIT = "3GB"
+MEMORY_UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
+MEMORY_UNITS |= {"KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
+MIN_MEMORY_LIMIT = 64 * 10**6
+"""64MB: below it no engine can hold even a small dataset's working set."""
+MAX_MEMORY_LIMIT = 2**50
+"""1024TiB: above any machine; larger values are typos (1e30GB)."""
+_MEMORY = re.compile(r"(?P<num>\d{1,15}(?:\.\d{1,15})?) ?(?P<unit>[KMGT]I?B|B)?", re.IGNORECASE)
+MEMORY_LIMIT_GRAMMAR = (
+    "an integer or decimal number and a unit B, KB, MB, GB, TB (powers of 1000) or KiB, "
+    "MiB, GiB, TiB (powers of 1024), e.g. 3GB, 512MB, 1.5GiB; a bare number is bytes"
+)
+
+
+def parse_memory_limit(text: str) -> int:
+    """`--memory-limit` in bytes: '3GB' -> 3_000_000_000, '1.5GiB', '512MB', '4000000000'.
+    UsageError (naming the value, the grammar and the bounds 64MB-1024TiB) for
+    anything else: exponents, inf/nan, negative, empty, or a size out of bounds."""
+    m = _MEMORY.fullmatch(text.strip())
+    if m is None:
+        raise UsageError(
+            f"--memory-limit {text!r} is not a size; hint: write {MEMORY_LIMIT_GRAMMAR}."
+        )
+    size = int(Decimal(m["num"]) * MEMORY_UNITS[(m["unit"] or "B").upper()])
+    if not MIN_MEMORY_LIMIT <= size <= MAX_MEMORY_LIMIT:
+        raise UsageError(
+            f"--memory-limit {text!r} is {'too small' if size < MIN_MEMORY_LIMIT else 'too large'}"
+            f": it must be between 64MB and 1024TiB; hint: the default is {DEFAULT_MEMORY_LIMIT}."
+        )
+    return size
+
+
+MAX_ATTEMPTS_K = 1_000_000
+"""Largest k of `attempts.k`: far above any run's attempts per case, small enough for
+every engine's integer arithmetic."""
+
+
 class Attempts(_Model):
     """How repeated attempts of a case reduce to one case result (SPEC §4)."""
 
@@ -202,6 +242,13 @@ class Attempts(_Model):
     @field_validator("k", mode="after")
     @classmethod
     def _sorted_k(cls, k: tuple[int, ...]) -> tuple[int, ...]:
+        too_big = [v for v in k if v > MAX_ATTEMPTS_K]
+        if too_big:
+            shown = str(too_big[0]) if len(str(too_big[0])) <= 30 else f"{str(too_big[0])[:20]}..."
+            raise ValueError(
+                f"k = {shown} is more attempts per case than any run has; each k must be "
+                f"between 1 and {MAX_ATTEMPTS_K} (pass@k needs at least k attempts of a case)"
+            )
         return tuple(sorted(set(k)))
 
 

@@ -1,5 +1,6 @@
 """The options several commands share, declared once (typer reads the Annotated
-metadata): the dataset argument, --config, --preset, --threshold, --out, --json."""
+metadata): the dataset argument, --config, --preset, --threshold, --out, --json,
+--memory-limit."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import Annotated
 
 import typer
 
-from evalframe._private.config import PRESETS
+from evalframe._private.config import PRESETS, parse_memory_limit
+from evalframe._private.errors import UsageError
 
 DatasetArg = Annotated[
     Path, typer.Argument(help="Dataset folder (Parquet tables) or DuckDB database file.")
@@ -33,3 +35,25 @@ OutOpt = Annotated[
     Path | None, typer.Option("--out", "-o", help="Output folder (default: DATASET/results).")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+def check_memory_limit(value: str | None) -> str | None:
+    """The --memory-limit callback: the one parser (config.parse_memory_limit), so a bad
+    size is a usage error (exit 2) before anything is read, whatever the engine."""
+    if value is not None:
+        try:
+            parse_memory_limit(value)
+        except UsageError as exc:
+            raise typer.BadParameter(str(exc).removeprefix("--memory-limit ")) from None
+    return value
+
+
+MemoryLimitOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--memory-limit",
+        callback=check_memory_limit,
+        help="Memory budget, e.g. 3GB, 512MB, 1.5GiB (default 3GB; 64MB to 1024TiB): DuckDB "
+        "spills to disk beyond it, the polars engine scores runs in batches that fit it.",
+    ),
+]

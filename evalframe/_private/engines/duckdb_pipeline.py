@@ -45,7 +45,6 @@ Composite configs are refused (UsageError), never handed to another engine.
 
 from __future__ import annotations
 
-import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -57,7 +56,7 @@ import duckdb
 import polars as pl
 
 from evalframe._private import schema as S
-from evalframe._private.config import Config
+from evalframe._private.config import Config, parse_memory_limit
 from evalframe._private.data.dataset import outer_hive_keys, table_files
 from evalframe._private.data.validate import (
     FILLS,
@@ -117,8 +116,6 @@ SOURCE_DB = "evalframe_source"
 MAX_MASK_EVALUATORS = 63
 """Distinct evaluators the per-execution bitmask holds (bits 0-62 of a BIGINT)."""
 
-_SIZE = re.compile(r"^\s*(\d+(\.\d+)?)\s*(B|KB|MB|GB|TB|KIB|MIB|GIB|TIB)?\s*$", re.IGNORECASE)
-
 
 class DuckDBTables(dict[str, pl.DataFrame]):
     """Tables keyed by name, with what `clamp=True` changed (None without clamp)."""
@@ -139,16 +136,6 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _memory_setting(memory_limit: str) -> str:
-    m = _SIZE.match(memory_limit)
-    if m is None or float(m.group(1)) <= 0:
-        raise UsageError(
-            f"--memory-limit {memory_limit!r} is not a size; hint: write it like 3GB, "
-            "512MB or 2GiB."
-        )
-    return f"{m.group(1)}{(m.group(3) or 'B').upper()}"
-
-
 # --- the session -------------------------------------------------------------------------
 @contextmanager
 def session(
@@ -156,7 +143,7 @@ def session(
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """A fresh in-memory connection that spills beyond `memory_limit` into
     `temp_directory` (default: a new temporary folder, removed on exit)."""
-    setting = _memory_setting(memory_limit)
+    setting = f"{parse_memory_limit(memory_limit)}B"  # the one grammar (config.py)
     owned = temp_directory is None
     folder = Path(tempfile.mkdtemp(prefix="evalframe-duckdb-")) if owned else Path(temp_directory)
     con = duckdb.connect(":memory:")
@@ -165,7 +152,14 @@ def session(
         con.execute(f"set temp_directory = {_literal(str(folder))}")
         con.execute("set TimeZone = 'UTC'")
         con.execute("set preserve_insertion_order = true")
-        yield con
+        try:
+            yield con
+        except duckdb.OutOfMemoryException as exc:
+            raise UsageError(
+                f"the memory limit {memory_limit} is too small for this dataset: DuckDB ran "
+                f"out of memory ({str(exc).splitlines()[0][:160]}); hint: raise "
+                "--memory-limit (default 3GB), or score with the polars engine."
+            ) from None
     finally:
         con.close()
         if owned:

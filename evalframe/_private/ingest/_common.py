@@ -4,7 +4,9 @@ JSON / JSONL reading that names file and line, and turning row dicts into typed 
 from __future__ import annotations
 
 import json
+import math
 import re
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -97,12 +99,43 @@ def as_dict(value: Any) -> dict[str, Any]:
 
 
 def number(value: Any, where: str, what: str) -> float | None:
-    """A JSON number (bools refused) or null, else an IngestError naming `where`."""
+    """A finite JSON number (bools refused) or null, else an IngestError naming `where`."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise IngestError(f"{where}: {what} must be a number, got {value!r}")
-    return float(value)
+    return finite(value, where, what)
+
+
+def finite(value: int | float, where: str, what: str) -> float:
+    """`value` as a float; NaN, infinities and integers beyond a float's range raise an
+    IngestError naming `where` (and the line, for a value the JSON loader kept)."""
+    if isinstance(value, NonFinite):
+        raise IngestError(
+            f"{where} (line {value.line}, column {value.col}): {what} is {value.token}; "
+            "non-finite numbers are refused (an eval tool wrote a failed computation)."
+        )
+    try:
+        out = float(value)
+    except OverflowError:
+        raise IngestError(
+            f"{where}: {what} is an integer of {len(str(abs(int(value))))} digits, beyond "
+            "the range of a number; refused."
+        ) from None
+    if not math.isfinite(out):
+        raise IngestError(f"{where}: {what} is {out}; non-finite numbers are refused.")
+    return out
+
+
+def count(value: Any, where: str, what: str) -> int | None:
+    """A token count: a whole JSON number within 0 .. 2**63-1, else None when absent
+    or not a number, else an IngestError naming `where`."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    num = finite(value, where, what)
+    if not 0 <= num < 2**63 or num != int(num):
+        raise IngestError(f"{where}: {what} {value!r} is not a count (0 to 2^63-1).")
+    return int(value)
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -145,19 +178,137 @@ def _too_deep(where: str) -> str:
     )
 
 
-def load_json_text(text: str, where: str) -> Any:
-    """Parse JSON text; errors (syntax, absurd nesting) name `where` and the line."""
+class NonFinite(float):
+    """NaN or an infinity that a tolerant load (`nonfinite="keep"`) kept, with where it
+    was: `finite` and `number` refuse it naming the line; `json_safe` writes it as a
+    string."""
+
+    token: str = "NaN"
+    line: int = 0
+    col: int = 0
+
+
+_MAX_INT = int(sys.float_info.max)
+_NUMBER_TOKENS = re.compile(
+    r'"(?:[^"\\]|\\.)*"'  # a string: skipped
+    r"|(?P<const>-?Infinity|NaN)"
+    r"|(?P<num>-?\d+(?P<frac>\.\d+)?(?P<exp>[eE][-+]?\d+)?)",
+    re.DOTALL,
+)
+
+
+def _bad_tokens(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, token) of every number token a float cannot hold, in document order:
+    NaN, +-Infinity, float literals that overflow, integers beyond a float's range."""
+    for m in _NUMBER_TOKENS.finditer(text):
+        if m["const"]:
+            yield m.start(), m["const"]
+        elif m["num"]:
+            tok = m["num"]
+            if m["frac"] or m["exp"]:
+                if not math.isfinite(float(tok)):
+                    yield m.start(), tok
+            elif len(tok) > 300 and (len(tok) > 4000 or abs(int(tok)) > _MAX_INT):
+                yield m.start(), tok
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _short(token: str) -> str:
+    return token if len(token) <= 24 else f"{token[:12]}...({len(token)} characters)"
+
+
+class _Refused(Exception):
+    pass
+
+
+def _decode(text: str, nonfinite: str) -> tuple[Any, list[NonFinite]]:
+    """json.loads that refuses (or, with `nonfinite="keep"`, marks) numbers a float
+    cannot hold; integers beyond a float's range are always refused."""
+    kept: list[NonFinite] = []
+
+    def constant(token: str) -> float:
+        if nonfinite != "keep":
+            raise _Refused
+        value = NonFinite(token)
+        value.token = token
+        kept.append(value)
+        return value
+
+    def floating(token: str) -> float:
+        value = float(token)
+        return value if math.isfinite(value) else constant(token)
+
+    def integer(token: str) -> int:
+        if len(token) > 300 and (len(token) > 4000 or abs(int(token)) > _MAX_INT):
+            raise _Refused
+        return int(token)
+
+    obj = json.loads(text, parse_constant=constant, parse_float=floating, parse_int=integer)
+    return obj, kept
+
+
+def _refusal(text: str, where: str, *, jsonl: bool) -> str:
+    offset, token = next(_bad_tokens(text), (0, "?"))
+    line, col = _line_col(text, offset)
+    at = f"{where}: at column {col}" if jsonl else f"{where}:{line}:{col}"
+    if token.lstrip("-").isdigit():
+        what = f"an integer of {len(token.lstrip('-'))} digits, beyond the range of a number"
+    else:
+        what = "not a finite number (JSON has no NaN or infinities)"
+    return (
+        f"{at}: {_short(token)} is {what}; refused (a value evalframe cannot store: the "
+        "tool recorded a failed computation, or the file is corrupt)."
+    )
+
+
+def _place(text: str, kept: list[NonFinite]) -> None:
+    """Give each kept non-finite value its line and column (tokens in document order)."""
+    consts = (pos for pos, tok in _bad_tokens(text))
+    for value, offset in zip(kept, consts, strict=False):
+        value.line, value.col = _line_col(text, offset)
+
+
+def load_json_text(text: str, where: str, *, nonfinite: str = "refuse") -> Any:
+    """Parse JSON text; errors (syntax, absurd nesting, numbers a float cannot hold) name
+    `where` and the line. With `nonfinite="keep"` NaN and infinities are kept as
+    `NonFinite` values that know their line (for the tool's own aggregate blocks, which
+    may hold a NaN stderr); `finite` / `number` refuse them where a value is used."""
     try:
-        obj = json.loads(text)
+        obj, kept = _decode(text, nonfinite)
     except json.JSONDecodeError as exc:
         raise IngestError(
             f"{where}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); "
             "hint: the file may be truncated or not the format you named."
         ) from None
+    except (_Refused, ValueError):
+        raise IngestError(_refusal(text, where, jsonl=False)) from None
     except RecursionError:
         raise IngestError(_too_deep(where)) from None
+    if kept:
+        _place(text, kept)
     _check_depth(obj, where)
     return obj
+
+
+def json_safe(obj: Any) -> Any:
+    """`obj` with NaN and infinities written as the strings "NaN", "Infinity",
+    "-Infinity" (JSON has no such numbers), for storing a tool's aggregates as JSON."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return "NaN" if math.isnan(obj) else ("Infinity" if obj > 0 else "-Infinity")
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [json_safe(v) for v in obj]
+    return obj
+
+
+def dump_json(obj: Any) -> str:
+    """Strict JSON text of `obj` (non-finite numbers as strings, see `json_safe`)."""
+    return json.dumps(json_safe(obj), allow_nan=False)
 
 
 def read_text(path: Path) -> str:
@@ -170,12 +321,13 @@ def read_text(path: Path) -> str:
         raise IngestError(f"{path}: cannot read ({exc.strerror})") from None
 
 
-def read_json(path: Path) -> Any:
-    return load_json_text(read_text(path), str(path))
+def read_json(path: Path, *, nonfinite: str = "refuse") -> Any:
+    return load_json_text(read_text(path), str(path), nonfinite=nonfinite)
 
 
-def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for every non-blank line; errors name file and line.
+def iter_jsonl(path: Path, *, nonfinite: str = "refuse") -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line; errors name file and line
+    (`nonfinite` as in `load_json_text`).
 
     Lines end at \\n only: U+2028 and other Unicode separators are legal inside JSON
     strings and do not split a record."""
@@ -184,14 +336,20 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             continue
         where = f"{path}:{lineno}"
         try:
-            obj = json.loads(line)
+            obj, kept = _decode(line, nonfinite)
         except json.JSONDecodeError as exc:
             raise IngestError(
                 f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); "
                 "hint: every line of a JSONL file must be one JSON object."
             ) from None
+        except (_Refused, ValueError):
+            raise IngestError(_refusal(line, where, jsonl=True)) from None
         except RecursionError:
             raise IngestError(_too_deep(where)) from None
+        if kept:
+            _place(line, kept)
+            for value in kept:
+                value.line = lineno
         if not isinstance(obj, dict):
             raise IngestError(f"{where}: expected a JSON object, got {type(obj).__name__}")
         _check_depth(obj, where)

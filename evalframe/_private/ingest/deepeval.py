@@ -13,6 +13,7 @@ from evalframe._private.ingest._common import (
     SOURCE_FORMAT,
     IngestError,
     Parsed,
+    count,
     number,
     read_json,
 )
@@ -101,8 +102,8 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
                 S.STATUS: S.STATUS_ERROR if metrics and errors == len(metrics) else S.STATUS_OK,
                 S.LATENCY_MS: None if secs is None else secs * 1000,
                 S.COST_USD: number(case.get("tokenCost"), where, "tokenCost"),
-                S.INPUT_TOKENS: tokens_in if isinstance(tokens_in, int) else None,
-                S.OUTPUT_TOKENS: tokens_out if isinstance(tokens_out, int) else None,
+                S.INPUT_TOKENS: count(tokens_in, where, "inputTokenCount"),
+                S.OUTPUT_TOKENS: count(tokens_out, where, "outputTokenCount"),
                 S.TAGS: [str(t) for t in tags] if isinstance(tags, list) else None,
                 REPORTED_PASSED: case.get("success")
                 if isinstance(case.get("success"), bool)

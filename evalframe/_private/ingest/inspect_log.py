@@ -3,7 +3,6 @@ One log is one run; a sample's epochs are its attempts. See docs/ingest.md."""
 
 from __future__ import annotations
 
-import json
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,6 +15,9 @@ from evalframe._private.ingest._common import (
     IngestError,
     Parsed,
     as_dict,
+    count,
+    dump_json,
+    finite,
     load_json_text,
     parse_scale_max,
     parse_time,
@@ -32,12 +34,13 @@ LETTERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 """Inspect's value_to_float for CORRECT, PARTIAL, INCORRECT, NOANSWER."""
 
 
-def _value(value: Any) -> float | None:
-    """A score value as a float, as Inspect's value_to_float reads it; None if it has none."""
+def _value(value: Any, where: str = "") -> float | None:
+    """A score value as a float, as Inspect's value_to_float reads it; None if it has none;
+    NaN, infinities (numbers or text) an IngestError naming `where`."""
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, int | float):
-        return float(value)
+        return finite(value, where, "score value")
     if isinstance(value, str):
         text = value.strip()
         if text in LETTERS:
@@ -47,9 +50,10 @@ def _value(value: Any) -> float | None:
         if text.lower() in ("no", "false"):
             return 0.0
         try:
-            return float(text)
+            num = float(text)
         except ValueError:
             return None
+        return finite(num, where, f"score value {text!r}")
     return None
 
 
@@ -60,16 +64,21 @@ def _scale(name: str, value: Any, scales: dict[str, float]) -> float:
     return scales.get(name, scales.get("*", 1.0))
 
 
+def _at(path: Path, key: dict[str, Any], name: str) -> str:
+    """Where a score value is: file, sample, epoch and score name."""
+    return f"{path}: sample {key[S.CASE_ID]!r} epoch {key[S.ATTEMPT] + 1}: score {name!r}"
+
+
 def _off_scale(
-    entries: list[tuple[Any, ...]], scales: dict[str, float]
+    path: Path, entries: list[tuple[Any, ...]], scales: dict[str, float]
 ) -> dict[str, tuple[float, float]]:
     """Sub-keys of dict-valued scores with a value outside their scale in some sample
     (raw counts beside 0-1 metrics): name -> (smallest, largest) value. They are kept as
     executions columns instead of scores; a plain (non-dict) score out of scale stays an
     error."""
     spans: dict[str, tuple[float, float]] = {}
-    for _key, _ex, scorer, sub, v, _expl in entries:
-        num = _value(v)
+    for key, _ex, scorer, sub, v, _expl in entries:
+        num = _value(v, _at(path, key, f"{scorer}/{sub}"))
         if sub is None or num is None or (isinstance(v, str) and v.strip() in LETTERS):
             continue
         name = f"{scorer}/{sub}"
@@ -97,9 +106,9 @@ def _read_eval_zip(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
                 text = zf.read(name).decode("utf-8")
             except (UnicodeDecodeError, zipfile.BadZipFile, OSError) as exc:
                 raise IngestError(f"{path}!{name}: cannot read ({exc})") from None
-            return load_json_text(text, f"{path}!{name}")
+            return load_json_text(text, f"{path}!{name}", nonfinite="keep")
 
-        header = load(head_name)
+        header = load(head_name)  # its `results` may hold a NaN stderr: kept, not used
         samples = [load(n) for n in names if n.startswith("samples/") and n.endswith(".json")]
     return header, samples
 
@@ -114,7 +123,7 @@ def parse(
     if path.suffix == ".eval":
         header, samples = _read_eval_zip(path)
     else:
-        header = read_json(path)
+        header = read_json(path, nonfinite="keep")
         found = as_dict(header).get("samples")
         samples = found if isinstance(found, list) else []
     if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
@@ -136,7 +145,7 @@ def parse(
     # (key, execution, scorer, sub-key or None, value, explanation)
     for (case, epoch), s in keyed:
         key: dict[str, Any] = {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: epoch - 1}
-        ex = {**key, **_execution(s), EPOCH: epoch}
+        ex = {**key, **_execution(s, f"{path}: sample {case!r} epoch {epoch}"), EPOCH: epoch}
         out.executions.append(ex)
         scores = as_dict(s.get("scores"))
         for scorer, sc in scores.items():
@@ -146,13 +155,13 @@ def parse(
             expl = expl if isinstance(expl, str) else None
             items = value.items() if isinstance(value, dict) else [(None, value)]
             entries += [(key, ex, scorer, sub, v, expl) for sub, v in items]
-    skipped = _off_scale(entries, scales)
+    skipped = _off_scale(path, entries, scales)
     for key, ex, scorer, sub, v, expl in entries:
         name = scorer if sub is None else f"{scorer}/{sub}"
         if name in skipped:
-            ex[name] = _value(v)
+            ex[name] = _value(v, _at(path, key, name))
             continue
-        num = _value(v)
+        num = _value(v, _at(path, key, name))
         scale = _scale(name, v, scales)
         if num is not None and not 0 <= num <= scale:
             raise IngestError(
@@ -186,7 +195,7 @@ def parse(
             MODEL: ev.get("model"),
             EVAL_STATUS: header.get("status"),
             "eval_id": ev.get("eval_id") or ev.get("task_id"),
-            REPORTED_METRICS: json.dumps(results.get("scores"))
+            REPORTED_METRICS: dump_json(results.get("scores"))
             if isinstance(results, dict)
             else None,
             SOURCE_FILE: str(path),
@@ -196,17 +205,22 @@ def parse(
     return out
 
 
-def _execution(s: dict[str, Any]) -> dict[str, Any]:
+def _execution(s: dict[str, Any], where: str) -> dict[str, Any]:
     usage = as_dict(s.get("model_usage"))
     tin = tout = 0
     cost = None
-    for u in usage.values():
+    for model, u in usage.items():
         if isinstance(u, dict):
-            tin += int(u.get("input_tokens") or 0)
-            tout += int(u.get("output_tokens") or 0)
+            at = f"{where}: model_usage[{model!r}]"
+            tin += count(u.get("input_tokens"), at, "input_tokens") or 0
+            tout += count(u.get("output_tokens"), at, "output_tokens") or 0
             if isinstance(u.get("total_cost"), int | float):
-                cost = (cost or 0.0) + float(u["total_cost"])
+                cost = (cost or 0.0) + finite(u["total_cost"], at, "total_cost")
+    if max(tin, tout) >= 2**63:
+        raise IngestError(f"{where}: model_usage token counts add up beyond 2^63-1")
     secs = s.get("total_time")
+    if isinstance(secs, int | float):
+        secs = finite(secs, where, "total_time")
     error = s.get("error")
     return {
         S.STATUS: S.STATUS_ERROR if error else S.STATUS_OK,

@@ -5,7 +5,6 @@ results_<ts>.json. One line is one document of one task under one filter; its me
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,6 +16,8 @@ from evalframe._private.ingest._common import (
     SOURCE_FORMAT,
     IngestError,
     Parsed,
+    dump_json,
+    finite,
     iter_jsonl,
     parse_scale_max,
     parse_time,
@@ -70,7 +71,7 @@ def parse(
     lines: list[tuple[str, str, dict[str, Any]]] = []  # (task, where, line)
     for path in paths:
         task, _ts = file_parts(path)
-        for lineno, obj in iter_jsonl(path):
+        for lineno, obj in iter_jsonl(path, nonfinite="keep"):
             where = f"{path}:{lineno}"
             doc = obj.get("doc_id")
             if isinstance(doc, bool) or not isinstance(doc, int | str):
@@ -108,15 +109,15 @@ def parse(
             if key in values:
                 raise IngestError(f"{where}: {evaluator!r} of {case!r} appears twice")
             values[key] = [(where, obj[name])]
-            num = _number(obj[name])
+            num = _number(obj[name], where, evaluator)
             if num is not None:
                 lo, hi = spans.get(evaluator, (num, num))
                 spans[evaluator] = (min(lo, num), max(hi, num))
     off = {n: s for n, s in spans.items() if s[0] < 0 or s[1] > scales.get(n, scales.get("*", 1.0))}
-    for (case, evaluator), [(_where, value)] in values.items():
-        num = _number(value)
+    for (case, evaluator), [(where, value)] in values.items():
+        num = _number(value, where, evaluator)
         if num is None or evaluator in off:
-            executions[case][evaluator] = num if num is not None else json.dumps(value)
+            executions[case][evaluator] = num if num is not None else dump_json(value)
             continue
         out.scores.append(
             {
@@ -128,7 +129,7 @@ def parse(
                 S.SCALE_MAX: scales.get(evaluator, scales.get("*", 1.0)),
             }
         )
-    skipped_lists = sorted({e for (_c, e), [(_w, v)] in values.items() if _number(v) is None})
+    skipped_lists = sorted({e for (_c, e), [(w, v)] in values.items() if _number(v, w, e) is None})
     for evaluator in skipped_lists:
         out.notes.append(
             f"{paths[0].name}: {evaluator!r} not scored: its values are not single numbers "
@@ -150,10 +151,12 @@ def _scalar(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _number(value: Any) -> float | None:
+def _number(value: Any, where: str, name: str) -> float | None:
+    """A metric value as a float; None for lists and other non-numbers; NaN and
+    infinities an IngestError naming file and line."""
     if isinstance(value, bool):
         return float(value)
-    return float(value) if isinstance(value, int | float) else None
+    return finite(value, where, repr(name)) if isinstance(value, int | float) else None
 
 
 def _response(resps: Any) -> str | None:
@@ -170,9 +173,9 @@ def _run_row(paths: list[Path], rid: str) -> dict[str, Any]:
     reported = None
     model = paths[0].parent.name or None
     if results is not None and results.is_file():
-        data = read_json(results)
+        data = read_json(results, nonfinite="keep")
         if isinstance(data, dict) and isinstance(data.get("results"), dict):
-            reported = json.dumps({t: data["results"].get(t) for t in tasks})
+            reported = dump_json({t: data["results"].get(t) for t in tasks})
             name = data.get("model_name")
             model = name if isinstance(name, str) and name else model
     created = None

@@ -24,7 +24,7 @@ from typing import Any
 import polars as pl
 
 from evalframe._private import schema as S
-from evalframe._private.config import Config
+from evalframe._private.config import DEFAULT_MEMORY_LIMIT, Config, parse_memory_limit
 from evalframe._private.data.dataset import Dataset, load_dataset, open_tables
 from evalframe._private.data.validate import ClampReport, _typed, check_schemas, validate_tables
 from evalframe._private.errors import UsageError, ValidationError
@@ -81,6 +81,8 @@ def score_tables(
     cfg = config if config is not None else Config()
     if engine not in ENGINES:
         raise UsageError(f"unknown engine {engine!r}; hint: one of {', '.join(ENGINES)}.")
+    if memory_limit is not None:
+        parse_memory_limit(memory_limit)  # one grammar for every engine and path
     if engine == "spark":
         return _with_slices(
             _spark(dataset, cfg, evaluators=evaluators, clamp=clamp, remote=spark_remote),
@@ -147,33 +149,14 @@ def _summaries(
     return {S.EXECUTION_SCORES: ex, S.CASE_SUMMARY: cs, S.RUN_SUMMARY: rs}
 
 
-DEFAULT_MEMORY_LIMIT = "3GB"
 BYTES_PER_JUDGE_ROW = 160
 """Peak memory of the flat pass per judge row of one batch (measured: ≈ 90 bytes at
 16 M rows, doubled for headroom); sets how many judge rows one batch of runs may hold."""
-_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
-_UNITS |= {"KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
-
-
-def parse_memory_limit(text: str) -> int:
-    """'3GB', '512MiB', '2e9' -> bytes (UsageError for anything else)."""
-    raw = text.strip().upper().replace(" ", "")
-    number = raw.rstrip("KMGTIB")
-    unit = raw[len(number) :]
-    try:
-        value = float(number)
-    except ValueError:
-        value = -1.0
-    if unit not in _UNITS or not value > 0:
-        raise UsageError(
-            f"--memory-limit {text!r} is not a size; hint: write it like 3GB, 512MB or 2GiB."
-        )
-    return int(value * _UNITS[unit])
 
 
 def judge_rows_budget(memory_limit: str | None) -> int:
     """Judge rows one batch of the flat pass may hold under `memory_limit`."""
-    limit = parse_memory_limit(memory_limit or DEFAULT_MEMORY_LIMIT)
+    limit = parse_memory_limit(DEFAULT_MEMORY_LIMIT if memory_limit is None else memory_limit)
     return max(1, limit // BYTES_PER_JUDGE_ROW)
 
 
