@@ -15,7 +15,6 @@ from typing import Annotated, Any, TypeVar
 
 import polars as pl
 import typer
-from rich.markup import escape
 
 from evalframe._private import schema as S
 from evalframe._private.cli.options import (
@@ -29,9 +28,11 @@ from evalframe._private.cli.options import (
 from evalframe._private.cli.plan_command import plan_command
 from evalframe._private.cli.render import (
     compare_report,
+    error_line,
     print_json,
     progress,
     run_table,
+    say,
     stderr,
     stdout,
     steps,
@@ -90,20 +91,21 @@ def _main(
 
 
 def handles_errors(fn: F) -> F:
-    """Turn EvalframeError into its message on stderr and exit code 2."""
+    """Turn EvalframeError into its message on stderr and exit code 2 (the message
+    quotes ids and example keys: printed literally, control characters visible)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         except EvalframeError as exc:
-            stderr.print(f"[bold red]error:[/bold red] {escape(str(exc))}", highlight=False)
+            stderr.print(error_line(exc), highlight=False)
             raise typer.Exit(exc.exit_code) from None
         except READ_ERRORS as exc:  # a corrupt file polars / pyarrow / DuckDB choked on
             if os.environ.get("EVALFRAME_DEBUG"):
                 raise
             err = read_failure(exc, kwargs.get("dataset"))
-            stderr.print(f"[bold red]error:[/bold red] {escape(str(err))}", highlight=False)
+            stderr.print(error_line(err), highlight=False)
             raise typer.Exit(err.exit_code) from None
 
     return wrapper  # type: ignore[return-value]
@@ -281,10 +283,10 @@ def score_command(
         print_json(summary.to_dicts())
     else:
         stdout.print(run_table(summary))
-        stdout.print(f"tables written to {target}/")
+        stdout.print(say("tables written to {}/", target))
     if check and not summary[S.RUN_PASSED].all():
         failed = summary.filter(~pl.col(S.RUN_PASSED))[S.RUN_ID].to_list()
-        stderr.print(f"run gate failed for: {', '.join(map(str, failed))}")
+        stderr.print(say("run gate failed for: {}", ", ".join(map(str, failed))))
         raise typer.Exit(1)
 
 
@@ -366,14 +368,18 @@ def demo_command(
     if as_json:
         print_json(summary.to_dicts())
         return
-    stdout.print(f"demo dataset written to {directory}/")
+    stdout.print(say("demo dataset written to {}/", directory))
     stdout.print(run_table(summary))
-    stdout.print(f"tables written to {target}/")
+    stdout.print(say("tables written to {}/", target))
     if report is not None:
-        stdout.print(f"report written to {report}")
+        stdout.print(say("report written to {}", report))
     stdout.print(
-        f"next: [bold]evalframe score {directory} --preset connexity[/bold]  ·  "
-        f"[bold]evalframe compare {directory} --pairs consecutive[/bold]"
+        say(
+            "next: [bold]evalframe score {} --preset connexity[/bold]  ·  "
+            "[bold]evalframe compare {} --pairs consecutive[/bold]",
+            directory,
+            directory,
+        )
     )
 
 
@@ -459,7 +465,7 @@ def compare_command(
         slices = pl.read_parquet(written[S.SLICE_DELTAS]) if S.SLICE_DELTAS in written else None
         for note in [*slice_notes(slices), *power_notes(run_deltas, cfg.compare)]:
             stdout.print(note)
-        stdout.print(f"\ntables written to {target}/")
+        stdout.print(say("\ntables written to {}/", target))
     if run_deltas["regression_detected"].any():
         raise typer.Exit(1)
 
@@ -511,8 +517,11 @@ def sweep_command(
     for part in sweep_report(table, spec.params):
         stdout.print(part)
     stdout.print(
-        f"{len(spec.configs)} configs × {table[S.RUN_ID].n_unique()} runs; "
-        f"tables written to {target}/"
+        say(
+            f"{len(spec.configs)} configs × {table[S.RUN_ID].n_unique()} runs; "
+            "tables written to {}/",
+            target,
+        )
     )
 
 

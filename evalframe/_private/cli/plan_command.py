@@ -16,7 +16,7 @@ from rich.table import Table
 
 from evalframe._private import schema as S
 from evalframe._private.cli.options import ConfigOpt, DatasetArg, JsonOpt, PresetOpt
-from evalframe._private.cli.render import num, print_json, progress, stdout
+from evalframe._private.cli.render import num, print_json, progress, say, stdout
 from evalframe._private.compare.pairs import check_runs, pairs_for
 from evalframe._private.config import load_config
 from evalframe._private.pipeline.score import score_tables
@@ -81,8 +81,9 @@ def mde_text(metric: str, mde: float | None) -> str:
 
 def render_plan(table: pl.DataFrame, run: str, detect: float) -> Table:
     out = Table(
-        title=(
-            f"cases needed to see a change of {change_text(detect)} (α 0.05, power 0.8) — run {run}"
+        title=say(
+            f"cases needed to see a change of {change_text(detect)} (α 0.05, power 0.8) — run {{}}",
+            run,
         ),
         caption=(
             f"σ_c = se·√G from the clustered per-case variance; cases needed = "

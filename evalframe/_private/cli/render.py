@@ -18,14 +18,70 @@ from rich.table import Table
 from rich.text import Text
 
 from evalframe._private import schema as S
+from evalframe._private.display import visible
 from evalframe._private.scoring.tree import SEP
 
 _plain = not sys.stdout.isatty()
 # soft_wrap: plain text (messages, paths) is never hard-wrapped at the console width, so a
 # path in a message stays one piece when the output goes to a file or a pipe; tables are
 # still laid out to the width (160 columns when stdout is not a terminal).
-stdout = Console(soft_wrap=True, width=160 if _plain else None)
-stderr = Console(stderr=True, soft_wrap=True)
+# emoji=False: `:smile:` in an id or a path stays that text (no emoji codes in messages)
+stdout = Console(soft_wrap=True, width=160 if _plain else None, emoji=False)
+stderr = Console(stderr=True, soft_wrap=True, emoji=False)
+
+
+# --- data in the terminal -----------------------------------------------------------------
+# Run ids, case ids, evaluator names, config ids, slice values and paths come from other
+# tools' files. They reach the terminal only through the three helpers below: shown
+# literally (rich markup in them is text, never markup) and with control, separator and
+# bidi characters made visible by the one rule of `display.visible`.
+
+
+_SLOT = "\x00"
+"""Marks a `{}` of a `say` template while its markup is parsed (never part of a template;
+in a value, display.visible shows it as \\x00)."""
+
+
+def say(template: str, *values: object) -> Text:
+    """A message carrying data: `template` is rich markup whose `{}` (literal braces, not
+    str.format) each take the next value, shown literally with the style around its `{}`:
+    never parsed as markup (`[/x]` and `[bold]r2[/bold]` print as themselves), control,
+    separator and bidi characters made visible (`display.visible`), no emoji codes. Every
+    message that quotes an id, a path or another value from data goes through here."""
+    pieces = template.split("{}")
+    if len(pieces) != len(values) + 1:
+        raise ValueError(f"{template!r} has {len(pieces) - 1} {{}} for {len(values)} values")
+    parsed = Text.from_markup(_SLOT.join(pieces), emoji=False)
+    out, start = Text(style=parsed.style, end=""), 0
+    for value in values:
+        at = parsed.plain.index(_SLOT, start)
+        shown = id_text(value)
+        for span in parsed[at : at + 1].spans:  # the style the `{}` stood in
+            shown.stylize(span.style)
+        out.append_text(parsed[start:at])
+        out.append_text(shown)
+        start = at + 1
+    out.append_text(parsed[start:])
+    return out
+
+
+def id_text(value: object) -> Text:
+    """A data value as a renderable (a table cell, a line): a Text, never parsed as
+    markup, with control characters visible."""
+    return Text(visible(str(value)))
+
+
+def message_text(message: str, style: str = "") -> Text:
+    """A plain message that carries data (an error's text: it quotes ids and example
+    keys) as a Text: never parsed as markup, control characters visible line by line (its
+    own line breaks stay line breaks)."""
+    return Text("\n".join(visible(line) for line in message.split("\n")), style=style)
+
+
+def error_line(exc: BaseException | str) -> Text:
+    """`error: MESSAGE` as the CLI prints an error: the message literal and visible."""
+    return Text("error:", style="bold red") + " " + message_text(str(exc))
+
 
 SE_FOOTNOTE = (
     "± = one standard error, clustered by case (pass rate in percentage points); "
@@ -172,7 +228,7 @@ class FitTable:
         self,
         title: str,
         columns: Sequence[tuple[str, str, int, bool]],
-        rows: Sequence[Sequence[str]],
+        rows: Sequence[Sequence[str | Text]],
         notes: Sequence[str] = (),
     ) -> None:
         self.title = title
@@ -182,7 +238,7 @@ class FitTable:
         self.dropped: list[str] = []
 
     def _cells(self, k: int) -> int:
-        return max((Text.from_markup(r[k]).cell_len for r in self.rows), default=0)
+        return max((_cell_len(r[k]) for r in self.rows), default=0)
 
     def _natural(self, k: int) -> int:
         """Narrowest width column k takes squeezed: every cell whole, the header one word a
@@ -242,6 +298,11 @@ class FitTable:
             yield from (Text(n) for n in self.notes)
 
 
+def _cell_len(cell: str | Text) -> int:
+    """Terminal cells a table cell takes: a Text as it is, a str as the markup it is."""
+    return cell.cell_len if isinstance(cell, Text) else Text.from_markup(cell).cell_len
+
+
 def run_table(summary: pl.DataFrame, title: str = "run summary") -> FitTable:
     """The run summary as a readable table: rates in percent, gates as pass/FAIL; a run
     without any scored execution reads "—", not 0.0 %; the caption explains ± and —. On a
@@ -251,8 +312,8 @@ def run_table(summary: pl.DataFrame, title: str = "run summary") -> FitTable:
     def rate(r: dict) -> str:
         return _with_se(pct(run_rate(r)), r[S.PASS_RATE_SE], True)
 
-    columns: list[tuple[str, Callable[[dict], str], str]] = [
-        ("run", lambda r: str(r[S.RUN_ID]), "left"),
+    columns: list[tuple[str, Callable[[dict], str | Text], str]] = [
+        ("run", lambda r: id_text(r[S.RUN_ID]), "left"),
         ("execs", lambda r: str(r[S.N_EXECUTIONS]), "right"),
         ("pass rate", rate, "right"),
         ("mean score", lambda r: _with_se(num(r[S.MEAN_SCORE]), r[S.MEAN_SCORE_SE]), "right"),
@@ -267,7 +328,7 @@ def run_table(summary: pl.DataFrame, title: str = "run summary") -> FitTable:
     ]
     ids = {0}
     if summary[S.CONFIG_ID].n_unique() > 1:
-        columns.insert(0, ("config", lambda r: str(r[S.CONFIG_ID]), "left"))
+        columns.insert(0, ("config", lambda r: id_text(r[S.CONFIG_ID]), "left"))
         ids = {0, 1}
     last = len(columns) - 1  # the run verdict, headed "run" like the id column
     records = summary.to_dicts()
@@ -305,7 +366,8 @@ _steps: list[Callable[[str], None]] = []
 @contextmanager
 def progress(message: str, *, enabled: bool = True) -> Iterator[None]:
     """A spinner on stderr while a long query runs (silent when stderr is not a terminal);
-    inside `steps`, the message becomes the next step of that display."""
+    inside `steps`, the message becomes the next step of that display. `message` is plain
+    text (it names paths and config ids: shown literally)."""
     if _steps:
         _steps[-1](message)
         yield
@@ -313,14 +375,15 @@ def progress(message: str, *, enabled: bool = True) -> Iterator[None]:
     if not enabled or not stderr.is_terminal:
         yield
         return
-    with stderr.status(message, spinner="dots"):
+    with stderr.status(id_text(message), spinner="dots"):
         yield
 
 
 @contextmanager
 def steps(total: int, console: Console | None = None) -> Iterator[Callable[[str], None]]:
     """A progress display of `total` steps on stderr (silent when it is not a terminal):
-    call the yielded function with each step's description as the step starts; the bar
+    call the yielded function with each step's description (plain text, shown literally)
+    as the step starts; the bar
     shows the finished steps out of `total` and the time spent."""
     out = console or stderr
     if not out.is_terminal:
@@ -337,7 +400,7 @@ def steps(total: int, console: Console | None = None) -> Iterator[Callable[[str]
 
     with Progress(
         SpinnerColumn(),
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("steps"),
@@ -352,7 +415,7 @@ def steps(total: int, console: Console | None = None) -> Iterator[Callable[[str]
             if 0 < started[0] < total:  # the previous step is done (never past the total)
                 bar.advance(task)
             started[0] += 1
-            bar.update(task, description=message)
+            bar.update(task, description=visible(message))
             bar.refresh()  # every step is drawn at least once, however quick it is
 
         _steps.append(step)
@@ -448,9 +511,7 @@ def compare_report(
             else "[bold green]no regression[/bold green]"
         )
         out.append(
-            Text.from_markup(
-                f"\n[bold]{b}[/bold] → [bold]{c}[/bold]  ({r[S.CONFIG_ID]})  {verdict}"
-            )
+            say("\n[bold]{}[/bold] → [bold]{}[/bold]  ({})  " + verdict, b, c, r[S.CONFIG_ID])
         )
         table = Table(show_header=True, box=None, pad_edge=False)
         for h in ("", "baseline", "candidate", "delta"):
@@ -502,7 +563,7 @@ def compare_report(
             )
         if r["reasons"]:
             reasons = "; ".join(reason_text(code, r, limits) for code in r["reasons"])
-            out.append(Text.from_markup("[red]regression:[/red] ") + Text(reasons))
+            out.append(Text("regression:", style="red") + " " + id_text(reasons))
         pair = (
             (pl.col("baseline_run_id") == b)
             & (pl.col("candidate_run_id") == c)
@@ -528,8 +589,8 @@ def compare_report(
                 else:
                     cases.add_column(h, justify="left" if h.startswith("evaluator") else "right")
             for row in shown.iter_rows(named=True):
-                cells = [
-                    str(row[S.CASE_ID]),
+                cells: list[str | Text] = [
+                    id_text(row[S.CASE_ID]),
                     num(row["baseline_score"]),
                     num(row["candidate_score"]),
                     _signed(row[S.SCORE_DELTA]),
@@ -539,7 +600,8 @@ def compare_report(
                     cells.append(
                         "—"
                         if row["evaluator"] is None
-                        else f"{row['evaluator']} {_signed(row['evaluator_delta'])}"
+                        else id_text(row["evaluator"])
+                        + f" {_signed(row['evaluator_delta'])}"
                         + (f" (+{row['tied']} tied)" if row["tied"] else "")
                     )
                 cases.add_row(*cells)
@@ -638,12 +700,12 @@ def sweep_report(table: pl.DataFrame, params: pl.DataFrame) -> list:
             if width > spread:
                 best, spread = col.removeprefix("sweep_"), width
         out_table.add_row(
-            str(run_id),
+            id_text(run_id),
             str(runs.height),
             pct(runs[S.PASS_RATE].min()),
             pct(runs[S.PASS_RATE].max()),
             f"{int(runs[S.RUN_PASSED].sum())}/{runs.height}",
-            best,
+            id_text(best),
             f"{100 * spread:.1f} pts",
         )
     return [out_table]

@@ -8,9 +8,10 @@ from typing import Annotated, Any
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from evalframe._private.cli.options import JsonOpt
-from evalframe._private.cli.render import id_column, print_json, stdout
+from evalframe._private.cli.render import id_column, id_text, print_json, say, stdout
 from evalframe._private.store.result_sets import ResultSet, open_results
 
 
@@ -58,19 +59,25 @@ def results_command(
         print_json(rows)
         return
     if not rows:
-        stdout.print(f"no result sets in {where.path}; hint: run `evalframe score {dataset}`.")
+        stdout.print(
+            say("no result sets in {}; hint: run `evalframe score {}`.", where.path, dataset)
+        )
         return
-    table = Table(header_style="bold", caption=f"{len(rows)} result set(s) in {where.path}")
+    table = Table(
+        header_style="bold", caption=id_text(f"{len(rows)} result set(s) in {where.path}")
+    )
     id_column(table, "result_set", min_width=12)  # a config id is never cut
     for name in ("command", "created_at", "tables", "rows", "inputs"):
         table.add_column(name, justify="right" if name == "rows" else "left", overflow="fold")
     for r in rows:
         configs = f" ({r['configs']} configs)" if (r["configs"] or 0) > 1 else ""
         table.add_row(
-            r["result_set"] + configs + (" [bold]latest[/bold]" if r["latest"] else ""),
-            ", ".join(r["commands"]) or "-",
-            r["created_at"][:19].replace("T", " "),
-            ", ".join(f"{t} {n:,}" for t, n in r["tables"].items()),
+            id_text(r["result_set"])
+            + configs
+            + (Text(" latest", style="bold") if r["latest"] else ""),
+            id_text(", ".join(r["commands"]) or "-"),
+            id_text(r["created_at"][:19].replace("T", " ")),
+            id_text(", ".join(f"{t} {n:,}" for t, n in r["tables"].items())),
             f"{r['rows']:,}",
             _stale_text(r["stale"]),
         )
@@ -78,6 +85,9 @@ def results_command(
     stale = [r["result_set"] for r in rows if r["stale"]]
     if stale:
         stdout.print(
-            f"stale: {', '.join(stale)} — the dataset's input tables changed since; "
-            "re-run the command to refresh them."
+            say(
+                "stale: {} — the dataset's input tables changed since; re-run the command to "
+                "refresh them.",
+                ", ".join(stale),
+            )
         )

@@ -26,10 +26,19 @@ import duckdb
 import polars as pl
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from evalframe._private import schema as S
 from evalframe._private.cli.options import DatasetArg
-from evalframe._private.cli.render import json_value, print_json, stderr, stdout
+from evalframe._private.cli.render import (
+    id_text,
+    json_value,
+    message_text,
+    print_json,
+    say,
+    stderr,
+    stdout,
+)
 from evalframe._private.cli.results_command import describe
 from evalframe._private.data.dataset import load_dataset
 from evalframe._private.engines import duckdb_engine as engine
@@ -100,7 +109,7 @@ def _view(con: duckdb.DuckDBPyConnection, name: str, parts: list[tuple[str, Path
         con.execute(f"set variable {var}_set = $1", [set_id])
         selects.append(
             f"select *, getvariable('{var}_set') as {SET_COLUMN} "
-            f"from read_parquet(getvariable('{var}_file'))"
+            f"from read_parquet(getvariable('{var}_file'), hive_partitioning = false)"
         )
     con.execute(f'create or replace view "{name}" as ' + " union all by name ".join(selects))
 
@@ -109,7 +118,8 @@ def _latest_view(con: duckdb.DuckDBPyConnection, name: str, path: Path) -> None:
     var = f"evalframe_{name}_latest"
     con.execute(f"set variable {var} = $1", [str(path)])
     con.execute(
-        f"create or replace view \"{name}\" as select * from read_parquet(getvariable('{var}'))"
+        f'create or replace view "{name}" as select * from '
+        f"read_parquet(getvariable('{var}'), hive_partitioning = false)"
     )
 
 
@@ -327,13 +337,13 @@ def render_table(frame: pl.DataFrame, limit: int = MAX_TABLE_ROWS) -> Table:
     table = Table(show_lines=False, header_style="bold")
     for name, dtype in frame.schema.items():
         numeric = dtype.is_numeric()
-        table.add_column(
-            f"{name}\n[dim]{_type_label(dtype)}[/dim]",
+        table.add_column(  # names and values are data: Text, never markup
+            id_text(name) + "\n" + Text(_type_label(dtype), style="dim"),
             justify="right" if numeric else "left",
             overflow="fold",  # ids and paths are never cut with an ellipsis
         )
     for row in frame.head(limit).iter_rows():
-        table.add_row(*("NULL" if v is None else _cell(v) for v in row))
+        table.add_row(*(Text("NULL") if v is None else id_text(_cell(v)) for v in row))
     more = frame.height - limit
     table.caption = f"{frame.height:,} rows" + (f" ({more:,} not shown)" if more > 0 else "")
     return table
@@ -406,10 +416,12 @@ def interactive(
     if opened is not None and opened.all_views:
         results += f"; every set ({len(opened.sets)}): {', '.join(opened.all_views)}, result_sets"
     stdout.print(
-        "evalframe sql — tables: scores, executions, outcomes, runs"
-        + results
-        + ". End statements with ';', `.tables` lists relations, `.quit` or Ctrl-D leaves, "
-        "Ctrl-C cancels the line or the running query.",
+        id_text(  # set ids and table names are folder and file names: shown literally
+            "evalframe sql — tables: scores, executions, outcomes, runs"
+            + results
+            + ". End statements with ';', `.tables` lists relations, `.quit` or Ctrl-D "
+            "leaves, Ctrl-C cancels the line or the running query."
+        ),
         highlight=False,
     )
     buffer: list[str] = []
@@ -437,8 +449,8 @@ def interactive(
         query, buffer = "\n".join(buffer), []
         try:
             print_result(run_query(con, query), csv=csv, json=json)
-        except UsageError as exc:
-            stdout.print(f"[red]{exc}[/red]", highlight=False)
+        except UsageError as exc:  # DuckDB's message quotes values: shown literally
+            stdout.print(message_text(str(exc), style="red"), highlight=False)
         except QueryCancelled:  # Ctrl-C while a query runs cancels that query
             stdout.print("\n^C (query cancelled)", highlight=False)
         except KeyboardInterrupt:  # Ctrl-C while its result prints stops the printing
@@ -482,7 +494,7 @@ def line_editing() -> Iterator[Callable[[str], str]]:
             path.parent.mkdir(parents=True, exist_ok=True)
             readline.write_history_file(path)
         except OSError as exc:
-            stdout.print(f"[dim]history not saved to {path}: {exc.strerror}[/dim]")
+            stdout.print(say("[dim]history not saved to {}: {}[/dim]", path, exc.strerror))
 
 
 def sql_command(
@@ -518,10 +530,12 @@ def sql_command(
     latest = opened.latest if opened is not None else None
     if latest is not None and latest.stale():
         stderr.print(
-            f"note: the latest result set {latest.set_id} is stale — the dataset's input "
-            "tables changed since it was computed; re-run the command that wrote it "
-            "(`evalframe results` lists the sets).",
-            highlight=False,
+            say(
+                "note: the latest result set {} is stale — the dataset's input tables changed "
+                "since it was computed; re-run the command that wrote it (`evalframe results` "
+                "lists the sets).",
+                latest.set_id,
+            )
         )
     try:
         if query is None:

@@ -7,9 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import polars as pl
+from rich.text import Text
 
 from evalframe._private import schema as S
-from evalframe._private.cli.render import has_paired_cases, p_value
+from evalframe._private.cli.render import has_paired_cases, p_value, say
 from evalframe._private.stats.power import too_small
 from evalframe._private.summaries.slices import SIGNIFICANCE, significant_regressions
 
@@ -19,29 +20,34 @@ def change(metric: str, x: float) -> str:
     return f"{100 * x:.1f} pts" if metric == "pass rate" else f"{x:.3f}"
 
 
-def power_notes(run_deltas: pl.DataFrame, limits: Any) -> list[str]:
+def power_notes(run_deltas: pl.DataFrame, limits: Any) -> list[Text]:
     """One line per pair and limit its paired cases cannot see (α 0.05, power 0.8):
     mde_mean_score > max_mean_score_drop, or mde_pass_rate > max_pass_rate_drop when that
     limit is above 0 (a limit of 0 flags any drop; no sample size sees 0). A pair without
-    cases scored in both runs has no paired statistics, so no power note."""
+    cases scored in both runs has no paired statistics, so no power note. Run ids are
+    shown literally (`render.say`)."""
     notes = []
     for r in run_deltas.iter_rows(named=True):
         if not has_paired_cases(r):
             continue
-        pair = f"{r[S.BASELINE_RUN_ID]} → {r[S.CANDIDATE_RUN_ID]}"
         for t in too_small(r, limits):
             notes.append(
-                f"[yellow]too small:[/yellow] {pair}: {t.n_paired} paired cases see a "
-                f"{t.metric} change of {change(t.metric, t.mde)} or more (α 0.05, power "
-                f"0.8), not the {change(t.metric, t.limit)} of {t.limit_name}; `evalframe "
-                "plan` says how many cases would."
+                say(
+                    f"[yellow]too small:[/yellow] {{}} → {{}}: {t.n_paired} paired cases see a "
+                    f"{t.metric} change of {change(t.metric, t.mde)} or more (α 0.05, power "
+                    f"0.8), not the {change(t.metric, t.limit)} of {t.limit_name}; `evalframe "
+                    "plan` says how many cases would.",
+                    r[S.BASELINE_RUN_ID],
+                    r[S.CANDIDATE_RUN_ID],
+                )
             )
     return notes
 
 
-def slice_notes(slice_deltas: pl.DataFrame | None) -> list[str]:
+def slice_notes(slice_deltas: pl.DataFrame | None) -> list[Text]:
     """One line per pair naming the slices whose regression survives Benjamini–Hochberg
-    (q < 0.05 and more passed → failed flips than the reverse)."""
+    (q < 0.05 and more passed → failed flips than the reverse); run ids, the slice and
+    its values shown literally (`render.say`)."""
     if slice_deltas is None or slice_deltas.is_empty():
         return []
     hits = significant_regressions(slice_deltas)
@@ -59,17 +65,26 @@ def slice_notes(slice_deltas: pl.DataFrame | None) -> list[str]:
     )
     notes = []
     for r in by_pair.iter_rows(named=True):
-        pair = f"{r[S.BASELINE_RUN_ID]} → {r[S.CANDIDATE_RUN_ID]}"
-        found = zip(r["_values"] or [], r["_q"] or [], strict=True)
-        names = [f"{v} (q {p_value(q)})" for v, q in found]
-        if names:
+        pair = (r[S.BASELINE_RUN_ID], r[S.CANDIDATE_RUN_ID])
+        found = list(zip(r["_values"] or [], r["_q"] or [], strict=True))
+        if found:
+            names = ", ".join(f"{{}} (q {p_value(q)})" for _v, q in found)
             notes.append(
-                f"[red]slices that regressed[/red] ({r[S.SLICE]}, Benjamini–Hochberg q < "
-                f"{SIGNIFICANCE}): {pair}: {', '.join(names)}"
+                say(
+                    "[red]slices that regressed[/red] ({}, Benjamini–Hochberg q < "
+                    f"{SIGNIFICANCE}): {{}} → {{}}: " + names,
+                    r[S.SLICE],
+                    *pair,
+                    *(v for v, _q in found),
+                )
             )
         else:
             notes.append(
-                f"no {r[S.SLICE]} slice of {pair} regressed beyond chance (Benjamini–Hochberg "
-                f"q < {SIGNIFICANCE})."
+                say(
+                    "no {} slice of {} → {} regressed beyond chance (Benjamini–Hochberg "
+                    f"q < {SIGNIFICANCE}).",
+                    r[S.SLICE],
+                    *pair,
+                )
             )
     return notes
