@@ -178,3 +178,84 @@ def test_cli_prints_what_was_skipped(tmp_path):
         app, ["ingest", "inspect", str(DICT_LOG), "--to", str(tmp_path / "b"), "--json"]
     )
     assert "answer_quality/words" in json.loads(result.output)["skipped"][0]
+
+
+# --- Zstandard members (ZIP method 93), as Inspect AI writes them since 0.3.206 ------------
+ZSTD = Path(__file__).parent / "fixtures" / "built" / "inspect_ai" / "zstd"
+"""The deflate fixtures re-packed member by member with Zstandard (repack_zstd.py there)."""
+
+
+@pytest.mark.parametrize(
+    ("zstd_name", "deflate"),
+    [("popularity_mj7k_zstd.eval", SCORED), ("log_streaming_zstd.eval", STREAMING)],
+)
+def test_zstd_eval_gives_the_deflate_logs_numbers(tmp_path, zstd_name, deflate):
+    src = ZSTD / zstd_name
+    with zipfile.ZipFile(src) as zf:  # the fixture really is method 93
+        assert {i.compress_type for i in zf.infolist()} == {93}
+    got = _summary(src, tmp_path / "zstd")
+    want = _summary(deflate, tmp_path / "deflate")
+    keep = [k for k in want if k not in ("run_id", "label", "source_file")]
+    assert {k: got[k] for k in keep} == {k: want[k] for k in keep}
+    for table in ("scores", "executions"):
+        a = pl.read_parquet(tmp_path / "zstd" / "ds" / f"{table}.parquet").drop("run_id")
+        b = pl.read_parquet(tmp_path / "deflate" / "ds" / f"{table}.parquet").drop("run_id")
+        assert a.sort(a.columns[:3]).equals(b.sort(b.columns[:3]))
+    if deflate == SCORED:
+        assert got["mean_score"] == pytest.approx(0.8)
+        assert got["mean_score_se"] == pytest.approx(0.13333333333333333)
+    else:
+        assert (got["mean_score"], got["mean_score_se"]) == pytest.approx((0.75, 0.25))
+
+
+def _corrupt(src: Path, dst: Path, member: str, edit) -> None:
+    data = bytearray(src.read_bytes())
+    with zipfile.ZipFile(src) as zf:
+        info = zf.getinfo(member)
+    start = info.header_offset + 30 + len(info.filename.encode())
+    edit(data, start, info)
+    dst.write_bytes(bytes(data))
+
+
+def _flip(data, start, info):
+    data[start + info.compress_size // 2] ^= 0xFF
+
+
+def _truncate(data, start, info):
+    del data[start + info.compress_size // 2 :]
+
+
+@pytest.mark.parametrize("edit", [_flip, _truncate], ids=["corrupt", "truncated"])
+def test_unreadable_zstd_member_is_exit_2_naming_file_and_member(tmp_path, edit):
+    from typer.testing import CliRunner
+
+    from evalframe.cli import app
+
+    bad = tmp_path / "bad.eval"
+    _corrupt(ZSTD / "popularity_mj7k_zstd.eval", bad, "samples/3_epoch_1.json", edit)
+    res = CliRunner().invoke(app, ["ingest", "inspect", str(bad), "--to", str(tmp_path / "ds")])
+    assert res.exit_code == 2, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit)
+    err = " ".join(res.stderr.split())
+    assert err.startswith("error:") and str(bad) in err
+    assert "samples/3_epoch_1.json" in err or "not a readable Inspect .eval" in err
+    assert not (tmp_path / "ds").exists()
+
+
+def test_unsupported_zip_method_is_exit_2_naming_member(tmp_path):
+    """A member in a method zipfile cannot read (here 99, AES) is an error, not a crash."""
+    bad = tmp_path / "aes.eval"
+    data = bytearray(SCORED.read_bytes())
+    with zipfile.ZipFile(SCORED) as zf:
+        info = zf.getinfo("samples/2_epoch_1.json")
+    name = b"samples/2_epoch_1.json"
+    eocd = data.rfind(b"PK\x05\x06")
+    cd_start = int.from_bytes(data[eocd + 16 : eocd + 20], "little")
+    entry = data.find(name, cd_start) - 46  # the central header precedes the name
+    assert data[entry : entry + 4] == b"PK\x01\x02"
+    # the method field: 8 bytes into the local header, 10 into the central one
+    data[info.header_offset + 8 : info.header_offset + 10] = (99).to_bytes(2, "little")
+    data[entry + 10 : entry + 12] = (99).to_bytes(2, "little")
+    bad.write_bytes(bytes(data))
+    with pytest.raises(IngestError, match=r"aes\.eval: member samples/2_epoch_1\.json"):
+        ingest("inspect", [bad], tmp_path / "ds")

@@ -3,7 +3,9 @@ One log is one run; a sample's epochs are its attempts. See docs/ingest.md."""
 
 from __future__ import annotations
 
+import struct
 import zipfile
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -87,10 +89,56 @@ def _off_scale(
     return {n: (lo, hi) for n, (lo, hi) in spans.items() if lo < 0 or hi > _scale(n, None, scales)}
 
 
+ZIP_ZSTD = 93
+"""ZIP method 93: Zstandard. Inspect AI compresses `.eval` members with it since 0.3.206;
+Python's zipfile reads it only from 3.14, so evalframe reads it itself (`zstandard`)."""
+_LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")
+_READ_ERRORS = (
+    UnicodeDecodeError,
+    zipfile.BadZipFile,
+    OSError,
+    EOFError,
+    zlib.error,
+    NotImplementedError,  # a compression method zipfile lacks (other than zstd)
+    RuntimeError,  # an encrypted member
+    ValueError,
+)
+
+
+def _read_zstd_member(path: Path, info: zipfile.ZipInfo) -> bytes:
+    """The bytes of a method-93 member: its raw data from the archive, decompressed with
+    `zstandard` (streaming: frames may not record their size), checked against the
+    size and CRC-32 the archive declares."""
+    import zstandard
+
+    if info.flag_bits & 0x1:
+        raise ValueError("the member is encrypted")
+    with path.open("rb") as fh:
+        fh.seek(info.header_offset)
+        header = fh.read(_LOCAL_HEADER.size)
+        if len(header) != _LOCAL_HEADER.size or header[:4] != b"PK\x03\x04":
+            raise zipfile.BadZipFile("bad local file header")
+        fields = _LOCAL_HEADER.unpack(header)
+        fh.seek(fields[-2] + fields[-1], 1)  # the name and extra field
+        raw = fh.read(info.compress_size)
+    if len(raw) != info.compress_size:
+        raise EOFError("the archive ends inside the member")
+    try:
+        reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+        data = reader.read(info.file_size + 1)
+    except zstandard.ZstdError as exc:
+        raise ValueError(f"corrupt Zstandard data: {exc}") from None
+    if len(data) != info.file_size:
+        raise ValueError(f"{len(data)} bytes decompressed, the archive declares {info.file_size}")
+    if zlib.crc32(data) != info.CRC:
+        raise ValueError("CRC-32 mismatch: the member is corrupt")
+    return data
+
+
 def _read_eval_zip(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     try:
         zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as exc:
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
         raise IngestError(
             f"{path}: not a readable Inspect .eval file ({exc}); hint: .eval logs are zip "
             "archives written by Inspect AI."
@@ -102,13 +150,26 @@ def _read_eval_zip(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
             raise IngestError(f"{path}: no header.json in this .eval archive")
 
         def load(name: str) -> Any:
+            # an Inspect log may hold NaN / infinities (a one-sample stderr, a logprob):
+            # kept, and refused only where a value becomes data
             try:
-                text = zf.read(name).decode("utf-8")
-            except (UnicodeDecodeError, zipfile.BadZipFile, OSError) as exc:
-                raise IngestError(f"{path}!{name}: cannot read ({exc})") from None
+                info = zf.getinfo(name)
+                raw = (
+                    _read_zstd_member(path, info)
+                    if info.compress_type == ZIP_ZSTD
+                    else zf.read(info)
+                )
+                text = raw.decode("utf-8")
+            except _READ_ERRORS as exc:
+                method = zf.getinfo(name).compress_type
+                raise IngestError(
+                    f"{path}: member {name} (ZIP method {method}) cannot be read "
+                    f"({type(exc).__name__}: {exc}); hint: the file may be truncated or "
+                    "corrupt; Inspect writes members deflated (8) or Zstandard (93)."
+                ) from None
             return load_json_text(text, f"{path}!{name}", nonfinite="keep")
 
-        header = load(head_name)  # its `results` may hold a NaN stderr: kept, not used
+        header = load(head_name)
         samples = [load(n) for n in names if n.startswith("samples/") and n.endswith(".json")]
     return header, samples
 
