@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 
 import polars as pl
@@ -17,7 +18,7 @@ RUN = json.loads(FIXTURE.read_text())["testRunData"]
 
 def test_per_metric_passes_fails_errors_and_average(tmp_path):
     report = ingest("deepeval", [FIXTURE], tmp_path / "ds")
-    assert report.runs_added == ("latest_test_run",)
+    assert report.runs_added == ("deepeval/latest_test_run",)  # the project folder
     assert report.rows["executions"] == 4 and report.rows["scores"] == 12
     scores = pl.read_parquet(tmp_path / "ds" / "scores.parquet")
     got = {
@@ -86,3 +87,74 @@ def test_json_nested_thousands_deep_is_a_clear_error(tmp_path):
     src.write_text('{"testRunData": {"testCases": ' + "[" * 50_000 + "]" * 50_000 + "}}")
     with pytest.raises(IngestError, match=r"run\.json: JSON nested deeper than 200"):
         ingest("deepeval", [src], tmp_path / "ds")
+
+
+def _accumulated(tmp_path: Path) -> Path:
+    """Two evaluate() calls of two unnamed cases each, accumulated into one test run, as
+    DeepEval writes it: names restart at test_case_0, `order` keeps counting."""
+    run = json.loads(FIXTURE.read_text())
+    cases = run["testRunData"]["testCases"]
+    for order, case in enumerate(cases):
+        case["order"] = order
+        case["name"] = f"test_case_{order % 2}"
+    src = tmp_path / "proj" / ".deepeval" / ".latest_test_run.json"
+    src.parent.mkdir(parents=True)
+    src.write_text(json.dumps(run))
+    return src
+
+
+def test_repeated_names_across_evaluate_calls_are_keyed_by_order(tmp_path):
+    report = ingest("deepeval", [_accumulated(tmp_path)], tmp_path / "ds")
+    assert report.rows["executions"] == 4 and report.rows["scores"] == 12
+    assert any("keyed by DeepEval's `order`" in n for n in report.skipped)
+    ex = pl.read_parquet(tmp_path / "ds" / "executions.parquet").sort("order")
+    assert ex["case_id"].to_list() == [
+        "test_case_0#0",
+        "test_case_1#1",
+        "test_case_0#2",
+        "test_case_1#3",
+    ]
+    # DeepEval's own pass / fail counts still hold under outcome gating
+    ds = ef.load_dataset(tmp_path / "ds")
+    cfg = ef.config_from_dict({"threshold": 0.0, "borderline": None, "outcomes": "gate"})
+    scored = ef.score(ds, cfg).collect()
+    assert (scored["passed"].sum(), (~scored["passed"]).sum()) == (
+        RUN["testPassed"],
+        RUN["testFailed"],
+    )
+
+
+def test_a_repeated_order_is_an_error(tmp_path):
+    src = _accumulated(tmp_path)
+    run = json.loads(src.read_text())
+    run["testRunData"]["testCases"][3]["order"] = 1
+    src.write_text(json.dumps(run))
+    with pytest.raises(IngestError, match=r"testCases\[3\]: test case order 1 repeats"):
+        ingest("deepeval", [src], tmp_path / "ds")
+
+
+def test_latest_test_runs_of_two_projects_do_not_collide(tmp_path):
+    for project in ("alpha", "beta"):
+        src = tmp_path / project / ".deepeval" / ".latest_test_run.json"
+        src.parent.mkdir(parents=True)
+        src.write_bytes(FIXTURE.read_bytes())
+    report = ingest("deepeval", [tmp_path / "alpha", tmp_path / "beta"], tmp_path / "ds")
+    assert report.runs_added == ("alpha/latest_test_run", "beta/latest_test_run")
+
+
+def test_latest_test_run_at_the_root_needs_a_run_id():
+    from evalframe._private.ingest import deepeval
+
+    with pytest.raises(IngestError, match="hint: pass --run-id"):
+        deepeval.run_id_of(Path("/.latest_test_run.json"), {})
+    assert deepeval.run_id_of(Path("/.latest_test_run.json"), {"identifier": "mine"}) == "mine"
+
+
+def test_saved_test_run_time_is_created_at(tmp_path):
+    src = tmp_path / "results" / "test_run_20260722_220100.json"
+    src.parent.mkdir()
+    src.write_bytes(FIXTURE.read_bytes())
+    ingest("deepeval", [src], tmp_path / "ds")
+    runs = pl.read_parquet(tmp_path / "ds" / "runs.parquet")
+    assert runs["run_id"].to_list() == ["test_run_20260722_220100"]
+    assert runs["created_at"].to_list() == [datetime(2026, 7, 22, 22, 1, 0)]

@@ -62,7 +62,8 @@ def ingest(
     folder `to` as new runs.
 
     Run ids come from the source (AgentV run folder or file name, promptfoo evalId, Inspect
-    log file name, DeepEval identifier or file name, lm-eval model folder and timestamp) or
+    log file name, DeepEval identifier, project folder (.latest_test_run.json) or file name,
+    lm-eval model folder and timestamp) or
     from `run_id`; a source holding several targets / providers gets one
     run per target, `BASE/TARGET`. Existing run ids are refused unless `replace=True`.
     `id_cols`, `scale_max`, `metrics` apply to the `wide` format (and `scale_max` to

@@ -5,7 +5,10 @@ execution; each entry of its `metricsData` is one score. See docs/ingest.md."""
 from __future__ import annotations
 
 import json
+import re
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from evalframe._private import schema as S
 from evalframe._private.ingest._common import (
@@ -26,6 +29,43 @@ EVALUATION_COST = "evaluation_cost"
 FLAKY = "flaky"
 REPORTED_METRICS = "reported_metrics"
 """DeepEval's own per-metric aggregate (`metricsScores`: scores, passes, fails, errors)."""
+ORDER = "order"
+"""DeepEval's `order` of the test case: its key within the test run."""
+LATEST = ".latest_test_run.json"
+_SAVED = re.compile(r"^test_run_(\d{8}_\d{6})$")
+"""A test run saved to DEEPEVAL_RESULTS_FOLDER: test_run_YYYYMMDD_HHMMSS.json (local time)."""
+
+
+def run_id_of(path: Path, data: dict[str, Any]) -> str:
+    """`identifier` when the run has one; for `.latest_test_run.json` the project folder
+    (the one holding `.deepeval/`) plus `/latest_test_run`, so two projects' latest runs do
+    not collide; else the file name (leading dot dropped)."""
+    ident = data.get("identifier")
+    if isinstance(ident, str) and ident:
+        return ident
+    if path.name != LATEST:
+        return path.stem.lstrip(".")
+    folder = path.resolve().parent
+    if folder.name == ".deepeval":
+        folder = folder.parent
+    if not folder.name:
+        raise IngestError(
+            f"{path}: a `.latest_test_run.json` outside a named project folder has no run id "
+            "of its own; hint: pass --run-id (e.g. --run-id myproject/2026-07-22)."
+        )
+    return f"{folder.name}/latest_test_run"
+
+
+def saved_time(path: Path) -> datetime | None:
+    """The time in a saved test run's name (test_run_20260722_220100.json), as written:
+    DeepEval takes it from the local clock."""
+    match = _SAVED.match(path.stem)
+    if match is None:
+        return None
+    try:
+        return datetime.strptime(match[1], "%Y%m%d_%H%M%S")
+    except ValueError:
+        return None
 
 
 def parse(path: Path, *, run_id: str | None = None) -> Parsed:
@@ -41,22 +81,14 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
             "`deepeval test run` saves is .deepeval/.latest_test_run.json."
         )
     assert isinstance(data, dict)
-    ident = data.get("identifier")
-    rid = run_id or (ident if isinstance(ident, str) and ident else path.stem.lstrip("."))
+    rid = run_id or run_id_of(path, data)
     out = Parsed()
-    seen: dict[str, str] = {}
     entries = [("testCases", i, c) for i, c in enumerate(cases or [])]
     entries += [("conversationalTestCases", i, c) for i, c in enumerate(convos or [])]
+    ids = _case_ids(path, entries, out.notes)
     for block, i, case in entries:
         where = f"{path}: {block}[{i}]"
-        if not isinstance(case, dict):
-            raise IngestError(f"{where}: must be an object")
-        name = case.get("name")
-        case_id = name if isinstance(name, str) and name else f"{block}-{i}"
-        if case_id in seen:
-            raise IngestError(f"{where}: test case name {case_id!r} repeats {seen[case_id]}")
-        seen[case_id] = where
-        key = {S.RUN_ID: rid, S.CASE_ID: case_id, S.ATTEMPT: 0}
+        key = {S.RUN_ID: rid, S.CASE_ID: ids[block, i], S.ATTEMPT: 0}
         metrics = case.get("metricsData") or []
         if not isinstance(metrics, list):
             raise IngestError(f"{where}: `metricsData` must be a list")
@@ -109,12 +141,14 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
                 if isinstance(case.get("success"), bool)
                 else None,
                 EVALUATION_COST: number(case.get("evaluationCost"), where, "evaluationCost"),
+                ORDER: case.get("order") if _is_order(case.get("order")) else None,
             }
         )
     reported = data.get("metricsScores")
     out.runs.append(
         {
             S.RUN_ID: rid,
+            S.CREATED_AT: saved_time(path),
             S.LABEL: rid,
             "test_file": data.get("testFile") if isinstance(data.get("testFile"), str) else None,
             "test_passed": data.get("testPassed"),
@@ -124,4 +158,51 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
             SOURCE_FORMAT: FORMAT,
         }
     )
+    return out
+
+
+def _is_order(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _case_ids(
+    path: Path, entries: list[tuple[str, int, Any]], notes: list[str]
+) -> dict[tuple[str, int], str]:
+    """case_id of every test case. DeepEval's key of a test case is its `order` (unique in
+    a run; the position when absent), not its `name`: an unnamed case is named
+    `test_case_{n}` with a counter that restarts at every evaluate() call, so names repeat
+    when calls accumulate into one run. A unique name is the case_id (comparable across
+    runs); a repeated name gets its order, `NAME#ORDER`."""
+    keys: dict[tuple[str, int], tuple[str, int]] = {}  # (block, i) -> (name, order)
+    owner: dict[tuple[str, int], str] = {}  # (block, order) -> where
+    for block, i, case in entries:
+        where = f"{path}: {block}[{i}]"
+        if not isinstance(case, dict):
+            raise IngestError(f"{where}: must be an object")
+        order = case.get("order", i)
+        if not _is_order(order):
+            raise IngestError(f"{where}: `order` must be an integer, got {order!r}")
+        if (block, order) in owner:
+            raise IngestError(
+                f"{where}: test case order {order} repeats {owner[block, order]} (the order "
+                "is the key of a DeepEval test case)"
+            )
+        owner[block, order] = where
+        name = case.get("name")
+        keys[block, i] = (name if isinstance(name, str) and name else f"{block}-{order}", order)
+    counts: dict[str, int] = {}
+    for name, _order in keys.values():
+        counts[name] = counts.get(name, 0) + 1
+    repeated = sorted(n for n, c in counts.items() if c > 1)
+    if repeated:
+        shown = ", ".join(repr(n) for n in repeated[:3]) + (" ..." if len(repeated) > 3 else "")
+        notes.append(
+            f"{path.name}: {len(repeated)} test-case names repeat ({shown}: evaluate() calls "
+            "accumulated into one run); those cases are keyed by DeepEval's `order`, "
+            "case_id `NAME#ORDER`."
+        )
+    out = {k: (f"{n}#{o}" if counts[n] > 1 else n) for k, (n, o) in keys.items()}
+    if len(set(out.values())) != len(out):  # a name that looks like `NAME#ORDER` itself
+        out = {(b, i): f"{n}#{o}" if b == "testCases" else f"{n}#{b}-{o}"
+               for (b, i), (n, o) in keys.items()}  # fmt: skip
     return out
