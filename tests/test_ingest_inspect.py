@@ -157,6 +157,33 @@ def test_dict_count_is_scored_with_its_scale_max(tmp_path):
     assert words["scale_max"].unique().to_list() == [100.0]
 
 
+def test_dict_keys_the_logs_metrics_do_not_report_are_passthrough(tmp_path):
+    """A pairwise scorer's dict `{winrate, winrate_low, winrate_high}` with metrics for
+    `winrate` only: the interval bounds are not scores (issue 20)."""
+    log = json.loads(DICT_LOG.read_text())
+    spans = [(0.5, 0.9), (0.1, 0.6), (0.4, 1.0), (0.0, 0.3)]
+    bounds = {str(s["id"]): span for s, span in zip(log["samples"], spans, strict=True)}
+    for sample in log["samples"]:
+        lo, hi = bounds[str(sample["id"])]
+        sample["scores"]["answer_quality"]["value"] |= {"winrate_low": lo, "winrate_high": hi}
+    src = tmp_path / "winrate.json"
+    src.write_text(json.dumps(log))
+    report = ingest("inspect", [src], tmp_path / "ds")
+    notes = " ".join(report.skipped)
+    for key in ("winrate_low", "winrate_high"):
+        assert f"'answer_quality/{key}' not scored: the log's own metrics do not report" in notes
+    scores = pl.read_parquet(tmp_path / "ds" / "scores.parquet")
+    assert set(scores["evaluator"]) == {"answer_quality/correct", "answer_quality/concise"}
+    ex = pl.read_parquet(tmp_path / "ds" / "executions.parquet").sort("case_id")
+    assert ex["answer_quality/winrate_low"].to_list() == [bounds[c][0] for c in ex["case_id"]]
+    # the tool's numbers are unchanged by the bounds
+    plain = ingest("inspect", [DICT_LOG], tmp_path / "plain")
+    assert plain.rows["scores"] == report.rows["scores"]
+    # named in --scale-max, a key is scored after all
+    again = ingest("inspect", [src], tmp_path / "ds2", scale_max="answer_quality/winrate_low=1")
+    assert not any("'answer_quality/winrate_low'" in n for n in again.skipped)
+
+
 def test_plain_score_out_of_scale_is_still_an_error(tmp_path):
     log = json.loads(DICT_LOG.read_text())
     log["samples"][0]["scores"]["answer_quality"]["value"] = 7

@@ -71,6 +71,30 @@ def _at(path: Path, key: dict[str, Any], name: str) -> str:
     return f"{path}: sample {key[S.CASE_ID]!r} epoch {key[S.ATTEMPT] + 1}: score {name!r}"
 
 
+def _name(entry: tuple[Any, ...]) -> str:
+    scorer, sub = entry[2], entry[3]
+    return scorer if sub is None else f"{scorer}/{sub}"
+
+
+def _unreported(results: Any, entries: list[tuple[Any, ...]], scales: dict[str, float]) -> set[str]:
+    """Keys of dict-valued scores that the log's own `results.scores` does not report for
+    their scorer (Inspect reports one entry per key it computed metrics for; a key without
+    one, like the bounds `winrate_low` / `winrate_high` beside `winrate`, is not a score).
+    Only scorers the results report at all; a key named in --scale-max is scored."""
+    reported: dict[str, set[str]] = {}
+    for entry in as_dict(results).get("scores") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("scorer"), str):
+            reported.setdefault(entry["scorer"], set()).add(str(entry.get("name")))
+    return {
+        _name(e)
+        for e in entries
+        if e[3] is not None
+        and e[2] in reported
+        and str(e[3]) not in reported[e[2]]
+        and _name(e) not in scales
+    }
+
+
 def _off_scale(
     path: Path, entries: list[tuple[Any, ...]], scales: dict[str, float]
 ) -> dict[str, tuple[float, float]]:
@@ -216,10 +240,11 @@ def parse(
             expl = expl if isinstance(expl, str) else None
             items = value.items() if isinstance(value, dict) else [(None, value)]
             entries += [(key, ex, scorer, sub, v, expl) for sub, v in items]
-    skipped = _off_scale(path, entries, scales)
+    unreported = _unreported(header.get("results"), entries, scales)
+    skipped = _off_scale(path, [e for e in entries if _name(e) not in unreported], scales)
     for key, ex, scorer, sub, v, expl in entries:
         name = scorer if sub is None else f"{scorer}/{sub}"
-        if name in skipped:
+        if name in skipped or name in unreported:
             ex[name] = _value(v, _at(path, key, name))
             continue
         num = _value(v, _at(path, key, name))
@@ -239,6 +264,12 @@ def parse(
                 S.LABEL: v if isinstance(v, str) else None,
                 S.REASON: expl,
             }
+        )
+    for name in sorted(unreported):
+        out.notes.append(
+            f"{path.name}: {name!r} not scored: the log's own metrics do not report this key "
+            "of the scorer's dict (an interval bound or a by-product, e.g. winrate_low); "
+            f"kept as the executions column `{name}`; hint: --scale-max '{name}=N' scores it."
         )
     for name, (lo, hi) in skipped.items():
         out.notes.append(
