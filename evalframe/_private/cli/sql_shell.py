@@ -7,6 +7,10 @@ case_deltas, sweep, threshold_curve, ... whatever the set holds), `NAME_all` ove
 with a `result_set` column, the table `result_sets`, the analyst views over them
 (regressions, run_trend) and every macro of `sql/` (sql/README.md). A query prints a
 table, CSV or JSON; without a query a small prompt reads statements until `.quit`.
+
+A query runs with DuckDB's full reach (it can read any file, COPY ... TO any path, ATTACH
+databases) unless `--read-only` seals the connection first (`seal`): then it reads the
+dataset's tables and result sets and nothing else, and writes nowhere.
 """
 
 from __future__ import annotations
@@ -123,11 +127,14 @@ def _latest_view(con: duckdb.DuckDBPyConnection, name: str, path: Path) -> None:
     )
 
 
-def open_connection(dataset: str | Path, results: str | Path | None = None):
+def open_connection(
+    dataset: str | Path, results: str | Path | None = None, *, read_only: bool = False
+):
     """A DuckDB connection with the dataset's tables, the macros, and the result sets of
     `results` (default: DATASET/results; DATASET may itself be a store or an --out folder):
     a view per table of the latest set, `NAME_all` over every set with a `result_set`
-    column, and `result_sets` listing them. Returns (connection, the latest set's tables)."""
+    column, and `result_sets` listing them. Returns (connection, the latest set's tables).
+    With `read_only`, the connection is sealed (`seal`) before it is returned."""
     dataset = Path(dataset)
     where = open_results(results if results is not None else dataset)
     source = _dataset_of(where, dataset)
@@ -189,7 +196,53 @@ def open_connection(dataset: str | Path, results: str | Path | None = None):
     found.opened = Opened(
         latest, tuple(sets), tuple(sorted(latest_tables)), tuple(f"{n}_all" for n in names)
     )
+    if read_only:
+        seal(con)
     return con, found
+
+
+_FILE_SCAN = re.compile(r"read_parquet\(getvariable\((''?)(\w+)\1\)(?:,(?:[^()]|\([^()]*\))*)?\)")
+"""How the views read a result table: `read_parquet(getvariable('VAR'), OPTIONS)`, the
+path bound through a variable (quotes doubled inside the sql/ views' `query(...)` text).
+The options (hive_partitioning = false) are those of a single file read by pyarrow."""
+_SERVED = "evalframe_file_"
+"""Prefix of the relations `seal` registers, one per Parquet file the views read."""
+
+
+def seal(con: duckdb.DuckDBPyConnection) -> None:
+    """Make the connection unable to touch any file (`--read-only`): every Parquet file a
+    view reads is handed to DuckDB as a lazy Arrow dataset (pyarrow reads it, scanning only
+    what a query asks for; nothing is materialized) and the view is re-pointed at it; then
+    `enable_external_access = false` and `lock_configuration = true`. After that no
+    statement can read a file (read_csv, read_parquet, glob, ...), write one (COPY ... TO,
+    EXPORT DATABASE), ATTACH a database, install or load an extension, or change a setting
+    back. (DuckDB's `allowed_paths` would keep the views readable, but it allows writing
+    those files too: `COPY ... TO` over a result table.)"""
+    import pyarrow.dataset as pads
+
+    served: dict[str, str] = {}
+
+    def serve(match: re.Match[str]) -> str:
+        ((path,),) = con.execute("select getvariable($1)", [match.group(2)]).fetchall()
+        if path is None:  # no file behind it (an sql/ view of a table no set holds)
+            return match.group(0)
+        if path not in served:
+            name = f"{_SERVED}{len(served)}"
+            con.register(name, pads.dataset([str(path)], format="parquet"))
+            served[path] = name
+        return served[path]
+
+    views = con.execute(
+        "select view_name, sql from duckdb_views() "
+        "where not internal and not temporary and sql is not null"
+    ).fetchall()
+    for _name, sql in views:
+        rewritten = _FILE_SCAN.sub(serve, sql)
+        if rewritten != sql:
+            replace = re.compile(r"^\s*create\s+view", re.IGNORECASE)
+            con.execute(replace.sub("create or replace view", rewritten, count=1))
+    con.execute("set enable_external_access = false")
+    con.execute("set lock_configuration = true")
 
 
 class QueryCancelled(Exception):
@@ -199,6 +252,14 @@ class QueryCancelled(Exception):
 def _sql_error(exc: duckdb.Error) -> Exception:
     if isinstance(exc, duckdb.InterruptException):
         return QueryCancelled()
+    if isinstance(exc, (duckdb.PermissionException, duckdb.InvalidInputException)) and (
+        "disabled by configuration" in str(exc) or "configuration has been locked" in str(exc)
+    ):
+        return UsageError(
+            f"SQL error: {exc}; hint: --read-only: queries read the dataset's tables and "
+            "result sets only (no other file, no COPY ... TO, no ATTACH, no SET); run "
+            "without --read-only for queries you trust (sql/README.md)."
+        )
     return UsageError(f"SQL error: {exc}; hint: see sql/README.md for the tables and macros.")
 
 
@@ -514,6 +575,15 @@ def sql_command(
             "(default: DATASET/results).",
         ),
     ] = None,
+    read_only: Annotated[
+        bool,
+        typer.Option(
+            "--read-only",
+            help="Seal the connection for SQL you did not write: queries read the dataset's "
+            "tables and result sets and nothing else; COPY ... TO, ATTACH, reading other "
+            "files, extensions and SET of settings are refused.",
+        ),
+    ] = False,
 ) -> None:
     """Query a dataset with DuckDB: its tables, its result sets and the sql/ macros.
 
@@ -521,11 +591,16 @@ def sql_command(
     one config's tables, never a mix); NAME_all reads NAME of every set with a result_set
     column; result_sets lists the sets. DATASET may also be an --out folder.
 
+    A query has DuckDB's full reach: it can read any file the user can (read_csv,
+    read_parquet, ...), write any path (COPY ... TO, EXPORT DATABASE — also over the
+    dataset's own tables) and ATTACH databases. --read-only takes all of that away
+    (sql/README.md, "What a query can read and write").
+
     Example: [bold]evalframe sql runs/ "select * from run_summary_at(threshold := 0.7)"[/bold]
     """
     if csv and json:
         raise UsageError("--csv and --json exclude each other; hint: pick one.")
-    con, found = open_connection(dataset, results)
+    con, found = open_connection(dataset, results, read_only=read_only)
     opened = getattr(found, "opened", None)
     latest = opened.latest if opened is not None else None
     if latest is not None and latest.stale():
