@@ -14,7 +14,9 @@ Every write goes through `os` functions (`os.open`, `os.replace`, `os.symlink`, 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import re
 import secrets
 import shutil
 import time
@@ -67,12 +69,46 @@ def write_parquet(
     frame: pl.DataFrame | pl.LazyFrame, path: Path, metadata: dict[str, str] | None
 ) -> None:
     """Write one Parquet file (new path) and flush it; polars creates it with the umask.
-    A LazyFrame is streamed into the file (never collected whole)."""
-    if isinstance(frame, pl.LazyFrame):
-        frame.sink_parquet(path, metadata=metadata)
-    else:
-        frame.write_parquet(path, metadata=metadata)
+    A LazyFrame is streamed into the file (never collected whole). A failure of the disk
+    is raised as an OSError naming `path` (polars reports it as a ComputeError)."""
+    try:
+        if isinstance(frame, pl.LazyFrame):
+            frame.sink_parquet(path, metadata=metadata)
+        else:
+            frame.write_parquet(path, metadata=metadata)
+    except pl.exceptions.PolarsError as exc:
+        disk = disk_error(exc, path)
+        if disk is None:
+            raise
+        raise disk from exc
     fsync_path(path)
+
+
+_OS_ERROR = re.compile(r"\(os error (\d+)\)")
+_IO_WORDS = ("underlying io error", "transport error", "invalid thrift", "i/o error")
+LOW_SPACE = 1 << 20
+"""Bytes free below which an I/O failure without an errno is taken for a full disk."""
+
+
+def disk_error(exc: BaseException, path: Path) -> OSError | None:
+    """The OSError behind a writer's error message (polars: "... (os error 28)", or
+    "Invalid thrift: transport error" when the footer could not be written), else None
+    (an error of the computation, not of the disk)."""
+    text = str(exc)
+    found = _OS_ERROR.search(text)
+    if found is not None:
+        code = int(found.group(1))
+        return OSError(code, os.strerror(code), str(path))
+    if not any(w in text.lower() for w in _IO_WORDS):
+        return None
+    try:
+        st = os.statvfs(path.parent)
+        full = st.f_bavail * st.f_frsize < LOW_SPACE
+    except OSError:
+        full = False
+    if full:
+        return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+    return OSError(errno.EIO, f"write failed ({text})", str(path))
 
 
 def link_or_copy(src: Path, dst: Path) -> None:
@@ -132,8 +168,77 @@ class StoreWriteError(StoreError, OSError):
 
 
 def os_error(exc: OSError, what: str) -> StoreError:
-    """A StoreError for a disk-level failure during a commit."""
+    """A StoreError for a disk-level failure during a commit (what was half-written has
+    been removed by then)."""
+    where = f" ({exc.filename})" if exc.filename else ""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return StoreWriteError(
+            f"no space left on device: cannot write {what}{where}; what was half-written "
+            "was removed and the previous version is intact; hint: free disk space, then "
+            "re-run."
+        )
     return StoreWriteError(
-        f"cannot write {what}: {exc.strerror or exc} ({exc.filename or ''}); the previous "
+        f"cannot write {what}: {exc.strerror or exc}{where}; the previous "
         "version is intact; hint: free disk space or fix permissions, then re-run."
     )
+
+
+def own_version(slot: Path, internals: Path) -> Path | None:
+    """The version folder `slot` links to, when it is one of `internals`' own versions
+    (`internals/v-*`, a real folder); None when `slot` is not a link."""
+    if not slot.is_symlink():
+        return None
+    target = (slot.parent / os.readlink(slot)).resolve()
+    home = internals.resolve()
+    if target.parent == home and target.name.startswith("v-") and target.is_dir():
+        return target
+    return None
+
+
+def is_own_link(slot: Path, internals: Path) -> bool:
+    """`slot` is a link to one of `internals`' versions, or a dangling link whose target
+    would be one (a version removed by hand): a link evalframe may replace."""
+    if not slot.is_symlink():
+        return False
+    if own_version(slot, internals) is not None:
+        return True
+    target = (slot.parent / os.readlink(slot)).resolve()
+    return (
+        not target.exists()
+        and target.parent == internals.resolve()
+        and target.name.startswith("v-")
+    )
+
+
+def foreign_link_error(slot: Path, what: str) -> StoreError:
+    """Refusing a link evalframe did not write (it is left as it is, and so is its target)."""
+    try:
+        target = os.readlink(slot)
+    except OSError:
+        target = "?"
+    return StoreError(
+        f"{what} {slot} is a link to {target}, not to a version evalframe wrote in its own "
+        "folder; evalframe never removes, replaces or writes through such a link, and "
+        f"touched nothing; hint: check where the link points, then remove {slot} (the link "
+        "only) and re-run."
+    )
+
+
+def check_own_internals(base: Path, internals: Path) -> None:
+    """Refuse internals reached through a link: every existing folder from
+    `base/.evalframe` down to `internals` must be a real folder (else removing old
+    versions or taking the lock would act on another folder)."""
+    probe = base / INTERNALS
+    parts = internals.relative_to(probe).parts if internals != probe else ()
+    for part in ("", *parts):
+        probe = probe / part if part else probe
+        if probe.is_symlink():
+            raise StoreError(
+                f"{probe} is a link, not a folder evalframe made; evalframe keeps its "
+                "versions and lock there and never works through a link; hint: remove the "
+                "link (or replace it with the folder it points to) and re-run."
+            )
+        if probe.exists() and not probe.is_dir():
+            raise StoreError(
+                f"{probe} is a file, not evalframe's folder; hint: move it away and re-run."
+            )

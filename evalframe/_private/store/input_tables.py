@@ -61,11 +61,32 @@ def _link_text(name: str) -> str:
 
 
 def _current(internals: Path) -> Path | None:
+    """The version `current` points to: only ever one of this dataset's own versions."""
+    return fsops.own_version(internals / POINTER, internals)
+
+
+def _pointer_is_ours(internals: Path) -> bool:
+    """`current` is missing or a link evalframe may replace (into `internals`), and
+    `internals` is a real folder (not reached through a link)."""
     ptr = internals / POINTER
-    if not ptr.is_symlink():
-        return None
-    target = (internals / os.readlink(ptr)).resolve()
-    return target if target.is_dir() else None
+    if internals.is_symlink() or (internals.parent.is_symlink()):
+        return False
+    return fsops.is_own_link(ptr, internals) or not (ptr.exists() or ptr.is_symlink())
+
+
+def _check_pointer(root: Path, internals: Path) -> None:
+    """Refuse a dataset whose `current` pointer is not evalframe's (nothing is touched)."""
+    fsops.check_own_internals(root, internals)
+    ptr = internals / POINTER
+    if ptr.is_symlink() and not fsops.is_own_link(ptr, internals):
+        raise fsops.foreign_link_error(ptr, "the pointer to the input tables,")
+    if not ptr.is_symlink() and ptr.exists():
+        raise fsops.StoreError(
+            f"the pointer to the input tables, {ptr}, is a {'folder' if ptr.is_dir() else 'file'}"
+            " (a dataset copied with `cp -rL`?), not the link evalframe writes; evalframe "
+            "replaces nothing it did not make and touched nothing; hint: if the tables "
+            f"{root}/NAME.parquet are plain files, move {internals} away and re-run."
+        )
 
 
 def _root_temps(root: Path) -> list[Path]:
@@ -87,7 +108,7 @@ def _stale_entries(root: Path, internals: Path) -> list[Path]:
     """What interrupted commits left: scratch links, versions no pointer refers to,
     links of tables the current version does not have, temp files in the dataset folder."""
     out = _root_temps(root)
-    if internals.is_dir():
+    if internals.is_dir() and _pointer_is_ours(internals):
         current = _current(internals)
         for entry in internals.iterdir():
             if entry.name.startswith("link-") or (
@@ -184,9 +205,11 @@ def input_writer(
     root = Path(root).absolute()
     internals = _internals(root)
     fsops.check_writable_folder(root, "dataset")
+    _check_pointer(root, internals)
     try:
         root.mkdir(parents=True, exist_ok=True)
         with writer_lock(internals, f"dataset {root}", timeout=lock_timeout, label=label):
+            _check_pointer(root, internals)  # again, under the lock
             _cleanup(root, internals)
 
             def commit(tables: Mapping[str, pl.DataFrame]) -> None:

@@ -89,7 +89,11 @@ def writer_lock(
     """Hold the writer lock of the store whose internals are `folder` (created if missing)."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    if path.is_symlink():  # never truncate (or lock) a file through a link
+        raise StoreError(
+            f"{path} is a link, not the lock file evalframe made; hint: remove the link and re-run."
+        )
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o666)
     try:
         wait = lock_timeout() if timeout is None else timeout
         deadline = time.monotonic() + wait

@@ -40,6 +40,7 @@ from evalframe._private.errors import EvalframeError
 from evalframe._private.store import fsops
 from evalframe._private.store.fingerprint import input_files
 from evalframe._private.store.fingerprint import inputs_fingerprint as fingerprint_of
+from evalframe._private.store.fingerprint import matches as fingerprint_matches
 from evalframe._private.store.fsops import INTERNALS, StoreError
 from evalframe._private.store.lock import writer_lock
 from evalframe._private.version import __version__
@@ -71,6 +72,10 @@ class SetReplacedError(ResultsNotFoundError):
     """A newer commit replaced the set while it was being read (read it again)."""
 
 
+class CorruptManifestError(StoreError):
+    """A set's manifest (`<version>.json`) is not what evalframe writes."""
+
+
 def set_id_for(config_json: str | None) -> str:
     """The id of the set of a config: its config_id (sha256 of the canonical JSON, 12 hex
     digits); for a grid, the same hash over the JSON list of its configs."""
@@ -98,8 +103,28 @@ class ResultSet:
     def created_at(self) -> str:
         if "created_at" in self.manifest:
             return str(self.manifest["created_at"])
-        stamp = self.folder.stat().st_mtime
+        stamp = self.folder.stat().st_mtime  # a folder of Parquet files evalframe did not write
         return dt.datetime.fromtimestamp(stamp, dt.UTC).isoformat(timespec="microseconds")
+
+    @property
+    def sequence(self) -> int:
+        """The set's commit number in its store (0: recorded by no commit)."""
+        value = self.manifest.get("sequence", 0)
+        return value if isinstance(value, int) else 0
+
+    def order(self) -> tuple[int, str, str]:
+        """Sort key, oldest first: the commit number, then the recorded commit time (both
+        from the manifest: never a path or a modification time)."""
+        return (self.sequence, str(self.manifest.get("created_at", "")), self.set_id)
+
+    def dataset(self) -> Path | None:
+        """The dataset the set was computed from: recorded relative to the set's folder
+        (so a copied dataset's sets judge the copy), else the recorded absolute path."""
+        relative = self.manifest.get("dataset_relative")
+        if isinstance(relative, str):
+            return Path(os.path.normpath(self.slot.parent / relative))
+        recorded = self.manifest.get("dataset")
+        return Path(recorded) if isinstance(recorded, str) else None
 
     def _replaced(self) -> SetReplacedError:
         return SetReplacedError(
@@ -136,10 +161,10 @@ class ResultSet:
         """True when the dataset's input tables changed since the set was computed (or
         the dataset is gone); None when the set records no inputs."""
         recorded = self.manifest.get("inputs_fingerprint")
-        dataset = self.manifest.get("dataset")
-        if recorded is None or dataset is None:
+        dataset = self.dataset()
+        if not isinstance(recorded, str) or dataset is None:
             return None
-        return fingerprint_of(dataset) != recorded
+        return not fingerprint_matches(dataset, recorded)
 
     def read(self, name: str) -> pl.DataFrame:
         path = self.tables.get(name)
@@ -158,12 +183,96 @@ class ResultSet:
             raise
 
 
+def _manifest_path(version: Path) -> Path:
+    return version.parent / f"{version.name}.json"
+
+
 def _manifest_of(version: Path) -> dict[str, Any]:
-    path = version.parent / f"{version.name}.json"
+    """The manifest of a version ({} when it has none); CorruptManifestError (naming the
+    file) when it is not what evalframe writes."""
+    path = _manifest_path(version)
     try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
+        text = path.read_text()
+    except FileNotFoundError:
         return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _corrupt(path, f"cannot be read ({exc})") from None
+    try:
+        manifest = json.loads(text)
+    except ValueError as exc:
+        raise _corrupt(path, f"is not valid JSON ({exc})") from None
+    problem = _manifest_problem(manifest)
+    if problem is not None:
+        raise _corrupt(path, problem)
+    return manifest
+
+
+def _corrupt(path: Path, problem: str) -> CorruptManifestError:
+    return CorruptManifestError(
+        f"the manifest of a result set, {path}, {problem}; it is evalframe's bookkeeping "
+        "and was changed or damaged; hint: re-run the command that wrote the set (it "
+        "writes a new version), or remove the set's link in the results folder."
+    )
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _manifest_problem(m: Any) -> str | None:
+    """What is wrong with a parsed manifest (None: nothing)."""
+    if not isinstance(m, dict):
+        return f"holds a JSON {type(m).__name__}, not an object"
+    for key in ("result_set", "created_at", "command", "dataset", "dataset_relative"):
+        if m.get(key) is not None and not isinstance(m[key], str):
+            return f"has a {key!r} that is not a string"
+    if m.get("inputs_fingerprint") is not None and not isinstance(m["inputs_fingerprint"], str):
+        return "has an 'inputs_fingerprint' that is not a string"
+    if "sequence" in m and not (_is_int(m["sequence"]) and m["sequence"] >= 0):
+        return "has a 'sequence' that is not a whole number >= 0"
+    tables = m.get("tables", {})
+    if not isinstance(tables, dict):
+        return "has 'tables' that is not an object"
+    for name, info in tables.items():
+        if not isinstance(info, dict):
+            return f"has table {name!r} described by a {type(info).__name__}, not an object"
+        if "rows" in info and not (_is_int(info["rows"]) and info["rows"] >= 0):
+            return f"has table {name!r} with rows {info['rows']!r}, not a whole number >= 0"
+        if info.get("command") is not None and not isinstance(info["command"], str):
+            return f"has table {name!r} with a 'command' that is not a string"
+    return None
+
+
+def _copied_manifest(
+    internals: Path, set_id: str, folder: Path
+) -> tuple[dict[str, Any], str | None]:
+    """The manifest of a set copied as a plain folder (`cp -rL`), and the name of the
+    (copied) version it belongs to: the manifest of this set id whose tables' commit
+    times are the ones recorded in the folder's Parquet files. Without one (only
+    `results/` was copied), the latest commit time recorded in the files."""
+    stamps: dict[str, str | None] = {}
+    for path in sorted(folder.glob("*.parquet")):
+        try:
+            stamps[path.stem] = read_metadata(path).get(METADATA_CREATED)
+        except Exception:  # not a Parquet file evalframe wrote: no stamp
+            stamps[path.stem] = None
+    known = [v for v in stamps.values() if v is not None]
+    if not known:
+        return {}, None
+    if not internals.is_symlink() and internals.is_dir():
+        prefix = f"v-{set_id}-"
+        for entry in sorted(internals.iterdir()):
+            if not (entry.name.startswith(prefix) and entry.name.endswith(".json")):
+                continue
+            try:
+                manifest = _manifest_of(entry.with_suffix(""))
+            except CorruptManifestError:
+                continue
+            tables = manifest.get("tables", {})
+            recorded = {n: t.get("created_at") for n, t in tables.items()}
+            if manifest.get("result_set") == set_id and recorded == stamps:
+                return manifest, entry.name.removesuffix(".json")
+    return {"created_at": max(known)}, None
 
 
 def _resolved_version(slot: Path) -> Path | None:
@@ -282,8 +391,9 @@ def _collect(tables: Mapping[str, pl.DataFrame | pl.LazyFrame]) -> dict[str, pl.
 
 
 def _cleanup(internals: Path, referenced: set[str]) -> None:
-    """Remove what interrupted commits left: scratch links and unreferenced versions."""
-    if not internals.is_dir():
+    """Remove what interrupted commits left: scratch links and unreferenced versions
+    (only inside `internals` itself: never through a link to another folder)."""
+    if internals.is_symlink() or not internals.is_dir():
         return
     for entry in internals.iterdir():
         name = entry.name
@@ -303,28 +413,59 @@ def _commit_version(
     manifest: dict[str, Any],
     metadata: dict[str, str],
 ) -> ResultSet:
-    """Write a complete version and its manifest, then swap the slot's link to it."""
+    """Write a complete version and its manifest, then swap the slot's link to it. What
+    an ordinary failure (disk full) half-wrote is removed before the error is raised."""
+    _check_slot(slot, internals)
     version = internals / f"v-{set_id}-{fsops.token()}"
     os.mkdir(version)
-    for name, frame in frames.items():
-        fsops.write_parquet(frame, version / f"{name}.parquet", metadata)
-    for name, src in carry.items():
-        fsops.link_or_copy(src, version / f"{name}.parquet")
-    fsops.fsync_path(version)
-    fsops.write_bytes(
-        internals / f"{version.name}.json",
-        json.dumps(manifest, indent=2, sort_keys=True).encode(),
-    )
-    fsops.fsync_path(internals)
-    old = _resolved_version(slot)
-    if slot.is_dir() and not slot.is_symlink():  # an empty folder made by the user
-        os.rmdir(slot)
+    try:
+        for name, frame in frames.items():
+            fsops.write_parquet(frame, version / f"{name}.parquet", metadata)
+        for name, src in carry.items():
+            fsops.link_or_copy(src, version / f"{name}.parquet")
+        fsops.fsync_path(version)
+        fsops.write_bytes(
+            _manifest_path(version), json.dumps(manifest, indent=2, sort_keys=True).encode()
+        )
+        fsops.fsync_path(internals)
+        old = fsops.own_version(slot, internals)  # only ever one of our own versions
+        if slot.is_dir() and not slot.is_symlink():  # an empty folder made by the user
+            os.rmdir(slot)
+    except Exception:
+        with contextlib.suppress(OSError):
+            fsops.remove_tree(version)
+            fsops.remove_tree(_manifest_path(version))
+        raise
     fsops.swap_link(slot, fsops.relative_target(slot, version), internals)  # the commit
     if old is not None and old != version:
         with contextlib.suppress(OSError):  # best effort: else the next writer removes it
             fsops.remove_tree(old)
-            fsops.remove_tree(old.parent / f"{old.name}.json")
+            fsops.remove_tree(_manifest_path(old))
     return ResultSet(set_id, version, slot, manifest)
+
+
+def _check_slot(slot: Path, internals: Path) -> None:
+    """Refuse to replace a slot that is not evalframe's: a link to anything but one of
+    this store's versions, a file, or a folder holding files (e.g. a set copied with
+    `cp -rL`). Missing, one of our links, or an empty folder is fine."""
+    if slot.is_symlink():
+        if not fsops.is_own_link(slot, internals):
+            raise fsops.foreign_link_error(slot, "result set")
+        return
+    if not slot.exists():
+        return
+    if not slot.is_dir():
+        raise StoreError(
+            f"result set {slot} is a file, not a link evalframe wrote; evalframe touched "
+            "nothing; hint: move it away and re-run."
+        )
+    if any(slot.iterdir()):
+        raise StoreError(
+            f"result set {slot} is a folder of files (a copy made with `cp -rL`?), not the "
+            "link evalframe writes; evalframe replaces no folder it did not make and "
+            f"touched nothing; hint: move {slot} away (or write with --out elsewhere) and "
+            "re-run."
+        )
 
 
 def _manifest(
@@ -336,7 +477,12 @@ def _manifest(
     fingerprint: str | None,
     created_at: str,
     kept: Mapping[str, Any],
+    *,
+    base: Path,
+    sequence: int,
 ) -> dict[str, Any]:
+    """`base`: the folder the set's link is in (the dataset is also recorded relative to
+    it); `sequence`: the commit's number in its store (what "latest" is ordered by)."""
     tables = dict(kept)
     for name, frame in frames.items():
         lazy = isinstance(frame, pl.LazyFrame)
@@ -349,6 +495,7 @@ def _manifest(
     inputs = None
     if dataset is not None and Path(dataset).exists():
         inputs = input_files(dataset)
+    where = Path(dataset).resolve() if dataset is not None else None
     return {
         "format": MANIFEST_FORMAT,
         "result_set": set_id,
@@ -357,7 +504,9 @@ def _manifest(
         "evalframe_version": __version__,
         "command": command,
         "created_at": created_at,
-        "dataset": str(Path(dataset).resolve()) if dataset is not None else None,
+        "dataset": str(where) if where is not None else None,
+        "dataset_relative": os.path.relpath(where, base.resolve()) if where is not None else None,
+        "sequence": sequence,
         "inputs_fingerprint": fingerprint,
         "inputs": inputs,
         "tables": dict(sorted(tables.items())),
@@ -391,17 +540,24 @@ class ResultStore:
 
     def sets(self) -> list[ResultSet]:
         """Every complete set, oldest first (a reader: never blocks, never waits)."""
+        return [s for s, _ in self._sets()]
+
+    def _sets(self) -> list[tuple[ResultSet, str | None]]:
+        """Every set with the name of the version holding its manifest. Links to anything
+        but this store's own versions are no sets (never read through). A plain folder
+        (a store copied with `cp -rL`) gets the copied manifest whose tables it holds."""
         if not self.path.is_dir():
             return []
-        out = []
+        out: list[tuple[ResultSet, str | None]] = []
         for entry in sorted(self.path.glob(f"{SET_PREFIX}*")):
             set_id = entry.name.removeprefix(SET_PREFIX)
-            version = _resolved_version(entry)
+            version = fsops.own_version(entry, self.internals)
             if version is not None:
-                out.append(ResultSet(set_id, version, entry, _manifest_of(version)))
+                out.append((ResultSet(set_id, version, entry, _manifest_of(version)), version.name))
             elif entry.is_dir() and not entry.is_symlink():  # a copied store: plain folders
-                out.append(ResultSet(set_id, entry, entry, {}))
-        return sorted(out, key=lambda s: (s.created_at, s.set_id))
+                manifest, name = _copied_manifest(self.internals, set_id, entry)
+                out.append((ResultSet(set_id, entry, entry, manifest), name))
+        return sorted(out, key=lambda pair: pair[0].order())
 
     def latest(self) -> ResultSet | None:
         sets = self.sets()
@@ -421,13 +577,40 @@ class ResultStore:
         return read_from_sets(self.sets(), name, config_id, where=str(self.path))
 
     def _referenced(self) -> set[str]:
+        """Versions a set uses: linked to, or holding a copied set's manifest."""
         refs = set()
         if self.path.is_dir():
             for entry in self.path.glob(f"{SET_PREFIX}*"):
-                v = _resolved_version(entry)
-                if v is not None:
-                    refs.add(v.name)
+                if entry.is_symlink():
+                    target = (entry.parent / os.readlink(entry)).resolve()
+                    refs.add(target.name)  # even a dangling link: never remove its target
+                elif entry.is_dir():
+                    with contextlib.suppress(CorruptManifestError, OSError):
+                        _, name = _copied_manifest(
+                            self.internals, entry.name.removeprefix(SET_PREFIX), entry
+                        )
+                        if name is not None:
+                            refs.add(name)
         return refs
+
+    def _next_sequence(self) -> int:
+        """1 + the highest commit number of the store's sets (corrupt manifests count 0)."""
+        top = 0
+        if self.path.is_dir():
+            for entry in self.path.glob(f"{SET_PREFIX}*"):
+                version = fsops.own_version(entry, self.internals)
+                with contextlib.suppress(CorruptManifestError):
+                    if version is not None:
+                        manifest = _manifest_of(version)
+                    elif entry.is_dir() and not entry.is_symlink():
+                        manifest, _ = _copied_manifest(
+                            self.internals, entry.name.removeprefix(SET_PREFIX), entry
+                        )
+                    else:
+                        continue
+                    seq = manifest.get("sequence", 0)
+                    top = max(top, seq if _is_int(seq) else 0)
+        return top + 1
 
     def _remove_legacy(self) -> None:
         """Flat `<table>.parquet` files and `.tmp` files of evalframe < 0.3 in the store."""
@@ -461,6 +644,8 @@ class ResultStore:
         if inputs_fingerprint is None and dataset is not None:
             inputs_fingerprint = fingerprint_of(dataset)
         frames = _collect(tables)  # compute before taking the lock
+        fsops.check_own_internals(self.path.parent, self.internals)
+        _check_slot(self.slot(set_id), self.internals)  # (again under the lock)
         try:
             self.path.mkdir(parents=True, exist_ok=True)
             with writer_lock(
@@ -469,11 +654,15 @@ class ResultStore:
                 timeout=self.lock_timeout,
                 label=command or "",
             ):
+                slot = self.slot(set_id)
+                _check_slot(slot, self.internals)  # before anything is removed
                 _cleanup(self.internals, self._referenced())
                 created = _now()
-                slot = self.slot(set_id)
-                old_version = _resolved_version(slot)
-                old = _manifest_of(old_version) if old_version is not None else {}
+                old_version = fsops.own_version(slot, self.internals)
+                old: dict[str, Any] = {}
+                if old_version is not None:
+                    with contextlib.suppress(CorruptManifestError):  # replaced: carry nothing
+                        old = _manifest_of(old_version)
                 carry, kept = self._carried(old, old_version, command, frames, inputs_fingerprint)
                 manifest = _manifest(
                     set_id,
@@ -484,6 +673,8 @@ class ResultStore:
                     inputs_fingerprint,
                     created,
                     kept,
+                    base=self.path,
+                    sequence=self._next_sequence(),
                 )
                 result = _commit_version(
                     self.internals,
@@ -549,14 +740,13 @@ class ResultFolder:
         return f"ResultFolder({str(self.path)!r})"
 
     def _is_ours(self) -> bool:
-        v = _resolved_version(self.path)
-        return v is not None and v.parent == self.internals.resolve()
+        return fsops.is_own_link(self.path, self.internals)
 
     def sets(self) -> list[ResultSet]:
         version = _resolved_version(self.path)
         if version is not None:
-            manifest = _manifest_of(version)
-            set_id = manifest.get("result_set", self.path.name)
+            manifest = _manifest_of(version) if self._is_ours() else {}
+            set_id = manifest.get("result_set") or self.path.name
             return [ResultSet(set_id, version, self.path, manifest)]
         if self.path.is_dir() and any(self.path.glob("*.parquet")):  # a plain folder
             return [ResultSet(self.path.name, self.path, self.path, {})]
@@ -604,6 +794,7 @@ class ResultFolder:
             inputs_fingerprint = fingerprint_of(dataset)
         frames = _collect(tables)
         referenced = lambda: {v.name} if (v := _resolved_version(self.path)) else set()  # noqa: E731
+        fsops.check_own_internals(self.path.parent, self.internals)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with writer_lock(
@@ -615,6 +806,12 @@ class ResultFolder:
                 self._check()
                 _cleanup(self.internals, referenced())
                 created = _now()
+                previous = fsops.own_version(self.path, self.internals)
+                sequence = 1
+                if previous is not None:
+                    with contextlib.suppress(CorruptManifestError):
+                        seq = _manifest_of(previous).get("sequence", 0)
+                        sequence = (seq if _is_int(seq) else 0) + 1
                 manifest = _manifest(
                     set_id,
                     command,
@@ -624,6 +821,8 @@ class ResultFolder:
                     inputs_fingerprint,
                     created,
                     {},
+                    base=self.path.parent,
+                    sequence=sequence,
                 )
                 return _commit_version(
                     self.internals,
