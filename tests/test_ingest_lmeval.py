@@ -54,7 +54,8 @@ def test_executions_runs_and_ids(tmp_path):
     runs = pl.read_parquet(tmp_path / "ds" / "runs.parquet").row(0, named=True)
     assert runs["model"] == "EleutherAI/pythia-160m" and runs["tasks"] == "gsm8k"
     assert json.loads(runs["reported_metrics"])["gsm8k"]["exact_match,strict-match"] == 0.5
-    assert str(runs["created_at"]) == "2024-05-13 13:17:32.123456"
+    # the results file's own `date` (epoch seconds, UTC), not the file name's local clock
+    assert str(runs["created_at"]) == "2024-05-13 13:17:32"
 
 
 def test_counts_and_lists_are_kept_and_reported(tmp_path):
@@ -96,3 +97,62 @@ def test_json_nested_thousands_deep_is_a_clear_error(tmp_path):
     src.write_text('{"doc_id": 0, "resps": ' + "[" * 50_000 + "]" * 50_000 + "}\n")
     with pytest.raises(IngestError, match=r"samples_task_2025\.jsonl:1: JSON nested deeper"):
         ingest("lmeval", [src], tmp_path / "ds")
+
+
+def _mmlu_run(tmp_path: Path) -> Path:
+    """Two subtasks of a group, as lm-eval writes them: the group's aggregate in
+    `results` (and `groups`), a NaN stderr, a perplexity pair with -Infinity."""
+    folder = tmp_path / "out" / "org__model"
+    folder.mkdir(parents=True)
+    for task, accs in (("mmlu_a", [1.0, 0.0]), ("mmlu_b", [1.0, 1.0])):
+        lines = [
+            f'{{"doc_id": {i}, "filter": "none", "metrics": ["acc", "ppl"], "acc": {a}, '
+            f'"ppl": [{"-Infinity" if task == "mmlu_b" and i == 1 else -3.5}, 4]}}'
+            for i, a in enumerate(accs)
+        ]
+        (folder / f"samples_{task}_{TS}.jsonl").write_text("\n".join(lines) + "\n")
+    (folder / f"results_{TS}.json").write_text(
+        '{"results": {"mmlu": {"acc,none": 0.75, "acc_stderr,none": NaN},\n'
+        '  "mmlu_a": {"acc,none": 0.5, "acc_stderr,none": 0.5},\n'
+        '  "mmlu_b": {"acc,none": 1.0, "acc_stderr,none": 0.0},\n'
+        '  "other": {"acc,none": 0.1}},\n'
+        ' "groups": {"mmlu": {"acc,none": 0.75, "acc_stderr,none": NaN}},\n'
+        ' "group_subtasks": {"mmlu": ["mmlu_a", "mmlu_b"], "other": []}}\n'
+    )
+    return folder
+
+
+def test_group_aggregate_is_kept_and_non_finite_values_are_valid_json(tmp_path):
+    folder = _mmlu_run(tmp_path)
+    report = ingest("lmeval", [folder], tmp_path / "ds")
+    runs = pl.read_parquet(tmp_path / "ds" / "runs.parquet").row(0, named=True)
+    strict = json.loads(runs["reported_metrics"], parse_constant=pytest.fail)
+    assert set(strict) == {"mmlu_a", "mmlu_b", "mmlu"}  # the group, not unrelated tasks
+    assert strict["mmlu"] == {"acc,none": 0.75, "acc_stderr,none": "NaN"}
+    # the group's acc is lm-eval's mean over its subtasks' documents
+    scores = pl.read_parquet(tmp_path / "ds" / "scores.parquet")
+    assert scores.filter(pl.col("evaluator") == "acc")["score"].mean() == strict["mmlu"]["acc,none"]
+    # a perplexity pair holding -Infinity is kept as valid JSON text, with a note
+    ex = pl.read_parquet(tmp_path / "ds" / "executions.parquet").sort("case_id")
+    pairs = [json.loads(v, parse_constant=pytest.fail) for v in ex["ppl"]]
+    assert pairs[-1] == ["-Infinity", 4]
+    assert any("'ppl' not scored" in n for n in report.skipped)
+
+
+def test_skipped_notes_name_the_files_holding_the_metric(tmp_path):
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / f"samples_a_{TS}.jsonl").write_text('{"doc_id": 0, "acc": 1.0}\n')
+    (folder / f"samples_b_{TS}.jsonl").write_text('{"doc_id": 0, "bleu": 31.5}\n')
+    report = ingest("lmeval", [folder], tmp_path / "ds")
+    [note] = [n for n in report.skipped if "'bleu'" in n]
+    assert note.startswith(f"samples_b_{TS}.jsonl: 'bleu' not scored")
+
+
+def test_created_at_from_the_file_name_without_a_results_file(tmp_path):
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / f"samples_a_{TS}.jsonl").write_text('{"doc_id": 0, "acc": 1.0}\n')
+    ingest("lmeval", [folder], tmp_path / "ds")
+    runs = pl.read_parquet(tmp_path / "ds" / "runs.parquet")
+    assert str(runs["created_at"][0]) == "2024-05-13 13:17:32.123456"  # local clock, as named

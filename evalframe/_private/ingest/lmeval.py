@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from evalframe._private.ingest._common import (
     SOURCE_FORMAT,
     IngestError,
     Parsed,
+    as_dict,
     dump_json,
     finite,
     iter_jsonl,
@@ -68,7 +70,7 @@ def parse(
     scales = parse_scale_max(scale_max, str(paths[0]))
     rid = run_id or run_base(paths[0])
     out = Parsed()
-    lines: list[tuple[str, str, dict[str, Any]]] = []  # (task, where, line)
+    lines: list[tuple[str, Path, str, dict[str, Any]]] = []  # (task, file, where, line)
     for path in paths:
         task, _ts = file_parts(path)
         for lineno, obj in iter_jsonl(path, nonfinite="keep"):
@@ -76,13 +78,14 @@ def parse(
             doc = obj.get("doc_id")
             if isinstance(doc, bool) or not isinstance(doc, int | str):
                 raise IngestError(f"{where}: missing `doc_id`; every line needs one")
-            lines.append((task, where, obj))
+            lines.append((task, path, where, obj))
     if not lines:
         raise IngestError(f"{paths[0]}: no samples in this file")
     values: dict[tuple[str, str], list[tuple[str, Any]]] = {}  # (case, evaluator) -> values
     executions: dict[str, dict[str, Any]] = {}
     spans: dict[str, tuple[float, float]] = {}
-    for task, where, obj in lines:
+    files: dict[str, list[str]] = {}  # evaluator -> the samples files holding it
+    for task, path, where, obj in lines:
         case = f"{task}/{obj['doc_id']}"
         filt = obj.get("filter") if isinstance(obj.get("filter"), str) else "none"
         names = obj.get("metrics")
@@ -109,6 +112,9 @@ def parse(
             if key in values:
                 raise IngestError(f"{where}: {evaluator!r} of {case!r} appears twice")
             values[key] = [(where, obj[name])]
+            holders = files.setdefault(evaluator, [])
+            if path.name not in holders:
+                holders.append(path.name)
             num = _number(obj[name], where, evaluator)
             if num is not None:
                 lo, hi = spans.get(evaluator, (num, num))
@@ -132,14 +138,15 @@ def parse(
     skipped_lists = sorted({e for (_c, e), [(w, v)] in values.items() if _number(v, w, e) is None})
     for evaluator in skipped_lists:
         out.notes.append(
-            f"{paths[0].name}: {evaluator!r} not scored: its values are not single numbers "
-            "(lm-eval aggregates them itself, e.g. perplexities); kept as the executions "
+            f"{_named(files[evaluator])}: {evaluator!r} not scored: its values are not single "
+            "numbers (lm-eval aggregates them itself, e.g. perplexities); kept as the executions "
             f"column `{evaluator}` (JSON)."
         )
     for evaluator, (lo, hi) in sorted(off.items()):
+        top = scales.get(evaluator, scales.get("*", 1.0))
         out.notes.append(
-            f"{paths[0].name}: {evaluator!r} not scored: its values ({lo:g} to {hi:g}) are "
-            f"outside 0-{scales.get(evaluator, scales.get('*', 1.0)):g}; kept as the executions "
+            f"{_named(files[evaluator])}: {evaluator!r} not scored: its values ({lo:g} to "
+            f"{hi:g}) are outside 0-{top:g}; kept as the executions "
             f"column `{evaluator}`; hint: --scale-max '{evaluator}=N' scores it on 0-N."
         )
     out.executions.extend(executions.values())
@@ -166,20 +173,56 @@ def _response(resps: Any) -> str | None:
     return None if resps is None or isinstance(resps, list) else str(resps)
 
 
+def _named(names: list[str]) -> str:
+    """The samples files an evaluator's values came from, for a note."""
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def _groups_of(tasks: list[str], subtasks: Any) -> list[str]:
+    """The groups (results `group_subtasks`) that hold any of `tasks`, transitively."""
+    if not isinstance(subtasks, dict):
+        return []
+    found: list[str] = []
+    wanted = set(tasks)
+    changed = True
+    while changed:
+        changed = False
+        for group, members in subtasks.items():
+            if group in wanted or not isinstance(members, list):
+                continue
+            if wanted & {str(m) for m in members}:
+                wanted.add(group)
+                found.append(group)
+                changed = True
+    return found
+
+
 def _run_row(paths: list[Path], rid: str) -> dict[str, Any]:
     _task, ts = file_parts(paths[0])
     tasks = [file_parts(p)[0] for p in paths]
     results = paths[0].parent / f"results_{ts}.json" if ts else None
     reported = None
     model = paths[0].parent.name or None
+    created = None
     if results is not None and results.is_file():
+        # the tool's aggregates may hold a NaN stderr: kept as the string "NaN"
         data = read_json(results, nonfinite="keep")
         if isinstance(data, dict) and isinstance(data.get("results"), dict):
-            reported = dump_json({t: data["results"].get(t) for t in tasks})
+            found = data["results"]
+            groups = as_dict(data.get("groups"))
+            kept = {t: found.get(t) for t in tasks}
+            for group in _groups_of(tasks, data.get("group_subtasks")):
+                # a group's aggregate over its subtasks (in `groups` in newer versions)
+                kept[group] = groups.get(group, found.get(group))
+            reported = dump_json(kept)
             name = data.get("model_name")
             model = name if isinstance(name, str) and name else model
-    created = None
-    if ts:
+        date = data.get("date") if isinstance(data, dict) else None
+        if isinstance(date, int | float) and not isinstance(date, bool) and 0 < date < 1e11:
+            # the results file's own start time: seconds since the epoch, UTC
+            created = datetime.fromtimestamp(float(date), UTC).replace(tzinfo=None)
+    if created is None and ts:
+        # the file-name timestamp is lm-eval's local clock, not UTC (docs/ingest.md)
         day, _, clock = ts.partition("T")
         created = parse_time(f"{day}T{clock.replace('-', ':', 2)}")
     return {
