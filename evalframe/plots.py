@@ -7,6 +7,7 @@ polars, and returns an Altair chart that renders in Jupyter and exports offline:
 
 from evalframe._private.report.html import build_report, top_regressions, write_report
 from evalframe._private.report.plots import (
+    chart_note,
     charts_for,
     evaluator_delta_heatmap,
     pass_rate_chart,
@@ -24,6 +25,7 @@ from evalframe._private.report.tables import report_tables
 
 __all__ = [
     "build_report",
+    "chart_note",
     "charts_for",
     "evaluator_delta_heatmap",
     "pass_rate_chart",

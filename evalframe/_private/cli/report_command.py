@@ -15,12 +15,63 @@ from evalframe._private.data.dataset import load_dataset
 from evalframe._private.pipeline.sweep import grid_evaluators
 from evalframe._private.report.html import TOP_REGRESSIONS, write_report
 from evalframe._private.report.tables import report_tables
+from evalframe._private.store.fsops import StoreError, check_writable_folder
+from evalframe._private.store.result_sets import check_location
 from evalframe._private.sweep.sweep import load_grid
 
 
 def default_report_path(dataset: Path) -> Path:
     """DATASET/report.html for a dataset folder; next to a DuckDB file otherwise."""
     return (dataset if dataset.is_dir() else dataset.parent) / "report.html"
+
+
+def _only_not_a_folder(out: Path, exc: StoreError) -> bool:
+    """Whether `check_location`'s refusal of `out` is only its last check, that an output
+    location is a folder: an existing report file is not one, and is replaced."""
+    if not out.is_file():
+        return False
+    try:
+        check_writable_folder(out, "output folder")
+    except StoreError as folder_exc:
+        return str(folder_exc) == str(exc)
+    return False
+
+
+def _allowed(out: Path, dataset: Path) -> bool:
+    try:
+        check_location(out, dataset, store=False)
+    except StoreError as exc:
+        return _only_not_a_folder(out, exc)
+    return True
+
+
+def check_report_path(out: Path, dataset: Path) -> None:
+    """Refuse a report file that would damage the dataset or a result set: the locations
+    `score --out` refuses (an input table, a results store, a version folder of a result
+    set: `check_location`), a folder, or a link (the file is replaced, which would remove
+    a link evalframe did not write). StoreError (exit 2) names the path."""
+    default = default_report_path(dataset)
+    try:
+        check_location(out, dataset, store=False)
+    except StoreError as exc:
+        if not _only_not_a_folder(out, exc):
+            raise StoreError(
+                f"{exc} For the report, --out names the HTML file to write, e.g. "
+                f"--out {default} (the default)."
+            ) from None
+    if out.is_symlink():
+        raise StoreError(
+            f"report file {out} is a link; the report replaces the file at its path, which "
+            "would remove a link evalframe did not write; hint: pass a new file name, e.g. "
+            f"--out {default}."
+        )
+    if out.is_dir():
+        inside = out / "report.html"
+        raise StoreError(
+            f"report file {out} is a folder; --out names the HTML file to write; hint: "
+            f"--out {inside if _allowed(inside, dataset) else default}."
+        )
+    check_writable_folder(out.parent, "report folder")
 
 
 def make_report(
@@ -35,7 +86,9 @@ def make_report(
     clamp: bool = False,
     top: int = TOP_REGRESSIONS,
 ) -> Path:
-    """Compute the report's tables from `dataset` under `cfg` and write the page to `out`."""
+    """Compute the report's tables from `dataset` under `cfg` and write the page to `out`
+    (checked first: `check_report_path`)."""
+    check_report_path(out, dataset)
     ds = load_dataset(dataset, clamp=clamp)
     spec = load_grid(grid, evaluators=grid_evaluators(ds)) if grid is not None else None
     tables = report_tables(ds, cfg, baseline=baseline, grid=spec, what_if=what_if, by=by)
