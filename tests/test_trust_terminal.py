@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import re
+import sys
 from pathlib import Path
 
 import duckdb
@@ -207,6 +208,19 @@ def test_sql_json_output_escapes_control_characters(nasty):  # a guard: JSON alw
     assert result.exit_code == 0, result.output
     assert_safe(result.stdout)
     assert "\\u001b[2J" in result.stdout
+
+
+def test_sql_csv_is_data_in_a_pipe_and_visible_on_a_terminal(monkeypatch, capsys):
+    from evalframe._private.cli import sql_shell
+
+    frame = pl.DataFrame({"run_id": [R_ESC, R_CLOSE]})
+    sql_shell.print_result(frame, csv=True)  # a pipe: the bytes as they are
+    assert capsys.readouterr().out == f"run_id\n{R_ESC}\n{R_CLOSE}\n"
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    sql_shell.print_result(frame, csv=True)  # a terminal: as `ls` does
+    out = capsys.readouterr().out
+    assert_safe(out)
+    assert out == f"run_id\n{shown(R_ESC)}\n{shown(R_CLOSE)}\n"
 
 
 # --- sql --read-only ------------------------------------------------------------------

@@ -71,11 +71,17 @@ def id_text(value: object) -> Text:
     return Text(visible(str(value)))
 
 
+def visible_lines(text: str) -> str:
+    """`text` with control characters visible (`display.visible`) line by line: its own
+    line breaks stay line breaks."""
+    return "\n".join(visible(line) for line in text.split("\n"))
+
+
 def message_text(message: str, style: str = "") -> Text:
     """A plain message that carries data (an error's text: it quotes ids and example
     keys) as a Text: never parsed as markup, control characters visible line by line (its
     own line breaks stay line breaks)."""
-    return Text("\n".join(visible(line) for line in message.split("\n")), style=style)
+    return Text(visible_lines(message), style=style)
 
 
 def error_line(exc: BaseException | str) -> Text:

@@ -42,6 +42,7 @@ from evalframe._private.cli.render import (
     say,
     stderr,
     stdout,
+    visible_lines,
 )
 from evalframe._private.cli.results_command import describe
 from evalframe._private.data.dataset import load_dataset
@@ -427,8 +428,9 @@ def _type_label(dtype: pl.DataType) -> str:
 def print_result(frame: pl.DataFrame | None, *, csv: bool = False, json: bool = False) -> None:
     if frame is None:
         return
-    if csv:
-        sys.stdout.write(_flat(frame).write_csv())
+    if csv:  # data for a pipe as it is; on a terminal, control characters visible (as ls)
+        text = _flat(frame).write_csv()
+        sys.stdout.write(visible_lines(text) if sys.stdout.isatty() else text)
     elif json:
         print_json(frame.to_dicts())  # lists as JSON lists; other values via json_value
     else:
