@@ -218,21 +218,54 @@ create or replace macro normalize_score(score, scale_max) as
     cast(score as double) / coalesce(cast(scale_max as double), 1.0);
 
 -- ==== meets.sql =================================================================
--- meets(x, b) — scalar macro: "x meets the boundary b", x >= b - EPS with EPS = 1e-9.
+-- meets(x, b) — scalar macro: "x meets the boundary b", x >= b - EPS (rules/boundaries.py).
 -- grain:   one value
 -- inputs:  x, b (numbers on the 0–1 scale)
 -- returns: boolean; null when x or b is null; false when x is NaN (DuckDB orders NaN
 --          above every number, so a NaN score would otherwise meet every bound)
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro meets(x, b) as
-    cast(x as double) >= cast(b as double) - 1e-9 and not isnan(cast(x as double));
+    ((cast(x as double) >= (cast(b as double) - cast(1e-09 as double))) and (not isnan(cast(x as double))));
 
 -- ==== exceeds.sql ===============================================================
--- exceeds(x, limit_value) — scalar macro: "x exceeds the limit", x > limit + EPS with EPS = 1e-9.
+-- exceeds(x, limit_value) — scalar macro: "x exceeds the limit", x > limit + EPS
+-- (rules/boundaries.py).
 -- grain:   one value
 -- inputs:  x, limit_value (numbers: drops on 0–1, relative latency increases)
 -- returns: boolean; null when x or limit_value is null
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro exceeds(x, limit_value) as
-    cast(x as double) > cast(limit_value as double) + 1e-9;
+    (cast(x as double) > (cast(limit_value as double) + cast(1e-09 as double)));
+
+-- ==== ci_low.sql ================================================================
+-- ci_low(value, se) — scalar macro: lower end of the 95 % interval, value − z · se
+-- (rules/intervals.py).
+-- grain:   one value
+-- inputs:  value, se (a standard error)
+-- returns: double; null when value or se is null
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
+create or replace macro ci_low(value, se) as
+    (value - (se * cast(1.96 as double)));
+
+-- ==== ci_high.sql ===============================================================
+-- ci_high(value, se) — scalar macro: upper end of the 95 % interval, value + z · se
+-- (rules/intervals.py).
+-- grain:   one value
+-- inputs:  value, se (a standard error)
+-- returns: double; null when value or se is null
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
+create or replace macro ci_high(value, se) as
+    (value + (se * cast(1.96 as double)));
+
+-- ==== mde.sql ===================================================================
+-- mde(se) — scalar macro: the minimum detectable effect at α 0.05 (two-sided) and power
+-- 0.8 of a difference with standard error se (rules/intervals.py, SPEC §10).
+-- grain:   one value
+-- inputs:  se (a standard error)
+-- returns: double; null when se is null
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
+create or replace macro mde(se) as
+    (se * cast(2.801585 as double));
 
 -- ==== verdict_band.sql ==========================================================
 -- verdict_band(score, threshold, borderline) — scalar macro: the verdict band of a score.
@@ -273,15 +306,22 @@ create or replace macro clustered_se(clusters) as
     end;
 
 -- ==== wilson_interval.sql =======================================================
--- wilson_interval(passed, n, z) — scalar macro: Wilson score interval of a pass rate.
+-- wilson_interval(passed, n, z) — scalar macro: Wilson score interval of a pass
+-- rate.
 -- grain:   one value
--- inputs:  passed (number of passes), n (number of trials), z (normal quantile; 1.96 = 95 %)
+-- inputs:  passed (number of passes), n (number of trials), z (normal quantile; the
+--          default is the 95 % quantile of rules/constants.py)
 -- returns: struct(low double, high double); null when n = 0 or n is null
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro wilson_interval(passed, n, z := 1.96) as
     case
         when coalesce(n, 0) > 0 then
             list_transform(
-                [{'p': cast(passed as double) / n, 'n': cast(n as double), 'z': cast(z as double)}],
+                [{
+                    'p': cast(passed as double) / n,
+                    'n': cast(n as double),
+                    'z': cast(z as double)
+                }],
                 lambda w: {
                     'low': (w.p + w.z * w.z / (2 * w.n)
                             - w.z * sqrt(w.p * (1 - w.p) / w.n + w.z * w.z / (4 * w.n * w.n)))
@@ -820,64 +860,162 @@ from execution_scores_of(
 order by run_id, case_id, attempt;
 
 -- ==== case_summary_of.sql =======================================================
--- case_summary_of(source, ...) — table macro: case_summary from execution_scores rows
--- (SPEC §4): repeated attempts of a case reduced to one row. Over the stored results it
--- is a what-if on the attempts policy: case_summary_of('execution_scores', attempts_passed
--- := 'any').
+-- case_summary_of(source, ...) — table macro: case_summary from execution_scores
+-- rows (SPEC §4): repeated attempts of a case reduced to one row (rules/attempts.py).
+-- Over the stored results it is a what-if on the attempts policy:
+-- case_summary_of('execution_scores', attempts_passed := 'any').
 -- grain:   config × run × case
 -- inputs:  source: name of a table, view or CTE shaped like execution_scores
 -- params:  source ['execution_scores'], attempts_score ['mean'|'min'|'max'],
 --          attempts_passed ['all'|'any'|'majority']
--- columns: config_id, run_id, case_id, attempts, errored, scored, unscored, score,
---          n_passed, pass_rate, passed, flaky, latency_mean, cost_usd
+-- columns: config_id, run_id, case_id, attempts, errored, scored, unscored,
+--          score, n_passed, pass_rate, passed, flaky, latency_mean, cost_usd
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro case_summary_of(
     source := 'execution_scores',
     attempts_score := 'mean',
     attempts_passed := 'all'
 ) as table
-with case_groups as (
-    select
+    with __duckdb_s0 as (
+      select
         config_id,
         run_id,
         case_id,
-        count(*)::bigint as n_attempts,
-        count(*) filter (where status = 'error')::bigint as n_errored,
-        count(score)::bigint as n_scored,
-        count(*) filter (where verdict = 'unscored')::bigint as n_unscored,
-        avg(score) as mean_score,
-        min(score) as min_score,
-        max(score) as max_score,
-        count(*) filter (where passed)::bigint as n_attempts_passed,
-        avg(latency_ms) as mean_latency,
-        sum(cost_usd) as total_cost
-    from query_table(source)
-    group by config_id, run_id, case_id
-)
-select
-    config_id,
-    run_id,
-    case_id,
-    n_attempts as attempts,
-    n_errored as errored,
-    n_scored as scored,
-    n_unscored as unscored,
-    case cast(attempts_score as varchar)
-        when 'min' then min_score
-        when 'max' then max_score
-        else mean_score
-    end as score,
-    n_attempts_passed as n_passed,
-    n_attempts_passed / n_attempts as pass_rate,
-    case cast(attempts_passed as varchar)
-        when 'any' then n_attempts_passed >= 1
-        when 'majority' then 2 * n_attempts_passed > n_attempts
-        else n_attempts_passed = n_attempts
-    end as passed,
-    n_attempts_passed > 0 and n_attempts_passed < n_attempts as flaky,
-    mean_latency as latency_mean,
-    total_cost as cost_usd
-from case_groups
-order by config_id, run_id, case_id;
+        cast(count(*) as bigint) as attempts,
+        cast(coalesce(sum(cast((
+          status = 'error'
+        ) as bigint)), 0) as bigint) as errored,
+        cast(count(score) as bigint) as scored,
+        cast(coalesce(sum(cast((
+          verdict = 'unscored'
+        ) as bigint)), 0) as bigint) as unscored,
+        coalesce(sum(score), 0) as _score_sum,
+        mean(score) as _score_mean,
+        min(score) as _score_min,
+        max(score) as _score_max,
+        cast(coalesce(sum(cast(passed as bigint)), 0) as bigint) as n_passed,
+        mean(latency_ms) as latency_mean,
+        (
+          case when (
+            count(cost_usd) > 0
+          ) then coalesce(sum(cost_usd), 0) else null end
+        ) as cost_usd
+      from query_table(source)
+      group by
+        config_id,
+        run_id,
+        case_id
+    ), __duckdb_s1 as (
+      select
+        config_id as config_id,
+        run_id as run_id,
+        case_id as case_id,
+        attempts,
+        errored,
+        scored,
+        unscored,
+        _score_sum,
+        _score_mean,
+        _score_min,
+        _score_max,
+        n_passed,
+        latency_mean,
+        cost_usd
+      from __duckdb_s0 as src
+    ), __duckdb_s2 as (
+      select
+        config_id,
+        run_id,
+        case_id,
+        attempts,
+        errored,
+        scored,
+        unscored,
+        _score_sum,
+        _score_mean,
+        _score_min,
+        _score_max,
+        n_passed,
+        latency_mean,
+        cost_usd,
+        (
+          case
+            when (
+              cast(attempts_score as text) = 'min'
+            )
+            then _score_min
+            else (
+              case
+                when (
+                  cast(attempts_score as text) = 'max'
+                )
+                then _score_max
+                else _score_mean
+              end
+            )
+          end
+        ) as score,
+        (
+          n_passed / attempts
+        ) as pass_rate,
+        (
+          case
+            when (
+              cast(attempts_passed as text) = 'any'
+            )
+            then (
+              n_passed >= 1
+            )
+            else (
+              case
+                when (
+                  cast(attempts_passed as text) = 'majority'
+                )
+                then (
+                  (
+                    n_passed * 2
+                  ) > attempts
+                )
+                else (
+                  n_passed = attempts
+                )
+              end
+            )
+          end
+        ) as passed,
+        (
+          (
+            n_passed > 0
+          ) and (
+            n_passed < attempts
+          )
+        ) as flaky
+      from __duckdb_s1 as src
+    ), __duckdb_s3 as (
+      select
+        config_id,
+        run_id,
+        case_id,
+        attempts,
+        errored,
+        scored,
+        unscored,
+        score,
+        n_passed,
+        pass_rate,
+        passed,
+        flaky,
+        latency_mean,
+        cost_usd
+      from __duckdb_s2 as src
+    )
+    select
+      *
+    from __duckdb_s3 as src
+    order by
+      config_id,
+      run_id,
+      case_id;
 
 -- ==== case_summary_at.sql =======================================================
 -- case_summary_at(...) — table macro: case_summary of a flat config straight from the
@@ -1399,7 +1537,7 @@ from case_deltas_of(
 --          mean_delta, mean_delta_se, mean_delta_ci_low, mean_delta_ci_high,
 --          n_passed_to_failed, n_failed_to_passed, mcnemar_p; paired_pass_delta,
 --          paired_pass_delta_se, paired_pass_delta_ci_low, paired_pass_delta_ci_high,
---          mde_pass_rate, mde_mean_score (2.801585 × se); reasons (list of
+--          mde_pass_rate, mde_mean_score (mde(se)); reasons (list of
 --          'pass_rate_drop', 'mean_score_drop', 'latency_increase'), regression_detected
 create or replace macro run_deltas_of(
     case_source := 'case_summary',
@@ -1549,7 +1687,7 @@ pair_reasons as (
                         and (
                             not s.limit_significance
                             or coalesce(
-                                r.paired_pass_delta + 1.96 * r.paired_pass_delta_se < 0, false
+                                ci_high(r.paired_pass_delta, r.paired_pass_delta_se) < 0, false
                             )
                         )
                         then 'pass_rate_drop'
@@ -1560,7 +1698,7 @@ pair_reasons as (
                     )
                         and (
                             not s.limit_significance
-                            or coalesce(r.mean_delta + 1.96 * r.mean_delta_se < 0, false)
+                            or coalesce(ci_high(r.mean_delta, r.mean_delta_se) < 0, false)
                         )
                         then 'mean_score_drop'
                 end,
@@ -1607,17 +1745,17 @@ select
     n_paired,
     mean_delta,
     mean_delta_se,
-    mean_delta - 1.96 * mean_delta_se as mean_delta_ci_low,
-    mean_delta + 1.96 * mean_delta_se as mean_delta_ci_high,
+    ci_low(mean_delta, mean_delta_se) as mean_delta_ci_low,
+    ci_high(mean_delta, mean_delta_se) as mean_delta_ci_high,
     n_passed_to_failed,
     n_failed_to_passed,
     mcnemar_p(n_passed_to_failed, n_failed_to_passed) as mcnemar_p,
     paired_pass_delta,
     paired_pass_delta_se,
-    paired_pass_delta - 1.96 * paired_pass_delta_se as paired_pass_delta_ci_low,
-    paired_pass_delta + 1.96 * paired_pass_delta_se as paired_pass_delta_ci_high,
-    2.801585 * paired_pass_delta_se as mde_pass_rate,
-    2.801585 * mean_delta_se as mde_mean_score,
+    ci_low(paired_pass_delta, paired_pass_delta_se) as paired_pass_delta_ci_low,
+    ci_high(paired_pass_delta, paired_pass_delta_se) as paired_pass_delta_ci_high,
+    mde(paired_pass_delta_se) as mde_pass_rate,
+    mde(mean_delta_se) as mde_mean_score,
     regression_reasons as reasons,
     len(regression_reasons) > 0 as regression_detected
 from pair_reasons

@@ -17,7 +17,7 @@
 --          mean_delta, mean_delta_se, mean_delta_ci_low, mean_delta_ci_high,
 --          n_passed_to_failed, n_failed_to_passed, mcnemar_p; paired_pass_delta,
 --          paired_pass_delta_se, paired_pass_delta_ci_low, paired_pass_delta_ci_high,
---          mde_pass_rate, mde_mean_score (2.801585 × se); reasons (list of
+--          mde_pass_rate, mde_mean_score (mde(se)); reasons (list of
 --          'pass_rate_drop', 'mean_score_drop', 'latency_increase'), regression_detected
 create or replace macro run_deltas_of(
     case_source := 'case_summary',
@@ -167,7 +167,7 @@ pair_reasons as (
                         and (
                             not s.limit_significance
                             or coalesce(
-                                r.paired_pass_delta + 1.96 * r.paired_pass_delta_se < 0, false
+                                ci_high(r.paired_pass_delta, r.paired_pass_delta_se) < 0, false
                             )
                         )
                         then 'pass_rate_drop'
@@ -178,7 +178,7 @@ pair_reasons as (
                     )
                         and (
                             not s.limit_significance
-                            or coalesce(r.mean_delta + 1.96 * r.mean_delta_se < 0, false)
+                            or coalesce(ci_high(r.mean_delta, r.mean_delta_se) < 0, false)
                         )
                         then 'mean_score_drop'
                 end,
@@ -225,17 +225,17 @@ select
     n_paired,
     mean_delta,
     mean_delta_se,
-    mean_delta - 1.96 * mean_delta_se as mean_delta_ci_low,
-    mean_delta + 1.96 * mean_delta_se as mean_delta_ci_high,
+    ci_low(mean_delta, mean_delta_se) as mean_delta_ci_low,
+    ci_high(mean_delta, mean_delta_se) as mean_delta_ci_high,
     n_passed_to_failed,
     n_failed_to_passed,
     mcnemar_p(n_passed_to_failed, n_failed_to_passed) as mcnemar_p,
     paired_pass_delta,
     paired_pass_delta_se,
-    paired_pass_delta - 1.96 * paired_pass_delta_se as paired_pass_delta_ci_low,
-    paired_pass_delta + 1.96 * paired_pass_delta_se as paired_pass_delta_ci_high,
-    2.801585 * paired_pass_delta_se as mde_pass_rate,
-    2.801585 * mean_delta_se as mde_mean_score,
+    ci_low(paired_pass_delta, paired_pass_delta_se) as paired_pass_delta_ci_low,
+    ci_high(paired_pass_delta, paired_pass_delta_se) as paired_pass_delta_ci_high,
+    mde(paired_pass_delta_se) as mde_pass_rate,
+    mde(mean_delta_se) as mde_mean_score,
     regression_reasons as reasons,
     len(regression_reasons) > 0 as regression_detected
 from pair_reasons

@@ -20,7 +20,7 @@ from evalframe._private.compare.paired_stats import (
 from evalframe._private.compare.pairs import check_runs
 from evalframe._private.config import Config
 from evalframe._private.errors import UsageError
-from evalframe._private.scoring.tree_eval import exceeds
+from evalframe._private.rules.boundaries import exceeds
 
 # --- column names of the comparison tables --------------------------------------------
 BASELINE = "baseline"

@@ -13,10 +13,7 @@ import math
 import polars as pl
 
 from evalframe._private import schema as S
-from evalframe._private.stats.power import MDE_FACTOR
-
-Z_95 = 1.96
-"""Normal quantile of the two-sided 95 % interval: mean_delta ± Z_95 · se."""
+from evalframe._private.rules.intervals import ci_high, ci_low, mde
 
 N_PAIRED = S.N_PAIRED
 MEAN_DELTA = S.MEAN_DELTA
@@ -110,11 +107,11 @@ def finish_paired(rows: pl.LazyFrame) -> pl.LazyFrame:
     se = pl.col(MEAN_DELTA_SE)
     pass_d, pass_se = pl.col(S.PAIRED_PASS_DELTA), pl.col(S.PAIRED_PASS_DELTA_SE)
     return rows.with_columns(
-        (pl.col(MEAN_DELTA) - Z_95 * se).alias(MEAN_DELTA_CI_LOW),
-        (pl.col(MEAN_DELTA) + Z_95 * se).alias(MEAN_DELTA_CI_HIGH),
+        ci_low(pl.col(MEAN_DELTA), se).alias(MEAN_DELTA_CI_LOW),
+        ci_high(pl.col(MEAN_DELTA), se).alias(MEAN_DELTA_CI_HIGH),
         mcnemar_p(pl.col(N_PASSED_TO_FAILED), pl.col(N_FAILED_TO_PASSED)).alias(MCNEMAR_P),
-        (pass_d - Z_95 * pass_se).alias(S.PAIRED_PASS_DELTA_CI_LOW),
-        (pass_d + Z_95 * pass_se).alias(S.PAIRED_PASS_DELTA_CI_HIGH),
-        (MDE_FACTOR * pass_se).alias(S.MDE_PASS_RATE),
-        (MDE_FACTOR * se).alias(S.MDE_MEAN_SCORE),
+        ci_low(pass_d, pass_se).alias(S.PAIRED_PASS_DELTA_CI_LOW),
+        ci_high(pass_d, pass_se).alias(S.PAIRED_PASS_DELTA_CI_HIGH),
+        mde(pass_se).alias(S.MDE_PASS_RATE),
+        mde(se).alias(S.MDE_MEAN_SCORE),
     )

@@ -28,9 +28,9 @@ from evalframe._private.compare.compare import (
     STATUS_COUNTS,
     _pair_table,
 )
-from evalframe._private.compare.paired_stats import Z_95
 from evalframe._private.config import Config
-from evalframe._private.stats.power import MDE_FACTOR
+from evalframe._private.rules.boundaries import exceeds
+from evalframe._private.rules.intervals import ci_high, ci_low, mde
 
 B, C = "baseline", "candidate"
 _PAIR = "_pair"
@@ -45,7 +45,7 @@ def _c(c: str) -> Column:
 
 
 def _exceeds(x: Column, limit: float) -> Column:
-    return x > F.lit(limit + S.EPS)
+    return exceeds(x, F.lit(limit))
 
 
 def _pairs(cs: DataFrame, pairs: Sequence[tuple[str, str]]) -> DataFrame:
@@ -176,13 +176,13 @@ def run_deltas(
     md, pd = F.col(S.MEAN_DELTA), F.col(S.PAIRED_PASS_DELTA)
     rows = rows.withColumns(
         {
-            S.MEAN_DELTA_CI_LOW: md - Z_95 * mse,
-            S.MEAN_DELTA_CI_HIGH: md + Z_95 * mse,
+            S.MEAN_DELTA_CI_LOW: ci_low(md, mse),
+            S.MEAN_DELTA_CI_HIGH: ci_high(md, mse),
             S.MCNEMAR_P: mcnemar_p(F.col(S.N_PASSED_TO_FAILED), F.col(S.N_FAILED_TO_PASSED)),
-            S.PAIRED_PASS_DELTA_CI_LOW: pd - Z_95 * pse,
-            S.PAIRED_PASS_DELTA_CI_HIGH: pd + Z_95 * pse,
-            S.MDE_PASS_RATE: MDE_FACTOR * pse,
-            S.MDE_MEAN_SCORE: MDE_FACTOR * mse,
+            S.PAIRED_PASS_DELTA_CI_LOW: ci_low(pd, pse),
+            S.PAIRED_PASS_DELTA_CI_HIGH: ci_high(pd, pse),
+            S.MDE_PASS_RATE: mde(pse),
+            S.MDE_MEAN_SCORE: mde(mse),
         }
     )
     lim = dict(zip(LIMITS, (getattr(cfg.compare, n) for n in LIMITS), strict=True))

@@ -24,6 +24,7 @@ import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any, TypeVar
 
+import narwhals as nw
 import polars as pl
 import pyarrow as pa
 from pyspark.sql import Column, DataFrame, SparkSession, Window
@@ -34,6 +35,7 @@ from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 from evalframe._private import schema as S
 from evalframe._private.config import Config, Evaluator
 from evalframe._private.errors import EvalframeError, UsageError
+from evalframe._private.rules import attempts, run_gates
 
 K = TypeVar("K")
 TAG = "_ef_table"
@@ -360,52 +362,26 @@ def _parsed_times(runs: DataFrame, col: str) -> DataFrame:
 
 
 # --- case_summary and run_summary in native Spark ----------------------------------------
+_CASE_KEY = [S.CONFIG_ID, S.RUN_ID, S.CASE_ID]
+
+
 def _case_stats(ex: DataFrame) -> DataFrame:
-    score = F.col(S.SCORE)
-    return ex.groupBy(S.CONFIG_ID, S.RUN_ID, S.CASE_ID).agg(
-        F.count(F.lit(1)).alias(S.ATTEMPTS),
-        F.sum((F.col(S.STATUS) == S.STATUS_ERROR).cast("long")).alias(S.ERRORED),
-        F.count(score).alias(S.SCORED),
-        F.sum((F.col(S.VERDICT) == S.VERDICT_UNSCORED).cast("long")).alias(S.UNSCORED),
-        F.sum(score).alias("_ss"),
-        F.avg(score).alias("_mean"),
-        F.min(score).alias("_min"),
-        F.max(score).alias("_max"),
-        F.sum(F.col(S.PASSED).cast("long")).alias(S.N_PASSED),
-        F.avg(S.LATENCY_MS).alias(S.LATENCY_MEAN),
-        F.sum(S.COST_USD).alias(S.COST_USD),  # null when every value is null, as locally
-    )
-
-
-def _case_passed(cfg: Config, n: Column, k: Column) -> Column:
-    rule = cfg.attempts.passed
-    if rule == "any":
-        return k >= 1
-    if rule == "majority":
-        return 2 * k > n
-    return k == n
+    """`rules.attempts.case_aggregations`, run natively by Spark through narwhals."""
+    return nw.from_native(ex).group_by(*_CASE_KEY).agg(*attempts.case_aggregations(nw)).to_native()
 
 
 def case_summary(ex: DataFrame, cfg: Config, *, stats: DataFrame | None = None) -> DataFrame:
-    """case_summary (SPEC §4) from execution_scores: one group-by per (run, case)."""
+    """case_summary (SPEC §4) from execution_scores: one group-by per (run, case), the
+    rules of `rules.attempts` run natively by Spark."""
     from evalframe._private.summaries.case_summary import CASE_COLUMNS
 
     st = _case_stats(ex) if stats is None else stats
-    n, k = F.col(S.ATTEMPTS), F.col(S.N_PASSED)
-    pick = {"min": "_min", "max": "_max"}.get(cfg.attempts.score, "_mean")
-    return st.select(
-        *(
-            F.col(pick).alias(S.SCORE)
-            if c == S.SCORE
-            else (k / n).alias(S.PASS_RATE)
-            if c == S.PASS_RATE
-            else _case_passed(cfg, n, k).alias(S.PASSED)
-            if c == S.PASSED
-            else ((k > 0) & (k < n)).alias(S.FLAKY)
-            if c == S.FLAKY
-            else F.col(c)
-            for c in CASE_COLUMNS
-        )
+    policy = (nw.lit(cfg.attempts.score), nw.lit(cfg.attempts.passed))
+    return (
+        nw.from_native(st)
+        .with_columns(*attempts.case_columns(nw, *policy))
+        .select(*CASE_COLUMNS)
+        .to_native()
     )
 
 
@@ -470,7 +446,16 @@ def run_summary(
         F.col(S.ATTEMPTS).cast("double").alias("_n"),
         F.col(S.N_PASSED).cast("double").alias("_k"),
         F.col(S.SCORED).cast("double").alias("_ns"),
-        F.col("_ss"),
+        F.col(attempts.SCORE_SUM).alias("_ss"),
+    )
+    per_case = (
+        nw.from_native(per_case)
+        .with_columns(
+            attempts.case_passed(nw, nw.col("_n"), nw.col("_k"), nw.lit(cfg.attempts.passed)).alias(
+                "_case_passed"
+            )
+        )
+        .to_native()
     )
     w = Window.partitionBy(*keys)
     ks = list(cfg.attempts.k)
@@ -497,9 +482,7 @@ def run_summary(
         .groupBy(*keys)
         .agg(
             F.count(F.lit(1)).alias(S.CASES),
-            F.avg(_case_passed(cfg, F.col("_n"), F.col("_k")).cast("double")).alias(
-                S.CASE_PASS_RATE
-            ),
+            F.avg(F.col("_case_passed").cast("double")).alias(S.CASE_PASS_RATE),
             clustered("_k", "_n").alias(S.PASS_RATE_SE),
             clustered("_ss", "_ns").alias(S.MEAN_SCORE_SE),
             *pass_k,
@@ -530,20 +513,17 @@ def run_summary(
                 kind = "timestamp_ntz" if isinstance(dtype, pl.Datetime) else "string"
                 name = f"run_{S.CONFIG}" if col == S.CONFIG else col
                 summary = summary.withColumn(name, F.lit(None).cast(kind))
-    gates = [
-        F.coalesce(
-            F.col(S.MEAN_SCORE) >= F.lit(cfg.run_gates.min_mean_score - S.EPS), F.lit(False)
-        ).alias(S.MEAN_SCORE_GATE),
-        F.coalesce(
-            F.col(S.PASS_RATE) >= F.lit(cfg.run_gates.min_pass_rate - S.EPS), F.lit(False)
-        ).alias(S.PASS_RATE_GATE),
-    ]
-    summary = summary.select(
-        "*",
-        F.lit(cfg.run_gates.min_mean_score).alias(S.MIN_MEAN_SCORE),
-        F.lit(cfg.run_gates.min_pass_rate).alias(S.MIN_PASS_RATE),
-        *gates,
-    ).withColumn(S.RUN_PASSED, F.col(S.MEAN_SCORE_GATE) & F.col(S.PASS_RATE_GATE))
+    gates = run_gates.gate_columns(nw, cfg.run_gates.min_mean_score, cfg.run_gates.min_pass_rate)
+    summary = (
+        nw.from_native(summary)
+        .with_columns(
+            nw.lit(cfg.run_gates.min_mean_score).alias(S.MIN_MEAN_SCORE),
+            nw.lit(cfg.run_gates.min_pass_rate).alias(S.MIN_PASS_RATE),
+        )
+        .with_columns(*gates)
+        .with_columns(run_gates.run_passed(nw))
+        .to_native()
+    )
     head = [*RUN_COLUMNS]
     pk = [c for k in ks for col in (S.pass_at(k), S.pass_all(k)) for c in (col, S.se_of(col))]
     extra = [c for c in summary.columns if c not in head and c not in pk]

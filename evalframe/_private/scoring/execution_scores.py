@@ -16,6 +16,7 @@ from evalframe._private import schema as S
 from evalframe._private.config import Config
 from evalframe._private.data.dataset import Dataset
 from evalframe._private.data.keyed import EVAL, EXEC
+from evalframe._private.rules.boundaries import meets
 from evalframe._private.scoring.leaves import (
     MISSING_ROW,
     N_EXPECTED,
@@ -42,7 +43,6 @@ from evalframe._private.scoring.tree_eval import (
     PRESENT,
     W,
     evaluate_tree,
-    meets,
 )
 
 EXECUTION_COLUMNS = [

@@ -33,6 +33,7 @@ from evalframe._private.data.validate import (
     null_key_checks,
 )
 from evalframe._private.errors import Problem
+from evalframe._private.rules.boundaries import meets
 from evalframe._private.scoring.leaves import N_EXPECTED, N_ROWS
 from evalframe._private.scoring.policy import BORDERLINE, OUTCOMES_MODE
 from evalframe._private.scoring.tree_eval import (
@@ -40,7 +41,6 @@ from evalframe._private.scoring.tree_eval import (
     GATE_FIRED,
     ON_MISSING,
     OVERRIDE,
-    meets,
 )
 
 FLAT_AGGREGATORS = ("weighted_average", "minimum", "maximum", "all_or_nothing")

@@ -13,6 +13,7 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.data.keyed import EXEC, EXEC_T
+from evalframe._private.rules.boundaries import meets
 from evalframe._private.scoring.leaves import DATA_W, MISSING_ROW, S_NORM
 from evalframe._private.scoring.tree import (
     CFG,
@@ -42,17 +43,6 @@ EXEC_SPAN = 1 << 32
 """Executions per (config, node) slot of the packed group key; ids must stay below it."""
 
 _ROW_COLUMNS = [CFG, EXEC, NODE, PARENT_NODE, W, S_NORM, PRESENT, PASSES, S.REQUIRED, IN_R, T]
-
-
-def meets(x: pl.Expr, b: pl.Expr | float) -> pl.Expr:
-    """x >= b - EPS (SPEC §0). A NaN never meets a bound (polars orders NaN above every
-    number, so a NaN score would otherwise pass)."""
-    return (x >= (b - S.EPS)) & x.is_not_nan()
-
-
-def exceeds(x: pl.Expr, limit: pl.Expr | float) -> pl.Expr:
-    """x > L + EPS (SPEC §0)."""
-    return x > (limit + S.EPS)
 
 
 _KEYS = (PK, CFG, NODE)

@@ -15,12 +15,11 @@ from typing import Any
 
 import polars as pl
 
-from evalframe._private.schema import EPS
+from evalframe._private.rules import intervals
+from evalframe._private.rules.constants import CEIL_TOLERANCE, EPS, MDE_FACTOR
 
 Z_975 = NormalDist().inv_cdf(0.975)
 Z_80 = NormalDist().inv_cdf(0.80)
-MDE_FACTOR = 2.801585
-"""z_{0.975} + z_{0.80} = 1.959964 + 0.841621, to the 7 digits SPEC §10 writes."""
 
 
 def cases_needed(sigma: float, delta: float) -> int:
@@ -29,7 +28,7 @@ def cases_needed(sigma: float, delta: float) -> int:
         raise ValueError("delta must be > 0")
     if sigma <= 0:
         return 1
-    return max(1, math.ceil((MDE_FACTOR * sigma / delta) ** 2 - 1e-9))
+    return max(1, math.ceil((MDE_FACTOR * sigma / delta) ** 2 - CEIL_TOLERANCE))
 
 
 def mde(sigma: float, n: int) -> float | None:
@@ -114,7 +113,7 @@ def plan_rows(run_summary: pl.DataFrame, detect: float) -> pl.DataFrame:
         se = pl.col(se_col).cast(pl.Float64)
         g = pl.col("cases").cast(pl.Float64)
         sigma = se * g.sqrt()
-        needed = ((MDE_FACTOR * sigma / detect) ** 2 - 1e-9).ceil().clip(lower_bound=1)
+        needed = ((MDE_FACTOR * sigma / detect) ** 2 - CEIL_TOLERANCE).ceil().clip(lower_bound=1)
         parts.append(
             run_summary.select(
                 pl.lit(metric).alias("metric"),
@@ -122,7 +121,7 @@ def plan_rows(run_summary: pl.DataFrame, detect: float) -> pl.DataFrame:
                 pl.col("cases").cast(pl.Int64),
                 se.alias("se"),
                 sigma.alias("sigma_c"),
-                (MDE_FACTOR * se).alias("mde"),
+                intervals.mde(se).alias("mde"),
                 pl.lit(detect, dtype=pl.Float64).alias("detect"),
                 needed.cast(pl.Int64).alias("cases_needed"),
             )

@@ -8,6 +8,7 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.config import Config
+from evalframe._private.rules import attempts
 from evalframe._private.scoring.policy import (
     ATTEMPT_PASSED,
     ATTEMPT_SCORE,
@@ -33,24 +34,21 @@ CASE_COLUMNS = [
 ]
 
 
-SCORE_SUM = "_score_sum"
-
-
 _GROUP = "_case_group"
 
 
 def case_stats(
     execution_scores: pl.LazyFrame, *, by: Sequence[str] = (), is_sorted: bool = False
 ) -> pl.LazyFrame:
-    """Per (config × run × case) aggregates that case_summary and run_summary share;
-    collect it once and pass it to both to group the executions only once. `by` adds
-    grouping columns (a slice value, SPEC §10) between config_id and the case key.
+    """Per (config × run × case) aggregates that case_summary and run_summary share
+    (`rules.attempts.case_aggregations`); collect it once and pass it to both to group the
+    executions only once. `by` adds grouping columns (a slice value, SPEC §10) between
+    config_id and the case key.
 
     `is_sorted=True` promises the executions are sorted by (config_id, `by`, run_id,
     case_id): the groups are then runs of equal neighbours, numbered in one linear pass
     and grouped by that integer (no hashing of string keys), and the result comes out in
     key order."""
-    score = pl.col(S.SCORE)
     keys = (S.CONFIG_ID, *by, *S.CASE_KEY)
     if is_sorted:
         new_group = pl.any_horizontal(
@@ -63,35 +61,13 @@ def case_stats(
     else:
         grouped = execution_scores.group_by(*keys)
         first_keys = []
-    out = grouped.agg(
-        *first_keys,
-        pl.len().cast(pl.Int64).alias(S.ATTEMPTS),
-        (pl.col(S.STATUS) == S.STATUS_ERROR).sum().cast(pl.Int64).alias(S.ERRORED),
-        score.is_not_null().sum().cast(pl.Int64).alias(S.SCORED),
-        (pl.col(S.VERDICT) == S.VERDICT_UNSCORED).sum().cast(pl.Int64).alias(S.UNSCORED),
-        score.sum().alias(SCORE_SUM),
-        score.mean().alias("_mean"),
-        score.min().alias("_min"),
-        score.max().alias("_max"),
-        pl.col(S.PASSED).sum().cast(pl.Int64).alias(S.N_PASSED),
-        pl.col(S.LATENCY_MS).mean().alias(S.LATENCY_MEAN),
-        pl.when(pl.col(S.COST_USD).is_not_null().any())
-        .then(pl.col(S.COST_USD).sum())
-        .alias(S.COST_USD),
-    )
+    out = grouped.agg(*first_keys, *attempts.case_aggregations(pl))
     return out.drop(_GROUP) if is_sorted else out
 
 
 def case_passed(n: pl.Expr, k: pl.Expr) -> pl.Expr:
-    """A case passes when all / any / more than half of its n attempts (k passed) did."""
-    rule = pl.col(ATTEMPT_PASSED)
-    return (
-        pl.when(rule == "any")
-        .then(k >= 1)
-        .when(rule == "majority")
-        .then(2 * k > n)
-        .otherwise(k == n)
-    )
+    """`rules.attempts.case_passed` under each config's attempts.passed (a policy column)."""
+    return attempts.case_passed(pl, n, k, pl.col(ATTEMPT_PASSED))
 
 
 def case_summary(
@@ -114,21 +90,9 @@ def case_summary(
         S.CONFIG_ID, ATTEMPT_SCORE, ATTEMPT_PASSED
     )
     grouped = case_stats(execution_scores, by=by, is_sorted=is_sorted) if stats is None else stats
-    how = pl.col(ATTEMPT_SCORE)
-    n, k = pl.col(S.ATTEMPTS), pl.col(S.N_PASSED)
     out = (
         grouped.join(policy, on=S.CONFIG_ID, how="left", maintain_order="left")
-        .with_columns(
-            pl.when(how == "min")
-            .then(pl.col("_min"))
-            .when(how == "max")
-            .then(pl.col("_max"))
-            .otherwise(pl.col("_mean"))
-            .alias(S.SCORE),
-            (k / n).alias(S.PASS_RATE),
-            case_passed(n, k).alias(S.PASSED),
-            ((k > 0) & (k < n)).alias(S.FLAKY),
-        )
+        .with_columns(*attempts.case_columns(pl, pl.col(ATTEMPT_SCORE), pl.col(ATTEMPT_PASSED)))
         .select(S.CONFIG_ID, *by, *CASE_COLUMNS[1:])
     )
     return out if is_sorted else out.sort(S.CONFIG_ID, *by, *S.CASE_KEY, nulls_last=True)

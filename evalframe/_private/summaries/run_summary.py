@@ -8,10 +8,11 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.config import Config
+from evalframe._private.rules import run_gates
+from evalframe._private.rules.attempts import SCORE_SUM
 from evalframe._private.scoring.policy import ATTEMPT_PASSED, as_configs, policy_by_config_id
-from evalframe._private.scoring.tree_eval import meets
 from evalframe._private.stats.binomial import pass_all_k, pass_at_k
-from evalframe._private.summaries.case_summary import SCORE_SUM, case_passed
+from evalframe._private.summaries.case_summary import case_passed
 from evalframe._private.summaries.case_summary import case_stats as _case_stats
 
 COUNT_COLUMNS = [
@@ -243,16 +244,9 @@ def finish_run_summary(
         summary = _with_runs_table(summary, runs, configs)
     gates = policy_by_config_id(configs).select(S.CONFIG_ID, S.MIN_MEAN_SCORE, S.MIN_PASS_RATE)
     summary = summary.join(gates, on=S.CONFIG_ID, how="left").with_columns(
-        meets(pl.col(S.MEAN_SCORE), pl.col(S.MIN_MEAN_SCORE))
-        .fill_null(False)
-        .alias(S.MEAN_SCORE_GATE),
-        meets(pl.col(S.PASS_RATE), pl.col(S.MIN_PASS_RATE))
-        .fill_null(False)
-        .alias(S.PASS_RATE_GATE),
+        *run_gates.gate_columns(pl, pl.col(S.MIN_MEAN_SCORE), pl.col(S.MIN_PASS_RATE))
     )
-    summary = summary.with_columns(
-        (pl.col(S.MEAN_SCORE_GATE) & pl.col(S.PASS_RATE_GATE)).alias(S.RUN_PASSED)
-    )
+    summary = summary.with_columns(run_gates.run_passed(pl))
     names = summary.collect_schema().names()
     extra = [c for c in names if c not in RUN_COLUMNS]
     order = [S.CONFIG_ID, S.CREATED_AT, S.RUN_ID] if S.CREATED_AT in names else list(RUN_KEY)

@@ -8,8 +8,9 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.config import Config
+from evalframe._private.rules.boundaries import meets
+from evalframe._private.rules.constants import EPS
 from evalframe._private.scoring.policy import OUTCOMES_MODE, policy_by_config_id
-from evalframe._private.scoring.tree_eval import meets
 
 
 def threshold_curve(
@@ -57,7 +58,7 @@ def threshold_curve(
         ex.filter(pl.col(S.SCORE).is_not_null())
         .select(*key, pl.col(S.SCORE).round(12).alias(S.THRESHOLD))
         .unique()
-        .with_columns((pl.col(S.THRESHOLD) - S.EPS).alias("_k"))
+        .with_columns((pl.col(S.THRESHOLD) - EPS).alias("_k"))
         .sort("_k")
     )
     curve = thresholds.join_asof(

@@ -1,0 +1,19 @@
+"""The rule layer: every scoring and statistics rule of SPEC, written once.
+
+Single source of truth. A rule here is a function over *polars-syntax expressions*: it
+receives column expressions and, where it needs a constructor (`when`, `lit`, `col`), the
+namespace to build them with — the `polars` module or the `narwhals` module. The polars
+engine passes `polars` and runs the expression natively (no adapter, no overhead); the
+DuckDB and Spark engines pass `narwhals` and run the same expression on a DuckDB relation
+or a PySpark DataFrame; the analysts' SQL macros in `sql/` that carry a rule are
+generated from it (`rules/sql.py`, checked by `tests/test_rules.py`).
+
+Families (one module each):
+- `constants`  EPS, the normal quantiles of intervals and MDE, rule names
+- `boundaries` meets / exceeds (SPEC §0)
+- `attempts`   repeated attempts of a case reduced to one row (SPEC §4)
+- `intervals`  95 % intervals and minimum detectable effects (SPEC §6, §10)
+
+Nothing outside this package writes EPS, a z value, or a rule name as a literal;
+`tests/test_rules.py` greps for them.
+"""

@@ -1,0 +1,25 @@
+"""95 % intervals and minimum detectable effects (SPEC §6, §10)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalframe._private.rules.constants import MDE_FACTOR, Z_95
+
+Expr = Any
+"""A polars or narwhals expression, or a float."""
+
+
+def ci_low(value: Expr, se: Expr) -> Expr:
+    """Lower end of the 95 % interval: value − Z_95 · se."""
+    return value - Z_95 * se
+
+
+def ci_high(value: Expr, se: Expr) -> Expr:
+    """Upper end of the 95 % interval: value + Z_95 · se."""
+    return value + Z_95 * se
+
+
+def mde(se: Expr) -> Expr:
+    """Minimum detectable effect at α 0.05 two-sided and power 0.8: MDE_FACTOR · se."""
+    return MDE_FACTOR * se

@@ -1,0 +1,27 @@
+"""Run gates (SPEC §5): a run passes when its mean score and its pass rate meet the
+config's minimums; a run without a value (no scored execution) fails the gate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalframe._private import schema as S
+from evalframe._private.rules.boundaries import meets
+
+Expr = Any
+"""A polars or narwhals expression, or a float."""
+Namespace = Any
+"""The `polars` or the `narwhals` module."""
+
+
+def gate_columns(ns: Namespace, min_mean_score: Expr, min_pass_rate: Expr) -> list[Expr]:
+    """mean_score_gate and pass_rate_gate of run_summary rows (false when null)."""
+    return [
+        meets(ns.col(S.MEAN_SCORE), min_mean_score).fill_null(False).alias(S.MEAN_SCORE_GATE),
+        meets(ns.col(S.PASS_RATE), min_pass_rate).fill_null(False).alias(S.PASS_RATE_GATE),
+    ]
+
+
+def run_passed(ns: Namespace) -> Expr:
+    """run_passed: both gates hold."""
+    return (ns.col(S.MEAN_SCORE_GATE) & ns.col(S.PASS_RATE_GATE)).alias(S.RUN_PASSED)

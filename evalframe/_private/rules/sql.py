@@ -1,0 +1,334 @@
+"""The analysts' SQL macros that carry a rule, generated from the rule layer.
+
+`sql/meets.sql`, `sql/exceeds.sql`, `sql/ci_low.sql`, `sql/ci_high.sql`, `sql/mde.sql`,
+`sql/wilson_interval.sql` and `sql/case_summary_of.sql` are written by this module, never
+by hand: the rule functions of `rules/` are run through narwhals over a DuckDB table of
+the macro's parameters (`narwhals.sql`), the query DuckDB would run is read back with
+sqlglot, and the parameters are put where the columns were. `tests/test_rules.py` fails
+when a file in `sql/` differs from what this module renders. Regenerate with
+
+    python -m evalframe._private.rules.sql
+
+Dev-time only: sqlglot (the test extra) is imported here, never by a command.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evalframe._private import schema as S
+from evalframe._private.rules import attempts, boundaries, intervals
+from evalframe._private.rules.constants import Z_95
+
+SQL_DIR = Path(__file__).resolve().parents[3] / "sql"
+"""The repository's sql/ folder (the wheel ships it as evalframe/sql)."""
+
+GENERATED = (
+    "-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module)."
+)
+
+
+@dataclass(frozen=True)
+class ScalarMacro:
+    """A scalar macro: `name(params) as <rule expression over the params>`."""
+
+    name: str
+    header: str
+    params: tuple[str, ...]
+    rule: Callable[..., Any]
+    casts: tuple[str, ...] = ()
+    """Parameters read as double (`cast(p as double)`), as the hand-written macros did."""
+
+
+def _tables() -> Any:
+    import narwhals as nw
+    from narwhals.sql import table
+
+    return nw, table
+
+
+def _table(name: str, columns: dict[str, Any]) -> Any:
+    """A narwhals table of `columns` in narwhals.sql's DuckDB connection (made anew)."""
+    import narwhals.sql
+
+    narwhals.sql.CONN.execute(f'drop table if exists "{name}"')
+    return narwhals.sql.table(name, columns)
+
+
+def _select_sql(columns: dict[str, Any], build: Callable[[Any], Any]) -> str:
+    """The SQL DuckDB runs for `select build(nw) from t(columns)`."""
+    nw, _ = _tables()
+    return _table("__evalframe_rule", columns).select(build(nw).alias("__value")).to_sql()
+
+
+def _expression(macro: ScalarMacro) -> str:
+    import sqlglot
+    from sqlglot import exp
+
+    nw, _ = _tables()
+    sql = _select_sql(
+        {p: nw.Float64 for p in macro.params},
+        lambda ns: macro.rule(*(ns.col(p) for p in macro.params)),
+    )
+    tree = sqlglot.parse_one(sql, read="duckdb")
+    value = tree.find(exp.Alias)
+    assert value is not None
+    body = value.this
+
+    def put_params(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Column) and node.name in macro.params:
+            ident = exp.column(node.name)
+            if node.name in macro.casts:
+                return exp.cast(ident, "double")
+            return ident
+        return node
+
+    return _lowercase(body.transform(put_params).transform(_tidy).sql(dialect="duckdb"))
+
+
+def _tidy(node: Any) -> Any:
+    """The house style of sql/: `count(*)`, no quotes around plain identifiers."""
+    from sqlglot import exp
+
+    if isinstance(node, exp.Count) and node.this is None:
+        return exp.Count(this=exp.Star())
+    if (
+        isinstance(node, exp.Identifier)
+        and node.quoted
+        and re.fullmatch(r"[a-z_][a-z0-9_]*", node.this)
+    ):
+        return exp.to_identifier(node.this, quoted=False)
+    return node
+
+
+_STRING = re.compile(r"('(?:[^']|'')*')")
+
+
+def _lowercase(sql: str) -> str:
+    """Keywords and function names in lowercase (sql/'s style); string literals kept."""
+    parts = _STRING.split(sql)
+    return "".join(p if i % 2 else p.lower() for i, p in enumerate(parts))
+
+
+def render_scalar(macro: ScalarMacro) -> str:
+    """The text of sql/<name>.sql for a scalar macro."""
+    head = "\n".join(f"-- {line}".rstrip() for line in macro.header.strip("\n").splitlines())
+    return (
+        f"{head}\n{GENERATED}\n"
+        f"create or replace macro {macro.name}({', '.join(macro.params)}) as\n"
+        f"    {_expression(macro)};\n"
+    )
+
+
+SCALARS: tuple[ScalarMacro, ...] = (
+    ScalarMacro(
+        "meets",
+        """
+meets(x, b) — scalar macro: "x meets the boundary b", x >= b - EPS (rules/boundaries.py).
+grain:   one value
+inputs:  x, b (numbers on the 0–1 scale)
+returns: boolean; null when x or b is null; false when x is NaN (DuckDB orders NaN
+         above every number, so a NaN score would otherwise meet every bound)
+""",
+        ("x", "b"),
+        boundaries.meets,
+        casts=("x", "b"),
+    ),
+    ScalarMacro(
+        "exceeds",
+        """
+exceeds(x, limit_value) — scalar macro: "x exceeds the limit", x > limit + EPS
+(rules/boundaries.py).
+grain:   one value
+inputs:  x, limit_value (numbers: drops on 0–1, relative latency increases)
+returns: boolean; null when x or limit_value is null
+""",
+        ("x", "limit_value"),
+        boundaries.exceeds,
+        casts=("x", "limit_value"),
+    ),
+    ScalarMacro(
+        "ci_low",
+        """
+ci_low(value, se) — scalar macro: lower end of the 95 % interval, value − z · se
+(rules/intervals.py).
+grain:   one value
+inputs:  value, se (a standard error)
+returns: double; null when value or se is null
+""",
+        ("value", "se"),
+        intervals.ci_low,
+    ),
+    ScalarMacro(
+        "ci_high",
+        """
+ci_high(value, se) — scalar macro: upper end of the 95 % interval, value + z · se
+(rules/intervals.py).
+grain:   one value
+inputs:  value, se (a standard error)
+returns: double; null when value or se is null
+""",
+        ("value", "se"),
+        intervals.ci_high,
+    ),
+    ScalarMacro(
+        "mde",
+        """
+mde(se) — scalar macro: the minimum detectable effect at α 0.05 (two-sided) and power
+0.8 of a difference with standard error se (rules/intervals.py, SPEC §10).
+grain:   one value
+inputs:  se (a standard error)
+returns: double; null when se is null
+""",
+        ("se",),
+        intervals.mde,
+    ),
+)
+
+
+def render_wilson_interval() -> str:
+    """sql/wilson_interval.sql: the Wilson score interval lives only in SQL (no engine
+    computes it); its default z is the rule layer's Z_95."""
+    return f"""-- wilson_interval(passed, n, z) — scalar macro: Wilson score interval of a pass
+-- rate.
+-- grain:   one value
+-- inputs:  passed (number of passes), n (number of trials), z (normal quantile; the
+--          default is the 95 % quantile of rules/constants.py)
+-- returns: struct(low double, high double); null when n = 0 or n is null
+{GENERATED}
+create or replace macro wilson_interval(passed, n, z := {Z_95!r}) as
+    case
+        when coalesce(n, 0) > 0 then
+            list_transform(
+                [{{
+                    'p': cast(passed as double) / n,
+                    'n': cast(n as double),
+                    'z': cast(z as double)
+                }}],
+                lambda w: {{
+                    'low': (w.p + w.z * w.z / (2 * w.n)
+                            - w.z * sqrt(w.p * (1 - w.p) / w.n + w.z * w.z / (4 * w.n * w.n)))
+                           / (1 + w.z * w.z / w.n),
+                    'high': (w.p + w.z * w.z / (2 * w.n)
+                             + w.z * sqrt(w.p * (1 - w.p) / w.n + w.z * w.z / (4 * w.n * w.n)))
+                            / (1 + w.z * w.z / w.n)
+                }}
+            )[1]
+    end;
+"""
+
+
+_SOURCE = "__evalframe_source"
+_PARAM = "@param:"
+CASE_SUMMARY_INPUTS = {
+    S.CONFIG_ID: "String",
+    S.RUN_ID: "String",
+    S.CASE_ID: "String",
+    S.STATUS: "String",
+    S.VERDICT: "String",
+    S.SCORE: "Float64",
+    S.PASSED: "Boolean",
+    S.LATENCY_MS: "Float64",
+    S.COST_USD: "Float64",
+}
+"""The execution_scores columns case_summary reads."""
+
+
+def _table_macro_body(
+    build: Callable[[Any, Any], Any], inputs: dict[str, str], params: Sequence[str]
+) -> str:
+    """The query of a table macro over `query_table(source)`: `build(nw, frame)` runs the
+    rules on a narwhals table of `inputs`; `nw.lit("@param:NAME")` marks a parameter."""
+    import sqlglot
+    from sqlglot import exp
+
+    nw, _ = _tables()
+    name = _SOURCE
+    frame = _table(name, {c: getattr(nw, t) for c, t in inputs.items()})
+    tree = sqlglot.parse_one(build(nw, frame).to_sql(), read="duckdb")
+
+    def substitute(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Table) and node.name == name:
+            alias = node.args.get("alias")
+            call = exp.Anonymous(this="query_table", expressions=[exp.column("source")])
+            return exp.Table(this=call, alias=alias)
+        if isinstance(node, exp.Identifier) and node.this == name:
+            return exp.to_identifier("src")
+        if isinstance(node, exp.Literal) and node.is_string and node.this.startswith(_PARAM):
+            param = node.this[len(_PARAM) :]
+            assert param in params, param
+            return exp.cast(exp.column(param), "varchar")
+        return node
+
+    text = tree.transform(substitute).transform(_tidy).sql(dialect="duckdb", pretty=True)
+    return _lowercase(text.replace("AS NOT MATERIALIZED", "AS"))
+
+
+def param(name: str) -> str:
+    """The placeholder literal of a macro parameter in a rule pipeline."""
+    return f"{_PARAM}{name}"
+
+
+def render_case_summary_of() -> str:
+    """sql/case_summary_of.sql: `rules.attempts` over execution_scores rows."""
+    from evalframe._private.summaries.case_summary import CASE_COLUMNS
+
+    def build(nw: Any, frame: Any) -> Any:
+        keys = (S.CONFIG_ID, S.RUN_ID, S.CASE_ID)
+        policy = (nw.lit(param("attempts_score")), nw.lit(param("attempts_passed")))
+        return (
+            frame.group_by(*keys)
+            .agg(*attempts.case_aggregations(nw))
+            .with_columns(*attempts.case_columns(nw, *policy))
+            .select(*CASE_COLUMNS)
+            .sort(*keys, nulls_last=True)
+        )
+
+    body = _table_macro_body(build, CASE_SUMMARY_INPUTS, ("attempts_score", "attempts_passed"))
+    body = "\n".join(f"    {line}".rstrip() for line in body.splitlines())
+    return f"""-- case_summary_of(source, ...) — table macro: case_summary from execution_scores
+-- rows (SPEC §4): repeated attempts of a case reduced to one row (rules/attempts.py).
+-- Over the stored results it is a what-if on the attempts policy:
+-- case_summary_of('execution_scores', attempts_passed := 'any').
+-- grain:   config × run × case
+-- inputs:  source: name of a table, view or CTE shaped like execution_scores
+-- params:  source ['execution_scores'], attempts_score ['mean'|'min'|'max'],
+--          attempts_passed ['all'|'any'|'majority']
+-- columns: {", ".join(CASE_COLUMNS[:7])},
+--          {", ".join(CASE_COLUMNS[7:])}
+{GENERATED}
+create or replace macro case_summary_of(
+    source := 'execution_scores',
+    attempts_score := 'mean',
+    attempts_passed := 'all'
+) as table
+{body};
+"""
+
+
+def rendered() -> dict[str, str]:
+    """Every generated file of sql/: file name → text."""
+    files = {f"{m.name}.sql": render_scalar(m) for m in SCALARS}
+    files["wilson_interval.sql"] = render_wilson_interval()
+    files["case_summary_of.sql"] = render_case_summary_of()
+    return files
+
+
+def write(folder: Path = SQL_DIR) -> list[str]:
+    """Write the generated files into `folder`; the names of those that changed."""
+    changed = []
+    for name, text in rendered().items():
+        path = folder / name
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            changed.append(name)
+    return changed
+
+
+if __name__ == "__main__":  # pragma: no cover - regenerates the files
+    for changed_name in write():
+        print(f"wrote sql/{changed_name}")

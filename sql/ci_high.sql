@@ -1,0 +1,8 @@
+-- ci_high(value, se) — scalar macro: upper end of the 95 % interval, value + z · se
+-- (rules/intervals.py).
+-- grain:   one value
+-- inputs:  value, se (a standard error)
+-- returns: double; null when value or se is null
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
+create or replace macro ci_high(value, se) as
+    (value + (se * cast(1.96 as double)));
