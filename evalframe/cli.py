@@ -21,6 +21,7 @@ from evalframe._private.cli.options import (
     ConfigOpt,
     DatasetArg,
     JsonOpt,
+    MemoryLimitOpt,
     OutOpt,
     PresetOpt,
     ThresholdOpt,
@@ -166,15 +167,6 @@ ClampOpt = Annotated[
     typer.Option("--clamp", help="Clamp out-of-range scores, turn NaN/inf into null."),
 ]
 
-
-MemoryLimitOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--memory-limit",
-        help="Memory budget of the DuckDB engine before it spills to disk, e.g. 3GB "
-        "(default 3GB). The polars engine streams the judge rows and needs none.",
-    ),
-]
 
 ByOpt = Annotated[
     str | None,

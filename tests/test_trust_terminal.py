@@ -327,3 +327,15 @@ def test_every_readme_example_runs_read_only(scored):
             con.sql(f"select * from read_parquet('{scored / 'scores.parquet'}')").fetchall()
     finally:
         con.close()
+
+
+@pytest.mark.parametrize("run_id", [R_CLOSE, R_ESC, R_MARKUP])
+def test_ingest_prints_the_run_id_literally(run_id, tmp_path):
+    wide = tmp_path / "wide.csv"
+    wide.write_text("case_id,a\n1,0.5\n2,1\n")
+    result = runner.invoke(
+        app, ["ingest", "wide", str(wide), "--to", str(tmp_path / "ds"), "--run-id", run_id]
+    )
+    assert result.exit_code == 0, result.output
+    assert_safe(result.output)
+    assert shown(run_id) in result.output

@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
-from evalframe._private.cli.render import print_json, stderr, stdout
+from evalframe._private.cli.render import error_line, id_text, print_json, say, stderr, stdout
 from evalframe._private.errors import EvalframeError
 from evalframe._private.ingest import FORMATS, IngestReport, ingest
 
@@ -66,7 +65,7 @@ def ingest_command(
             metrics=metrics,
         )
     except EvalframeError as exc:
-        stderr.print(f"[bold red]error:[/bold red] {exc}", markup=True, highlight=False)
+        stderr.print(error_line(exc), highlight=False)
         raise typer.Exit(2) from None
     if json_out:
         print_json(report.to_dict())
@@ -75,23 +74,24 @@ def ingest_command(
 
 
 def _print_summary(report: IngestReport) -> None:
-    table = Table(title=f"ingested {report.format} into {report.dataset}")
+    table = Table(title=say("ingested {} into {}", report.format, report.dataset))
     table.add_column("run")
     table.add_column("")
     for rid in report.runs_added:
-        table.add_row(rid, "added")
+        table.add_row(id_text(rid), "added")
     for rid in report.runs_replaced:
-        table.add_row(rid, "[yellow]replaced[/yellow]")
+        table.add_row(id_text(rid), "[yellow]replaced[/yellow]")
     stdout.print(table)
     stdout.print(
-        "rows: " + ", ".join(f"{name} {n}" for name, n in report.rows.items()), highlight=False
+        say("rows: {}", ", ".join(f"{name} {n}" for name, n in report.rows.items())),
+        highlight=False,
     )
     for note in report.skipped:
-        stdout.print(f"[yellow]skipped:[/yellow] {escape(note)}", highlight=False)
+        stdout.print(say("[yellow]skipped:[/yellow] {}", note), highlight=False)
     if report.suggested_config is not None:
         stdout.print(
             "[bold]nested evaluator groups:[/bold] score with this config (save it as JSON "
             "and pass --config) to aggregate them as the tool did:"
         )
         stdout.print_json(json.dumps(report.suggested_config))
-    stdout.print(f"next: [bold]evalframe score {report.dataset}[/bold]")
+    stdout.print(say("next: [bold]evalframe score {}[/bold]", report.dataset))
