@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 import evalframe as ef
 import evalframe.plots as efp
-from evalframe._private.display import visible
+from evalframe._private.display import INVISIBLE, visible
 from evalframe._private.report import html as report_html
 from evalframe._private.report import plots as report_plots
 from evalframe.cli import app
@@ -100,6 +100,12 @@ def test_visible_shows_control_separator_and_bidi_characters_as_escapes(
 def test_visible_keeps_everything_else_literal() -> None:
     text = "[/x] [bold]r2[/bold] <b>&amp; é 日本 עברית \\x1b \u200f \u00a0 🙂"
     assert visible(text) == text
+
+
+def test_invisible_pattern_finds_in_polars_exactly_what_visible_escapes() -> None:
+    chars = pl.Series([chr(c) for c in range(0x3000) if not 0xD800 <= c < 0xE000])
+    found = chars.str.contains(INVISIBLE).to_list()
+    assert found == [visible(c) != c for c in chars]
 
 
 # --- report --out: the locations score --out refuses -------------------------------------------
@@ -325,3 +331,19 @@ def test_full_disk_keeps_an_earlier_report(
     assert code == 2, out
     assert target.read_text() == "earlier report"
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_quantile_thinning_is_noted_under_the_chart() -> None:
+    case_deltas = pl.DataFrame(
+        {
+            "config_id": "c",
+            "baseline_run_id": "a",
+            "candidate_run_id": "b",
+            "case_id": [f"k{i}" for i in range(5)],
+            "score_delta": [-0.2, -0.1, 0.0, 0.1, 0.2],
+            "status": "unchanged",
+        }
+    )
+    note = efp.chart_note(efp.regression_waterfall_chart(case_deltas, max_points=2))
+    assert note == "A pair with more than 2 paired cases is drawn at 2 quantile-spaced cases."
+    assert efp.chart_note(efp.regression_waterfall_chart(case_deltas)) is None

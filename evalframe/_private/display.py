@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["visible"]
+__all__ = ["INVISIBLE", "visible"]
 
-# C0 controls, DEL, C1 controls, the line/paragraph separators and the bidi embeddings,
-# overrides and isolates (U+202A-U+202E, U+2066-U+2069).
-_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+INVISIBLE = r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+"""The characters `visible` escapes, as a regex class that Python's `re` and polars
+(Rust regex) read alike: C0 controls, DEL, C1 controls, the line/paragraph separators and
+the bidi embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069). Use it to find
+the values that need `visible` (e.g. `Series.str.contains(INVISIBLE)`), not to replace."""
+_INVISIBLE = re.compile(INVISIBLE)
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -21,7 +21,7 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.cli.render import run_rate
-from evalframe._private.display import visible
+from evalframe._private.display import INVISIBLE, visible
 from evalframe._private.errors import UsageError
 from evalframe._private.stats.power import MDE_FACTOR, POWER, power
 
@@ -97,9 +97,10 @@ def visible_text(df: pl.DataFrame) -> pl.DataFrame:
     for name, dtype in df.schema.items():
         if dtype != pl.String:
             continue
-        changed = {v: shown for v in df[name].unique().drop_nulls() if (shown := visible(v)) != v}
-        if changed:
-            fixes.append(pl.col(name).replace(changed))
+        values = df[name].unique().drop_nulls()
+        odd = values.filter(values.str.contains(INVISIBLE))  # vectorised; usually none
+        if odd.len():
+            fixes.append(pl.col(name).replace({v: visible(v) for v in odd}))
     return df.with_columns(fixes) if fixes else df
 
 
