@@ -23,6 +23,6 @@ from query(
     if(
         getvariable('evalframe_case_deltas_file') is null,
         'select * from case_deltas_at() where false',
-        'select * from read_parquet(getvariable(''evalframe_case_deltas_file''))'
+        'select * from read_parquet(getvariable(''evalframe_case_deltas_file''), hive_partitioning = false)'
     )
 );

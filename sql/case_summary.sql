@@ -23,6 +23,6 @@ from query(
     if(
         getvariable('evalframe_case_summary_file') is null,
         'select * from case_summary_at() where false',
-        'select * from read_parquet(getvariable(''evalframe_case_summary_file''))'
+        'select * from read_parquet(getvariable(''evalframe_case_summary_file''), hive_partitioning = false)'
     )
 );

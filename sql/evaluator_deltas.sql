@@ -33,6 +33,6 @@ from query(
                 null::double as score_delta,
                 null::varchar as status
             where false',
-        'select * from read_parquet(getvariable(''evalframe_evaluator_deltas_file''))'
+        'select * from read_parquet(getvariable(''evalframe_evaluator_deltas_file''), hive_partitioning = false)'
     )
 );

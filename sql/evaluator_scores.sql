@@ -48,6 +48,6 @@ from query(
                 null::varchar as label,
                 null::varchar as reason
             where false',
-        'select * from read_parquet(getvariable(''evalframe_evaluator_scores_file''))'
+        'select * from read_parquet(getvariable(''evalframe_evaluator_scores_file''), hive_partitioning = false)'
     )
 );

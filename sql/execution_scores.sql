@@ -24,6 +24,6 @@ from query(
     if(
         getvariable('evalframe_execution_scores_file') is null,
         'select * from execution_scores_at() where false',
-        'select * from read_parquet(getvariable(''evalframe_execution_scores_file''))'
+        'select * from read_parquet(getvariable(''evalframe_execution_scores_file''), hive_partitioning = false)'
     )
 );

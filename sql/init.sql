@@ -1988,7 +1988,7 @@ from query(
     if(
         getvariable('evalframe_execution_scores_file') is null,
         'select * from execution_scores_at() where false',
-        'select * from read_parquet(getvariable(''evalframe_execution_scores_file''))'
+        'select * from read_parquet(getvariable(''evalframe_execution_scores_file''), hive_partitioning = false)'
     )
 );
 
@@ -2018,7 +2018,7 @@ from query(
     if(
         getvariable('evalframe_case_summary_file') is null,
         'select * from case_summary_at() where false',
-        'select * from read_parquet(getvariable(''evalframe_case_summary_file''))'
+        'select * from read_parquet(getvariable(''evalframe_case_summary_file''), hive_partitioning = false)'
     )
 );
 
@@ -2049,7 +2049,7 @@ from query(
     if(
         getvariable('evalframe_run_summary_file') is null,
         'select * from run_summary_at() where false',
-        'select * from read_parquet(getvariable(''evalframe_run_summary_file''))'
+        'select * from read_parquet(getvariable(''evalframe_run_summary_file''), hive_partitioning = false)'
     )
 );
 
@@ -2104,7 +2104,7 @@ from query(
                 null::varchar as label,
                 null::varchar as reason
             where false',
-        'select * from read_parquet(getvariable(''evalframe_evaluator_scores_file''))'
+        'select * from read_parquet(getvariable(''evalframe_evaluator_scores_file''), hive_partitioning = false)'
     )
 );
 
@@ -2134,7 +2134,7 @@ from query(
     if(
         getvariable('evalframe_case_deltas_file') is null,
         'select * from case_deltas_at() where false',
-        'select * from read_parquet(getvariable(''evalframe_case_deltas_file''))'
+        'select * from read_parquet(getvariable(''evalframe_case_deltas_file''), hive_partitioning = false)'
     )
 );
 
@@ -2174,7 +2174,7 @@ from query(
                 null::double as score_delta,
                 null::varchar as status
             where false',
-        'select * from read_parquet(getvariable(''evalframe_evaluator_deltas_file''))'
+        'select * from read_parquet(getvariable(''evalframe_evaluator_deltas_file''), hive_partitioning = false)'
     )
 );
 
@@ -2204,7 +2204,7 @@ from query(
     if(
         getvariable('evalframe_run_deltas_file') is null,
         'select * from run_deltas_at() where false',
-        'select * from read_parquet(getvariable(''evalframe_run_deltas_file''))'
+        'select * from read_parquet(getvariable(''evalframe_run_deltas_file''), hive_partitioning = false)'
     )
 );
 

@@ -24,6 +24,6 @@ from query(
     if(
         getvariable('evalframe_run_summary_file') is null,
         'select * from run_summary_at() where false',
-        'select * from read_parquet(getvariable(''evalframe_run_summary_file''))'
+        'select * from read_parquet(getvariable(''evalframe_run_summary_file''), hive_partitioning = false)'
     )
 );

@@ -179,6 +179,30 @@ def test_a_copy_with_plain_files_keeps_latest_and_sql_works(two_sets, tmp_path):
     assert sorted(every["result_set"].unique()) == sorted([AT_07, DEFAULT])
 
 
+def test_init_sql_over_a_copied_set_folder_adds_no_result_set_column(two_sets, tmp_path):
+    """The DuckDB CLI route (sql/init.sql with evalframe_results = a set folder of a
+    `cp -rL` copy): the output views read the files without hive partitions, so the folder
+    name `result_set=ID` adds no column (a second `result_set` broke every join)."""
+    import duckdb
+
+    from evalframe._private.engines.duckdb_engine import INIT_FILE, sql_dir
+
+    copy = tmp_path / "copy"
+    shutil.copytree(two_sets, copy)
+    con = duckdb.connect()
+    cwd = Path.cwd()
+    try:
+        os.chdir(copy)
+        con.execute(f"set variable evalframe_results = 'results/result_set={DEFAULT}'")
+        con.execute((sql_dir() / INIT_FILE).read_text())
+        for view in ("execution_scores", "case_summary", "run_summary"):
+            columns = con.sql(f"select * from {view} limit 1").columns
+            assert "result_set" not in columns, view
+            assert con.sql(f"select count(*) from {view}").fetchall()[0][0] > 0, view
+    finally:
+        os.chdir(cwd)
+
+
 def test_latest_is_the_commit_order_not_the_clock(two_sets):
     """A clock set back between two commits: the later commit is still the latest."""
     store = two_sets / "results"
