@@ -66,14 +66,6 @@ NOT_YET_IN_THE_RULE_LAYER = {
     ("all_or_nothing", "evalframe/_private/scoring/tree.py"),
     ("all_or_nothing", "evalframe/_private/scoring/tree_eval.py"),
     ("all_or_nothing", "sql/execution_scores_of.sql"),
-    # config's Literal types and the display modules still spell them (moving next)
-    ("majority", "evalframe/_private/config.py"),
-    ("all_or_nothing", "evalframe/_private/config.py"),
-    ("EPS", "evalframe/_private/schema.py"),
-    ("Z_95", "evalframe/_private/report/plots.py"),
-    ("Z_95", "evalframe/_private/report/html.py"),
-    ("EPS", "evalframe/_private/cli/render.py"),
-    ("Z_95", "evalframe/_private/cli/render.py"),
 }
 """(literal, file) pairs of rules not moved yet — each one named, none silently."""
 

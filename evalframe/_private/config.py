@@ -18,15 +18,14 @@ from yaml.nodes import MappingNode, Node, SequenceNode
 
 from evalframe._private.data.validate import MAX_WEIGHT, MIN_WEIGHT
 from evalframe._private.errors import ConfigDeprecationWarning, ConfigError, UsageError
+from evalframe._private.rules.constants import (
+    Aggregator,
+    AttemptPassed,
+    AttemptScore,
+)
 
-Aggregator = Literal[
-    "weighted_average", "minimum", "maximum", "all_or_nothing", "safety_gate", "threshold"
-]
-AGGREGATORS: tuple[str, ...] = Aggregator.__args__  # type: ignore[attr-defined]
 OnMissing = Literal["skip", "zero", "fail"]
 OutcomesMode = Literal["gate", "ignore", "both"]
-AttemptScore = Literal["mean", "min", "max"]
-AttemptPassed = Literal["all", "any", "majority"]
 
 DEFAULT_THRESHOLD = 0.8
 UnitFloat = Field(ge=0.0, le=1.0)

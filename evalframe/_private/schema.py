@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import polars as pl
 
-EPS = 1e-9
-"""Boundary tolerance: x meets b when x >= b - EPS; x exceeds L when x > L + EPS."""
-
 # --- input tables --------------------------------------------------------------------
 SCORES = "scores"
 EXECUTIONS = "executions"

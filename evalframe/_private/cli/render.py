@@ -19,6 +19,7 @@ from rich.text import Text
 
 from evalframe._private import schema as S
 from evalframe._private.display import visible
+from evalframe._private.rules.constants import EPS, Z_95
 from evalframe._private.scoring.tree import SEP
 
 _plain = not sys.stdout.isatty()
@@ -91,7 +92,7 @@ def error_line(exc: BaseException | str) -> Text:
 
 SE_FOOTNOTE = (
     "± = one standard error, clustered by case (pass rate in percentage points); "
-    "a 95 % interval is about ± 1.96 × that."
+    f"a 95 % interval is about ± {Z_95} × that."
 )
 UNSCORED_FOOTNOTE = "— = no execution of the run has a score (unscored or errored)."
 
@@ -487,7 +488,7 @@ def worst_evaluators(evaluator_deltas: pl.DataFrame | None) -> pl.DataFrame:
             pl.col(S.PATH).first().alias("evaluator"),
             pl.col(S.SCORE_DELTA).first().alias("evaluator_delta"),
             # equal up to float noise (0.6 - 1.0 and 0.4 - 0.8 differ in the last bit)
-            (((pl.col(S.SCORE_DELTA) - pl.col(S.SCORE_DELTA).first()).abs() < 1e-9).sum() - 1)
+            (((pl.col(S.SCORE_DELTA) - pl.col(S.SCORE_DELTA).first()).abs() < EPS).sum() - 1)
             .cast(pl.UInt32)
             .alias("tied"),
         )

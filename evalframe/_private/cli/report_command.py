@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from evalframe._private.cli.options import ConfigOpt, DatasetArg, PresetOpt
-from evalframe._private.cli.render import progress, stderr, stdout
+from evalframe._private.cli.render import progress, say, stderr, stdout
 from evalframe._private.config import Config, load_config
 from evalframe._private.data.dataset import load_dataset
 from evalframe._private.pipeline.sweep import grid_evaluators
@@ -172,7 +172,7 @@ def report_command(
             clamp=clamp,
             top=top,
         )
-    stdout.print(f"report written to {path}")
+    stdout.print(say("report written to {}", path))
 
 
 def demo_report(directory: Path) -> Path | None:
@@ -182,6 +182,8 @@ def demo_report(directory: Path) -> Path | None:
         import altair  # noqa: F401
         import vl_convert  # noqa: F401
     except ImportError:
-        stderr.print("no report: pip install 'evalframe[report]' for charts and report.html")
+        stderr.print(
+            "no report: pip install 'evalframe[report]' for charts and report.html", markup=False
+        )
         return None
     return make_report(directory, load_config(None), default_report_path(directory))

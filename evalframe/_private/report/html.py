@@ -32,11 +32,12 @@ from evalframe._private.report.plots import (
     CHART_TABLES,
     CHARTS,
     THINNED,
-    Z95,
     ChartInputError,
     chart_note,
     to_svg,
 )
+from evalframe._private.rules.constants import Z_95
+from evalframe._private.rules.intervals import ci_high, ci_low
 from evalframe._private.stats.power import too_small
 from evalframe._private.store.fsops import StoreError, write_bytes
 from evalframe._private.summaries.slices import SIGNIFICANCE, significant_regressions
@@ -49,7 +50,7 @@ BEHIND_PATH = "behind_path"
 BEHIND_DELTA = "behind_delta"
 
 CAPTIONS = {
-    "pass_rate": "Pass rate per run; the bar is the 95 % interval pass_rate ± 1.96 · "
+    "pass_rate": f"Pass rate per run; the bar is the 95 % interval pass_rate ± {Z_95} · "
     "pass_rate_se (standard error clustered by case), clipped to 0–100 %.",
     "verdicts": "Share of each run's executions by verdict (pass, borderline, fail, error, "
     "unscored).",
@@ -143,7 +144,7 @@ def _gate(x: bool | None) -> str:
 def _interval(x: float | None, se: float | None, fmt: Callable[[float | None], str]) -> str:
     if x is None or se is None:
         return fmt(x)
-    lo, hi = max(0.0, x - Z95 * se), min(1.0, x + Z95 * se)
+    lo, hi = max(0.0, ci_low(x, se)), min(1.0, ci_high(x, se))
     return f"{fmt(x)} <span class='meta'>[{fmt(lo)}, {fmt(hi)}]</span>"
 
 
@@ -223,7 +224,7 @@ def _runs_section(rs: pl.DataFrame) -> str:
     return (
         "<h2 id='runs'>Runs</h2>"
         + _table(headers, rows, left=3)
-        + f"<p class='note'>{gates} Brackets are 95 % intervals: value ± 1.96 × the standard "
+        + f"<p class='note'>{gates} Brackets are 95 % intervals: value ± {Z_95} × the standard "
         "error clustered by case (attempts of one case are not independent), clipped to "
         "0–1. An unscored run has no pass rate (—), not 0 %.</p>"
     )

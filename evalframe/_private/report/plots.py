@@ -23,9 +23,10 @@ from evalframe._private import schema as S
 from evalframe._private.cli.render import run_rate
 from evalframe._private.display import INVISIBLE, visible
 from evalframe._private.errors import UsageError
+from evalframe._private.rules.constants import EPS
+from evalframe._private.rules.intervals import ci_high, ci_low
 from evalframe._private.stats.power import MDE_FACTOR, POWER, power
 
-Z95 = 1.96
 """Normal quantile of the 95 % intervals drawn around rates and means."""
 
 MAX_POINTS = 400
@@ -176,11 +177,12 @@ def _pair_order(df: pl.DataFrame) -> list[str]:
 
 
 def _interval(value: str, se: str) -> list[pl.Expr]:
-    """value ± 1.96 se clipped to [0, 1] (null se: a zero-width interval at the value)."""
-    half = Z95 * pl.col(se).fill_null(0.0)
+    """The 95 % interval (rules/intervals.py) clipped to [0, 1] (null se: a zero-width
+    interval at the value)."""
+    half_se = pl.col(se).fill_null(0.0)
     return [
-        (pl.col(value) - half).clip(0.0, 1.0).alias("ci_low"),
-        (pl.col(value) + half).clip(0.0, 1.0).alias("ci_high"),
+        ci_low(pl.col(value), half_se).clip(0.0, 1.0).alias("ci_low"),
+        ci_high(pl.col(value), half_se).clip(0.0, 1.0).alias("ci_high"),
     ]
 
 
@@ -219,7 +221,7 @@ def _scored_pass_rate(table: pl.DataFrame | pl.LazyFrame, df: pl.DataFrame) -> p
 # --- run charts ----------------------------------------------------------------------
 def pass_rate_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
     """Pass rate per run (run_summary) with its 95 % interval from the case-clustered
-    standard error: pass_rate ± 1.96 · pass_rate_se, clipped to [0, 1]. A run without any
+    standard error: pass_rate ± Z_95 · pass_rate_se, clipped to [0, 1]. A run without any
     scored execution has no pass rate and no point (when mean_score is given)."""
     a = _altair()
     df = _run_frame(run_summary, "pass_rate_chart", [S.PASS_RATE, S.PASS_RATE_SE])
@@ -293,7 +295,7 @@ def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
 
 def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
     """Pass rate over runs in time order (run_summary by created_at, else run order) with a
-    95 % interval band (pass_rate ± 1.96 · pass_rate_se). A run without any scored
+    95 % interval band (pass_rate ± Z_95 · pass_rate_se). A run without any scored
     execution has no pass rate and no point (when mean_score is given)."""
     a = _altair()
     df = _run_frame(run_summary, "trend_chart", [S.PASS_RATE, S.PASS_RATE_SE])
@@ -776,7 +778,7 @@ def threshold_curve_chart(
                 .clip(upper_bound=pl.col("hi"))
                 .alias(S.THRESHOLD)
             )
-            .with_columns((pl.col(S.THRESHOLD) - S.EPS).alias("_key"))
+            .with_columns((pl.col(S.THRESHOLD) - EPS).alias("_key"))
             .select(S.RUN_ID, S.THRESHOLD, "_key")
             .sort(S.RUN_ID, "_key")
         )
