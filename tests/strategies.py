@@ -18,7 +18,8 @@ from typing import Any
 import polars as pl
 from hypothesis import strategies as st
 
-from evalframe._private.config import AGGREGATORS, CONNEXITY_WEIGHTS
+from evalframe._private.config import CONNEXITY_WEIGHTS
+from evalframe._private.rules.constants import AGGREGATORS
 
 THRESHOLDS = (0.0, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9, 1.0)
 BORDERLINES = (0.0, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8)

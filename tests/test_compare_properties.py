@@ -11,12 +11,15 @@ from __future__ import annotations
 import math
 
 import polars as pl
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalframe._private.compare.compare import compare
 from evalframe._private.config import Compare, Config
 from tests.reference_compare import reference_compare
+
+pytestmark = pytest.mark.slow  # outside the fast lane (pyproject `slow`)
 
 RUN_IDS = ["r1", "r2", "r3"]
 CASE_IDS = ["c1", "c2", "c3", "c4"]

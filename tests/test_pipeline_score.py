@@ -34,6 +34,7 @@ def _write(sc: Scenario, folder, order=None) -> None:
             frame.write_parquet(folder / f"{name}.parquet")
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(scenarios(), st.randoms(use_true_random=False))
 def test_score_tables_from_files_match_reference(tmp_path_factory, sc: Scenario, rnd):
@@ -54,6 +55,7 @@ def test_score_tables_from_files_match_reference(tmp_path_factory, sc: Scenario,
     _compare(tables["run_summary"], ref.run_summary(ex, cfg, sc.runs), RUN_KEY, "run_summary")
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(scenarios())
 def test_flat_pass_equals_tree_path_column_for_column(tmp_path_factory, sc: Scenario):

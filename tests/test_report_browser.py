@@ -23,6 +23,8 @@ import pytest
 import evalframe as ef
 import evalframe.plots as efp
 
+pytestmark = pytest.mark.slow  # outside the fast lane (pyproject `slow`)
+
 CHARTS = (
     "pass_rate",
     "verdicts",

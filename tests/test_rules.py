@@ -178,7 +178,9 @@ def _spark(rows: pl.DataFrame, cfg: Config, spark) -> pl.DataFrame:
     return got.sort(S.RUN_ID, S.CASE_ID)
 
 
-@pytest.fixture(params=["polars", "duckdb", pytest.param("spark", marks=pytest.mark.spark)])
+@pytest.fixture(
+    params=["polars", "duckdb", pytest.param("spark", marks=[pytest.mark.spark, pytest.mark.slow])]
+)
 def engine(request):
     """case_summary on one engine: rows, config -> the table."""
     if request.param == "polars":

@@ -20,7 +20,7 @@ import evalframe as ef
 from tests.strategies import Scenario, frames, scenarios
 from tests.test_reference_properties import CASE_KEY, EXEC_KEY, RUN_KEY, _compare
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 SETTINGS = settings(
     max_examples=1,

@@ -125,6 +125,7 @@ def attempt_cases(draw):
     return [(run, case, draw(ATTEMPT_LISTS)) for run, case in keys]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(attempt_cases(), st.lists(st.integers(1, 8), min_size=1, max_size=3))
 def test_pass_at_k_equals_the_exact_reference(cases, ks):
@@ -221,6 +222,7 @@ def test_bh_literal():
 
 
 # --- paired pass delta, MDE and the significance gate ------------------------------------------
+@pytest.mark.slow
 @settings(max_examples=70, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(inputs(), st.booleans())
 def test_run_deltas_with_require_significance_equal_the_reference(data, strict):

@@ -14,6 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
+import pytest
+
+pytestmark = pytest.mark.slow  # outside the fast lane (pyproject `slow`)
 
 OPERATIONS = (
     (os, "open"),

@@ -9,9 +9,12 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_mypy_passes_over_evalframe():
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--no-incremental", "--config-file", "pyproject.toml"],
