@@ -8,11 +8,9 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.config import Config
-from evalframe._private.rules import run_gates
-from evalframe._private.rules.attempts import SCORE_SUM
+from evalframe._private.rules import run_gates, runs
 from evalframe._private.scoring.policy import ATTEMPT_PASSED, as_configs, policy_by_config_id
 from evalframe._private.stats.binomial import pass_all_k, pass_at_k
-from evalframe._private.summaries.case_summary import case_passed
 from evalframe._private.summaries.case_summary import case_stats as _case_stats
 
 COUNT_COLUMNS = [
@@ -51,56 +49,15 @@ RUN_COLUMNS = [
 RUN_KEY = (S.CONFIG_ID, S.RUN_ID)
 
 
-def _sum_or_null(col: str) -> pl.Expr:
-    return pl.when(pl.col(col).is_not_null().any()).then(pl.col(col).sum()).alias(col)
-
-
-def _clustered_se(sx: str, nc: str, keys: Sequence[str]) -> tuple[pl.Expr, pl.Expr]:
-    """Row-level term and its final expression for the case-clustered standard error.
-
-    Over per-case sums `sx` of the values and counts `nc`:
-    se = sqrt(G/(G-1) · Σ_c (sx_c − nc_c · x̄)²) / n with n = Σ nc, x̄ = Σ sx / n and G the
-    cases with nc > 0; null when G < 2 (SPEC §5). Returns (term per case, aggregate).
-    """
-    mean = pl.col(sx).sum().over(keys) / pl.col(nc).sum().over(keys)
-    term = pl.when(pl.col(nc) > 0).then((pl.col(sx) - pl.col(nc) * mean) ** 2)
-    g = (pl.col(nc) > 0).sum()
-    n = pl.col(nc).sum()
-    se = pl.when(g >= 2).then((g / (g - 1) * pl.col(f"_ss_{sx}").sum()).sqrt() / n)
-    return term.alias(f"_ss_{sx}"), se
-
-
 def execution_aggs() -> list[pl.Expr]:
-    """Per-run aggregations over execution rows that depend on the config."""
-    status, verdict, passed = pl.col(S.STATUS), pl.col(S.VERDICT), pl.col(S.PASSED)
-    errored = status == S.STATUS_ERROR
-    unscored = verdict == S.VERDICT_UNSCORED
-    return [
-        pl.len().cast(pl.Int64).alias(S.N_EXECUTIONS),
-        passed.sum().cast(pl.Int64).alias(S.PASSED),
-        (~passed & ~errored & ~unscored).sum().cast(pl.Int64).alias(S.FAILED),
-        errored.sum().cast(pl.Int64).alias(S.ERRORED),
-        unscored.sum().cast(pl.Int64).alias(S.UNSCORED),
-        (verdict == S.VERDICT_PASS).sum().cast(pl.Int64).alias(S.N_PASS),
-        (verdict == S.VERDICT_BORDERLINE).sum().cast(pl.Int64).alias(S.N_BORDERLINE),
-        (verdict == S.VERDICT_FAIL).sum().cast(pl.Int64).alias(S.N_FAIL),
-        passed.cast(pl.Float64).mean().alias(S.PASS_RATE),
-        pl.col(S.SCORE).mean().alias(S.MEAN_SCORE),
-    ]
+    """Per-run aggregations over execution rows that depend on the config
+    (`rules.runs.execution_aggregations`)."""
+    return runs.execution_aggregations(pl)
 
 
 def latency_aggs() -> list[pl.Expr]:
-    """Per-run aggregations that do not depend on the config (latency, cost, tokens)."""
-    lat = pl.col(S.LATENCY_MS)
-    return [
-        lat.mean().alias(S.LATENCY_MEAN),
-        lat.quantile(0.5, interpolation="linear").alias(S.LATENCY_P50),
-        lat.quantile(0.95, interpolation="linear").alias(S.LATENCY_P95),
-        lat.max().alias(S.LATENCY_MAX),
-        _sum_or_null(S.COST_USD),
-        _sum_or_null(S.INPUT_TOKENS),
-        _sum_or_null(S.OUTPUT_TOKENS),
-    ]
+    """Per-run aggregations that do not depend on the config (`rules.runs.cost_aggregations`)."""
+    return runs.cost_aggregations(pl)
 
 
 def pass_k_columns(ks: Sequence[int]) -> list[str]:
@@ -121,7 +78,7 @@ def _case_mean_and_se(value: pl.Expr, name: str) -> list[pl.Expr]:
 def pass_k_aggs(ks: Sequence[int]) -> list[pl.Expr]:
     """group_by aggregations of pass@k and pass^k per k over per-case rows holding
     attempts `_n` and passed attempts `_k` (errored attempts count as not passed)."""
-    n, c = pl.col("_n").cast(pl.Int64), pl.col("_k").cast(pl.Int64)
+    n, c = pl.col(runs.CASE_N).cast(pl.Int64), pl.col(runs.CASE_K).cast(pl.Int64)
     aggs: list[pl.Expr] = []
     for k in ks:  # a loop over the configured k values, not over cases
         aggs += _case_mean_and_se(pass_at_k(n, c, k), S.pass_at(k))
@@ -130,22 +87,13 @@ def pass_k_aggs(ks: Sequence[int]) -> list[pl.Expr]:
 
 
 def case_level(per_case: pl.LazyFrame, keys: Sequence[str], ks: Sequence[int] = ()) -> pl.LazyFrame:
-    """cases, case_pass_rate and both clustered SEs per `keys` from per-case rows with
-    attempts `_n`, passed `_k`, scored `_ns`, score sum `_ss` and the ATTEMPT_PASSED rule;
-    with `ks`, pass@k / pass^k and their SEs for each k (SPEC §10)."""
-    pass_term, pass_se = _clustered_se("_k", "_n", keys)
-    score_term, score_se = _clustered_se("_ss", "_ns", keys)
-    passed = case_passed(pl.col("_n"), pl.col("_k"))
+    """cases, case_pass_rate and both clustered SEs per `keys` (`rules.runs`) from per-case
+    rows (`rules.runs.per_case_columns`) with the ATTEMPT_PASSED rule; with `ks`, pass@k /
+    pass^k and their SEs for each k (SPEC §10)."""
     return (
-        per_case.with_columns(pass_term, score_term, passed.alias("_case_passed"))
+        per_case.with_columns(*runs.case_level_terms(pl, keys, pl.col(ATTEMPT_PASSED)))
         .group_by(*keys)
-        .agg(
-            pl.len().cast(pl.Int64).alias(S.CASES),
-            pl.col("_case_passed").cast(pl.Float64).mean().alias(S.CASE_PASS_RATE),
-            pass_se.alias(S.PASS_RATE_SE),
-            score_se.alias(S.MEAN_SCORE_SE),
-            *pass_k_aggs(ks),
-        )
+        .agg(*runs.case_level_aggregations(pl), *pass_k_aggs(ks))
     )
 
 
@@ -224,13 +172,9 @@ def summarize(
     base = ex.group_by(*keys).agg(*execution_aggs(), *latency_aggs())
     # one pass per case serves cases, case_pass_rate, both clustered SEs and pass@k
     stats = _case_stats(ex, by=extra) if case_stats is None else case_stats
-    per_case = stats.select(
-        *keys,
-        pl.col(S.ATTEMPTS).cast(pl.Float64).alias("_n"),
-        pl.col(S.N_PASSED).cast(pl.Float64).alias("_k"),
-        pl.col(S.SCORED).cast(pl.Float64).alias("_ns"),
-        pl.col(SCORE_SUM).alias("_ss"),
-    ).join(policy.select(S.CONFIG_ID, ATTEMPT_PASSED), on=S.CONFIG_ID, how="left")
+    per_case = stats.select(*keys, *runs.per_case_columns(pl)).join(
+        policy.select(S.CONFIG_ID, ATTEMPT_PASSED), on=S.CONFIG_ID, how="left"
+    )
     levels = case_level(per_case, keys, configured_ks(configs))
     summary = base.join(levels, on=list(keys), how="left", nulls_equal=True)
     return mask_unasked_ks(summary, configs)

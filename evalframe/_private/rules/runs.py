@@ -1,0 +1,122 @@
+"""Runs (SPEC §5): the statistics of `run_summary` per (config × run), written once.
+
+Two group-bys, as every engine runs them:
+- over execution rows: counts by status and verdict, pass rate, mean score
+  (`execution_aggregations`) and latency, cost and tokens (`cost_aggregations`);
+- over per-case rows (`rules.attempts.case_aggregations`, one row per case):
+  cases, case_pass_rate and the case-clustered standard errors of the pass rate and the
+  mean score (`case_level_terms`, then `case_level_aggregations`).
+`ns` is the expression namespace (`polars` or `narwhals`); counts are
+`cast(Int64).sum()` as in `rules.attempts`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from evalframe._private import schema as S
+from evalframe._private.rules.attempts import SCORE_SUM, case_passed
+
+Expr = Any
+"""A polars or narwhals expression."""
+Namespace = Any
+"""The `polars` or the `narwhals` module."""
+
+CASE_N, CASE_K, CASE_NS, CASE_SS = "_n", "_k", "_ns", "_ss"
+"""Per-case columns: attempts, passed attempts, scored attempts, Σ score (as floats)."""
+CASE_PASSED = "_case_passed"
+P50, P95 = 0.5, 0.95
+"""The latency percentiles of run_summary (linear interpolation between order statistics)."""
+
+
+def _count(ns: Namespace, condition: Expr) -> Expr:
+    return condition.cast(ns.Int64).sum().cast(ns.Int64)
+
+
+def _sum_or_null(ns: Namespace, column: str) -> Expr:
+    """Σ of a column, null when every value is null (no cost recorded is not a cost of 0)."""
+    value = ns.col(column)
+    return ns.when(value.count() > 0).then(value.sum()).alias(column)
+
+
+def execution_aggregations(ns: Namespace) -> list[Expr]:
+    """Aggregations of a run's execution rows that depend on the config: executions,
+    passed, failed (scored and not passed), errored, unscored, the three verdict bands,
+    pass_rate and mean_score."""
+    status, verdict, passed = ns.col(S.STATUS), ns.col(S.VERDICT), ns.col(S.PASSED)
+    errored = status == S.STATUS_ERROR
+    unscored = verdict == S.VERDICT_UNSCORED
+    return [
+        ns.len().cast(ns.Int64).alias(S.N_EXECUTIONS),
+        _count(ns, passed).alias(S.PASSED),
+        _count(ns, ~passed & ~errored & ~unscored).alias(S.FAILED),
+        _count(ns, errored).alias(S.ERRORED),
+        _count(ns, unscored).alias(S.UNSCORED),
+        _count(ns, verdict == S.VERDICT_PASS).alias(S.N_PASS),
+        _count(ns, verdict == S.VERDICT_BORDERLINE).alias(S.N_BORDERLINE),
+        _count(ns, verdict == S.VERDICT_FAIL).alias(S.N_FAIL),
+        passed.cast(ns.Float64).mean().alias(S.PASS_RATE),
+        ns.col(S.SCORE).mean().alias(S.MEAN_SCORE),
+    ]
+
+
+def cost_aggregations(ns: Namespace) -> list[Expr]:
+    """Aggregations of a run's execution rows that do not depend on the config."""
+    lat = ns.col(S.LATENCY_MS)
+    return [
+        lat.mean().alias(S.LATENCY_MEAN),
+        lat.quantile(P50, interpolation="linear").alias(S.LATENCY_P50),
+        lat.quantile(P95, interpolation="linear").alias(S.LATENCY_P95),
+        lat.max().alias(S.LATENCY_MAX),
+        _sum_or_null(ns, S.COST_USD),
+        _sum_or_null(ns, S.INPUT_TOKENS),
+        _sum_or_null(ns, S.OUTPUT_TOKENS),
+    ]
+
+
+def per_case_columns(ns: Namespace) -> list[Expr]:
+    """The per-case inputs of the case level, from `rules.attempts.case_aggregations`."""
+    return [
+        ns.col(S.ATTEMPTS).cast(ns.Float64).alias(CASE_N),
+        ns.col(S.N_PASSED).cast(ns.Float64).alias(CASE_K),
+        ns.col(S.SCORED).cast(ns.Float64).alias(CASE_NS),
+        ns.col(SCORE_SUM).alias(CASE_SS),
+    ]
+
+
+def _deviation(sx: str) -> str:
+    return f"_dev{sx}"
+
+
+def case_level_terms(ns: Namespace, keys: Sequence[str], passed_rule: Expr) -> list[Expr]:
+    """Per-case terms (window sums over the run `keys`): whether the case passes under
+    attempts.passed, and each case's squared deviation (sx_c − nc_c · x̄)² of the
+    clustered SE, for the pass rate (sx = passed, nc = attempts) and the mean score
+    (sx = Σ score, nc = scored attempts)."""
+    terms = [case_passed(ns, ns.col(CASE_N), ns.col(CASE_K), passed_rule).alias(CASE_PASSED)]
+    for sx, nc in ((CASE_K, CASE_N), (CASE_SS, CASE_NS)):
+        mean = ns.col(sx).sum().over(*keys) / ns.col(nc).sum().over(*keys)
+        deviation = (ns.col(sx) - ns.col(nc) * mean) ** 2
+        terms.append(ns.when(ns.col(nc) > 0).then(deviation).alias(_deviation(sx)))
+    return terms
+
+
+def clustered_se(ns: Namespace, sx: str, nc: str) -> Expr:
+    """The case-clustered standard error of Σ sx / Σ nc (SPEC §5):
+    sqrt(G/(G−1) · Σ_c (sx_c − nc_c · x̄)²) / n with n = Σ nc and G the cases with
+    nc > 0; null when G < 2."""
+    g = _count(ns, ns.col(nc) > 0)
+    n = ns.col(nc).sum()
+    return ns.when(g >= 2).then((g / (g - 1) * ns.col(_deviation(sx)).sum()).sqrt() / n)
+
+
+def case_level_aggregations(ns: Namespace) -> list[Expr]:
+    """cases, case_pass_rate and the two clustered SEs of a run, over the rows of
+    `case_level_terms`."""
+    return [
+        ns.len().cast(ns.Int64).alias(S.CASES),
+        ns.col(CASE_PASSED).cast(ns.Float64).mean().alias(S.CASE_PASS_RATE),
+        clustered_se(ns, CASE_K, CASE_N).alias(S.PASS_RATE_SE),
+        clustered_se(ns, CASE_SS, CASE_NS).alias(S.MEAN_SCORE_SE),
+    ]
