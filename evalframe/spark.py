@@ -5,6 +5,12 @@ Spark DataFrames in, lazy Spark DataFrames out. The judge rows are repartitioned
 case and run summaries and run comparisons run in native Spark. Design, cluster set-up
 and traps: docs/spark.md.
 
+The names are those of `evalframe` and of the tables (docs/tables.md): `execution_scores`,
+`case_summary` and `run_summary` return those tables; `score_tables` returns all three
+keyed by table name; `compare` returns `case_deltas` and `run_deltas`; `collect_tables`
+brings such a dict to the driver as polars DataFrames. `SparkValidationError` is
+`evalframe.SparkValidationError`.
+
     from evalframe.spark import score_tables
     tables = score_tables(spark.read.parquet("s3://bucket/evals/scores"), config)
     tables["run_summary"].show()
@@ -22,7 +28,6 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 
 from evalframe._private.engines.spark_compare import compare
 from evalframe._private.engines.spark_engine import (
-    SparkValidationError,
     case_summary,
     collect_tables,
     execution_scores,
@@ -30,6 +35,7 @@ from evalframe._private.engines.spark_engine import (
     score_tables,
     session,
 )
+from evalframe._private.errors import SparkValidationError
 
 __all__ = [
     "SparkValidationError",

@@ -65,7 +65,7 @@ def produced(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
     root = write_demo(tmp_path_factory.mktemp("demo") / "data", n_cases=20)
     ds = ef.load_dataset(root)
     cfg = ef.load_config()
-    ex = ef.score(ds, cfg).collect()
+    ex = ef.execution_scores(ds, cfg).collect()
     cases = ef.case_summary(ex.lazy(), cfg).collect()
     runs = ef.run_summary(ex.lazy(), cfg, runs=ds.runs).collect()
     nodes = ef.evaluator_scores(ds, cfg).collect()

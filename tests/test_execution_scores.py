@@ -26,7 +26,7 @@ def _scores(rows: list[tuple], scale_max: float = 1.0) -> pl.DataFrame:
 
 def _one(ds: ef.Dataset, config: dict | ef.Config | None = None) -> dict:
     cfg = config if isinstance(config, ef.Config) else ef.config_from_dict(config or {})
-    out = ef.score(ds, cfg).collect()
+    out = ef.execution_scores(ds, cfg).collect()
     assert out.height == 1
     return out.row(0, named=True)
 
@@ -113,12 +113,12 @@ def test_unscored_execution_is_decided_by_outcomes_under_gate():
         executions=pl.DataFrame({"run_id": "r1", "case_id": ["c", "d"]}),
         outcomes=pl.DataFrame({"run_id": "r1", "case_id": "d", "outcome": ["x"], "passed": [True]}),
     )
-    out = ef.score(ds, ef.Config()).collect().sort("case_id")
+    out = ef.execution_scores(ds, ef.Config()).collect().sort("case_id")
     assert out["verdict"].to_list() == ["pass", "unscored"]
     assert out["passed"].to_list() == [True, True]
-    assert ef.score(ds, ef.config_from_dict({"outcomes": "both"})).collect().sort("case_id")[
-        "passed"
-    ].to_list() == [True, False]
+    assert ef.execution_scores(ds, ef.config_from_dict({"outcomes": "both"})).collect().sort(
+        "case_id"
+    )["passed"].to_list() == [True, False]
 
 
 @pytest.mark.parametrize(
@@ -143,7 +143,11 @@ def test_missing_evaluator_policies(on_missing, score, verdict, n_missing, judge
 def test_evaluator_missing_for_one_execution_is_counted_against_the_run():
     # without a config list, the expected evaluators are those seen in the run
     ds = ef.Dataset.from_frames(_scores([("c1", "a", 1.0), ("c1", "b", 1.0), ("c2", "a", 1.0)]))
-    out = ef.score(ds, ef.config_from_dict({"on_missing": "zero"})).collect().sort("case_id")
+    out = (
+        ef.execution_scores(ds, ef.config_from_dict({"on_missing": "zero"}))
+        .collect()
+        .sort("case_id")
+    )
     assert out["n_missing"].to_list() == [0, 1]
     assert out["score"].to_list() == pytest.approx([1.0, 0.5])
 
@@ -177,8 +181,10 @@ def test_score_ranges_label_raw_scores():
 def test_many_configs_in_one_plan_match_one_at_a_time():
     ds = ef.Dataset.from_frames(_scores([("c1", "a", 0.7), ("c1", "b", 0.9), ("c2", "a", 0.5)]))
     configs = [ef.config_from_dict({"threshold": t}) for t in (0.6, 0.8)]
-    together = ef.score(ds, configs).collect().sort("config_id", "case_id")
-    alone = pl.concat([ef.score(ds, c).collect() for c in configs]).sort("config_id", "case_id")
+    together = ef.execution_scores(ds, configs).collect().sort("config_id", "case_id")
+    alone = pl.concat([ef.execution_scores(ds, c).collect() for c in configs]).sort(
+        "config_id", "case_id"
+    )
     assert together.equals(alone)
 
 

@@ -186,7 +186,7 @@ def test_hive_partition_values_of_id_columns_stay_strings(tmp_path):
         part = tmp_path / "ds" / "scores" / "run_id=2024.10" / f"case_id={case}"
         part.mkdir(parents=True)
         pl.DataFrame({"evaluator": ["m"], "score": [1.0]}).write_parquet(part / "p.parquet")
-    out = ef.score(ef.load_dataset(tmp_path / "ds")).collect().sort("case_id")
+    out = ef.execution_scores(ef.load_dataset(tmp_path / "ds")).collect().sort("case_id")
     assert out.select("run_id", "case_id").rows() == [("2024.10", "001"), ("2024.10", "010")]
 
 

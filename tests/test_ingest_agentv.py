@@ -27,7 +27,7 @@ def _load(path, tmp_path, **kw):
 @pytest.mark.parametrize("path", ALL_FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
 def test_every_fixture_ingests_and_recomputes_the_reported_score(path, tmp_path):
     _report, ds, cfg = _load(path, tmp_path)
-    ex = ef.score(ds, cfg).filter(pl.col("status") == "ok").collect()
+    ex = ef.execution_scores(ds, cfg).filter(pl.col("status") == "ok").collect()
     both = ex.filter(pl.col("reported_score").is_not_null() & pl.col("score").is_not_null())
     # each row's score is the weighted mean of its graders (default 1, weight 0 drops one)
     assert both["score"].to_list() == pytest.approx(both["reported_score"].to_list(), abs=1e-3)
@@ -40,7 +40,7 @@ def test_compare_example_mean_delta_and_wins(tmp_path):
     ingest("agentv", [compare / "candidate-results.jsonl"], ds_path)
     ds = ef.load_dataset(ds_path)
     cfg = ef.config_from_dict({})
-    cases = ef.case_summary(ef.score(ds, cfg), cfg).collect()
+    cases = ef.case_summary(ef.execution_scores(ds, cfg), cfg).collect()
     base = cases.filter(pl.col("run_id") == "baseline-results").select("case_id", b="score")
     cand = cases.filter(pl.col("run_id") == "candidate-results").select("case_id", c="score")
     delta = base.join(cand, on="case_id").with_columns(d=pl.col("c") - pl.col("b"))["d"]
@@ -48,7 +48,7 @@ def test_compare_example_mean_delta_and_wins(tmp_path):
     assert delta.mean() == pytest.approx(0.054, abs=1e-9)
     assert (delta >= 0.1 - 1e-9).sum() == 1  # 1 win
     assert (delta <= -0.1 + 1e-9).sum() == 0  # 0 losses, 4 ties
-    runs = ef.run_summary(ef.score(ds, cfg), cfg, runs=ds.runs).collect()
+    runs = ef.run_summary(ef.execution_scores(ds, cfg), cfg, runs=ds.runs).collect()
     means = dict(zip(runs["run_id"], runs["mean_score"], strict=True))
     assert means["candidate-results"] - means["baseline-results"] == pytest.approx(0.054)
 
@@ -60,7 +60,7 @@ def test_trend_run_folders_mean_scores(tmp_path):
     ds = ef.load_dataset(ds_path)
     cfg = ef.config_from_dict({})
     runs = (
-        ef.run_summary(ef.score(ds, cfg), cfg, runs=ds.runs)
+        ef.run_summary(ef.execution_scores(ds, cfg), cfg, runs=ds.runs)
         .filter(pl.col("target") == "claude-sonnet")
         .sort("created_at")
         .collect()
@@ -191,10 +191,10 @@ def test_run_bundles_reproduce_agentv_pass_rates(tmp_path):
     ingest("agentv", [BUNDLES], tmp_path / "ds")
     ds = ef.load_dataset(tmp_path / "ds")
     cfg = ef.load_config(preset="agentv")
-    scored = ef.score(ds, cfg).collect()
+    scored = ef.execution_scores(ds, cfg).collect()
     ok = scored.filter(pl.col("status") == "ok")
     assert ok["score"].to_list() == pytest.approx(ok["reported_score"].to_list(), abs=1e-9)
-    runs = ef.run_summary(ef.score(ds, cfg), cfg, runs=ds.runs).collect().sort("run_id")
+    runs = ef.run_summary(ef.execution_scores(ds, cfg), cfg, runs=ds.runs).collect().sort("run_id")
     assert runs["run_id"].to_list() == [RUN_1, RUN_2]
     assert runs["experiment"].to_list() == ["with-skills", "with-skills"]
     # AgentV leaves execution errors out of the pass rate: 2 of 3, then 4 of 4

@@ -53,7 +53,7 @@ def test_test_passes_and_fails_through_the_engine(tmp_path):
     # DeepEval passes a test case when every metric succeeded (its own verdict, kept as
     # outcomes; Bias succeeds *below* its threshold): gate on outcomes alone
     cfg = ef.config_from_dict({"threshold": 0.0, "borderline": None, "outcomes": "gate"})
-    ex = ef.score(ds, cfg).collect().sort("case_id")
+    ex = ef.execution_scores(ds, cfg).collect().sort("case_id")
     assert ex["passed"].sum() == RUN["testPassed"] == 1
     assert (~ex["passed"]).sum() == RUN["testFailed"] == 3
     assert ex["passed"].to_list() == ex["reported_passed"].to_list()
@@ -117,7 +117,7 @@ def test_repeated_names_across_evaluate_calls_are_keyed_by_order(tmp_path):
     # DeepEval's own pass / fail counts still hold under outcome gating
     ds = ef.load_dataset(tmp_path / "ds")
     cfg = ef.config_from_dict({"threshold": 0.0, "borderline": None, "outcomes": "gate"})
-    scored = ef.score(ds, cfg).collect()
+    scored = ef.execution_scores(ds, cfg).collect()
     assert (scored["passed"].sum(), (~scored["passed"]).sum()) == (
         RUN["testPassed"],
         RUN["testFailed"],

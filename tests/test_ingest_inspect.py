@@ -25,7 +25,7 @@ def _summary(path: Path, tmp_path: Path) -> dict:
     ingest("inspect", [path], tmp_path / "ds")
     ds = ef.load_dataset(tmp_path / "ds")
     cfg = ef.config_from_dict({})
-    runs = ef.run_summary(ef.score(ds, cfg), cfg, runs=ds.runs).collect()
+    runs = ef.run_summary(ef.execution_scores(ds, cfg), cfg, runs=ds.runs).collect()
     assert runs.height == 1
     return runs.row(0, named=True)
 
@@ -78,7 +78,7 @@ def test_error_run_without_samples_is_an_empty_run(tmp_path):
     ds = ef.load_dataset(tmp_path / "ds")
     runs = ds.runs.collect()
     assert runs["eval_status"].to_list() == ["error"]
-    summary = ef.run_summary(ef.score(ds), runs=ds.runs).collect()
+    summary = ef.run_summary(ef.execution_scores(ds), runs=ds.runs).collect()
     assert summary["executions"].to_list() == [0]
 
 
@@ -143,7 +143,9 @@ def test_dict_scores_mixing_metrics_and_counts_score_what_is_on_scale(tmp_path):
     cfg = ef.config_from_dict(
         {"evaluators": {"answer_quality": {"children": {"correct": {}}}}, "borderline": None}
     )
-    run = ef.run_summary(ef.score(ds, cfg), cfg, runs=ds.runs).collect().row(0, named=True)
+    run = (
+        ef.run_summary(ef.execution_scores(ds, cfg), cfg, runs=ds.runs).collect().row(0, named=True)
+    )
     assert run["mean_score"] == pytest.approx(reported["correct"]["mean"])
     assert run["mean_score_se"] == pytest.approx(reported["correct"]["stderr"])
 

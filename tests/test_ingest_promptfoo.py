@@ -20,7 +20,7 @@ def _scored(path: Path, tmp_path: Path, config: dict | None = None):
     report = ingest("promptfoo", [path], tmp_path / "ds")
     ds = ef.load_dataset(tmp_path / "ds")
     cfg = ef.config_from_dict(config if config is not None else report.suggested_config or {})
-    return report, ds, cfg, ef.score(ds, cfg).collect()
+    return report, ds, cfg, ef.execution_scores(ds, cfg).collect()
 
 
 def test_french_greeting_case_score_and_nested_assert_set(tmp_path):
@@ -59,13 +59,13 @@ def test_sample_export_four_failures_two_runs(tmp_path):
     assert ex.get_column("passed").sum() == 0  # stats: 0 successes, 4 failures, 0 errors
     assert (ex.get_column("status") == "error").sum() == 0
     assert ex["score"].to_list() == pytest.approx(ex["reported_score"].to_list())
-    runs = ef.run_summary(ef.score(ds, cfg), cfg, runs=ds.runs).collect()
+    runs = ef.run_summary(ef.execution_scores(ds, cfg), cfg, runs=ds.runs).collect()
     assert runs.get_column("failed").sum() == 4
 
 
 def test_likert_provider_errors_are_error_executions(tmp_path):
     _report, ds, cfg, ex = _scored(LIKERT, tmp_path)
-    runs = ef.run_summary(ef.score(ds, cfg), cfg, runs=ds.runs).collect().sort("run_id")
+    runs = ef.run_summary(ef.execution_scores(ds, cfg), cfg, runs=ds.runs).collect().sort("run_id")
     by_provider = {r["run_id"].rsplit("/", 1)[1]: r for r in runs.iter_rows(named=True)}
     assert by_provider["google:gemini-2.5-pro"]["errored"] == 5
     assert by_provider["xai:grok-4"]["passed"] == 5

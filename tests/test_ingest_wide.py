@@ -45,7 +45,7 @@ def test_formats_give_the_same_tables(suffix, csv_file, tmp_path):
 def test_scores_normalize_through_the_engine(csv_file, tmp_path):
     ingest("wide", [csv_file], tmp_path / "ds", id_cols=ID_COLS, scale_max="faithfulness=5")
     ds = ef.load_dataset(tmp_path / "ds")
-    ex = ef.score(ds).collect().sort("run_id", "case_id", "attempt")
+    ex = ef.execution_scores(ds).collect().sort("run_id", "case_id", "attempt")
     # gpt q1: mean(4/5, 0.9) = 0.85
     gpt_q1 = ex.filter((pl.col("run_id") == "gpt") & (pl.col("case_id") == "q1"))
     assert gpt_q1.item(0, "score") == pytest.approx(0.85)

@@ -81,7 +81,7 @@ def _compare(engine: pl.DataFrame, expected: list[dict], key: tuple[str, ...], w
 def test_execution_scores_match_reference(sc: Scenario):
     ds, cfg = _engine(sc)
     _, expected = _ref_tables(sc)
-    _compare(ef.score(ds, cfg).collect(), expected, EXEC_KEY, "execution_scores")
+    _compare(ef.execution_scores(ds, cfg).collect(), expected, EXEC_KEY, "execution_scores")
 
 
 @SETTINGS
@@ -97,7 +97,7 @@ def test_evaluator_scores_match_reference(sc: Scenario):
 def test_case_and_run_summary_match_reference(sc: Scenario):
     ds, cfg = _engine(sc)
     _, ex = _ref_tables(sc)
-    scored = ef.score(ds, cfg)
+    scored = ef.execution_scores(ds, cfg)
     _compare(ef.case_summary(scored, cfg).collect(), ref.case_summary(ex, cfg), CASE_KEY, "case")
     _compare(
         ef.run_summary(scored, cfg, runs=ds.runs).collect(),
@@ -127,16 +127,16 @@ def test_engine_ignores_row_order(sc: Scenario, rnd):
     ds1, cfg = _engine(sc)
     ds2, _ = _engine(sc, order)
     pairs = [
-        (ef.score(ds1, cfg), ef.score(ds2, cfg), EXEC_KEY),
+        (ef.execution_scores(ds1, cfg), ef.execution_scores(ds2, cfg), EXEC_KEY),
         (ef.evaluator_scores(ds1, cfg), ef.evaluator_scores(ds2, cfg), EVAL_KEY),
         (
-            ef.case_summary(ef.score(ds1, cfg), cfg),
-            ef.case_summary(ef.score(ds2, cfg), cfg),
+            ef.case_summary(ef.execution_scores(ds1, cfg), cfg),
+            ef.case_summary(ef.execution_scores(ds2, cfg), cfg),
             CASE_KEY,
         ),
         (
-            ef.run_summary(ef.score(ds1, cfg), cfg, runs=ds1.runs),
-            ef.run_summary(ef.score(ds2, cfg), cfg, runs=ds2.runs),
+            ef.run_summary(ef.execution_scores(ds1, cfg), cfg, runs=ds1.runs),
+            ef.run_summary(ef.execution_scores(ds2, cfg), cfg, runs=ds2.runs),
             RUN_KEY,
         ),
     ]
@@ -159,7 +159,7 @@ def _engine_rows(scores: list[dict], config: dict, executions=None) -> list[dict
         scores=pl.DataFrame(scores),
         executions=None if executions is None else pl.DataFrame(executions),
     )
-    out = ef.score(ds, ef.config_from_dict(config)).collect()
+    out = ef.execution_scores(ds, ef.config_from_dict(config)).collect()
     return out.sort(list(EXEC_KEY)).to_dicts()
 
 

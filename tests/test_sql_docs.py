@@ -88,10 +88,10 @@ def demo(tmp_path_factory) -> Path:
     write_demo(root, n_cases=30)
     ds = ef.load_dataset(root)
     cfg = ef.Config()
-    cases = ef.case_summary(ef.score(ds, cfg), cfg).collect()
-    runs = ef.run_summary(ef.score(ds, cfg), cfg, runs=ds.runs).collect()
+    cases = ef.case_summary(ef.execution_scores(ds, cfg), cfg).collect()
+    runs = ef.run_summary(ef.execution_scores(ds, cfg), cfg, runs=ds.runs).collect()
     deltas = compare_duckdb(cases, pairs_for(ds.runs, mode="consecutive"), cfg, run_summary=runs)
-    ex = ef.score(ds, cfg).collect()
+    ex = ef.execution_scores(ds, cfg).collect()
     scored = {S.EXECUTION_SCORES: ex, S.CASE_SUMMARY: cases, S.RUN_SUMMARY: runs}
     compared = {name: deltas[name] for name in (S.CASE_DELTAS, S.RUN_DELTAS, S.EVALUATOR_DELTAS)}
     ef.write_tables({**scored, **compared}, root / "results")

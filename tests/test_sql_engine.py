@@ -50,7 +50,7 @@ def assert_same(got: pl.DataFrame, want: pl.DataFrame, what: str) -> None:
 
 
 def polars_tables(ds: ef.Dataset, cfg: ef.Config) -> dict[str, pl.DataFrame]:
-    ex = ef.score(ds, cfg).sort(S.RUN_ID, S.CASE_ID, S.ATTEMPT).collect()
+    ex = ef.execution_scores(ds, cfg).sort(S.RUN_ID, S.CASE_ID, S.ATTEMPT).collect()
     return {
         S.EXECUTION_SCORES: ex,
         S.CASE_SUMMARY: ef.case_summary(ex.lazy(), cfg).collect(),
@@ -58,6 +58,7 @@ def polars_tables(ds: ef.Dataset, cfg: ef.Config) -> dict[str, pl.DataFrame]:
     }
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(data=st.data())
 def test_duckdb_scoring_equals_polars_on_random_flat_inputs(data):
@@ -71,6 +72,7 @@ def test_duckdb_scoring_equals_polars_on_random_flat_inputs(data):
         assert_same(got[name], frame, name)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(data=st.data())
 def test_duckdb_compare_equals_polars_on_random_flat_inputs(data):
@@ -105,7 +107,7 @@ def test_compare_duckdb_applies_each_configs_limits():
     ds = ef.Dataset.from_frames(scores)
     strict = ef.config_from_dict({"compare": {"max_mean_score_drop": 0.0}})
     loose = ef.config_from_dict({"compare": {"max_mean_score_drop": 0.5, "case_delta": 0.2}})
-    tables = [ef.score(ds, c).collect() for c in (strict, loose)]
+    tables = [ef.execution_scores(ds, c).collect() for c in (strict, loose)]
     ex = pl.concat(tables)
     cases = ef.case_summary(ex.lazy(), [strict, loose]).collect()
     runs = ef.run_summary(ex.lazy(), [strict, loose]).collect()
@@ -226,6 +228,7 @@ def sort_like(got: pl.DataFrame, want: pl.DataFrame) -> tuple[pl.DataFrame, pl.D
     return got.sort(key), want.sort(key)
 
 
+@pytest.mark.slow
 @settings(FILE_SETTINGS, max_examples=15)
 @given(data=st.data())
 def test_duckdb_from_files_equals_reference_and_polars(tmp_path_factory, data):
@@ -247,6 +250,7 @@ def test_duckdb_from_files_equals_reference_and_polars(tmp_path_factory, data):
     assert_same(got[S.CASE_SUMMARY], want[S.CASE_SUMMARY], "case_summary order")
 
 
+@pytest.mark.slow
 @FILE_SETTINGS
 @given(data=st.data())
 def test_duckdb_compare_from_files_equals_polars(tmp_path_factory, data):

@@ -160,7 +160,7 @@ def test_init_sql_defaults_a_bare_folder_like_the_python_engine(tmp_path, monkey
     got = con.sql("select * from run_summary_at(config_name := $1)", params=["cfg"]).pl()
     cfg = ef.Config()
     ds = ef.Dataset.from_frames(scores, outcomes=outcomes.with_columns(pl.lit(0).alias("attempt")))
-    want = ef.run_summary(ef.score(ds, cfg), cfg, runs=ds.runs).collect()
+    want = ef.run_summary(ef.execution_scores(ds, cfg), cfg, runs=ds.runs).collect()
     want = want.with_columns(pl.lit("cfg").alias(S.CONFIG_ID))
     assert got.columns == want.columns
     for column in want.columns:

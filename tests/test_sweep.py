@@ -28,7 +28,7 @@ OUTCOMES = pl.DataFrame(
 
 def _one_at_a_time(ds: ef.Dataset, configs: list[ef.Config]) -> pl.DataFrame:
     return pl.concat(
-        [ef.run_summary(ef.score(ds, c), c, runs=ds.runs).collect() for c in configs],
+        [ef.run_summary(ef.execution_scores(ds, c), c, runs=ds.runs).collect() for c in configs],
         how="diagonal_relaxed",
     )
 
@@ -134,11 +134,11 @@ def test_sweep_property_matches_one_at_a_time(thresholds, borderline, attempts, 
 def test_threshold_curve_equals_rescoring_at_each_threshold():
     ds = ef.Dataset.from_frames(SCORES, outcomes=OUTCOMES)
     cfg = ef.config_from_dict({"borderline": None})
-    curve = threshold_curve(ef.score(ds, cfg), cfg).collect()
+    curve = threshold_curve(ef.execution_scores(ds, cfg), cfg).collect()
     assert curve.height > 0
     for row in curve.iter_rows(named=True):
         at_t = cfg.model_copy(update={"threshold": row["threshold"]})
-        rs = ef.run_summary(ef.score(ds, at_t), at_t).collect()
+        rs = ef.run_summary(ef.execution_scores(ds, at_t), at_t).collect()
         expected = rs.filter(pl.col("run_id") == row["run_id"]).row(0, named=True)
         assert row["pass_rate"] == pytest.approx(expected["pass_rate"])
         assert row["mean_score_gate"] == (expected["mean_score"] >= row["threshold"] - 1e-9)

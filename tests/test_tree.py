@@ -29,7 +29,7 @@ def _nodes(ds: ef.Dataset, config: dict) -> dict[str, dict]:
 
 
 def _score(ds: ef.Dataset, config: dict) -> dict:
-    return ef.score(ds, ef.config_from_dict(config)).collect().row(0, named=True)
+    return ef.execution_scores(ds, ef.config_from_dict(config)).collect().row(0, named=True)
 
 
 def test_weights_3_1_1_give_0_84_not_the_seeds_0_86():

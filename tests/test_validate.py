@@ -136,7 +136,7 @@ def test_defaults_fill_optional_columns():
 def test_extra_columns_pass_through_to_execution_scores():
     executions = pl.DataFrame({"run_id": "r", "case_id": ["a", "b", "c"], "model": ["x", "y", "z"]})
     ds = ef.Dataset.from_frames(_scores(), executions=executions)
-    out = ef.score(ds).collect().sort("case_id")
+    out = ef.execution_scores(ds).collect().sort("case_id")
     assert out["model"].to_list() == ["x", "y", "z"]
 
 
@@ -149,7 +149,7 @@ def test_load_dataset_reads_hive_partitioned_folders(tmp_path):
             part / "part.parquet"
         )
     ds = ef.load_dataset(tmp_path / "data")
-    assert sorted(ef.score(ds).collect()["run_id"].to_list()) == ["r1", "r2"]
+    assert sorted(ef.execution_scores(ds).collect()["run_id"].to_list()) == ["r1", "r2"]
 
 
 def test_missing_dataset_and_missing_scores_table(tmp_path):

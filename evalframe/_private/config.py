@@ -389,6 +389,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     "agentv": {"threshold": 0.8, "borderline": None, "on_missing": "skip"},
 }
+"""Named base configs (`load_config(preset=...)`, `--preset`): name -> config dict."""
 
 
 def merge_config_dicts(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:

@@ -1,4 +1,23 @@
-"""The exception hierarchy. Every error evalframe raises on purpose is an EvalframeError.
+"""The exception hierarchy, all in this one module (and all importable from `evalframe`).
+Every error evalframe raises on purpose is an EvalframeError:
+
+    EvalframeError
+    ├── ConfigError
+    ├── UsageError
+    │   ├── UnknownRunError
+    │   └── ChartInputError
+    ├── DatasetNotFoundError
+    ├── ValidationError            (problems: tuple[Problem, ...])
+    ├── IngestError
+    ├── SparkValidationError
+    ├── ResultsNotFoundError
+    │   └── SetReplacedError
+    └── StoreError
+        ├── StoreWriteError        (also an OSError)
+        ├── ReportWriteError       (also an OSError)
+        └── CorruptManifestError
+
+ConfigDeprecationWarning (a UserWarning) flags deprecated config aliases.
 
 Messages say what is wrong, where, and end with a hint on what to do about it.
 """
@@ -24,6 +43,51 @@ class UsageError(EvalframeError):
 
 class DatasetNotFoundError(EvalframeError):
     """The dataset path holds no readable `scores` table."""
+
+
+class UnknownRunError(UsageError):
+    """A run id asked for in a comparison is not in the scored data."""
+
+
+class ChartInputError(UsageError):
+    """A chart was given a table without the columns it draws."""
+
+
+class IngestError(EvalframeError):
+    """A source file cannot be converted: malformed, unsupported, or clashing with the
+    dataset. The message names the file (and line, where there is one)."""
+
+
+class SparkValidationError(EvalframeError):
+    """A partition's rows failed evalframe's input validation (raised on the workers,
+    surfaced when the job runs)."""
+
+
+class StoreError(EvalframeError):
+    """A result or input location cannot be written (a file, not writable, inside the
+    dataset's input tables, locked by another writer, or the disk failed)."""
+
+
+class StoreWriteError(StoreError, OSError):
+    """The disk failed during a commit (full, permissions); the previous version is intact.
+    Also an OSError, so `except OSError` keeps working."""
+
+
+class ReportWriteError(StoreError, OSError):
+    """The report could not be written (disk full, permissions); nothing was left behind
+    and an earlier file at the path is unchanged. Also an OSError for `except OSError`."""
+
+
+class ResultsNotFoundError(EvalframeError):
+    """The asked-for result set or table does not exist."""
+
+
+class SetReplacedError(ResultsNotFoundError):
+    """A newer commit replaced the set while it was being read (read it again)."""
+
+
+class CorruptManifestError(StoreError):
+    """A set's manifest (`<version>.json`) is not what evalframe writes."""
 
 
 @dataclass(frozen=True)

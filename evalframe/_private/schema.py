@@ -28,6 +28,21 @@ SWEEP_CONFIGS = "sweep_configs"
 THRESHOLD_CURVE = "threshold_curve"
 SLICE_SUMMARY = "slice_summary"
 SLICE_DELTAS = "slice_deltas"
+OUTPUT_TABLES = (
+    EXECUTION_SCORES,
+    EVALUATOR_SCORES,
+    CASE_SUMMARY,
+    RUN_SUMMARY,
+    CASE_DELTAS,
+    EVALUATOR_DELTAS,
+    RUN_DELTAS,
+    SWEEP,
+    SWEEP_CONFIGS,
+    THRESHOLD_CURVE,
+    SLICE_SUMMARY,
+    SLICE_DELTAS,
+)
+"""Every table evalframe writes (each is an `evalframe` function or a `Tables` key)."""
 
 # --- key and input columns -----------------------------------------------------------
 RUN_ID = "run_id"

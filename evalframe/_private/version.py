@@ -1,3 +1,4 @@
 """The package version, in one place."""
 
 __version__ = "0.1.0"
+"""The installed evalframe version (PEP 440)."""

@@ -8,11 +8,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from evalframe._private import schema as S
-from evalframe._private.errors import UsageError
-
-
-class UnknownRunError(UsageError):
-    """A run id asked for in a comparison is not in the scored data."""
+from evalframe._private.errors import UnknownRunError, UsageError
 
 
 def describe_runs(known: Sequence[str], limit: int = 30) -> str:

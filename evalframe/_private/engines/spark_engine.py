@@ -34,7 +34,7 @@ from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 
 from evalframe._private import schema as S
 from evalframe._private.config import Config, Evaluator
-from evalframe._private.errors import EvalframeError, UsageError
+from evalframe._private.errors import SparkValidationError, UsageError
 from evalframe._private.rules import attempts, run_gates
 
 K = TypeVar("K")
@@ -52,11 +52,6 @@ PARTITION_NOTE = (
     "\n(Spark checks each partition of whole cases on its own: the counts and examples above"
     " are those of one partition; `evalframe validate DATASET` lists every problem.)"
 )
-
-
-class SparkValidationError(EvalframeError):
-    """A partition's rows failed evalframe's input validation (raised on the workers,
-    surfaced when the job runs)."""
 
 
 # --- the session --------------------------------------------------------------------------
@@ -128,7 +123,9 @@ def _score_frames(frames: dict[str, pl.DataFrame | None], cfg: Config, clamp: bo
     from evalframe._private.data.dataset import Dataset
     from evalframe._private.pipeline.score import flat_execution_scores
     from evalframe._private.scoring import flat
-    from evalframe._private.scoring.execution_scores import score
+    from evalframe._private.scoring.execution_scores import (
+        execution_scores as polars_execution_scores,
+    )
 
     lazy = {k: (v.lazy() if v is not None else None) for k, v in frames.items()}
     if flat.is_flat(cfg):
@@ -142,7 +139,7 @@ def _score_frames(frames: dict[str, pl.DataFrame | None], cfg: Config, clamp: bo
         None,
         clamp=clamp,
     )
-    return score(ds, cfg).collect()
+    return polars_execution_scores(ds, cfg).collect()
 
 
 def _listing(cfg: Config, names: list[str]) -> Config:

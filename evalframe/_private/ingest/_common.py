@@ -16,18 +16,13 @@ from typing import Any
 import polars as pl
 
 from evalframe._private import schema as S
-from evalframe._private.errors import EvalframeError
+from evalframe._private.errors import IngestError
 
 # extra columns every format writes
 SOURCE_FILE = "source_file"
 SOURCE_FORMAT = "source_format"
 REPORTED_SCORE = "reported_score"
 """The score the tool itself reported for the execution (for checking a recomputation)."""
-
-
-class IngestError(EvalframeError):
-    """A source file cannot be converted: malformed, unsupported, or clashing with the
-    dataset. The message names the file (and line, where there is one)."""
 
 
 @dataclass

@@ -17,20 +17,13 @@ from evalframe._private.compare.pairs import pairs_for
 from evalframe._private.config import Config
 from evalframe._private.data.dataset import Dataset, load_dataset
 from evalframe._private.errors import UsageError
-from evalframe._private.pipeline.score import ScoreTables, score_tables
+from evalframe._private.pipeline.score import score_tables
+from evalframe._private.pipeline.tables import Frame, Tables
 from evalframe._private.scoring.execution_scores import evaluator_scores
 from evalframe._private.summaries.slices import slice_deltas
 
 COMPARE_NODE_COLUMNS = [S.CONFIG_ID, S.RUN_ID, S.CASE_ID, S.ATTEMPT, S.PATH, S.SCORE]
 """The evaluator_scores columns `compare` reads (the rest is never computed)."""
-
-
-class CompareTables(dict[str, pl.DataFrame]):
-    """case_deltas, evaluator_deltas and run_deltas keyed by table name; `pairs` holds the
-    (baseline, candidate) run ids compared and `scored` the score tables they came from."""
-
-    pairs: list[tuple[str, str]]
-    scored: ScoreTables
 
 
 def compare_tables(
@@ -44,8 +37,10 @@ def compare_tables(
     engine: str = "polars",
     memory_limit: str | None = None,
     by: str | None = None,
-) -> CompareTables:
-    """Compare runs case by case (SPEC §6). `pairs` is "consecutive", an explicit list of
+) -> Tables[pl.DataFrame]:
+    """Compare runs case by case (SPEC §6): a `Tables` of case_deltas, evaluator_deltas
+    and run_deltas, with `.pairs` (the pairs compared) and `.scored` (the score tables
+    they came from). `pairs` is "consecutive", an explicit list of
     (baseline, candidate) run ids, or None: with `baseline` alone every other run is
     compared against it; with neither, the newest run against the one before it.
     `by` ("tag" or an executions column) adds `slice_deltas` (SPEC §10).
@@ -82,7 +77,7 @@ def compare_tables(
         tables[S.SLICE_DELTAS] = slice_deltas(
             scored[S.EXECUTION_SCORES].lazy(), chosen, cfg, by=by
         ).collect()
-    out = CompareTables(tables)
+    out = Tables(tables)
     out.pairs = chosen
     out.scored = scored
     return out
@@ -95,7 +90,7 @@ def _duckdb_compare(
     *,
     clamp: bool,
     memory_limit: str | None,
-) -> tuple[dict[str, pl.DataFrame], ScoreTables, list[tuple[str, str]]]:
+) -> tuple[dict[str, pl.DataFrame], Tables[Frame], list[tuple[str, str]]]:
     """The deltas, the score tables they came from and the pairs compared, all from one
     DuckDB session over the dataset's files (engines/duckdb_pipeline.py)."""
     from evalframe._private.engines.duckdb_pipeline import compare_tables_duckdb
@@ -109,7 +104,7 @@ def _duckdb_compare(
     if memory_limit is not None:
         kwargs["memory_limit"] = memory_limit
     out = compare_tables_duckdb(Path(dataset), cfg, choose, **kwargs)
-    scored = ScoreTables(out.scored or {})
+    scored: Tables[Frame] = Tables(out.scored or {})
     scored.clamped = out.clamped
     scored.path = "duckdb"
     return dict(out), scored, list(out.pairs or [])

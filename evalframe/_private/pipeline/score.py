@@ -28,32 +28,19 @@ from evalframe._private.config import DEFAULT_MEMORY_LIMIT, Config, parse_memory
 from evalframe._private.data.dataset import Dataset, load_dataset, open_tables
 from evalframe._private.data.validate import ClampReport, _typed, check_schemas, validate_tables
 from evalframe._private.errors import UsageError, ValidationError
+from evalframe._private.pipeline.tables import Frame, Tables
 from evalframe._private.scoring import flat
 from evalframe._private.scoring.execution_scores import (
     EXECUTION_COLUMNS,
     apply_policy,
     evaluator_scores,
-    score,
+    execution_scores,
 )
 from evalframe._private.summaries.case_summary import case_stats, case_summary
 from evalframe._private.summaries.run_summary import run_summary
 from evalframe._private.summaries.slices import slice_summary
 
 ENGINES = ("polars", "duckdb", "spark")
-
-
-class ScoreTables(dict[str, pl.DataFrame | pl.LazyFrame]):
-    """The tables of one `score`: execution_scores, case_summary, run_summary (and
-    evaluator_scores when asked) keyed by table name: polars DataFrames, except that
-    execution_scores and case_summary are LazyFrames over spill files when the input is
-    larger than the memory budget (scored batch by batch of runs)."""
-
-    clamped: ClampReport | None = None
-    """What `clamp=True` changed in the scores (None without clamp)."""
-    path: str = "tree"
-    """Which pass computed execution_scores: "flat", "tree" or "duckdb"."""
-    spill: tempfile.TemporaryDirectory[str] | None = None
-    """Spill files behind lazy tables (inputs larger than the memory budget)."""
 
 
 def score_tables(
@@ -66,8 +53,9 @@ def score_tables(
     memory_limit: str | None = None,
     by: str | None = None,
     spark_remote: str | None = None,
-) -> ScoreTables:
-    """Score a dataset under one config: execution_scores, case_summary and run_summary.
+) -> Tables[Frame]:
+    """Score a dataset under one config: a `Tables` of execution_scores, case_summary and
+    run_summary.
 
     `dataset` is a dataset path (folder or DuckDB file) or a loaded `Dataset`.
     `evaluators=True` also returns evaluator_scores (one row per execution × tree node,
@@ -99,7 +87,7 @@ def score_tables(
         )
         return _with_slices(tables, cfg, by)
     ds: Dataset | None = dataset if isinstance(dataset, Dataset) else None
-    out = ScoreTables()
+    out: Tables[Frame] = Tables()
     if ds is None and flat.is_flat(cfg):
         raw = open_tables(dataset)  # type: ignore[arg-type]
         batches = run_batches(raw, judge_rows_budget(memory_limit))
@@ -115,7 +103,7 @@ def score_tables(
         if ds is None:
             ds = load_dataset(dataset, clamp=clamp)  # type: ignore[arg-type]
         out.clamped = ds.clamped
-        out.update(_summaries(score(ds, cfg).collect(), cfg, ds.runs))
+        out.update(_summaries(execution_scores(ds, cfg).collect(), cfg, ds.runs))
     if evaluators:
         if ds is None:
             ds = load_dataset(dataset, clamp=clamp)  # type: ignore[arg-type]
@@ -123,7 +111,7 @@ def score_tables(
     return _with_slices(out, cfg, by)
 
 
-def _with_slices(out: ScoreTables, cfg: Config, by: str | None) -> ScoreTables:
+def _with_slices(out: Tables[Frame], cfg: Config, by: str | None) -> Tables[Frame]:
     """Add slice_summary (SPEC §10) when `by` ("tag" or an executions column) is given."""
     if by is not None:
         out[S.SLICE_SUMMARY] = slice_summary(out[S.EXECUTION_SCORES].lazy(), cfg, by=by).collect()
@@ -189,7 +177,7 @@ def run_batches(tables: Mapping[str, pl.LazyFrame | None], budget: int) -> list[
 
 
 def _spill_batches(
-    out: ScoreTables,
+    out: Tables[Frame],
     tables: Mapping[str, pl.LazyFrame | None],
     cfg: Config,
     batches: list[list[str]],
@@ -297,7 +285,7 @@ def flat_execution_scores(
 
 def _duckdb(
     dataset: Any, cfg: Config, *, evaluators: bool, clamp: bool, memory_limit: str | None
-) -> ScoreTables:
+) -> Tables[Frame]:
     from evalframe._private.engines.duckdb_pipeline import score_tables_duckdb
 
     if isinstance(dataset, Dataset):
@@ -309,7 +297,7 @@ def _duckdb(
     if memory_limit is not None:
         kwargs["memory_limit"] = memory_limit
     tables = score_tables_duckdb(Path(dataset), cfg, **kwargs)
-    out = ScoreTables(tables)
+    out: Tables[Frame] = Tables(tables)
     out.path = "duckdb"
     return out
 
@@ -322,7 +310,7 @@ SPARK_HINT = (
 
 def _spark(
     dataset: Any, cfg: Config, *, evaluators: bool, clamp: bool, remote: str | None
-) -> ScoreTables:
+) -> Tables[Frame]:
     if isinstance(dataset, Dataset):
         raise UsageError(
             "engine='spark' reads the dataset's files; hint: pass the dataset path, or use "
@@ -342,6 +330,8 @@ def _spark(
             "--engine spark needs Java for a local Spark (`java` is not on PATH); "
             "hint: install Java 17, or give --spark-remote sc://HOST."
         )
-    out = ScoreTables(spark_engine.score_dataset(Path(dataset), cfg, clamp=clamp, remote=remote))
+    out: Tables[Frame] = Tables(
+        spark_engine.score_dataset(Path(dataset), cfg, clamp=clamp, remote=remote)
+    )
     out.path = "spark"
     return out

@@ -18,7 +18,8 @@ from evalframe._private import schema as S
 from evalframe._private.config import Config
 from evalframe._private.data.dataset import Dataset, load_dataset
 from evalframe._private.errors import ConfigError
-from evalframe._private.scoring.execution_scores import score
+from evalframe._private.pipeline.tables import Tables
+from evalframe._private.scoring.execution_scores import execution_scores
 from evalframe._private.scoring.tree import shape_key
 from evalframe._private.sweep.sweep import Grid, sweep
 from evalframe._private.sweep.threshold_curve import threshold_curve
@@ -39,10 +40,10 @@ def sweep_tables(
     curve: bool = False,
     clamp: bool = False,
     on_chunk: Callable[[int, int], None] | None = None,
-) -> dict[str, pl.DataFrame]:
-    """run_summary rows for every (config × run) (`sweep`, with `sweep_*` parameter
-    columns for a Grid), the configs themselves (`sweep_configs`: config_id → JSON) and,
-    with `curve=True`, the base config's `threshold_curve`."""
+) -> Tables[pl.DataFrame]:
+    """A `Tables` of run_summary rows for every (config × run) (`sweep`, with `sweep_*`
+    parameter columns for a Grid), the configs themselves (`sweep_configs`: config_id →
+    JSON) and, with `curve=True`, the base config's `threshold_curve`."""
     grid = configs if isinstance(configs, Grid) else None
     config_list = list(grid.configs) if grid is not None else list(configs)  # type: ignore[arg-type]
     if not config_list:
@@ -53,18 +54,20 @@ def sweep_tables(
     table = pl.concat(parts, how="diagonal_relaxed")
     if grid is not None:
         table = table.join(grid.params, on=S.CONFIG_ID, how="left")
-    out = {
-        S.SWEEP: table,
-        S.SWEEP_CONFIGS: pl.DataFrame(
-            {
-                S.CONFIG_ID: [c.config_id for c in config_list],
-                S.CONFIG: [c.canonical_json() for c in config_list],
-            }
-        ),
-    }
+    out = Tables(
+        {
+            S.SWEEP: table,
+            S.SWEEP_CONFIGS: pl.DataFrame(
+                {
+                    S.CONFIG_ID: [c.config_id for c in config_list],
+                    S.CONFIG: [c.canonical_json() for c in config_list],
+                }
+            ),
+        }
+    )
     if curve:
         base = grid.base if grid is not None else config_list[0]
-        out[S.THRESHOLD_CURVE] = threshold_curve(score(ds, base), base).collect()
+        out[S.THRESHOLD_CURVE] = threshold_curve(execution_scores(ds, base), base).collect()
     return out
 
 

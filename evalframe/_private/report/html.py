@@ -28,6 +28,7 @@ from evalframe._private.cli.render import (
     run_rate,
 )
 from evalframe._private.display import visible
+from evalframe._private.errors import ReportWriteError
 from evalframe._private.report.plots import (
     CHART_TABLES,
     CHARTS,
@@ -39,7 +40,7 @@ from evalframe._private.report.plots import (
 from evalframe._private.rules.constants import Z_95
 from evalframe._private.rules.intervals import ci_high, ci_low
 from evalframe._private.stats.power import too_small
-from evalframe._private.store.fsops import StoreError, write_bytes
+from evalframe._private.store.fsops import write_bytes
 from evalframe._private.summaries.slices import SIGNIFICANCE, significant_regressions
 from evalframe._private.version import __version__
 
@@ -578,11 +579,6 @@ def build_report(
         + "\n".join(sections)
         + f"<script>{RENDER_CHECK}</script></body></html>\n"
     )
-
-
-class ReportWriteError(StoreError, OSError):
-    """The report could not be written (disk full, permissions); nothing was left behind
-    and an earlier file at the path is unchanged. Also an OSError for `except OSError`."""
 
 
 def _missing_folders(folder: Path) -> list[Path]:

@@ -22,7 +22,7 @@ import polars as pl
 from evalframe._private import schema as S
 from evalframe._private.cli.render import run_rate
 from evalframe._private.display import INVISIBLE, visible
-from evalframe._private.errors import UsageError
+from evalframe._private.errors import ChartInputError, UsageError
 from evalframe._private.rules.constants import EPS
 from evalframe._private.rules.intervals import ci_high, ci_low
 from evalframe._private.stats.power import MDE_FACTOR, POWER, power
@@ -57,10 +57,6 @@ CASE_STATUS_ORDER = ("regression", "improvement", "unchanged", "error", "new", "
 CASE_STATUS_COLORS = ("#c62828", "#2e7d32", "#9e9e9e", "#6a1b9a", "#1565c0", "#795548")
 PAIR = "pair"
 RUN_ORDER = "run_order"
-
-
-class ChartInputError(UsageError):
-    """A chart was given a table without the columns it draws."""
 
 
 def _altair() -> Any:

@@ -6,6 +6,7 @@ SPEC §3: verdicts, required gates, missing evaluators, outcomes. The tree is ev
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -130,13 +131,27 @@ def _plan(
     )
 
 
-def score(dataset: Dataset, config: Config | Sequence[Config] | None = None) -> pl.LazyFrame:
+def execution_scores(
+    dataset: Dataset, config: Config | Sequence[Config] | None = None
+) -> pl.LazyFrame:
     """`execution_scores`: one row per (config × execution) with score, verdict and passed.
 
     `config` may be one Config or several sharing one evaluator tree (scored in one plan).
     """
     plan = _plan(dataset, config)
     return _execution_scores(dataset, plan)
+
+
+def score(dataset: Dataset, config: Config | Sequence[Config] | None = None) -> pl.LazyFrame:
+    """Deprecated alias of `execution_scores` (same arguments, same table); warns with a
+    DeprecationWarning."""
+    warnings.warn(
+        "evalframe.score is deprecated; use evalframe.execution_scores (same arguments, "
+        "same table).",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return execution_scores(dataset, config)
 
 
 def _root_rows(plan: _Plan) -> pl.LazyFrame:

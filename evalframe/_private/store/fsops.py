@@ -24,15 +24,10 @@ from pathlib import Path
 
 import polars as pl
 
-from evalframe._private.errors import EvalframeError
+from evalframe._private.errors import StoreError, StoreWriteError
 
 INTERNALS = ".evalframe"
 """The hidden folder beside a store, `--out` folder or input tables holding the versions."""
-
-
-class StoreError(EvalframeError):
-    """A result or input location cannot be written (a file, not writable, inside the
-    dataset's input tables, locked by another writer, or the disk failed)."""
 
 
 def token() -> str:
@@ -160,11 +155,6 @@ def check_writable_folder(folder: Path, what: str) -> None:
         raise StoreError(
             f"{what} {folder}: {probe} is not writable; hint: pick a folder you can write to."
         )
-
-
-class StoreWriteError(StoreError, OSError):
-    """The disk failed during a commit (full, permissions); the previous version is intact.
-    Also an OSError, so `except OSError` keeps working."""
 
 
 def os_error(exc: OSError, what: str) -> StoreError:

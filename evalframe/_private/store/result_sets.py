@@ -36,12 +36,17 @@ from typing import Any
 import polars as pl
 
 from evalframe._private import schema as S
-from evalframe._private.errors import EvalframeError
+from evalframe._private.errors import (
+    CorruptManifestError,
+    ResultsNotFoundError,
+    SetReplacedError,
+    StoreError,
+)
 from evalframe._private.store import fsops
 from evalframe._private.store.fingerprint import input_files
 from evalframe._private.store.fingerprint import inputs_fingerprint as fingerprint_of
 from evalframe._private.store.fingerprint import matches as fingerprint_matches
-from evalframe._private.store.fsops import INTERNALS, StoreError
+from evalframe._private.store.fsops import INTERNALS
 from evalframe._private.store.lock import writer_lock
 from evalframe._private.version import __version__
 
@@ -62,18 +67,6 @@ METADATA_KEYS = (
     METADATA_COMMAND,
     METADATA_CREATED,
 )
-
-
-class ResultsNotFoundError(EvalframeError):
-    """The asked-for result set or table does not exist."""
-
-
-class SetReplacedError(ResultsNotFoundError):
-    """A newer commit replaced the set while it was being read (read it again)."""
-
-
-class CorruptManifestError(StoreError):
-    """A set's manifest (`<version>.json`) is not what evalframe writes."""
 
 
 def set_id_for(config_json: str | None) -> str:
