@@ -16,6 +16,7 @@ from evalframe._private.pipeline.compare import compare_tables
 from evalframe._private.pipeline.sweep import sweep_tables
 from evalframe._private.store.output import read_metadata, write_tables
 from evalframe._private.store.result_sets import read_results
+from evalframe._private.pipeline.cases import cases
 
 # -- one function per table, for notebooks (LazyFrames in, LazyFrames out)
 from evalframe._private.scoring.execution_scores import evaluator_scores, execution_scores
@@ -71,6 +72,7 @@ __all__ = [  # noqa: RUF022 - grouped as the imports above
     "write_tables",
     "read_results",
     "read_metadata",
+    "cases",
     # one function per table
     "execution_scores",
     "evaluator_scores",

@@ -28,8 +28,10 @@ from evalframe._private.cli.options import (
 )
 from evalframe._private.cli.plan_command import plan_command
 from evalframe._private.cli.render import (
+    cases_report,
     compare_report,
     error_line,
+    print_csv,
     print_json,
     progress,
     run_table,
@@ -515,6 +517,93 @@ def sweep_command(
             target,
         )
     )
+
+
+class CaseStatus(StrEnum):
+    """Which cases `evalframe cases` lists (pipeline/cases.py)."""
+
+    regression = "regression"
+    improvement = "improvement"
+    unchanged = "unchanged"
+    new = "new"
+    removed = "removed"
+    error = "error"
+    fail = "fail"
+    pass_ = "pass"
+    flaky = "flaky"
+
+
+@app.command("cases")
+@handles_errors
+def cases_command(
+    dataset: DatasetArg,
+    run: Annotated[
+        str | None,
+        typer.Option(
+            "--run",
+            help="The run whose cases to list: for a comparison's statuses, the candidate "
+            "of the compared pairs (default: every pair, or every run).",
+        ),
+    ] = None,
+    status: Annotated[
+        CaseStatus,
+        typer.Option(
+            "--status",
+            help="A comparison's case status (regression ... error: case_deltas of the "
+            "latest result set) or a run's (fail, pass, flaky: its case_summary).",
+        ),
+    ] = CaseStatus.regression,
+    evaluator: Annotated[
+        str | None,
+        typer.Option(
+            "--evaluator",
+            "-e",
+            help="Only cases where this evaluator fell (regression), rose (improvement), "
+            "did not pass (fail), passed (pass), or has a score.",
+        ),
+    ] = None,
+    results: Annotated[
+        Path | None,
+        typer.Option(
+            "--results",
+            "-r",
+            help="Results to read: a store or an --out folder (default: DATASET/results).",
+        ),
+    ] = None,
+    result_set: Annotated[
+        str | None,
+        typer.Option("--result-set", help="Read this result set (default: the latest)."),
+    ] = None,
+    as_json: JsonOpt = False,
+    csv: Annotated[
+        bool, typer.Option("--csv", help="Print CSV (evaluators, outcomes as JSON text).")
+    ] = False,
+) -> None:
+    """Every regressed case of the compared pairs (or every failing case of a run), one
+    row each, with its per-evaluator scores, the judge's labels and reasons and the
+    outcome checks with their justifications.
+
+    Example: [bold]evalframe cases runs/ --run 2026-11-01-v1.6 --status regression[/bold]
+    """
+    from evalframe._private.pipeline.cases import cases
+
+    if csv and as_json:
+        raise UsageError("--csv and --json exclude each other; hint: pick one.")
+    frame = cases(
+        dataset,
+        run,
+        status=str(status),
+        evaluator=evaluator,
+        results=results,
+        result_set=result_set,
+    )
+    if as_json:
+        print_json(frame.to_dicts())
+    elif csv:
+        print_csv(frame)
+    else:
+        for part in cases_report(frame, str(status)):
+            stdout.print(part)
 
 
 app.command("ingest")(handles_errors(ingest_command))

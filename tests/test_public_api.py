@@ -29,6 +29,7 @@ PUBLIC = [
     "write_tables",
     "read_results",
     "read_metadata",
+    "cases",
     # one function per table
     "execution_scores",
     "evaluator_scores",

@@ -154,6 +154,33 @@ def print_json(payload: Any) -> None:
     sys.stdout.write(json.dumps(payload, default=json_value, indent=2) + "\n")
 
 
+def json_text(value: object) -> str:
+    """A nested cell as JSON text: lists as JSON lists, structs as objects."""
+    if isinstance(value, pl.Series):
+        value = value.to_list()
+    return json.dumps(value, default=json_value, ensure_ascii=False)
+
+
+def flat(frame: pl.DataFrame) -> pl.DataFrame:
+    """CSV cannot hold nested values: a list, array or struct cell becomes its JSON text
+    (`[1, 2]`, `{"a": 1}`); binary cells become base64."""
+    out = []
+    for name, dtype in frame.schema.items():
+        if dtype.is_nested():  # output formatting: one JSON text per printed cell
+            texts = [None if v is None else json_text(v) for v in frame[name].to_list()]
+            out.append(pl.Series(name, texts, dtype=pl.String))
+        elif dtype == pl.Binary:
+            out.append(pl.col(name).bin.encode("base64"))
+    return frame.with_columns(out) if out else frame
+
+
+def print_csv(frame: pl.DataFrame) -> None:
+    """The frame as CSV on stdout (nested cells as JSON text): data for a pipe as it is; on
+    a terminal, control characters visible (as ls does)."""
+    text = flat(frame).write_csv()
+    sys.stdout.write(visible_lines(text) if sys.stdout.isatty() else text)
+
+
 def rows(frame: pl.DataFrame) -> list[dict[str, Any]]:
     return frame.to_dicts()
 
@@ -716,3 +743,70 @@ def sweep_report(table: pl.DataFrame, params: pl.DataFrame) -> list:
             f"{100 * spread:.1f} pts",
         )
     return [out_table]
+
+
+def cases_report(frame: pl.DataFrame, status: str) -> list:
+    """`evalframe cases` in the terminal: per case a line (case, runs, status, score and
+    passed baseline → run), a table of its evaluators (scores, delta, passed, the judge's
+    labels and reasons) and its outcome checks with their justifications. Ids, labels,
+    reasons and justifications are data: shown literally."""
+    if frame.is_empty():
+        return [say("no case has status {}.", status)]
+    pairs = frame[S.BASELINE_RUN_ID].drop_nulls().n_unique()
+    out: list = [
+        say(
+            f"{frame.height} {{}} case{'s' if frame.height != 1 else ''}"
+            + (f" in {pairs} pair{'s' if pairs != 1 else ''}" if pairs else ""),
+            status,
+        )
+    ]
+    for r in frame.iter_rows(named=True):
+        compared = r[S.BASELINE_RUN_ID] is not None
+        runs = (
+            say("{} → {}", r[S.BASELINE_RUN_ID], r[S.RUN_ID]) if compared else id_text(r[S.RUN_ID])
+        )
+        head = Text("\n") + Text(visible(str(r[S.CASE_ID])), style="bold")
+        head += Text("  ") + runs + Text("  ") + id_text(r[S.STATUS])
+        if compared:
+            head += Text(
+                f"  score {num(r['baseline_score'])} → {num(r[S.SCORE])} "
+                f"({_signed(r[S.SCORE_DELTA])})  passed {_flag(r['baseline_passed'])} → "
+                f"{_flag(r[S.PASSED])}",
+                no_wrap=True,
+            )
+        else:
+            head += Text(f"  score {num(r[S.SCORE])}  passed {_flag(r[S.PASSED])}", no_wrap=True)
+        out.append(head)
+        evaluators = r["evaluators"] or []
+        if evaluators:
+            table = Table(box=None, pad_edge=False, padding=(0, 1, 0, 2))
+            id_column(table, "evaluator")
+            headers = ["baseline", "score", "delta"] if compared else ["score"]
+            for h in [*headers, "passed"]:
+                table.add_column(h, justify="right", no_wrap=True)
+            table.add_column("label · reason", overflow="fold")
+            for e in evaluators:
+                numbers = (
+                    [num(e["baseline_score"]), num(e["score"]), _signed(e["score_delta"])]
+                    if compared
+                    else [num(e["score"])]
+                )
+                said = [*(e["labels"] or []), *(e["reasons"] or [])]
+                table.add_row(
+                    id_text(e["evaluator"]),
+                    *numbers,
+                    _flag(e["passed"]),
+                    id_text(" · ".join(said)) if said else Text("—", style="dim"),
+                )
+            out.append(table)
+        checks = r[S.OUTCOMES] or []
+        several = len({o[S.ATTEMPT] for o in checks}) > 1
+        for o in checks:
+            mark = Text("  ✓ " if o[S.PASSED] else "  ✗ ", style="green" if o[S.PASSED] else "red")
+            line = mark + id_text(o[S.OUTCOME])
+            if several:
+                line += Text(f" (attempt {o[S.ATTEMPT]})")
+            if o[S.JUSTIFICATION]:
+                line += Text(" — ") + id_text(o[S.JUSTIFICATION])
+            out.append(line)
+    return out

@@ -15,7 +15,6 @@ dataset's tables and result sets and nothing else, and writes nowhere.
 
 from __future__ import annotations
 
-import json as json_lib
 import os
 import re
 import signal
@@ -36,13 +35,13 @@ from evalframe._private import schema as S
 from evalframe._private.cli.options import DatasetArg
 from evalframe._private.cli.render import (
     id_text,
-    json_value,
+    json_text,
     message_text,
+    print_csv,
     print_json,
     say,
     stderr,
     stdout,
-    visible_lines,
 )
 from evalframe._private.cli.results_command import describe
 from evalframe._private.data.dataset import load_dataset
@@ -415,7 +414,7 @@ def _cell(value: object) -> str:
     if isinstance(value, float):
         return f"{value:.6g}"
     if isinstance(value, (list, tuple, dict, pl.Series)):
-        return _json_text(value)
+        return json_text(value)
     return str(value)
 
 
@@ -428,33 +427,12 @@ def _type_label(dtype: pl.DataType) -> str:
 def print_result(frame: pl.DataFrame | None, *, csv: bool = False, json: bool = False) -> None:
     if frame is None:
         return
-    if csv:  # data for a pipe as it is; on a terminal, control characters visible (as ls)
-        text = _flat(frame).write_csv()
-        sys.stdout.write(visible_lines(text) if sys.stdout.isatty() else text)
+    if csv:
+        print_csv(frame)
     elif json:
         print_json(frame.to_dicts())  # lists as JSON lists; other values via json_value
     else:
         stdout.print(render_table(frame))
-
-
-def _json_text(value: object) -> str:
-    """A nested cell as JSON text: lists as JSON lists, structs as objects."""
-    if isinstance(value, pl.Series):
-        value = value.to_list()
-    return json_lib.dumps(value, default=json_value, ensure_ascii=False)
-
-
-def _flat(frame: pl.DataFrame) -> pl.DataFrame:
-    """CSV cannot hold nested values: a list, array or struct cell becomes its JSON text
-    (`[1, 2]`, `{"a": 1}`); binary cells become base64."""
-    out = []
-    for name, dtype in frame.schema.items():
-        if dtype.is_nested():  # output formatting: one JSON text per printed cell
-            texts = [None if v is None else _json_text(v) for v in frame[name].to_list()]
-            out.append(pl.Series(name, texts, dtype=pl.String))
-        elif dtype == pl.Binary:
-            out.append(pl.col(name).bin.encode("base64"))
-    return frame.with_columns(out) if out else frame
 
 
 def interactive(
