@@ -19,6 +19,7 @@ from evalframe._private.cli.render import (
     SE_FOOTNOTE,
     UNSCORED_FOOTNOTE,
     SweepProgress,
+    case_counts,
     compare_report,
     iso_duration,
     json_value,
@@ -65,6 +66,33 @@ def test_compare_report_golden():
         evaluator_deltas=_golden(S.EVALUATOR_DELTAS),
     )
     assert _text(*parts) == (GOLDEN / "compare_report.txt").read_text()
+
+
+def test_case_counts_reconcile_with_mcnemar_flips():
+    """ "N regression" beside "M pass→fail": every regression and improvement count is split
+    into flips and score-only cases, and the flips of every status add up to McNemar's."""
+    run_deltas, case_deltas = _golden(S.RUN_DELTAS), _golden(S.CASE_DELTAS)
+    for r in run_deltas.iter_rows(named=True):
+        pair = case_deltas.filter(
+            (pl.col("baseline_run_id") == r["baseline_run_id"])
+            & (pl.col("candidate_run_id") == r["candidate_run_id"])
+        )
+        line = case_counts(r, pair, Config().compare)
+        for status, arrow, n_flips in (
+            ("regression", "pass→fail", r["n_passed_to_failed"]),
+            ("improvement", "fail→pass", r["n_failed_to_passed"]),
+        ):
+            n = r[f"n_{status}"]
+            if n:
+                split = re.search(rf"{n} {status} = (\d+) {arrow} \+ (\d+) score-only", line)
+                assert split, line
+                assert int(split[1]) + int(split[2]) == n
+            flips = sum(int(x) for x in re.findall(rf"(\d+) {arrow}", line))
+            assert flips == n_flips, (line, n_flips)
+    # the golden pairs hold both kinds, so the split is not vacuous
+    assert (
+        "4 regression = 0 pass→fail + 4 score-only" in (GOLDEN / "compare_report.txt").read_text()
+    )
 
 
 # --- ids ------------------------------------------------------------------------------

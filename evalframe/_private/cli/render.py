@@ -523,6 +523,41 @@ def worst_evaluators(evaluator_deltas: pl.DataFrame | None) -> pl.DataFrame:
     )
 
 
+def case_counts(r: Mapping[str, Any], pair_cases: pl.DataFrame, limits: Any = None) -> str:
+    """The case counts of a pair by status, each regression (improvement) count split into
+    the cases whose verdict flipped pass→fail (fail→pass) and the score-only ones (verdict
+    kept, the score moved more than `case_delta`), and the flips among `error` cases (a side
+    without a scored attempt), so the counts add up to McNemar's flips."""
+    down = pl.col("baseline_passed") & ~pl.col("candidate_passed")
+    up = ~pl.col("baseline_passed") & pl.col("candidate_passed")
+    is_status = pl.col(S.STATUS).eq
+    flips = pair_cases.select(
+        (is_status("regression") & down).sum().alias("regression"),
+        (is_status("improvement") & up).sum().alias("improvement"),
+        (is_status("error") & down).sum().alias("error_down"),
+        (is_status("error") & up).sum().alias("error_up"),
+    ).row(0, named=True)
+    delta = "" if limits is None else f" by more than {limits.case_delta:g}"
+    parts = []
+    for status in ("regression", "improvement", "unchanged", "new", "removed", "error"):
+        n = r[f"n_{status}"]
+        text = f"{n} {status}"
+        if status in ("regression", "improvement") and n:
+            flipped = int(flips[status] or 0)
+            arrow, moved = (
+                ("pass→fail", "fell") if status == "regression" else ("fail→pass", "rose")
+            )
+            kept = f"score-only (verdict kept, score {moved}{delta})"
+            text += f" = {flipped} {arrow} + {n - flipped} {kept}"
+        if status == "error" and (flips["error_down"] or flips["error_up"]):
+            text += (
+                f" (a side without a scored attempt; {int(flips['error_down'] or 0)} pass→fail, "
+                f"{int(flips['error_up'] or 0)} fail→pass)"
+            )
+        parts.append(text)
+    return "cases: " + ", ".join(parts)
+
+
 def compare_report(
     run_deltas: pl.DataFrame,
     case_deltas: pl.DataFrame,
@@ -577,11 +612,12 @@ def compare_report(
         out.append(table)
         if run_rate(r, prefix="baseline_") is None or run_rate(r, prefix="candidate_") is None:
             out.append(Text(UNSCORED_FOOTNOTE))
-        counts = ", ".join(
-            f"{r[f'n_{s}']} {s}"
-            for s in ("regression", "improvement", "unchanged", "new", "removed", "error")
+        pair = (
+            (pl.col("baseline_run_id") == b)
+            & (pl.col("candidate_run_id") == c)
+            & (pl.col(S.CONFIG_ID) == r[S.CONFIG_ID])
         )
-        out.append(Text(f"cases: {counts}"))
+        out.append(Text(case_counts(r, case_deltas.filter(pair), limits)))
         if has_paired_cases(r):
             ci = (
                 f"[{_signed(r['mean_delta_ci_low'])}, {_signed(r['mean_delta_ci_high'])}]"
@@ -598,11 +634,6 @@ def compare_report(
         if r["reasons"]:
             reasons = "; ".join(reason_text(code, r, limits) for code in r["reasons"])
             out.append(Text("regression:", style="red") + " " + id_text(reasons))
-        pair = (
-            (pl.col("baseline_run_id") == b)
-            & (pl.col("candidate_run_id") == c)
-            & (pl.col(S.CONFIG_ID) == r[S.CONFIG_ID])
-        )
         regressed = case_deltas.filter(pair & (pl.col(S.STATUS) == "regression"))
         shown = regressed.sort(S.SCORE_DELTA, S.CASE_ID, nulls_last=True).head(max(top, 0))
         if named:
