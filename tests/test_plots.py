@@ -34,6 +34,7 @@ RUN_SUMMARY = pl.DataFrame(
         "created_at": [datetime(2026, 1, 1), datetime(2026, 2, 1), datetime(2026, 3, 1)],
         "pass_rate": [0.9, 0.5, 0.02],
         "pass_rate_se": [0.1, 0.05, None],
+        "cases": [10, 10, 5],
         "n_pass": [8, 4, 0],
         "n_borderline": [1, 2, 0],
         "n_fail": [1, 3, 1],
@@ -97,6 +98,8 @@ SLICE_DELTAS = pl.DataFrame(
         "mean_delta_ci_low": [-0.15, -0.01, -0.05],
         "mean_delta_ci_high": [-0.05, 0.05, 0.05],
         "q_value": [0.01, 0.6, 1.0],
+        "n_passed_to_failed": [6, 1, 0],
+        "n_failed_to_passed": [0, 2, 0],
     }
 )
 RUN_DELTAS = pl.DataFrame(
@@ -177,16 +180,30 @@ def test_charts_export_to_svg_and_png_offline(tmp_path: Path) -> None:
 
 
 # --- the numbers behind each chart ------------------------------------------------------
-def test_pass_rate_interval_is_1_96_se_clipped() -> None:
+def _wilson(p: float, n: float) -> tuple[float, float]:
+    z = 1.96
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def test_pass_rate_interval_is_wilson_with_the_clustered_effective_n() -> None:
     rows = {r["run_id"]: r for r in _rows(efp.pass_rate_chart(RUN_SUMMARY))}
     expected = {  # run: (ci_low, ci_high)
-        "r-b": (0.9 - 0.196, 1.0),  # 0.9 + 0.196 clipped to 1
-        "r-a": (0.5 - 0.098, 0.5 + 0.098),
-        "r-c": (0.02, 0.02),  # no se: a zero-width interval
+        "r-b": _wilson(0.9, 0.9 * 0.1 / 0.1**2),  # n_eff = p (1 - p) / se^2 = 9
+        "r-a": _wilson(0.5, 0.5 * 0.5 / 0.05**2),  # 100
+        "r-c": _wilson(0.02, 5),  # no se: the run's 5 cases
     }
     for run, (lo, hi) in expected.items():
         assert rows[run]["ci_low"] == pytest.approx(lo)
         assert rows[run]["ci_high"] == pytest.approx(hi)
+    # inside [0, 1] and never collapsed to the point, even at a 100 % run
+    perfect = RUN_SUMMARY.with_columns(
+        pl.lit(1.0).alias("pass_rate"), pl.lit(0.0).alias("pass_rate_se")
+    )
+    for r in _rows(efp.pass_rate_chart(perfect)):
+        assert r["ci_high"] == 1.0 and r["ci_low"] < 1.0
+    assert "Wilson" in json.dumps(efp.pass_rate_chart(RUN_SUMMARY).to_dict())
 
 
 @settings(max_examples=60, deadline=None)
@@ -209,11 +226,15 @@ def test_pass_rate_interval_matches_reference(rates: list[tuple[float, float | N
         },
         schema_overrides={"pass_rate_se": pl.Float64},
     )
+    frame = frame.with_columns(pl.lit(20).alias("cases"))
     rows = {r["run_id"]: r for r in _rows(efp.pass_rate_chart(frame))}
     for i, (p, se) in enumerate(rates):
-        half = 1.96 * (se or 0.0)
-        assert rows[f"r{i}"]["ci_low"] == pytest.approx(min(1.0, max(0.0, p - half)))
-        assert rows[f"r{i}"]["ci_high"] == pytest.approx(min(1.0, max(0.0, p + half)))
+        # n_eff = p (1 - p) / se^2, at least 1 (infinite when se^2 underflows)
+        n = max(1.0, p * (1 - p) / se**2 if se**2 else math.inf) if se and 0 < p < 1 else 20
+        lo, hi = _wilson(p, n)
+        assert rows[f"r{i}"]["ci_low"] == pytest.approx(lo, abs=1e-9)
+        assert rows[f"r{i}"]["ci_high"] == pytest.approx(hi, abs=1e-9)
+        assert lo - 1e-12 <= p <= hi + 1e-12  # Wilson's interval holds the rate
 
 
 def test_verdict_bands_are_the_five_counts_in_order() -> None:
@@ -347,12 +368,28 @@ def test_sweep_heatmap_with_one_parameter_puts_runs_down() -> None:
 
 def test_forest_marks_significant_slices() -> None:
     rows = {r["slice_label"]: r for r in _rows(efp.slice_forest_chart(SLICE_DELTAS))}
-    assert rows["tag=billing"]["significance"] == "q < 0.05: pass flips significant"
+    assert rows["tag=billing"]["significance"] == "q < 0.05: more pass → fail (a regression)"
     assert rows["tag=refunds"]["significance"] == "q ≥ 0.05"
     # the legend says which test q comes from: the pass flips, not the x axis's score delta
     point = efp.slice_forest_chart(SLICE_DELTAS).to_dict()["spec"]["layer"][1]
     assert point["encoding"]["color"]["title"] == "pass flips (McNemar), Benjamini–Hochberg q"
     assert "tag=(none)" in rows
+
+
+def test_forest_never_paints_a_significant_improvement_red() -> None:
+    improved = SLICE_DELTAS.with_columns(
+        pl.Series("n_passed_to_failed", [0, 1, 0]),
+        pl.Series("n_failed_to_passed", [7, 2, 0]),
+        pl.Series("mean_delta", [0.1, 0.02, 0.0]),
+    )
+    chart = efp.slice_forest_chart(improved)
+    rows = {r["slice_label"]: r for r in _rows(chart)}
+    assert rows["tag=billing"]["significance"] == "q < 0.05: more fail → pass (an improvement)"
+    scale = chart.to_dict()["spec"]["layer"][1]["encoding"]["color"]["scale"]
+    colour = dict(zip(scale["domain"], scale["range"], strict=True))
+    assert colour[rows["tag=billing"]["significance"]] != "#c62828"  # green, not red
+    assert colour["q < 0.05: more pass → fail (a regression)"] == "#c62828"
+    assert colour["q ≥ 0.05"] != "#c62828"
 
 
 POWER_TABLE = [

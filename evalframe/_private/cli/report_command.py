@@ -176,14 +176,17 @@ def report_command(
 
 
 def demo_report(directory: Path) -> Path | None:
-    """The demo's report (DIRECTORY/report.html) under the default config; None (with a
-    hint on stderr) when the `report` extra (altair, vl-convert-python) is not installed."""
+    """The demo's report (DIRECTORY/report.html) under the default config. Altair and
+    vl-convert are base dependencies; only a broken install cannot import them, and then
+    the demo says so on stderr (naming the import error) and returns None."""
     try:
         import altair  # noqa: F401
         import vl_convert  # noqa: F401
-    except ImportError:
+    except ImportError as exc:
         stderr.print(
-            "no report: pip install 'evalframe[report]' for charts and report.html", markup=False
+            f"no report: the charts' Altair or vl-convert cannot be imported ({exc}); "
+            "reinstall evalframe (pip install -e .) to get report.html",
+            markup=False,
         )
         return None
     return make_report(directory, load_config(None), default_report_path(directory))

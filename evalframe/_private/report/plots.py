@@ -24,8 +24,9 @@ from evalframe._private.cli.render import run_rate
 from evalframe._private.display import INVISIBLE, visible
 from evalframe._private.errors import ChartInputError, UsageError
 from evalframe._private.rules.constants import EPS
-from evalframe._private.rules.intervals import ci_high, ci_low
+from evalframe._private.rules.wilson import effective_n, wilson_high, wilson_low
 from evalframe._private.stats.power import MDE_FACTOR, POWER, power
+from evalframe._private.summaries.slices import SIGNIFICANCE
 
 """Normal quantile of the 95 % intervals drawn around rates and means."""
 
@@ -60,13 +61,14 @@ RUN_ORDER = "run_order"
 
 
 def _altair() -> Any:
-    """The altair module (the `report` extra), or a UsageError saying how to install it."""
+    """The altair module (a base dependency), or a UsageError saying how to repair a broken
+    install."""
     try:
         import altair
-    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    except ImportError as exc:  # pragma: no cover - only in a broken install
         raise UsageError(
-            "charts need Altair; hint: pip install 'evalframe[report]' (altair and "
-            "vl-convert-python)."
+            f"charts need Altair, a dependency of evalframe, which cannot be imported ({exc}); "
+            "hint: reinstall evalframe (pip install -e . or pip install evalframe)."
         ) from exc
     return altair
 
@@ -172,14 +174,27 @@ def _pair_order(df: pl.DataFrame) -> list[str]:
     return df.select(_pair_label().alias(PAIR)).unique(maintain_order=True)[PAIR].to_list()
 
 
-def _interval(value: str, se: str) -> list[pl.Expr]:
-    """The 95 % interval (rules/intervals.py) clipped to [0, 1] (null se: a zero-width
-    interval at the value)."""
-    half_se = pl.col(se).fill_null(0.0)
-    return [
-        ci_low(pl.col(value), half_se).clip(0.0, 1.0).alias("ci_low"),
-        ci_high(pl.col(value), half_se).clip(0.0, 1.0).alias("ci_high"),
-    ]
+RATE_INTERVAL = (
+    "95 % Wilson interval with the clustered effective sample size n_eff = p (1 − p) / se² "
+    "(se: the pass_rate_se clustered by case), or the number of cases when se is 0 or "
+    "missing (a run at 0 % or 100 %): it does not collapse at 0 and 1"
+)
+"""How the report and the rate charts state their pass-rate interval."""
+
+
+def rate_interval(rate: str, se: str, cases: str | None) -> list[pl.Expr]:
+    """The 95 % Wilson interval of a rate column (rules/wilson.py) as ci_low / ci_high,
+    with the clustered effective sample size of `se`; `cases` (a column, or None when the
+    table has none) is the sample size where se says nothing (se 0 or null, p 0 or 1)."""
+    p = pl.col(rate)
+    n = effective_n(pl, p, pl.col(se), pl.lit(None) if cases is None else pl.col(cases))
+    return [wilson_low(pl, p, n).alias("ci_low"), wilson_high(pl, p, n).alias("ci_high")]
+
+
+def _cases_column(table: pl.DataFrame | pl.LazyFrame) -> list[str]:
+    """[cases] (run_summary's case count, the n of a rate's Wilson interval at 0 % or
+    100 %) when the table has it."""
+    return [S.CASES] if S.CASES in table.lazy().collect_schema().names() else []
 
 
 def _run_columns(df: pl.DataFrame) -> list[str]:
@@ -216,14 +231,17 @@ def _scored_pass_rate(table: pl.DataFrame | pl.LazyFrame, df: pl.DataFrame) -> p
 
 # --- run charts ----------------------------------------------------------------------
 def pass_rate_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
-    """Pass rate per run (run_summary) with its 95 % interval from the case-clustered
-    standard error: pass_rate ± Z_95 · pass_rate_se, clipped to [0, 1]. A run without any
-    scored execution has no pass rate and no point (when mean_score is given)."""
+    """Pass rate per run (run_summary) with its 95 % Wilson interval (`rate_interval`: the
+    clustered effective sample size from pass_rate_se, else `cases`; no bar without
+    either). A run without any scored execution has no pass rate and no point (when
+    mean_score is given)."""
     a = _altair()
-    df = _run_frame(run_summary, "pass_rate_chart", [S.PASS_RATE, S.PASS_RATE_SE])
+    cases = _cases_column(run_summary)
+    df = _run_frame(run_summary, "pass_rate_chart", [S.PASS_RATE, S.PASS_RATE_SE, *cases])
     df = _scored_pass_rate(run_summary, df)
     df, order, note = _latest(df, S.RUN_ID, _run_order(df), MAX_RUNS, _run_noun(df))
-    data = df.with_columns(*_interval(S.PASS_RATE, S.PASS_RATE_SE)).select(
+    interval = rate_interval(S.PASS_RATE, S.PASS_RATE_SE, next(iter(cases), None))
+    data = df.with_columns(*interval).select(
         S.RUN_ID, S.PASS_RATE, S.PASS_RATE_SE, "ci_low", "ci_high"
     )
     y = a.Y(f"{S.RUN_ID}:N", sort=order, title="run")
@@ -231,7 +249,12 @@ def pass_rate_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
     base = a.Chart(data)
     rule = base.mark_rule(strokeWidth=2).encode(
         y=y,
-        x=a.X("ci_low:Q", scale=scale, title="pass rate (95 % interval)", axis=a.Axis(format="%")),
+        x=a.X(
+            "ci_low:Q",
+            scale=scale,
+            title="pass rate (95 % Wilson interval)",
+            axis=a.Axis(format="%"),
+        ),
         x2="ci_high:Q",
     )
     point = base.mark_point(filled=True, size=80).encode(
@@ -291,16 +314,17 @@ def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
 
 def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
     """Pass rate over runs in time order (run_summary by created_at, else run order) with a
-    95 % interval band (pass_rate ± Z_95 · pass_rate_se). A run without any scored
+    95 % Wilson band (`rate_interval`, as the pass-rate chart). A run without any scored
     execution has no pass rate and no point (when mean_score is given)."""
     a = _altair()
-    df = _run_frame(run_summary, "trend_chart", [S.PASS_RATE, S.PASS_RATE_SE])
+    cases = _cases_column(run_summary)
+    df = _run_frame(run_summary, "trend_chart", [S.PASS_RATE, S.PASS_RATE_SE, *cases])
     df = _scored_pass_rate(run_summary, df)
     df, order, note = _latest(df, S.RUN_ID, _run_order(df), MAX_TREND_RUNS, _run_noun(df))
     timed = S.CREATED_AT in df.columns and df[S.CREATED_AT].null_count() == 0
     data = (
         df.with_columns(
-            *_interval(S.PASS_RATE, S.PASS_RATE_SE),
+            *rate_interval(S.PASS_RATE, S.PASS_RATE_SE, next(iter(cases), None)),
             pl.col(S.RUN_ID)
             .replace_strict({r: i for i, r in enumerate(order)}, return_dtype=pl.Int64)
             .alias(RUN_ORDER),
@@ -526,17 +550,20 @@ def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> An
     return _noted(chart, [note])
 
 
-FLIPS_SIGNIFICANT = "q < 0.05: pass flips significant"
+FLIPS_SIGNIFICANT = "q < 0.05: more pass → fail (a regression)"
+FLIPS_IMPROVED = "q < 0.05: more fail → pass (an improvement)"
 FLIPS_NOT_SIGNIFICANT = "q ≥ 0.05"
 """Legend labels of the slice forest plot (q = McNemar p of the pass flips, BH-adjusted)."""
 
 
 def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
     """Forest plot of slices (slice_deltas): the paired mean score delta of each slice
-    value with its 95 % interval (mean_delta_ci_low/high), one panel per pair. Red marks
-    the slice values whose pass/fail flips are significant: q_value, the McNemar p of the
+    value with its 95 % interval (mean_delta_ci_low/high), one panel per pair. Colour marks
+    the slice values whose pass/fail flips are significant — q_value, the McNemar p of the
     flips (not a test of the score delta on the x axis) after Benjamini–Hochberg over the
-    pair's slice values, below 0.05."""
+    pair's slice values, below 0.05 — by their direction: red when more cases went pass →
+    fail (a regression), green when more went fail → pass (an improvement); never red for
+    an improvement."""
     a = _altair()
     df = _one_config(
         _frame(
@@ -552,6 +579,8 @@ def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
                 S.MEAN_DELTA_CI_LOW,
                 S.MEAN_DELTA_CI_HIGH,
                 S.Q_VALUE,
+                S.N_PASSED_TO_FAILED,
+                S.N_FAILED_TO_PASSED,
             ],
         ),
         "slice_forest_chart",
@@ -563,8 +592,16 @@ def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
             pl.concat_str(
                 pl.col(S.SLICE), pl.lit("="), pl.col(S.SLICE_VALUE).fill_null("(none)")
             ).alias("slice_label"),
-            pl.when(pl.col(S.Q_VALUE) < 0.05)
+            pl.when(
+                (pl.col(S.Q_VALUE) < SIGNIFICANCE)
+                & (pl.col(S.N_PASSED_TO_FAILED) > pl.col(S.N_FAILED_TO_PASSED))
+            )
             .then(pl.lit(FLIPS_SIGNIFICANT))
+            .when(
+                (pl.col(S.Q_VALUE) < SIGNIFICANCE)
+                & (pl.col(S.N_FAILED_TO_PASSED) > pl.col(S.N_PASSED_TO_FAILED))
+            )
+            .then(pl.lit(FLIPS_IMPROVED))
             .otherwise(pl.lit(FLIPS_NOT_SIGNIFICANT))
             .alias("significance"),
         )
@@ -593,7 +630,8 @@ def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
         color=a.Color(
             "significance:N",
             scale=a.Scale(
-                domain=[FLIPS_SIGNIFICANT, FLIPS_NOT_SIGNIFICANT], range=["#c62828", "#546e7a"]
+                domain=[FLIPS_SIGNIFICANT, FLIPS_IMPROVED, FLIPS_NOT_SIGNIFICANT],
+                range=["#c62828", "#2e7d32", "#546e7a"],
             ),
             title="pass flips (McNemar), Benjamini–Hochberg q",
             legend=a.Legend(labelLimit=400, titleLimit=400),
@@ -943,9 +981,10 @@ def to_svg(chart: Any) -> str:
     """The chart rendered to an SVG document offline (vl-convert, no browser, no network)."""
     try:
         import vl_convert as vlc
-    except ImportError as exc:  # pragma: no cover
+    except ImportError as exc:  # pragma: no cover - only in a broken install
         raise UsageError(
-            "rendering charts to SVG needs vl-convert-python; hint: pip install "
-            "'evalframe[report]'."
+            "rendering charts to SVG needs vl-convert-python, a dependency of evalframe, "
+            f"which cannot be imported ({exc}); hint: reinstall evalframe (pip install -e . "
+            "or pip install evalframe)."
         ) from exc
     return str(vlc.vegalite_to_svg(chart.to_dict()))
