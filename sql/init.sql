@@ -237,6 +237,16 @@ create or replace macro meets(x, b) as
 create or replace macro exceeds(x, limit_value) as
     (cast(x as double) > (cast(limit_value as double) + cast(1e-09 as double)));
 
+-- ==== run_gate.sql ==============================================================
+-- run_gate(value, minimum) — scalar macro: a run gate holds when value meets minimum; a
+-- run without a value (null) fails it (rules/run_gates.py).
+-- grain:   one value
+-- inputs:  value (a run's mean_score or pass_rate), minimum (the gate)
+-- returns: boolean, never null
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
+create or replace macro run_gate(value, minimum) as
+    coalesce(((cast(value as double) >= (cast(minimum as double) - cast(1e-09 as double))) and (not isnan(cast(value as double)))), false);
+
 -- ==== ci_low.sql ================================================================
 -- ci_low(value, se) — scalar macro: lower end of the 95 % interval, value − z · se
 -- (rules/intervals.py).
@@ -395,6 +405,12 @@ create or replace macro comb_ratio(a, b, k) as
 --          n_pass_ms (present leaves meeting their min_score), t_scores (list), leaf_scores
 --          (list of {evaluator, s}), mask (bit per data evaluator, ids < 63 else null),
 --          ev_max (largest evaluator id: 63 or more and the masks are incomplete);
+--          sws_q, sw_q, w_null_q, cw_rows_q, sws_rest_q, sw_rest_q, w_null_rest_q,
+--          cw_rows_rest_q (the same sums in fixed point: Σ floor(x · 2^80) as hugeint, over
+--          the rows with a weight 0 or in [2^-24, 2^24) and a score null or in [0, 1] —
+--          exact, so independent of the row order; docs/architecture.md, "Order-independent
+--          sums"), n_out, n_out_null (leaf rows with / without a score outside that band:
+--          an execution with one that enters its sums uses the float sums);
 --          bad_nan, bad_neg, bad_above, bad_scale, bad_weight, n_clamped, n_nulled
 create or replace macro execution_partials(
     configured := null,
@@ -461,11 +477,24 @@ score_rows as (
         l.min_score,
         l.bit,
         l.ev,
+        coalesce(l.cw1 = 0 or (l.cw1 >= pow(2.0, -24) and l.cw1 < pow(2.0, 24)), false)
+            as cw1_exact,
         st.cfg_keep_t as keep_t,
         st.cfg_keep_leaves as keep_leaves
     from scores as s
     left join evaluator_leaves as l on l.evaluator = s.evaluator
     cross join settings as st
+),
+-- a row summed exactly: weight 0 or in [2^-24, 2^24), score null or in [0, 1]
+exact_rows as (
+    select
+        *,
+        coalesce(
+            (w = 0 or (w >= pow(2.0, -24) and w < pow(2.0, 24)))
+            and (s is null or (s >= 0 and s <= 1)),
+            false
+        ) as exact
+    from score_rows
 )
 select
     run_id,
@@ -481,6 +510,15 @@ select
     sum(w) filter (where leaf and s is not null) as sw,
     sum(w) filter (where leaf and s is null) as w_null,
     sum(cw1) filter (where leaf) as cw_rows,
+    sum(floor(w * s * pow(2.0, 80))::hugeint) filter (where leaf and s is not null and exact)
+        as sws_q,
+    sum(floor(w * pow(2.0, 80))::hugeint) filter (where leaf and s is not null and exact)
+        as sw_q,
+    sum(floor(w * pow(2.0, 80))::hugeint) filter (where leaf and s is null and exact)
+        as w_null_q,
+    sum(floor(cw1 * pow(2.0, 80))::hugeint) filter (where leaf and cw1_exact) as cw_rows_q,
+    count(*) filter (where leaf and not exact and s is not null)::bigint as n_out,
+    count(*) filter (where leaf and not exact and s is null)::bigint as n_out_null,
     min(s) filter (where leaf) as s_min,
     max(s) filter (where leaf) as s_max,
     count(*) filter (where leaf and req)::bigint as req_rows,
@@ -504,6 +542,16 @@ select
     sum(w) filter (where leaf and not rc and s is not null) as sw_rest,
     sum(w) filter (where leaf and not rc and s is null) as w_null_rest,
     sum(cw1) filter (where leaf and not rc) as cw_rows_rest,
+    sum(floor(w * s * pow(2.0, 80))::hugeint) filter (
+        where leaf and not rc and s is not null and exact
+    ) as sws_rest_q,
+    sum(floor(w * pow(2.0, 80))::hugeint) filter (
+        where leaf and not rc and s is not null and exact
+    ) as sw_rest_q,
+    sum(floor(w * pow(2.0, 80))::hugeint) filter (where leaf and not rc and s is null and exact)
+        as w_null_rest_q,
+    sum(floor(cw1 * pow(2.0, 80))::hugeint) filter (where leaf and not rc and cw1_exact)
+        as cw_rows_rest_q,
     count(*) filter (
         where leaf and s is not null and min_score is not null and meets(s, min_score)
     )::bigint as n_pass_ms,
@@ -522,7 +570,7 @@ select
     count(*) filter (where is_bad_weight)::bigint as bad_weight,
     count(*) filter (where (is_neg or is_above) and not is_nan)::bigint as n_clamped,
     count(*) filter (where is_nan)::bigint as n_nulled
-from score_rows
+from exact_rows
 group by run_id, case_id, attempt;
 
 -- ==== execution_scores_of.sql ===================================================
@@ -578,7 +626,27 @@ policy_totals as (
         coalesce(
             sum(coalesce(p.weight, 1.0)) filter (where not list_contains(st.cfg_rc, p.evaluator)),
             0.0
-        ) as total_cw_rest
+        ) as total_cw_rest,
+        -- the same in fixed point (execution_partials: sws_q ...), null when a configured
+        -- weight is outside [2^-24, 2^24): absent leaves are then summed as floats
+        case
+            when coalesce(bool_and(
+                coalesce(p.weight, 1.0) = 0
+                or (coalesce(p.weight, 1.0) >= pow(2.0, -24) and coalesce(p.weight, 1.0) < pow(2.0, 24))
+            ), true)
+                then coalesce(sum(floor(coalesce(p.weight, 1.0) * pow(2.0, 80))::hugeint), 0)
+        end as total_cw_q,
+        case
+            when coalesce(bool_and(
+                coalesce(p.weight, 1.0) = 0
+                or (coalesce(p.weight, 1.0) >= pow(2.0, -24) and coalesce(p.weight, 1.0) < pow(2.0, 24))
+            ), true)
+                then coalesce(
+                    sum(floor(coalesce(p.weight, 1.0) * pow(2.0, 80))::hugeint)
+                        filter (where not list_contains(st.cfg_rc, p.evaluator)),
+                    0
+                )
+        end as total_cw_rest_q
     from evaluator_policy as p
     cross join settings as st
 ),
@@ -641,7 +709,16 @@ leaf_counts as (
         case
             when st.cfg_configured then pt.total_cw_rest - coalesce(r.cw_rows_rest, 0.0)
             else ((r.n_expected - pt.n_rc) - coalesce(r.n_rows_rest, 0))::double
-        end as w_absent_rest
+        end as w_absent_rest,
+        case
+            when st.cfg_configured then pt.total_cw_q - coalesce(r.cw_rows_q, 0)
+            else (r.n_expected - coalesce(r.n_rows, 0))::hugeint * floor(pow(2.0, 80))::hugeint
+        end as w_absent_q,
+        case
+            when st.cfg_configured then pt.total_cw_rest_q - coalesce(r.cw_rows_rest_q, 0)
+            else ((r.n_expected - pt.n_rc) - coalesce(r.n_rows_rest, 0))::hugeint
+                * floor(pow(2.0, 80))::hugeint
+        end as w_absent_rest_q
     from execution_rows as r
     cross join settings as st
     cross join policy_totals as pt
@@ -672,6 +749,22 @@ root_stats as (
                 then coalesce(c.sw_rest, 0.0) + coalesce(c.w_null_rest, 0.0) + c.w_absent_rest
             else coalesce(c.sw_rest, 0.0)
         end as sw_rest_all,
+        -- the fixed-point sums (exact, order-independent) when every row that enters them
+        -- has a weight in band; a configured weight out of band makes on_missing = 'zero'
+        -- executions use the float sums (w_absent_q is null)
+        case
+            when st.cfg_on_missing = 'zero'
+                then coalesce(c.sw_q, 0) + coalesce(c.w_null_q, 0) + c.w_absent_q
+            else coalesce(c.sw_q, 0)
+        end as sw_all_q,
+        case
+            when st.cfg_on_missing = 'zero'
+                then coalesce(c.sw_rest_q, 0) + coalesce(c.w_null_rest_q, 0) + c.w_absent_rest_q
+            else coalesce(c.sw_rest_q, 0)
+        end as sw_rest_all_q,
+        coalesce(c.n_out, 0)
+        + case when st.cfg_on_missing = 'zero' then coalesce(c.n_out_null, 0) else 0 end = 0
+        and (st.cfg_on_missing <> 'zero' or c.w_absent_q is not null) as exact,
         pt.n_required > 0 and (
             c.req_ms_fail > 0
             or c.req_t_null > 0
@@ -691,9 +784,20 @@ root_stats as (
 root_values as (
     select
         r.*,
-        case when r.sw_all > 0 then coalesce(r.sws, 0.0) / r.sw_all else 0.0 end as wavg,
+        case
+            when r.exact and r.sw_all_q > 0
+                then (coalesce(r.sws_q, 0)::double * pow(2.0, -80))
+                / (r.sw_all_q::double * pow(2.0, -80))
+            when r.exact then 0.0
+            when r.sw_all > 0 then coalesce(r.sws, 0.0) / r.sw_all
+            else 0.0
+        end as wavg,
         case
             when r.n_present_rest_all = 0 then null
+            when r.exact and r.sw_rest_all_q > 0
+                then (coalesce(r.sws_rest_q, 0)::double * pow(2.0, -80))
+                / (r.sw_rest_all_q::double * pow(2.0, -80))
+            when r.exact then 0.0
             when r.sw_rest_all > 0 then coalesce(r.sws_rest, 0.0) / r.sw_rest_all
             else 0.0
         end as wavg_rest,
@@ -1058,22 +1162,24 @@ from case_summary_of(
 );
 
 -- ==== run_summary_of.sql ========================================================
--- run_summary_of(source, ...) — table macro: run_summary from execution_scores rows (SPEC
--- §5): counts, rates, clustered standard errors, latency, cost and run gates. Over the
--- stored results it is a what-if on the gates: run_summary_of(min_pass_rate := 0.9).
+-- run_summary_of(source, ...) — table macro: run_summary from execution_scores rows
+-- (SPEC §5): counts, rates, clustered standard errors, latency, cost and run gates
+-- (rules/runs.py, rules/run_gates.py). Over the stored results it is a what-if on the
+-- gates: run_summary_of(min_pass_rate := 0.9).
 -- grain:   config × run (runs of the runs table without executions get zero counts)
 -- inputs:  source: name of a relation shaped like execution_scores; runs_source: the runs
 --          table (its columns are carried onto each row, `config` as run_config)
 -- params:  source ['execution_scores'], min_mean_score [0.8], min_pass_rate [1.0],
---          attempts_score ['mean'], attempts_passed ['all'] (for case_pass_rate),
---          runs_source ['runs'], config_name [null] (a config_id to give rows to runs of
---          the runs table even when source holds no execution)
+--          attempts_score ['mean'] (kept for calls that pass it; no column depends on
+--          it), attempts_passed ['all'] (for case_pass_rate), runs_source ['runs'],
+--          config_name [null] (a config_id to give rows to runs of the runs table even
+--          when source holds no execution)
 -- columns: config_id, run_id, executions, cases, passed, failed, errored, unscored,
---          n_pass, n_borderline, n_fail, pass_rate, mean_score, case_pass_rate,
---          pass_rate_se, mean_score_se, latency_mean, latency_p50, latency_p95,
---          latency_max, cost_usd, input_tokens, output_tokens, min_mean_score,
---          min_pass_rate, mean_score_gate, pass_rate_gate, run_passed, then the columns of
---          the runs table (created_at, label, run_config, metadata)
+--          n_pass, n_borderline, n_fail, pass_rate, mean_score, case_pass_rate, pass_rate_se,
+--          mean_score_se, latency_mean, latency_p50, latency_p95, latency_max, cost_usd,
+--          input_tokens, output_tokens, min_mean_score, min_pass_rate, mean_score_gate, pass_rate_gate, run_passed,
+--          then the columns of the runs table (created_at, label, run_config, metadata)
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro run_summary_of(
     source := 'execution_scores',
     min_mean_score := 0.8,
@@ -1083,66 +1189,348 @@ create or replace macro run_summary_of(
     runs_source := 'runs',
     config_name := null
 ) as table
-with gate_settings as (
-    select
-        cast(min_mean_score as double) as gate_mean_score,
-        cast(min_pass_rate as double) as gate_pass_rate
-),
-run_groups as (
-    select
+with run_groups as (
+    with run_groups_s0 as (
+      select
         config_id,
         run_id,
-        count(*)::bigint as n_executions,
-        count(distinct case_id)::bigint as n_cases,
-        count(*) filter (where passed)::bigint as n_passed,
-        count(*) filter (
-            where not passed and status <> 'error' and verdict <> 'unscored'
-        )::bigint as n_failed,
-        count(*) filter (where status = 'error')::bigint as n_errored,
-        count(*) filter (where verdict = 'unscored')::bigint as n_unscored,
-        count(*) filter (where verdict = 'pass')::bigint as n_verdict_pass,
-        count(*) filter (where verdict = 'borderline')::bigint as n_verdict_borderline,
-        count(*) filter (where verdict = 'fail')::bigint as n_verdict_fail,
-        avg(passed::double) as pass_rate_value,
-        avg(score) as mean_score_value,
-        avg(latency_ms) as latency_mean_value,
-        quantile_cont(latency_ms, 0.5) as latency_p50_value,
-        quantile_cont(latency_ms, 0.95) as latency_p95_value,
-        max(latency_ms) as latency_max_value,
-        sum(cost_usd)::double as cost_value,
-        sum(input_tokens)::bigint as input_tokens_value,
-        sum(output_tokens)::bigint as output_tokens_value
-    from query_table(source)
-    group by config_id, run_id
-),
-case_clusters as (
+        cast(count(*) as bigint) as executions,
+        cast(coalesce(sum(cast(passed as bigint)), 0) as bigint) as passed,
+        cast(coalesce(
+          sum(
+            cast((
+              (
+                (
+                  not passed
+                ) and (
+                  not (
+                    status = 'error'
+                  )
+                )
+              )
+              and (
+                not (
+                  verdict = 'unscored'
+                )
+              )
+            ) as bigint)
+          ),
+          0
+        ) as bigint) as failed,
+        cast(coalesce(sum(cast((
+          status = 'error'
+        ) as bigint)), 0) as bigint) as errored,
+        cast(coalesce(sum(cast((
+          verdict = 'unscored'
+        ) as bigint)), 0) as bigint) as unscored,
+        cast(coalesce(sum(cast((
+          verdict = 'pass'
+        ) as bigint)), 0) as bigint) as n_pass,
+        cast(coalesce(sum(cast((
+          verdict = 'borderline'
+        ) as bigint)), 0) as bigint) as n_borderline,
+        cast(coalesce(sum(cast((
+          verdict = 'fail'
+        ) as bigint)), 0) as bigint) as n_fail,
+        mean(cast(passed as double)) as pass_rate,
+        mean(score) as mean_score,
+        mean(latency_ms) as latency_mean,
+        quantile_cont(latency_ms, cast(0.5 as double)) as latency_p50,
+        quantile_cont(latency_ms, cast(0.95 as double)) as latency_p95,
+        max(latency_ms) as latency_max,
+        (
+          case
+            when (
+              count(cost_usd) > 0
+            )
+            then cast(coalesce(sum(cost_usd), 0) as double)
+            else null
+          end
+        ) as cost_usd,
+        (
+          case
+            when (
+              count(input_tokens) > 0
+            )
+            then cast(coalesce(sum(input_tokens), 0) as bigint)
+            else null
+          end
+        ) as input_tokens,
+        (
+          case
+            when (
+              count(output_tokens) > 0
+            )
+            then cast(coalesce(sum(output_tokens), 0) as bigint)
+            else null
+          end
+        ) as output_tokens
+      from query_table(source)
+      group by
+        config_id,
+        run_id
+    )
     select
+      config_id as config_id,
+      run_id as run_id,
+      executions,
+      passed,
+      failed,
+      errored,
+      unscored,
+      n_pass,
+      n_borderline,
+      n_fail,
+      pass_rate,
+      mean_score,
+      latency_mean,
+      latency_p50,
+      latency_p95,
+      latency_max,
+      cost_usd,
+      input_tokens,
+      output_tokens
+    from run_groups_s0 as src
+),
+run_cases as (
+    with run_cases_s0 as (
+      select
         config_id,
         run_id,
         case_id,
-        sum(passed::double) as pass_sum,
-        count(*)::double as pass_n,
-        sum(score) as score_sum,
-        count(score)::double as score_n
-    from query_table(source)
-    group by config_id, run_id, case_id
-),
-run_standard_errors as (
-    select
+        cast(count(*) as bigint) as attempts,
+        cast(coalesce(sum(cast((
+          status = 'error'
+        ) as bigint)), 0) as bigint) as errored,
+        cast(count(score) as bigint) as scored,
+        cast(coalesce(sum(cast((
+          verdict = 'unscored'
+        ) as bigint)), 0) as bigint) as unscored,
+        coalesce(sum(score), 0) as _score_sum,
+        mean(score) as _score_mean,
+        min(score) as _score_min,
+        max(score) as _score_max,
+        cast(coalesce(sum(cast(passed as bigint)), 0) as bigint) as n_passed,
+        mean(latency_ms) as latency_mean,
+        (
+          case when (
+            count(cost_usd) > 0
+          ) then coalesce(sum(cost_usd), 0) else null end
+        ) as cost_usd
+      from query_table(source)
+      group by
         config_id,
         run_id,
-        clustered_se(list({'sum_x': pass_sum, 'n': pass_n})) as pass_rate_se_value,
-        clustered_se(list({'sum_x': score_sum, 'n': score_n}) filter (where score_n > 0))
-            as mean_score_se_value
-    from case_clusters
-    group by config_id, run_id
-),
-case_pass_rates as (
-    select config_id, run_id, avg(passed::double) as case_pass_rate_value
-    from case_summary_of(
-        source, attempts_score := attempts_score, attempts_passed := attempts_passed
+        case_id
+    ), run_cases_s1 as (
+      select
+        config_id as config_id,
+        run_id as run_id,
+        case_id as case_id,
+        attempts,
+        errored,
+        scored,
+        unscored,
+        _score_sum,
+        _score_mean,
+        _score_min,
+        _score_max,
+        n_passed,
+        latency_mean,
+        cost_usd
+      from run_cases_s0 as src
+    ), run_cases_s2 as (
+      select
+        config_id as config_id,
+        run_id as run_id,
+        cast(attempts as double) as _n,
+        cast(n_passed as double) as _k,
+        cast(scored as double) as _ns,
+        _score_sum as _ss
+      from run_cases_s1 as src
+    ), run_cases_s3 as (
+      select
+        config_id,
+        run_id,
+        _n,
+        _k,
+        _ns,
+        _ss,
+        (
+          case
+            when (
+              cast(attempts_passed as text) = 'any'
+            )
+            then (
+              _k >= 1
+            )
+            else (
+              case
+                when (
+                  cast(attempts_passed as text) = 'majority'
+                )
+                then (
+                  (
+                    _k * 2
+                  ) > _n
+                )
+                else (
+                  _k = _n
+                )
+              end
+            )
+          end
+        ) as _case_passed,
+        (
+          case
+            when (
+              _n > 0
+            )
+            then power(
+              (
+                _k - (
+                  _n * (
+                    coalesce((
+                      sum(_k) over (partition by config_id, run_id)
+                    ), 0) / coalesce((
+                      sum(_n) over (partition by config_id, run_id)
+                    ), 0)
+                  )
+                )
+              ),
+              2
+            )
+            else null
+          end
+        ) as _dev_k,
+        (
+          case
+            when (
+              _ns > 0
+            )
+            then power(
+              (
+                _ss - (
+                  _ns * (
+                    coalesce((
+                      sum(_ss) over (partition by config_id, run_id)
+                    ), 0) / coalesce((
+                      sum(_ns) over (partition by config_id, run_id)
+                    ), 0)
+                  )
+                )
+              ),
+              2
+            )
+            else null
+          end
+        ) as _dev_ss
+      from run_cases_s2 as src
+    ), run_cases_s4 as (
+      select
+        config_id,
+        run_id,
+        cast(count(*) as bigint) as cases,
+        mean(cast(_case_passed as double)) as case_pass_rate,
+        (
+          case
+            when (
+              cast(coalesce(sum(cast((
+                _n > 0
+              ) as bigint)), 0) as bigint) >= 2
+            )
+            then (
+              (
+                case
+                  when (
+                    (
+                      (
+                        cast(coalesce(sum(cast((
+                          _n > 0
+                        ) as bigint)), 0) as bigint) / (
+                          cast(coalesce(sum(cast((
+                            _n > 0
+                          ) as bigint)), 0) as bigint) - 1
+                        )
+                      ) * coalesce(sum(_dev_k), 0)
+                    ) < 0
+                  )
+                  then cast('NaN' as double)
+                  else sqrt(
+                    (
+                      (
+                        cast(coalesce(sum(cast((
+                          _n > 0
+                        ) as bigint)), 0) as bigint) / (
+                          cast(coalesce(sum(cast((
+                            _n > 0
+                          ) as bigint)), 0) as bigint) - 1
+                        )
+                      ) * coalesce(sum(_dev_k), 0)
+                    )
+                  )
+                end
+              ) / coalesce(sum(_n), 0)
+            )
+            else null
+          end
+        ) as pass_rate_se,
+        (
+          case
+            when (
+              cast(coalesce(sum(cast((
+                _ns > 0
+              ) as bigint)), 0) as bigint) >= 2
+            )
+            then (
+              (
+                case
+                  when (
+                    (
+                      (
+                        cast(coalesce(sum(cast((
+                          _ns > 0
+                        ) as bigint)), 0) as bigint) / (
+                          cast(coalesce(sum(cast((
+                            _ns > 0
+                          ) as bigint)), 0) as bigint) - 1
+                        )
+                      ) * coalesce(sum(_dev_ss), 0)
+                    ) < 0
+                  )
+                  then cast('NaN' as double)
+                  else sqrt(
+                    (
+                      (
+                        cast(coalesce(sum(cast((
+                          _ns > 0
+                        ) as bigint)), 0) as bigint) / (
+                          cast(coalesce(sum(cast((
+                            _ns > 0
+                          ) as bigint)), 0) as bigint) - 1
+                        )
+                      ) * coalesce(sum(_dev_ss), 0)
+                    )
+                  )
+                end
+              ) / coalesce(sum(_ns), 0)
+            )
+            else null
+          end
+        ) as mean_score_se
+      from run_cases_s3 as src
+      group by
+        config_id,
+        run_id
     )
-    group by config_id, run_id
+    select
+      config_id as config_id,
+      run_id as run_id,
+      cases,
+      case_pass_rate,
+      pass_rate_se,
+      mean_score_se
+    from run_cases_s4 as src
 ),
 config_ids as (
     select distinct config_id from run_groups
@@ -1159,40 +1547,38 @@ run_keys as (
 select
     k.config_id,
     k.run_id,
-    coalesce(g.n_executions, 0)::bigint as executions,
-    coalesce(g.n_cases, 0)::bigint as cases,
-    coalesce(g.n_passed, 0)::bigint as passed,
-    coalesce(g.n_failed, 0)::bigint as failed,
-    coalesce(g.n_errored, 0)::bigint as errored,
-    coalesce(g.n_unscored, 0)::bigint as unscored,
-    coalesce(g.n_verdict_pass, 0)::bigint as n_pass,
-    coalesce(g.n_verdict_borderline, 0)::bigint as n_borderline,
-    coalesce(g.n_verdict_fail, 0)::bigint as n_fail,
-    g.pass_rate_value as pass_rate,
-    g.mean_score_value as mean_score,
-    cp.case_pass_rate_value as case_pass_rate,
-    se.pass_rate_se_value as pass_rate_se,
-    se.mean_score_se_value as mean_score_se,
-    g.latency_mean_value as latency_mean,
-    g.latency_p50_value as latency_p50,
-    g.latency_p95_value as latency_p95,
-    g.latency_max_value as latency_max,
-    g.cost_value as cost_usd,
-    g.input_tokens_value as input_tokens,
-    g.output_tokens_value as output_tokens,
-    gs.gate_mean_score as min_mean_score,
-    gs.gate_pass_rate as min_pass_rate,
-    coalesce(meets(g.mean_score_value, gs.gate_mean_score), false) as mean_score_gate,
-    coalesce(meets(g.pass_rate_value, gs.gate_pass_rate), false) as pass_rate_gate,
-    coalesce(meets(g.mean_score_value, gs.gate_mean_score), false)
-        and coalesce(meets(g.pass_rate_value, gs.gate_pass_rate), false) as run_passed,
+    coalesce(g.executions, 0)::bigint as executions,
+    coalesce(c.cases, 0)::bigint as cases,
+    coalesce(g.passed, 0)::bigint as passed,
+    coalesce(g.failed, 0)::bigint as failed,
+    coalesce(g.errored, 0)::bigint as errored,
+    coalesce(g.unscored, 0)::bigint as unscored,
+    coalesce(g.n_pass, 0)::bigint as n_pass,
+    coalesce(g.n_borderline, 0)::bigint as n_borderline,
+    coalesce(g.n_fail, 0)::bigint as n_fail,
+    g.pass_rate,
+    g.mean_score,
+    c.case_pass_rate,
+    c.pass_rate_se,
+    c.mean_score_se,
+    g.latency_mean,
+    g.latency_p50,
+    g.latency_p95,
+    g.latency_max,
+    g.cost_usd,
+    g.input_tokens,
+    g.output_tokens,
+    cast(min_mean_score as double) as min_mean_score,
+    cast(min_pass_rate as double) as min_pass_rate,
+    run_gate(g.mean_score, min_mean_score) as mean_score_gate,
+    run_gate(g.pass_rate, min_pass_rate) as pass_rate_gate,
+    run_gate(g.mean_score, min_mean_score)
+        and run_gate(g.pass_rate, min_pass_rate) as run_passed,
     r.* exclude (run_id) rename (config as run_config)
 from run_keys as k
 left join run_groups as g on g.config_id = k.config_id and g.run_id = k.run_id
-left join case_pass_rates as cp on cp.config_id = k.config_id and cp.run_id = k.run_id
-left join run_standard_errors as se on se.config_id = k.config_id and se.run_id = k.run_id
+left join run_cases as c on c.config_id = k.config_id and c.run_id = k.run_id
 left join query_table(runs_source) as r on r.run_id = k.run_id
-cross join gate_settings as gs
 order by k.config_id, r.created_at nulls last, k.run_id;
 
 -- ==== run_summary_at.sql ========================================================

@@ -43,6 +43,7 @@ SCALAR_MACROS = (
     "normalize_score",
     "meets",
     "exceeds",
+    "run_gate",
     "ci_low",
     "ci_high",
     "mde",

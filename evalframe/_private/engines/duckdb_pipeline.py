@@ -92,6 +92,7 @@ ENGINE_MACROS = (
     "normalize_score",
     "meets",
     "exceeds",
+    "run_gate",
     "ci_low",
     "ci_high",
     "mde",

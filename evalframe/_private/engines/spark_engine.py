@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 import narwhals as nw
 import polars as pl
 import pyarrow as pa
-from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
@@ -36,6 +36,7 @@ from evalframe._private import schema as S
 from evalframe._private.config import Config, Evaluator
 from evalframe._private.errors import SparkValidationError, UsageError
 from evalframe._private.rules import attempts, run_gates
+from evalframe._private.rules import runs as rules_runs
 
 K = TypeVar("K")
 TAG = "_ef_table"
@@ -403,88 +404,35 @@ def run_summary(
     runs: DataFrame | None = None,
     stats: DataFrame | None = None,
 ) -> DataFrame:
-    """run_summary (SPEC §5) from execution_scores in native Spark: counts and sums per
-    run, exact percentiles (Spark's `percentile`: linear interpolation between the order
-    statistics at (n − 1)·p, like polars' "linear"), and the case-clustered SEs from
-    per-case sums in two passes (run totals first, then the squared deviations)."""
+    """run_summary (SPEC §5) from execution_scores: the rules of `rules/runs.py` and
+    `rules/run_gates.py` run natively by Spark through narwhals (exact percentiles:
+    Spark's `percentile`, linear interpolation like polars'), pass@k by the Spark kernel
+    `_comb_ratio`; the runs table's rows and columns joined as the local engine does."""
     from evalframe._private.summaries.run_summary import COUNT_COLUMNS, RUN_COLUMNS
 
     keys = [S.CONFIG_ID, S.RUN_ID]
-    status, verdict, passed = F.col(S.STATUS), F.col(S.VERDICT), F.col(S.PASSED)
-    errored = F.coalesce(status == S.STATUS_ERROR, F.lit(False))
-    unscored = F.coalesce(verdict == S.VERDICT_UNSCORED, F.lit(False))
-    lat = F.col(S.LATENCY_MS)
-
-    def count_if(cond: Column) -> Column:
-        return F.sum(cond.cast("long"))
-
-    base = ex.groupBy(*keys).agg(
-        F.count(F.lit(1)).alias(S.N_EXECUTIONS),
-        count_if(passed).alias(S.PASSED),
-        count_if(~passed & ~errored & ~unscored).alias(S.FAILED),
-        count_if(errored).alias(S.ERRORED),
-        count_if(unscored).alias(S.UNSCORED),
-        count_if(verdict == S.VERDICT_PASS).alias(S.N_PASS),
-        count_if(verdict == S.VERDICT_BORDERLINE).alias(S.N_BORDERLINE),
-        count_if(verdict == S.VERDICT_FAIL).alias(S.N_FAIL),
-        F.avg(passed.cast("double")).alias(S.PASS_RATE),
-        F.avg(S.SCORE).alias(S.MEAN_SCORE),
-        F.avg(lat).alias(S.LATENCY_MEAN),
-        F.percentile(lat, F.lit(0.5)).alias(S.LATENCY_P50),
-        F.percentile(lat, F.lit(0.95)).alias(S.LATENCY_P95),
-        F.max(lat).alias(S.LATENCY_MAX),
-        F.sum(S.COST_USD).alias(S.COST_USD),
-        F.sum(S.INPUT_TOKENS).alias(S.INPUT_TOKENS),
-        F.sum(S.OUTPUT_TOKENS).alias(S.OUTPUT_TOKENS),
-    )
-    st = _case_stats(ex) if stats is None else stats
-    per_case = st.select(
-        *keys,
-        F.col(S.ATTEMPTS).cast("double").alias("_n"),
-        F.col(S.N_PASSED).cast("double").alias("_k"),
-        F.col(S.SCORED).cast("double").alias("_ns"),
-        F.col(attempts.SCORE_SUM).alias("_ss"),
-    )
-    per_case = (
-        nw.from_native(per_case)
-        .with_columns(
-            attempts.case_passed(nw, nw.col("_n"), nw.col("_k"), nw.lit(cfg.attempts.passed)).alias(
-                "_case_passed"
-            )
-        )
+    base = (
+        nw.from_native(ex)
+        .group_by(*keys)
+        .agg(*rules_runs.execution_aggregations(nw), *rules_runs.cost_aggregations(nw))
         .to_native()
     )
-    w = Window.partitionBy(*keys)
-    ks = list(cfg.attempts.k)
-    terms = []
-    for sx, nc in (("_k", "_n"), ("_ss", "_ns")):
-        total = F.sum(nc).over(w)
-        mean = F.when(total > 0, F.sum(sx).over(w) / total)
-        terms.append(
-            F.when(F.col(nc) > 0, F.pow(F.col(sx) - F.col(nc) * mean, 2)).alias(f"_dev{sx}")
-        )
-
-    def clustered(sx: str, nc: str) -> Column:
-        g = F.sum((F.col(nc) > 0).cast("long"))
-        n = F.sum(nc)
-        return F.when(g >= 2, F.sqrt(g / (g - 1) * F.sum(f"_dev{sx}")) / n)
-
-    n_att, c_att = F.col("_n").cast("long"), F.col("_k").cast("long")
-    pass_k = []
-    for k in ks:  # the configured k values
-        pass_k += _mean_and_se(1.0 - _comb_ratio(n_att - c_att, n_att, k), S.pass_at(k))
-        pass_k += _mean_and_se(_comb_ratio(c_att, n_att, k), S.pass_all(k))
-    levels = (
-        per_case.select("*", *terms)
-        .groupBy(*keys)
-        .agg(
-            F.count(F.lit(1)).alias(S.CASES),
-            F.avg(F.col("_case_passed").cast("double")).alias(S.CASE_PASS_RATE),
-            clustered("_k", "_n").alias(S.PASS_RATE_SE),
-            clustered("_ss", "_ns").alias(S.MEAN_SCORE_SE),
-            *pass_k,
-        )
+    st = _case_stats(ex) if stats is None else stats
+    per_case = (
+        nw.from_native(st)
+        .select(*keys, *rules_runs.per_case_columns(nw))
+        .with_columns(*rules_runs.case_level_terms(nw, keys, nw.lit(cfg.attempts.passed)))
     )
+    levels = per_case.group_by(*keys).agg(*rules_runs.case_level_aggregations(nw)).to_native()
+    ks = list(cfg.attempts.k)
+    if ks:  # pass@k / pass^k: the one engine-specific kernel (a product of k factors)
+        n_att = F.col(rules_runs.CASE_N).cast("long")
+        c_att = F.col(rules_runs.CASE_K).cast("long")
+        pass_k = []
+        for k in ks:  # the configured k values
+            pass_k += _mean_and_se(1.0 - _comb_ratio(n_att - c_att, n_att, k), S.pass_at(k))
+            pass_k += _mean_and_se(_comb_ratio(c_att, n_att, k), S.pass_all(k))
+        levels = levels.join(per_case.to_native().groupBy(*keys).agg(*pass_k), on=keys, how="left")
     summary = base.join(levels, on=keys, how="left")
     if runs is not None:
         runs = typed_runs(runs)

@@ -14,11 +14,17 @@ Namespace = Any
 """The `polars` or the `narwhals` module."""
 
 
+def gate(value: Expr, minimum: Expr) -> Expr:
+    """A run gate holds when the run's value meets the minimum; a run without a value
+    (null: no scored execution) fails it."""
+    return meets(value, minimum).fill_null(False)
+
+
 def gate_columns(ns: Namespace, min_mean_score: Expr, min_pass_rate: Expr) -> list[Expr]:
-    """mean_score_gate and pass_rate_gate of run_summary rows (false when null)."""
+    """mean_score_gate and pass_rate_gate of run_summary rows."""
     return [
-        meets(ns.col(S.MEAN_SCORE), min_mean_score).fill_null(False).alias(S.MEAN_SCORE_GATE),
-        meets(ns.col(S.PASS_RATE), min_pass_rate).fill_null(False).alias(S.PASS_RATE_GATE),
+        gate(ns.col(S.MEAN_SCORE), min_mean_score).alias(S.MEAN_SCORE_GATE),
+        gate(ns.col(S.PASS_RATE), min_pass_rate).alias(S.PASS_RATE_GATE),
     ]
 
 

@@ -34,10 +34,10 @@ def _count(ns: Namespace, condition: Expr) -> Expr:
     return condition.cast(ns.Int64).sum().cast(ns.Int64)
 
 
-def _sum_or_null(ns: Namespace, column: str) -> Expr:
+def _sum_or_null(ns: Namespace, column: str, dtype: Any) -> Expr:
     """Σ of a column, null when every value is null (no cost recorded is not a cost of 0)."""
     value = ns.col(column)
-    return ns.when(value.count() > 0).then(value.sum()).alias(column)
+    return ns.when(value.count() > 0).then(value.sum().cast(dtype)).alias(column)
 
 
 def execution_aggregations(ns: Namespace) -> list[Expr]:
@@ -69,9 +69,9 @@ def cost_aggregations(ns: Namespace) -> list[Expr]:
         lat.quantile(P50, interpolation="linear").alias(S.LATENCY_P50),
         lat.quantile(P95, interpolation="linear").alias(S.LATENCY_P95),
         lat.max().alias(S.LATENCY_MAX),
-        _sum_or_null(ns, S.COST_USD),
-        _sum_or_null(ns, S.INPUT_TOKENS),
-        _sum_or_null(ns, S.OUTPUT_TOKENS),
+        _sum_or_null(ns, S.COST_USD, ns.Float64),
+        _sum_or_null(ns, S.INPUT_TOKENS, ns.Int64),
+        _sum_or_null(ns, S.OUTPUT_TOKENS, ns.Int64),
     ]
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from evalframe._private import schema as S
-from evalframe._private.rules import attempts, boundaries, intervals
+from evalframe._private.rules import attempts, boundaries, intervals, run_gates, runs
 from evalframe._private.rules.constants import Z_95
 
 SQL_DIR = Path(__file__).resolve().parents[3] / "sql"
@@ -152,6 +152,19 @@ returns: boolean; null when x or limit_value is null
         casts=("x", "limit_value"),
     ),
     ScalarMacro(
+        "run_gate",
+        """
+run_gate(value, minimum) — scalar macro: a run gate holds when value meets minimum; a
+run without a value (null) fails it (rules/run_gates.py).
+grain:   one value
+inputs:  value (a run's mean_score or pass_rate), minimum (the gate)
+returns: boolean, never null
+""",
+        ("value", "minimum"),
+        run_gates.gate,
+        casts=("value", "minimum"),
+    ),
+    ScalarMacro(
         "ci_low",
         """
 ci_low(value, se) — scalar macro: lower end of the 95 % interval, value − z · se
@@ -239,7 +252,10 @@ CASE_SUMMARY_INPUTS = {
 
 
 def _table_macro_body(
-    build: Callable[[Any, Any], Any], inputs: dict[str, str], params: Sequence[str]
+    build: Callable[[Any, Any], Any],
+    inputs: dict[str, str],
+    params: Sequence[str],
+    prefix: str = "",
 ) -> str:
     """The query of a table macro over `query_table(source)`: `build(nw, frame)` runs the
     rules on a narwhals table of `inputs`; `nw.lit("@param:NAME")` marks a parameter."""
@@ -258,6 +274,8 @@ def _table_macro_body(
             return exp.Table(this=call, alias=alias)
         if isinstance(node, exp.Identifier) and node.this == name:
             return exp.to_identifier("src")
+        if prefix and isinstance(node, exp.Identifier) and node.this.startswith("__duckdb_s"):
+            return exp.to_identifier(prefix + node.this[len("__duckdb_") :])
         if isinstance(node, exp.Literal) and node.is_string and node.this.startswith(_PARAM):
             param = node.this[len(_PARAM) :]
             assert param in params, param
@@ -310,11 +328,125 @@ create or replace macro case_summary_of(
 """
 
 
+RUN_SUMMARY_INPUTS = {
+    **CASE_SUMMARY_INPUTS,
+    S.INPUT_TOKENS: "Int64",
+    S.OUTPUT_TOKENS: "Int64",
+}
+"""The execution_scores columns run_summary reads."""
+_RUN_KEYS = (S.CONFIG_ID, S.RUN_ID)
+
+
+def _indent(text: str, by: str = "    ") -> str:
+    return "\n".join(f"{by}{line}".rstrip() for line in text.splitlines())
+
+
+def render_run_summary_of() -> str:
+    """sql/run_summary_of.sql: `rules.runs` (statistics) and `rules.run_gates` over
+    execution_scores rows; the runs table's rows and columns joined around them."""
+    from evalframe._private.summaries.run_summary import COUNT_COLUMNS, RUN_COLUMNS
+
+    def run_groups(nw: Any, frame: Any) -> Any:
+        return frame.group_by(*_RUN_KEYS).agg(
+            *runs.execution_aggregations(nw), *runs.cost_aggregations(nw)
+        )
+
+    def run_cases(nw: Any, frame: Any) -> Any:
+        passed = nw.lit(param("attempts_passed"))
+        return (
+            frame.group_by(*_RUN_KEYS, S.CASE_ID)
+            .agg(*attempts.case_aggregations(nw))
+            .select(*_RUN_KEYS, *runs.per_case_columns(nw))
+            .with_columns(*runs.case_level_terms(nw, _RUN_KEYS, passed))
+            .group_by(*_RUN_KEYS)
+            .agg(*runs.case_level_aggregations(nw))
+        )
+
+    groups = _table_macro_body(run_groups, RUN_SUMMARY_INPUTS, (), prefix="run_groups_")
+    cases = _table_macro_body(
+        run_cases, RUN_SUMMARY_INPUTS, ("attempts_passed",), prefix="run_cases_"
+    )
+    case_level = {S.CASES, S.CASE_PASS_RATE, S.PASS_RATE_SE, S.MEAN_SCORE_SE}
+    gates = {
+        S.MIN_MEAN_SCORE: "cast(min_mean_score as double)",
+        S.MIN_PASS_RATE: "cast(min_pass_rate as double)",
+        S.MEAN_SCORE_GATE: "run_gate(g.mean_score, min_mean_score)",
+        S.PASS_RATE_GATE: "run_gate(g.pass_rate, min_pass_rate)",
+        S.RUN_PASSED: "run_gate(g.mean_score, min_mean_score)\n"
+        "        and run_gate(g.pass_rate, min_pass_rate)",
+    }
+    columns = []
+    for c in RUN_COLUMNS:
+        if c in _RUN_KEYS:
+            columns.append(f"k.{c}")
+        elif c in gates:
+            columns.append(f"{gates[c]} as {c}")
+        else:
+            value = f"{'c' if c in case_level else 'g'}.{c}"
+            columns.append(f"coalesce({value}, 0)::bigint as {c}" if c in COUNT_COLUMNS else value)
+    select = ",\n".join(f"    {c}" for c in columns)
+    return f"""-- run_summary_of(source, ...) — table macro: run_summary from execution_scores rows
+-- (SPEC §5): counts, rates, clustered standard errors, latency, cost and run gates
+-- (rules/runs.py, rules/run_gates.py). Over the stored results it is a what-if on the
+-- gates: run_summary_of(min_pass_rate := 0.9).
+-- grain:   config × run (runs of the runs table without executions get zero counts)
+-- inputs:  source: name of a relation shaped like execution_scores; runs_source: the runs
+--          table (its columns are carried onto each row, `config` as run_config)
+-- params:  source ['execution_scores'], min_mean_score [0.8], min_pass_rate [1.0],
+--          attempts_score ['mean'] (kept for calls that pass it; no column depends on
+--          it), attempts_passed ['all'] (for case_pass_rate), runs_source ['runs'],
+--          config_name [null] (a config_id to give rows to runs of the runs table even
+--          when source holds no execution)
+-- columns: {", ".join(RUN_COLUMNS[:8])},
+--          {", ".join(RUN_COLUMNS[8:15])},
+--          {", ".join(RUN_COLUMNS[15:21])},
+--          {", ".join(RUN_COLUMNS[21:])},
+--          then the columns of the runs table (created_at, label, run_config, metadata)
+{GENERATED}
+create or replace macro run_summary_of(
+    source := 'execution_scores',
+    min_mean_score := 0.8,
+    min_pass_rate := 1.0,
+    attempts_score := 'mean',
+    attempts_passed := 'all',
+    runs_source := 'runs',
+    config_name := null
+) as table
+with run_groups as (
+{_indent(groups, "    ")}
+),
+run_cases as (
+{_indent(cases, "    ")}
+),
+config_ids as (
+    select distinct config_id from run_groups
+    union
+    select cast(config_name as varchar) as config_id where config_name is not null
+),
+run_keys as (
+    select config_id, run_id from run_groups
+    union
+    select c.config_id, r.run_id
+    from query_table(runs_source) as r
+    cross join config_ids as c
+)
+select
+{select},
+    r.* exclude (run_id) rename (config as run_config)
+from run_keys as k
+left join run_groups as g on g.config_id = k.config_id and g.run_id = k.run_id
+left join run_cases as c on c.config_id = k.config_id and c.run_id = k.run_id
+left join query_table(runs_source) as r on r.run_id = k.run_id
+order by k.config_id, r.created_at nulls last, k.run_id;
+"""
+
+
 def rendered() -> dict[str, str]:
     """Every generated file of sql/: file name → text."""
     files = {f"{m.name}.sql": render_scalar(m) for m in SCALARS}
     files["wilson_interval.sql"] = render_wilson_interval()
     files["case_summary_of.sql"] = render_case_summary_of()
+    files["run_summary_of.sql"] = render_run_summary_of()
     return files
 
 
