@@ -185,6 +185,122 @@ def test_sql_table_output_shows_odd_types_too(demo):
     assert "P1DT2H" in result.stdout and '["a", "b"]' in result.stdout
 
 
+# --- sql: never silently empty; line mode; the prompt's dot commands ------------------
+
+
+@pytest.fixture()
+def two_sets(tmp_path) -> tuple[Path, str, str]:
+    """A dataset whose store holds a compare set (config -t 0.7) and, latest, a sweep's set:
+    run_summary and case_deltas of the latest set are empty, other sets hold them."""
+    data = write_demo(tmp_path / "sets", n_cases=4)
+    assert runner.invoke(app, ["score", str(data), "-t", "0.7"]).exit_code == 0
+    assert runner.invoke(app, ["compare", str(data), "-t", "0.7"]).exit_code in (0, 1)
+    compared = ef.load_config(threshold=0.7).config_id
+    grid = tmp_path / "grid.yaml"
+    grid.write_text("grid:\n  threshold: [0.6, 0.7]\n")
+    assert runner.invoke(app, ["sweep", str(data), "--grid", str(grid)]).exit_code == 0
+    latest = ef.read_results(data, "sweep")["config_id"]  # the sweep set is the latest
+    assert latest.len() > 0
+    sets = json.loads(runner.invoke(app, ["results", str(data), "--json"]).stdout)
+    sweep_set = next(s["result_set"] for s in sets if s["latest"])
+    assert sweep_set != compared
+    return data, compared, sweep_set
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+@pytest.mark.parametrize(
+    ("view", "table"),
+    [
+        ("run_summary", "run_summary"),
+        ("case_deltas", "case_deltas"),
+        ("regressions", "case_deltas"),
+    ],
+)
+def test_sql_says_which_set_holds_a_table_the_latest_set_lacks(two_sets, view, table, read_only):
+    data, compared, sweep_set = two_sets
+    flags = ["--read-only"] if read_only else []
+    result = runner.invoke(app, ["sql", str(data), f"select * from {view}", "--csv", *flags])
+    assert result.exit_code == 0, result.output
+    assert len(result.stdout.strip().splitlines()) == 1  # a header-only CSV ...
+    note = " ".join(result.stderr.split())  # ... and the note says why, on stderr
+    assert f"latest result set {sweep_set}" in note, note
+    assert f"{compared} (" in note
+    hint = f"select * from {table}_all where result_set = '{compared}'"
+    assert hint in note
+    rows = runner.invoke(app, ["sql", str(data), hint, "--csv", *flags])
+    assert rows.exit_code == 0 and len(rows.stdout.strip().splitlines()) > 1
+    assert rows.stderr == ""  # rows: nothing to say
+
+
+def test_sql_notes_nothing_when_the_latest_set_answers(two_sets):
+    data, _compared, _sweep = two_sets
+    some = runner.invoke(app, ["sql", str(data), "select * from sweep", "--csv"])
+    assert some.exit_code == 0 and some.stderr == ""
+    filtered = runner.invoke(
+        app, ["sql", str(data), "select * from sweep where run_id = 'none'", "--csv"]
+    )
+    assert filtered.exit_code == 0 and filtered.stderr == ""  # empty by the query's own filter
+
+
+def test_sql_line_mode_is_picked_when_a_row_is_too_wide(demo):
+    runner.invoke(app, ["score", str(demo)])
+    wide = runner.invoke(app, ["sql", str(demo), "select * from run_summary order by run_id"])
+    assert wide.exit_code == 0, wide.output
+    width = len(ef.read_results(demo, "run_summary").columns)
+    assert width > 30
+    lines = wide.stdout.splitlines()
+    assert not any(line.startswith(("┏", "│")) for line in lines)  # no table ...
+    pairs = [line for line in lines if " = " in line]
+    assert len(pairs) == 3 * width  # ... one `column = value` line per column and run
+    assert re.search(r"^ *run_id = 2026-10-01-v1\.4$", wide.stdout, re.MULTILINE)
+    assert "3 rows" in wide.stdout
+    narrow = runner.invoke(app, ["sql", str(demo), "select run_id from run_summary"])
+    assert "┏" in narrow.stdout and " = " not in narrow.stdout
+    forced = runner.invoke(
+        app, ["sql", str(demo), "select run_id from run_summary", "--mode", "line"]
+    )
+    assert re.search(r"^run_id = ", forced.stdout, re.MULTILINE)
+    table = runner.invoke(app, ["sql", str(demo), "select * from run_summary", "--mode", "table"])
+    assert "┏" in table.stdout
+    bad = runner.invoke(app, ["sql", str(demo), "select 1", "--mode", "wide"])
+    assert bad.exit_code == 2
+
+
+def test_sql_prompt_help_and_mode(demo, capsys):
+    from evalframe._private.cli import sql_shell
+
+    con, found = sql_shell.open_connection(demo)
+    lines = iter(
+        [
+            ".help",
+            ".mode line",
+            "select 'x' as name, 42 as answer;",
+            ".mode table",
+            "select 'y' as name;",
+            ".mode sideways",
+            ".nonsense",
+        ]
+    )
+
+    def read(_prompt: str) -> str:
+        try:
+            return next(lines)
+        except StopIteration:
+            raise EOFError from None
+
+    try:
+        sql_shell.interactive(con, found, read=read)
+    finally:
+        con.close()
+    out = capsys.readouterr().out
+    assert ".mode line" in out and ".tables" in out and ".quit" in out  # .help
+    assert re.search(r"^  name = x$", out, re.MULTILINE)
+    assert re.search(r"^answer = 42$", out, re.MULTILINE)
+    assert "┃ name" in out and "│ y" in out  # back to a table
+    assert "usage: .mode auto|table|line" in out
+    assert "unknown command .nonsense" in out
+
+
 # --- subprocesses: stderr not a terminal --------------------------------------------
 
 

@@ -42,6 +42,7 @@ from evalframe._private.cli.render import (
     say,
     stderr,
     stdout,
+    visible_lines,
 )
 from evalframe._private.cli.results_command import describe
 from evalframe._private.data.dataset import load_dataset
@@ -424,15 +425,125 @@ def _type_label(dtype: pl.DataType) -> str:
     return text if len(text) <= 24 else dtype.base_type().__name__
 
 
-def print_result(frame: pl.DataFrame | None, *, csv: bool = False, json: bool = False) -> None:
+MODES = ("auto", "table", "line")
+"""How `evalframe sql` shows a result on screen: `table`; `line` (one `column = value` line
+per column, rows apart, like DuckDB's `.mode line` or psql's `\\x`); `auto` (default): line
+when a row is too wide for the terminal (`too_wide`)."""
+MIN_COLUMN = 10
+"""Width (cells) a table column needs at least to be readable; a result whose columns cannot
+all get that much (or their full width, when less) on the terminal is shown in line mode."""
+
+
+def too_wide(frame: pl.DataFrame, width: int, limit: int = MAX_TABLE_ROWS) -> bool:
+    """Whether the table of `frame` cannot give every column MIN_COLUMN cells (or its whole
+    width, when narrower) at `width`: each column costs its cells + 3 (padding, border)."""
+    shown = frame.head(limit)
+    need = 1
+    for name, dtype in frame.schema.items():
+        cells = [len(_cell(v)) for v in shown[name].to_list()]  # display text of shown rows
+        natural = max([len(name), len(_type_label(dtype)), 4, *cells])
+        need += min(natural, MIN_COLUMN) + 3
+    return need > width
+
+
+def render_lines(frame: pl.DataFrame, limit: int = MAX_TABLE_ROWS) -> list[Text]:
+    """The first `limit` rows in line mode: per row one `column = value` line per column,
+    names right-aligned, a blank line between rows, then the row count. Names and values
+    are data: shown literally, control characters visible."""
+    names = list(frame.columns)
+    pad = max((len(visible_lines(n)) for n in names), default=0)
+    out: list[Text] = []
+    for k, row in enumerate(frame.head(limit).iter_rows()):
+        if k:
+            out.append(Text(""))
+        for name, value in zip(names, row, strict=True):
+            shown = Text("NULL", style="dim") if value is None else id_text(_cell(value))
+            out.append(Text(visible_lines(name).rjust(pad), style="bold") + " = " + shown)
+    more = frame.height - limit
+    out.append(Text(""))
+    out.append(Text(f"{frame.height:,} rows" + (f" ({more:,} not shown)" if more > 0 else "")))
+    return out
+
+
+def print_result(
+    frame: pl.DataFrame | None, *, csv: bool = False, json: bool = False, mode: str = "auto"
+) -> None:
     if frame is None:
         return
     if csv:
         print_csv(frame)
     elif json:
         print_json(frame.to_dicts())  # lists as JSON lists; other values via json_value
+    elif mode == "line" or (mode == "auto" and too_wide(frame, stdout.width)):
+        for line in render_lines(frame):
+            stdout.print(line, highlight=False)
     else:
         stdout.print(render_table(frame))
+
+
+ANALYST_SOURCES = {"regressions": S.CASE_DELTAS, "run_trend": S.RUN_SUMMARY}
+"""The analyst views of sql/ and the result table each reads from the latest set."""
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def empty_notes(con: duckdb.DuckDBPyConnection, query: str, opened: Opened | None) -> list[Text]:
+    """For each latest-set view (or analyst view over one) the query names that is empty
+    while other result sets hold rows of its table: a note naming those sets and how to read
+    them (`NAME_all where result_set = '...'`). A query answering nothing says why."""
+    if opened is None:
+        return []
+    order = {s.set_id: k for k, s in enumerate(opened.sets)}
+    words = {w.lower() for w in _WORD.findall(query)}
+    tables = {v.removesuffix("_all") for v in opened.all_views}
+    latest = opened.latest.set_id if opened.latest is not None else None
+    notes = []
+    for view in sorted(words):
+        table = ANALYST_SOURCES.get(view, view)
+        if table not in tables:
+            continue
+        try:
+            ((n,),) = con.execute(f'select count(*) from "{view}"').fetchall()
+            holders = con.execute(
+                f'select {SET_COLUMN}, count(*) from "{table}_all" group by 1 having count(*) > 0'
+            ).fetchall()
+        except duckdb.Error:  # a view this connection cannot read: nothing to say
+            continue
+        if n or not holders:
+            continue
+        holders = sorted(holders, key=lambda h: -order.get(h[0], -1))  # newest first
+        newest = holders[0][0]
+        held = ", ".join(f"{{}} ({c:,} rows)" for _s, c in holders[:3])
+        held += f" and {len(holders) - 3} more" if len(holders) > 3 else ""
+        where = "the latest result set {}" if latest is not None else "the latest result set"
+        head = (
+            f"note: {{}} of {where} has no rows"
+            if view == table
+            else f"note: {{}} reads {{}} of {where}, which has no rows"
+        )
+        notes.append(
+            say(
+                head + f"; result set(s) holding {{}}: {held}; read them with: select * from "
+                f"{{}}_all where {SET_COLUMN} = '{{}}' (result_sets lists the sets).",
+                *([view] if view == table else [view, table]),
+                *([latest] if latest is not None else []),
+                table,
+                *(h[0] for h in holders[:3]),
+                table,
+                str(newest).replace("'", "''"),
+            )
+        )
+    return notes
+
+
+HELP = """\
+.help             this list
+.tables           the relations: input tables, result views, NAME_all views, macros' views
+.mode line        one `column = value` line per column, rows apart (DuckDB .mode line, psql \\x)
+.mode table       a table
+.mode auto        a table, or line mode when a row is too wide for the terminal (default)
+.quit, .exit, \\q  leave (also Ctrl-D)
+Statements end with ';'. The views of the latest result set: `.tables`; every set: NAME_all
+(a result_set column) and result_sets. Macros and views: sql/README.md."""
 
 
 def interactive(
@@ -442,11 +553,12 @@ def interactive(
     read: Callable[[str], str] = input,
     csv: bool = False,
     json: bool = False,
+    mode: str = "auto",
 ) -> None:
-    """A read-eval loop: statements end with `;`; `.tables` lists the relations,
-    `.quit` (or end of input, Ctrl-D) leaves; Ctrl-C drops the statement being typed, or
-    cancels the query that is running, and the loop goes on. Errors are printed and the
-    loop goes on."""
+    """A read-eval loop: statements end with `;`; `.tables` lists the relations, `.mode
+    line|table|auto` picks how results show, `.help` lists the dot commands, `.quit` (or
+    end of input, Ctrl-D) leaves; Ctrl-C drops the statement being typed, or cancels the
+    query that is running, and the loop goes on. Errors are printed and the loop goes on."""
     opened = getattr(found, "opened", None)
     latest = opened.latest if opened is not None else None
     results = (
@@ -460,8 +572,8 @@ def interactive(
         id_text(  # set ids and table names are folder and file names: shown literally
             "evalframe sql — tables: scores, executions, outcomes, runs"
             + results
-            + ". End statements with ';', `.tables` lists relations, `.quit` or Ctrl-D "
-            "leaves, Ctrl-C cancels the line or the running query."
+            + ". End statements with ';', `.help` lists the dot commands, `.tables` the "
+            "relations, `.quit` or Ctrl-D leaves, Ctrl-C cancels the line or the running query."
         ),
         highlight=False,
     )
@@ -482,6 +594,25 @@ def interactive(
         if not buffer and stripped == ".tables":
             line = "select table_name, table_type from information_schema.tables order by 1;"
             stripped = line
+        elif not buffer and stripped in (".help", r"\?"):
+            stdout.print(HELP, highlight=False, markup=False)
+            continue
+        elif not buffer and stripped.split()[:1] == [".mode"]:
+            asked = stripped.split()[1:]
+            if len(asked) == 1 and asked[0] in MODES:
+                mode = asked[0]
+                stdout.print(f"mode {mode}", highlight=False)
+            else:
+                stdout.print(
+                    f"mode {mode}; usage: .mode {'|'.join(MODES)}", highlight=False, markup=False
+                )
+            continue
+        elif not buffer and stripped.startswith(".") and not stripped.endswith(";"):
+            stdout.print(
+                message_text(f"unknown command {stripped}; .help lists the dot commands.", "red"),
+                highlight=False,
+            )
+            continue
         if not stripped:
             continue
         buffer.append(line)
@@ -489,7 +620,11 @@ def interactive(
             continue
         query, buffer = "\n".join(buffer), []
         try:
-            print_result(run_query(con, query), csv=csv, json=json)
+            result = run_query(con, query)
+            print_result(result, csv=csv, json=json, mode=mode)
+            if result is not None and result.is_empty():
+                for note in empty_notes(con, query, opened):
+                    stderr.print(note, highlight=False)
         except UsageError as exc:  # DuckDB's message quotes values: shown literally
             stdout.print(message_text(str(exc), style="red"), highlight=False)
         except QueryCancelled:  # Ctrl-C while a query runs cancels that query
@@ -538,6 +673,12 @@ def line_editing() -> Iterator[Callable[[str], str]]:
             stdout.print(say("[dim]history not saved to {}: {}[/dim]", path, exc.strerror))
 
 
+def _check_mode(value: str) -> str:
+    if value not in MODES:
+        raise typer.BadParameter(f"must be one of {', '.join(MODES)}, not {value!r}.")
+    return value
+
+
 def sql_command(
     dataset: DatasetArg,
     query: Annotated[
@@ -546,6 +687,16 @@ def sql_command(
     ] = None,
     csv: Annotated[bool, typer.Option("--csv", help="Print the result as CSV.")] = False,
     json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    mode: Annotated[
+        str,
+        typer.Option(
+            "--mode",
+            callback=_check_mode,
+            metavar="auto|table|line",
+            help="How a result shows on screen: table, line (one `column = value` line per "
+            "column, like DuckDB's .mode line) or auto (line when a row is too wide).",
+        ),
+    ] = "auto",
     results: Annotated[
         Path | None,
         typer.Option(
@@ -595,13 +746,16 @@ def sql_command(
     try:
         if query is None:
             with line_editing() as read:
-                interactive(con, found, read=read, csv=csv, json=json)
+                interactive(con, found, read=read, csv=csv, json=json, mode=str(mode))
         else:
             try:
                 result = run_query(con, query)
             except QueryCancelled:
                 stderr.print("query cancelled", highlight=False)
                 raise typer.Exit(130) from None
-            print_result(result, csv=csv, json=json)
+            print_result(result, csv=csv, json=json, mode=str(mode))
+            if result is not None and result.is_empty():
+                for note in empty_notes(con, query, opened):
+                    stderr.print(note, highlight=False)
     finally:
         con.close()
