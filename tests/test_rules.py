@@ -245,3 +245,103 @@ def test_breaking_the_rule_breaks_every_engine(monkeypatch):
     rows = _rows(cfg, EXECUTIONS.filter(pl.col(S.ATTEMPT) < 2))  # r1/a: 1 of 2 passed
     assert _polars(rows, cfg).filter(pl.col(S.CASE_ID) == "a")[S.PASSED][0] is True
     assert rules_sql.render_case_summary_of() != good_sql
+
+
+# --- run_summary: the runs family, every engine --------------------------------------------
+RUN_GOLDEN = pl.DataFrame(
+    {
+        S.RUN_ID: ["r1", "r2"],
+        S.N_EXECUTIONS: [5, 2],
+        S.CASES: [2, 2],
+        S.PASSED: [3, 0],
+        S.FAILED: [1, 1],
+        S.ERRORED: [1, 0],
+        S.UNSCORED: [0, 1],
+        S.N_PASS: [3, 0],
+        S.N_BORDERLINE: [0, 0],
+        S.N_FAIL: [1, 1],
+        S.PASS_RATE: [0.6, 0.0],
+        S.MEAN_SCORE: [0.725, 0.25],
+        S.CASE_PASS_RATE: [1.0, 0.0],  # attempts.passed: any
+        # clusters (k, n) = (1, 3), (2, 2): sqrt(2 · (0.64 + 0.64)) / 5
+        S.PASS_RATE_SE: [0.32, 0.0],
+        # clusters (Σs, n) = (1.4, 2), (1.5, 2): sqrt(2 · 0.005) / 4; r2 has one cluster
+        S.MEAN_SCORE_SE: [0.025, None],
+        S.LATENCY_MEAN: [130.0, 15.0],
+        S.LATENCY_P50: [85.0, 15.0],  # 50, 70 | 100, 300: linear at 1.5
+        S.LATENCY_P95: [270.0, 19.5],
+        S.LATENCY_MAX: [300.0, 20.0],
+        S.COST_USD: [0.5, 0.25],
+        S.MEAN_SCORE_GATE: [True, False],
+        S.PASS_RATE_GATE: [True, False],
+        S.RUN_PASSED: [True, False],
+    }
+)
+RUN_CONFIG = {
+    "attempts": {"passed": "any"},
+    "run_gates": {"min_mean_score": 0.5, "min_pass_rate": 0.6},  # r1 lands on 0.6
+}
+
+
+def _run_rows(cfg: Config) -> pl.DataFrame:
+    tokens = [pl.lit(None, pl.Int64).alias(c) for c in (S.INPUT_TOKENS, S.OUTPUT_TOKENS)]
+    return _rows(cfg).with_columns(*tokens)
+
+
+def _run_polars(rows: pl.DataFrame, cfg: Config) -> pl.DataFrame:
+    from evalframe._private.summaries.run_summary import run_summary
+
+    return run_summary(rows.lazy(), cfg).collect()
+
+
+def _run_duckdb(rows: pl.DataFrame, cfg: Config) -> pl.DataFrame:
+    con = duckdb.connect()
+    for name in ("meets", "run_gate", "run_summary_of"):
+        con.execute((rules_sql.SQL_DIR / f"{name}.sql").read_text())
+    con.register("execution_scores", rows.to_arrow())
+    con.execute("create table runs (run_id varchar, created_at timestamp, config varchar)")
+    gates = cfg.run_gates
+    return con.sql(
+        "select * from run_summary_of('execution_scores', "
+        f"min_mean_score := {gates.min_mean_score}, min_pass_rate := {gates.min_pass_rate}, "
+        f"attempts_passed := '{cfg.attempts.passed}')"
+    ).pl()
+
+
+def _run_spark(rows: pl.DataFrame, cfg: Config, spark) -> pl.DataFrame:
+    from evalframe._private.engines.spark_engine import collect_tables, run_summary
+
+    frame = spark.createDataFrame(rows.to_arrow())
+    return collect_tables({"t": run_summary(frame, cfg)})["t"].sort(S.RUN_ID)
+
+
+@pytest.fixture(params=["polars", "duckdb", pytest.param("spark", marks=[pytest.mark.slow])])
+def run_engine(request):
+    """run_summary on one engine: rows, config -> the table."""
+    if request.param == "polars":
+        return _run_polars
+    if request.param == "duckdb":
+        return _run_duckdb
+    spark = request.getfixturevalue("spark")
+    return lambda rows, cfg: _run_spark(rows, cfg, spark)
+
+
+def test_run_summary_golden(run_engine):
+    cfg = config_from_dict(RUN_CONFIG)
+    got = run_engine(_run_rows(cfg), cfg).select(RUN_GOLDEN.columns)
+    assert_frame_equal(got, RUN_GOLDEN, check_dtypes=False, abs_tol=1e-12)
+
+
+def test_run_golden_table_is_the_exact_reference():
+    cfg = config_from_dict(RUN_CONFIG)
+    want = {r[S.RUN_ID]: r for r in ref.run_summary(_run_rows(cfg).to_dicts(), cfg)}
+    for row in RUN_GOLDEN.to_dicts():
+        exact = want[row[S.RUN_ID]]
+        for column, value in row.items():
+            expected = exact[column]
+            if value is None or expected is None:
+                assert value is expected, column
+            elif isinstance(value, bool | str):
+                assert value == expected, column
+            else:
+                assert float(expected) == pytest.approx(value, abs=1e-12), column
