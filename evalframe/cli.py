@@ -24,6 +24,7 @@ from evalframe._private.cli.options import (
     MemoryLimitOpt,
     OutOpt,
     PresetOpt,
+    SeriesOpt,
     ThresholdOpt,
 )
 from evalframe._private.cli.plan_command import plan_command
@@ -31,6 +32,7 @@ from evalframe._private.cli.render import (
     cases_report,
     compare_report,
     error_line,
+    message_text,
     print_csv,
     print_json,
     progress,
@@ -46,6 +48,7 @@ from evalframe._private.cli.report_command import demo_report, report_command
 from evalframe._private.cli.results_command import results_command
 from evalframe._private.cli.sql_shell import sql_command
 from evalframe._private.cli.stats_report import power_notes, slice_notes
+from evalframe._private.compare.pairs import series_note
 from evalframe._private.config import load_config
 from evalframe._private.data.dataset import READ_ERRORS, load_dataset, read_failure
 from evalframe._private.data.demo import write_demo
@@ -407,6 +410,7 @@ def compare_command(
     engine: EngineOpt = Engine.polars,
     memory_limit: MemoryLimitOpt = None,
     by: ByOpt = None,
+    series: SeriesOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Compare runs case by case; write case_deltas, evaluator_deltas, run_deltas (and
@@ -431,6 +435,7 @@ def compare_command(
             engine=str(engine),
             memory_limit=memory_limit,
             by=by,
+            series=series,
         )
         written = write_tables(
             tables,
@@ -441,6 +446,9 @@ def compare_command(
             inputs_fingerprint=fingerprint,
         )
     run_deltas = pl.read_parquet(written[S.RUN_DELTAS])
+    mixed = None if series is not None or tables.scored is None else _series_note(tables)
+    if mixed is not None:
+        stderr.print(message_text(mixed), highlight=False)
     if as_json:
         print_json(run_deltas.to_dicts())
     else:
@@ -462,6 +470,12 @@ def compare_command(
         stdout.print(say("\ntables written to {}/", target))
     if run_deltas["regression_detected"].any():
         raise typer.Exit(1)
+
+
+def _series_note(tables: Any) -> str | None:
+    """The note that compared pairs join runs of several series (`pairs.series_note`)."""
+    summary = tables.scored[S.RUN_SUMMARY]
+    return series_note(summary, tables.pairs)
 
 
 @app.command("sweep")

@@ -247,3 +247,77 @@ def test_usage_errors_off_a_terminal_are_plain_lines(tmp_path):
         [*run, "score", str(tmp_path / "nope")], capture_output=True, text=True, timeout=120
     )
     assert missing.returncode == 2 and "does not exist" in missing.stderr
+
+
+# --- pairs within a series (issue 21) -------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def alternating(tmp_path_factory) -> Path:
+    """AgentV-style trend runs that alternate targets claude → gpt-5 → claude → gpt-5."""
+    path = tmp_path_factory.mktemp("series") / "data"
+    path.mkdir()
+    runs = ["r1", "r2", "r3", "r4"]
+    targets = ["claude", "gpt-5", "claude", "gpt-5"]
+    good = {"claude": [0.9, 0.85, 0.95], "gpt-5": [0.6, 0.5, 0.65]}
+    rows = [
+        {"run_id": run, "case_id": f"c{k}", "evaluator": "m", "score": good[target][k]}
+        for run, target in zip(runs, targets, strict=True)
+        for k in range(3)
+    ]
+    pl.DataFrame(rows).write_parquet(path / "scores.parquet")
+    pl.DataFrame(
+        {
+            "run_id": runs,
+            "created_at": [f"2026-10-0{k + 1}T09:00:00" for k in range(4)],
+            "target": targets,
+        }
+    ).with_columns(pl.col("created_at").str.to_datetime()).write_parquet(path / "runs.parquet")
+    return path
+
+
+def test_series_pairs_runs_within_a_target_only(alternating, tmp_path):
+    runs = pl.read_parquet(alternating / "runs.parquet")
+    assert ef.pairs_for(runs, mode="consecutive") == [("r1", "r2"), ("r2", "r3"), ("r3", "r4")]
+    assert ef.pairs_for(runs, mode="consecutive", series="target") == [
+        ("r1", "r3"),
+        ("r2", "r4"),
+    ]
+    assert ef.pairs_for(runs, series="target") == [("r1", "r3"), ("r2", "r4")]
+    assert ef.pairs_for(runs, candidate="r4", series="target") == [("r2", "r4")]
+    assert ef.pairs_for(runs, baseline="r1", series="target") == [("r1", "r3")]
+    with pytest.raises(ef.UsageError, match="first run of its series"):
+        ef.pairs_for(runs, candidate="r2", series="target")
+    with pytest.raises(ef.UsageError, match=r"not a column of the runs table.*target"):
+        ef.pairs_for(runs, series="modle")
+    tables = ef.compare_tables(alternating, pairs="consecutive", series="target")
+    assert tables.pairs == [("r1", "r3"), ("r2", "r4")]
+    assert not tables["run_deltas"]["regression_detected"].any()  # same target, same scores
+
+
+def test_compare_says_when_pairs_mix_series(alternating, tmp_path):
+    mixed = runner.invoke(
+        app, ["compare", str(alternating), "--pairs", "consecutive", "-o", str(tmp_path / "a")]
+    )
+    assert mixed.exit_code == 1  # claude → gpt-5 looks like a regression ...
+    note = " ".join(mixed.stderr.split())
+    assert "pairs compare runs of different series: target (3 of 3 pairs" in note, note
+    assert "r1 [claude] → r2 [gpt-5]" in note and "pass --series target" in note
+    within = runner.invoke(
+        app,
+        [
+            "compare",
+            str(alternating),
+            "--pairs",
+            "consecutive",
+            "--series",
+            "target",
+            "-o",
+            str(tmp_path / "b"),
+        ],
+    )
+    assert within.exit_code == 0, within.output  # ... within a target nothing moved
+    assert "different series" not in within.stderr
+    assert "r1 → r3" in within.stdout and "r2 → r4" in within.stdout
+    unknown = runner.invoke(app, ["compare", str(alternating), "--series", "nope"])
+    assert unknown.exit_code == 2 and "not a column of the runs table" in unknown.output

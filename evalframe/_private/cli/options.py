@@ -57,3 +57,13 @@ MemoryLimitOpt = Annotated[
         "spills to disk beyond it, the polars engine scores runs in batches that fit it.",
     ),
 ]
+SeriesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--series",
+        metavar="COLUMN",
+        help="Pair runs within each value of this runs column only (model, target, agent, "
+        "...): --pairs consecutive never pairs runs of two series; the default compares "
+        "the newest run of each series with the one before it.",
+    ),
+]

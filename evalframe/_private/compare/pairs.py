@@ -25,12 +25,44 @@ def check_runs(asked: Sequence[str], known: Sequence[str]) -> None:
         )
 
 
+SERIES_CANDIDATES = ("model", "target", "agent", "provider", "agent_name", "model_name")
+"""Runs columns that usually tell series apart (AgentV's target, a model): a note names those
+whose values differ within a compared pair when no --series is given."""
+NO_SERIES = "(none)"
+"""How a null series value is named in messages (it is a series of its own)."""
+
+
+def _ordered_runs(frame: pl.LazyFrame, series: str | None) -> pl.DataFrame:
+    """run_id, created_at and the series value (text; null its own series) per run, ordered
+    by created_at (null last), then run_id."""
+    names = frame.collect_schema().names()
+    if series is not None and series not in names:
+        usable = [n for n in names if n not in (S.RUN_ID, S.CREATED_AT, S.CONFIG_ID)]
+        raise UsageError(
+            f"--series {series!r} is not a column of the runs table; hint: one of "
+            f"{', '.join(usable) or '(the runs table has no other column)'}."
+        )
+    has_time = S.CREATED_AT in names
+    return (
+        frame.group_by(S.RUN_ID)
+        .agg(
+            (pl.col(S.CREATED_AT).min() if has_time else pl.lit(None)).alias(S.CREATED_AT),
+            (pl.col(series).cast(pl.String).first() if series else pl.lit(None, pl.String)).alias(
+                "_series"
+            ),
+        )
+        .sort(S.CREATED_AT, S.RUN_ID, nulls_last=True)
+        .collect()
+    )
+
+
 def pairs_for(
     run_ids_with_created_at: pl.DataFrame | pl.LazyFrame,
     *,
     baseline: str | None = None,
     candidate: str | None = None,
     mode: str | None = None,
+    series: str | None = None,
 ) -> list[tuple[str, str]]:
     """Build (baseline, candidate) pairs from a table of run_id (+ optional created_at).
 
@@ -38,16 +70,15 @@ def pairs_for(
     pair; baseline alone: every other run against it; candidate alone: it against the run
     before it; mode "consecutive": each run against the one before it; nothing: the last
     run against the one before it.
+
+    `series` (a column of the frame, e.g. model or target of the runs table): runs are paired
+    within a series only (each value, a null value its own series): "the run before it" is
+    the one before it in its series, "every other run" those of the baseline's series,
+    consecutive pairs never join two series, and with nothing asked, the last run of each
+    series (with two runs or more) against the one before it.
     """
-    frame = run_ids_with_created_at.lazy()
-    has_time = S.CREATED_AT in frame.collect_schema().names()
-    runs = (
-        frame.group_by(S.RUN_ID)
-        .agg((pl.col(S.CREATED_AT).min() if has_time else pl.lit(None)).alias(S.CREATED_AT))
-        .sort(S.CREATED_AT, S.RUN_ID, nulls_last=True)
-        .collect()[S.RUN_ID]
-        .to_list()
-    )
+    runs_frame = _ordered_runs(run_ids_with_created_at.lazy(), series)
+    runs = runs_frame[S.RUN_ID].to_list()
     if mode not in (None, "consecutive"):
         raise UsageError(f"unknown compare mode {mode!r}; hint: use mode='consecutive'.")
     if mode is not None and (baseline is not None or candidate is not None):
@@ -61,21 +92,73 @@ def pairs_for(
         raise UsageError(f"baseline and candidate are the same run {baseline!r}.")
     if baseline is not None and candidate is not None:
         return [(baseline, candidate)]
+    groups = (
+        [runs]
+        if series is None
+        else [
+            g[S.RUN_ID].to_list() for g in runs_frame.partition_by("_series", maintain_order=True)
+        ]
+    )
+    of = {run: group for group in groups for run in group}
     if baseline is not None:
-        return [(baseline, run) for run in runs if run != baseline]
+        return [(baseline, run) for run in of[baseline] if run != baseline]
     if mode == "consecutive":
-        return list(itertools.pairwise(runs))
+        return [pair for group in groups for pair in itertools.pairwise(group)]
     if candidate is None:
-        if len(runs) < 2:
+        ready = [group for group in groups if len(group) >= 2]
+        if not ready:
+            where = "" if series is None else f" (in any one series of {series!r})"
             raise UsageError(
-                f"comparing needs at least two runs; the data holds {len(runs)}: "
+                f"comparing needs at least two runs{where}; the data holds {len(runs)}: "
                 f"{describe_runs(runs)}."
             )
-        candidate = runs[-1]
-    position = runs.index(candidate)
+        return [(group[-2], group[-1]) for group in ready]
+    group = of[candidate]
+    position = group.index(candidate)
     if position == 0:
+        where = "" if series is None else f" of its series ({series})"
         raise UsageError(
-            f"run {candidate!r} is the first run, so it has no run before it to compare "
-            "with; hint: pass a baseline."
+            f"run {candidate!r} is the first run{where}, so it has no run before it to "
+            "compare with; hint: pass a baseline."
         )
-    return [(runs[position - 1], candidate)]
+    return [(group[position - 1], candidate)]
+
+
+def series_note(
+    runs_frame: pl.DataFrame | pl.LazyFrame, pairs: Sequence[tuple[str, str]]
+) -> str | None:
+    """Without --series: when compared pairs join runs that differ in a column that usually
+    tells series apart (SERIES_CANDIDATES present in the runs frame), a note naming the
+    columns, a pair and the --series option; None otherwise."""
+    frame = runs_frame.lazy()
+    names = frame.collect_schema().names()
+    columns = [c for c in SERIES_CANDIDATES if c in names]
+    if not columns or not pairs:
+        return None
+    values = frame.group_by(S.RUN_ID).agg(pl.col(c).cast(pl.String).first() for c in columns)
+    chosen = pl.LazyFrame(
+        {"_b": [b for b, _c in pairs], "_c": [c for _b, c in pairs]},
+        schema={"_b": pl.String, "_c": pl.String},
+    )
+    joined = (
+        chosen.join(values, left_on="_b", right_on=S.RUN_ID, how="left")
+        .join(values, left_on="_c", right_on=S.RUN_ID, how="left", suffix="_cand")
+        .collect()
+    )
+    crossing = []
+    for c in columns:
+        differs = joined.filter(pl.col(c).ne_missing(pl.col(f"{c}_cand")))
+        if differs.height:
+            first = differs.row(0, named=True)
+            crossing.append(
+                f"{c} ({differs.height} of {joined.height} pairs, e.g. {first['_b']} "
+                f"[{first[c] or NO_SERIES}] → {first['_c']} [{first[f'{c}_cand'] or NO_SERIES}])"
+            )
+    if not crossing:
+        return None
+    options = " or ".join(f"--series {c.split(' ', 1)[0]}" for c in crossing)
+    return (
+        "note: these pairs compare runs of different series: "
+        + "; ".join(crossing)
+        + f"; to pair runs within a series only, pass {options}."
+    )

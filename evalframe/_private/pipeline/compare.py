@@ -37,21 +37,32 @@ def compare_tables(
     engine: str = "polars",
     memory_limit: str | None = None,
     by: str | None = None,
+    series: str | None = None,
 ) -> Tables[pl.DataFrame]:
     """Compare runs case by case (SPEC §6): a `Tables` of case_deltas, evaluator_deltas
     and run_deltas, with `.pairs` (the pairs compared) and `.scored` (the score tables
     they came from). `pairs` is "consecutive", an explicit list of
     (baseline, candidate) run ids, or None: with `baseline` alone every other run is
     compared against it; with neither, the newest run against the one before it.
-    `by` ("tag" or an executions column) adds `slice_deltas` (SPEC §10).
+    `by` ("tag" or an executions column) adds `slice_deltas` (SPEC §10). `series` (a runs
+    column: model, target, agent) pairs runs within each of its values only (`pairs_for`).
     Raises UnknownRunError (listing the known run ids) for a run not in the data."""
     cfg = config if config is not None else Config()
 
     def choose(rs: pl.DataFrame) -> list[tuple[str, str]]:
         if isinstance(pairs, list):
             return [(str(b), str(c)) for b, c in pairs]  # compare checks the run ids
-        run_list = rs.select(S.RUN_ID, *([S.CREATED_AT] if S.CREATED_AT in rs.columns else []))
-        return pairs_for(run_list, baseline=baseline, candidate=candidate, mode=pairs)
+        text = [
+            c for c, t in rs.schema.items() if (t == pl.String or c == series) and c != S.RUN_ID
+        ]
+        kept = [S.CREATED_AT] if S.CREATED_AT in rs.columns else []
+        return pairs_for(
+            rs.select(S.RUN_ID, *kept, *(text if series is not None else [])),
+            baseline=baseline,
+            candidate=candidate,
+            mode=pairs,
+            series=series,
+        )
 
     if engine == "duckdb":  # scores and compares in one DuckDB session
         tables, scored, chosen = _duckdb_compare(
