@@ -29,6 +29,7 @@ from evalframe._private.cli.options import (
 )
 from evalframe._private.cli.plan_command import plan_command
 from evalframe._private.cli.render import (
+    Prose,
     cases_report,
     compare_report,
     error_line,
@@ -466,7 +467,7 @@ def compare_command(
             stdout.print(part)
         slices = pl.read_parquet(written[S.SLICE_DELTAS]) if S.SLICE_DELTAS in written else None
         for note in [*slice_notes(slices), *power_notes(run_deltas, cfg.compare)]:
-            stdout.print(note)
+            stdout.print(Prose(note))
         stdout.print(say("\ntables written to {}/", target))
     if run_deltas["regression_detected"].any():
         raise typer.Exit(1)

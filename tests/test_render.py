@@ -18,6 +18,7 @@ from evalframe._private import schema as S
 from evalframe._private.cli.render import (
     SE_FOOTNOTE,
     UNSCORED_FOOTNOTE,
+    Prose,
     SweepProgress,
     case_counts,
     compare_report,
@@ -66,6 +67,40 @@ def test_compare_report_golden():
         evaluator_deltas=_golden(S.EVALUATOR_DELTAS),
     )
     assert _text(*parts) == (GOLDEN / "compare_report.txt").read_text()
+
+
+def test_long_lines_never_break_inside_numbers_at_80_columns():
+    """The consoles print with soft_wrap, so a terminal would break a long line at column 80
+    wherever it falls (`McNemar p = 7` / `.523e-37`): the compare lines wrap between words,
+    and a p-value stays with its name."""
+    parts = compare_report(
+        _golden(S.RUN_DELTAS),
+        _golden(S.CASE_DELTAS),
+        limits=Config().compare,
+        evaluator_deltas=_golden(S.EVALUATOR_DELTAS),
+    )
+    console = Console(record=True, width=80, color_system=None, soft_wrap=True, file=io.StringIO())
+    for part in parts:
+        console.print(part)
+    text = console.export_text()
+    lines = [line for line in text.splitlines() if "McNemar" in line or line.startswith("cases")]
+    assert lines and max(len(line) for line in lines) <= 80, lines
+    assert "McNemar p = 7.451e-09 (28 pass→fail, 0 fail→pass)" in text
+    assert re.search(r"95% CI \[-0\.165, -0\.121\]", text)
+    # every number of the golden lines comes back whole
+    golden = (GOLDEN / "compare_report.txt").read_text()
+    numbers = re.compile(r"[-+]?\d[\d.,]*(?:e[-+]\d+)?")
+    for line in golden.splitlines():
+        if line.startswith(("cases", "paired")):
+            for n in numbers.findall(line):
+                assert n in text, n
+
+
+def test_prose_wraps_between_words_only():
+    console = Console(record=True, width=20, color_system=None, soft_wrap=True, file=io.StringIO())
+    console.print(Prose("alpha beta gamma 7.523e-37 delta\u00a0epsilon zeta"))
+    lines = console.export_text().splitlines()
+    assert lines == ["alpha beta gamma", "7.523e-37", "delta epsilon zeta"]
 
 
 def test_case_counts_reconcile_with_mcnemar_flips():

@@ -90,6 +90,43 @@ def error_line(exc: BaseException | str) -> Text:
     return Text("error:", style="bold red") + " " + message_text(str(exc))
 
 
+GLUE = "\u00a0"
+"""Joins words `Prose` never breaks apart ("McNemar p = 7.523e-37"); printed as a space."""
+
+
+class Prose:
+    """A line of prose wrapped at the console width between words, never inside one: a
+    number (7.523e-37) stays whole, and words joined by GLUE stay on one line. The consoles
+    print with soft_wrap (a path in a message stays one piece in a pipe), so without this a
+    terminal breaks a long line at its last column, inside whatever word is there."""
+
+    def __init__(self, text: Text | str) -> None:
+        self.text = text if isinstance(text, Text) else Text(text)
+
+    def __rich_console__(self, console: Console, options: Any) -> Iterator[Text]:
+        width = max(options.max_width, 1)
+        for line in self.text.split("\n", include_separator=False):
+            plain = line.plain
+            cuts = [k + 1 for k, ch in enumerate(plain) if ch == " " and k + 1 < len(plain)]
+            current = Text(style=line.style, end="\n")
+            for piece in line.divide(cuts):
+                word = len(piece.plain.rstrip(" "))
+                if current.plain and current.cell_len + word > width:
+                    current.rstrip()
+                    yield _unglued(current)
+                    current = Text(style=line.style, end="\n")
+                current.append_text(piece)
+            current.rstrip()
+            yield _unglued(current)
+
+
+def _unglued(text: Text) -> Text:
+    """`text` with its GLUE characters shown as spaces (the same length: spans stay)."""
+    out = Text(text.plain.replace(GLUE, " "), style=text.style, end="\n")
+    out.spans = list(text.spans)
+    return out
+
+
 SE_FOOTNOTE = (
     "± = one standard error, clustered by case (pass rate in percentage points); "
     f"a 95 % interval is about ± {Z_95} × that."
@@ -617,23 +654,25 @@ def compare_report(
             & (pl.col("candidate_run_id") == c)
             & (pl.col(S.CONFIG_ID) == r[S.CONFIG_ID])
         )
-        out.append(Text(case_counts(r, case_deltas.filter(pair), limits)))
+        out.append(Prose(case_counts(r, case_deltas.filter(pair), limits)))
         if has_paired_cases(r):
             ci = (
                 f"[{_signed(r['mean_delta_ci_low'])}, {_signed(r['mean_delta_ci_high'])}]"
                 if r["mean_delta_se"] is not None
                 else "(n < 2)"
             )
+            g = GLUE
             out.append(
-                Text(
+                Prose(
                     f"paired score delta over {r['n_paired']} cases: {_signed(r['mean_delta'])} "
-                    f"95% CI {ci}; McNemar p = {p_value(r['mcnemar_p'])} "
-                    f"({r['n_passed_to_failed']} pass→fail, {r['n_failed_to_passed']} fail→pass)"
+                    f"95%{g}CI{g}{ci.replace(' ', g)}; McNemar{g}p{g}={g}{p_value(r['mcnemar_p'])} "
+                    f"({r['n_passed_to_failed']}{g}pass→fail, "
+                    f"{r['n_failed_to_passed']}{g}fail→pass)"
                 )
             )
         if r["reasons"]:
             reasons = "; ".join(reason_text(code, r, limits) for code in r["reasons"])
-            out.append(Text("regression:", style="red") + " " + id_text(reasons))
+            out.append(Prose(Text("regression:", style="red") + " " + id_text(reasons)))
         regressed = case_deltas.filter(pair & (pl.col(S.STATUS) == "regression"))
         shown = regressed.sort(S.SCORE_DELTA, S.CASE_ID, nulls_last=True).head(max(top, 0))
         if named:

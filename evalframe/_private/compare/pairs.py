@@ -141,8 +141,15 @@ def series_note(
         schema={"_b": pl.String, "_c": pl.String},
     )
     joined = (
-        chosen.join(values, left_on="_b", right_on=S.RUN_ID, how="left")
-        .join(values, left_on="_c", right_on=S.RUN_ID, how="left", suffix="_cand")
+        chosen.join(values, left_on="_b", right_on=S.RUN_ID, how="left", maintain_order="left")
+        .join(
+            values,
+            left_on="_c",
+            right_on=S.RUN_ID,
+            how="left",
+            suffix="_cand",
+            maintain_order="left",
+        )
         .collect()
     )
     crossing = []
