@@ -34,11 +34,13 @@ from evalframe._private.cli.render import (
     compare_report,
     error_line,
     message_text,
+    pass_k_cases,
     print_csv,
     print_json,
     progress,
     run_table,
     say,
+    slice_table,
     stderr,
     stdout,
     steps,
@@ -202,7 +204,8 @@ def _score_and_write(
     memory_limit: str | None = None,
     by: str | None = None,
     spark_remote: str | None = None,
-) -> tuple[pl.DataFrame, Path, int]:
+) -> tuple[pl.DataFrame, Path, int, Any]:
+    """Score and commit; returns run_summary, the folder, rows --clamp changed, the tables."""
     cfg = load_config(config, preset=preset, threshold=threshold)
     target = _default_out(dataset, out)
     fingerprint = inputs_fingerprint(dataset)  # before reading: a later change marks it stale
@@ -233,7 +236,17 @@ def _score_and_write(
         )
     summary = tables[S.RUN_SUMMARY]
     assert isinstance(summary, pl.DataFrame)  # run_summary is always materialized
-    return summary, target, changed
+    return summary, target, changed, tables
+
+
+def _with_pass_k_cases(summary: pl.DataFrame, scored: Any) -> pl.DataFrame:
+    """The run summary with, per k of attempts.k, how many cases have >= k attempts."""
+    ks = [c.removeprefix("pass_at_") for c in summary.columns if c.startswith("pass_at_")]
+    ks = [k for k in ks if k.isdigit()]
+    if not ks or S.CASE_SUMMARY not in scored:
+        return summary
+    counts = pass_k_cases(scored[S.CASE_SUMMARY], [int(k) for k in ks])
+    return summary.join(counts, on=[S.CONFIG_ID, S.RUN_ID], how="left", maintain_order="left")
 
 
 @app.command("score")
@@ -264,7 +277,7 @@ def score_command(
     """
     if spark_remote is not None and engine != ScoreEngine.spark:
         raise UsageError("--spark-remote needs --engine spark; hint: add --engine spark.")
-    summary, target, _ = _score_and_write(
+    summary, target, _, scored = _score_and_write(
         dataset,
         config,
         preset,
@@ -280,7 +293,9 @@ def score_command(
     if as_json:
         print_json(summary.to_dicts())
     else:
-        stdout.print(run_table(summary))
+        stdout.print(run_table(_with_pass_k_cases(summary, scored)))
+        if by is not None and S.SLICE_SUMMARY in scored:
+            stdout.print(slice_table(scored[S.SLICE_SUMMARY]))
         stdout.print(say("tables written to {}/", target))
     if check and not summary[S.RUN_PASSED].all():
         failed = summary.filter(~pl.col(S.RUN_PASSED))[S.RUN_ID].to_list()
@@ -360,7 +375,9 @@ def demo_command(
     with steps(3) as step:
         step(f"writing the demo dataset ({cases:,} cases × 3 runs) to {directory}")
         write_demo(directory, n_cases=cases)
-        summary, target, _ = _score_and_write(directory, None, None, None, None, False, False)
+        summary, target, _, _scored = _score_and_write(
+            directory, None, None, None, None, False, False
+        )
         step("writing the HTML report")
         report = demo_report(directory)
     if as_json:

@@ -321,3 +321,40 @@ def test_compare_says_when_pairs_mix_series(alternating, tmp_path):
     assert "r1 → r3" in within.stdout and "r2 → r4" in within.stdout
     unknown = runner.invoke(app, ["compare", str(alternating), "--series", "nope"])
     assert unknown.exit_code == 2 and "not a column of the runs table" in unknown.output
+
+
+# --- computed, now shown (issue 21) ---------------------------------------------------------
+
+
+def test_score_by_tag_prints_the_slice_table(demo, tmp_path):
+    result = runner.invoke(
+        app, ["score", str(demo), "--by", "tag", "-o", str(tmp_path / "o")], terminal_width=200
+    )
+    assert result.exit_code == 0, result.output
+    assert "slices by tag" in result.output
+    slices = pl.read_parquet(tmp_path / "o" / "slice_summary.parquet")
+    table = result.output.split("slices by tag", 1)[1]
+    for r in slices.iter_rows(named=True):
+        value = r["slice_value"] or "(none)"
+        row = f"│ {value}"
+        assert row in table, value
+    assert table.count("│ ") >= slices.height  # one line per slice value × run
+
+
+def test_pass_at_k_is_in_the_run_table_with_its_case_count(demo, tmp_path):
+    cfg = tmp_path / "k.yaml"
+    cfg.write_text("attempts: {k: [3]}\n")
+    out = tmp_path / "o"
+    result = runner.invoke(
+        app, ["score", str(demo), "-c", str(cfg), "-o", str(out)], terminal_width=250
+    )
+    assert result.exit_code == 0, result.output
+    assert "pass@3" in result.output
+    cases = pl.read_parquet(out / "case_summary.parquet")
+    summary = pl.read_parquet(out / "run_summary.parquet")
+    for r in summary.iter_rows(named=True):
+        of_run = cases.filter(pl.col("run_id") == r["run_id"])
+        counted = of_run.filter(pl.col("attempts") >= 3).height
+        assert 0 < counted < of_run.height  # the demo repeats some cases only
+        shown = "—" if r["pass_at_3"] is None else f"{100 * r['pass_at_3']:.1f}%"
+        assert f"{shown} ({counted}/{of_run.height} cases)" in result.output

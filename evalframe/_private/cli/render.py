@@ -374,11 +374,31 @@ def _cell_len(cell: str | Text) -> int:
     return cell.cell_len if isinstance(cell, Text) else Text.from_markup(cell).cell_len
 
 
+PASS_K_CASES = "_cases_with_{}"
+"""Column (of a run summary joined with `pass_k_cases`) counting cases with >= k attempts."""
+
+
+def pass_k_cases(case_summary: pl.DataFrame | pl.LazyFrame, ks: Sequence[int]) -> pl.DataFrame:
+    """Per config × run: how many cases have at least k attempts (the cases pass@k and pass^k
+    are averaged over, SPEC §10), for each k, and the cases in all (`_cases`)."""
+    return (
+        case_summary.lazy()
+        .group_by(S.CONFIG_ID, S.RUN_ID)
+        .agg(
+            pl.len().alias("_cases"),
+            *((pl.col("attempts") >= k).sum().alias(PASS_K_CASES.format(k)) for k in ks),
+        )
+        .collect()
+    )
+
+
 def run_table(summary: pl.DataFrame, title: str = "run summary") -> FitTable:
     """The run summary as a readable table: rates in percent, gates as pass/FAIL; a run
     without any scored execution reads "—", not 0.0 %; the caption explains ± and —. On a
     narrow terminal the least important columns are left out (named in the caption) so
-    that no cell is cut."""
+    that no cell is cut. With `attempts.k`, a pass@k column per k; joined with
+    `pass_k_cases`, each cell says over how many of the run's cases (those with >= k
+    attempts)."""
 
     def rate(r: dict) -> str:
         return _with_se(pct(run_rate(r)), r[S.PASS_RATE_SE], True)
@@ -397,6 +417,13 @@ def run_table(summary: pl.DataFrame, title: str = "run summary") -> FitTable:
         ("rate gate", lambda r: yes_no(r[S.PASS_RATE_GATE]), "center"),
         ("run", lambda r: yes_no(r[S.RUN_PASSED]), "center"),
     ]
+    ks = sorted(
+        int(c.removeprefix("pass_at_"))
+        for c in summary.columns
+        if c.startswith("pass_at_") and c.removeprefix("pass_at_").isdigit()
+    )
+    for k in ks:
+        columns.insert(4 + ks.index(k), (f"pass@{k}", _pass_at_cell(k), "right"))
     ids = {0}
     if summary[S.CONFIG_ID].n_unique() > 1:
         columns.insert(0, ("config", lambda r: id_text(r[S.CONFIG_ID]), "left"))
@@ -414,7 +441,7 @@ def run_table(summary: pl.DataFrame, title: str = "run summary") -> FitTable:
             (
                 header,
                 justify,
-                RUN_COLUMN_PRIORITY["run verdict" if k == last else header],
+                RUN_COLUMN_PRIORITY.get("run verdict" if k == last else header, 4),
                 k in ids,
             )
             for k, (header, _fn, justify) in enumerate(columns)
@@ -422,6 +449,48 @@ def run_table(summary: pl.DataFrame, title: str = "run summary") -> FitTable:
         [[fn(r) for _h, fn, _j in columns] for r in records],
         notes,
     )
+
+
+def slice_table(slices: pl.DataFrame | pl.LazyFrame) -> FitTable:
+    """`score --by`: per slice value × run, executions, pass rate ± se and mean score ± se
+    (slice_summary), slice values and ids shown literally; a null value reads "(none)"."""
+    frame = slices.lazy().collect() if isinstance(slices, pl.LazyFrame) else slices
+    frame = frame.sort(S.SLICE_VALUE, S.RUN_ID, nulls_last=True)
+    several = frame[S.CONFIG_ID].n_unique() > 1
+    name = frame[S.SLICE][0] if frame.height else "slice"
+    columns: list[tuple[str, Callable[[dict], str | Text], str]] = [
+        (
+            str(name),
+            lambda r: id_text("(none)" if r[S.SLICE_VALUE] is None else r[S.SLICE_VALUE]),
+            "left",
+        ),
+        ("run", lambda r: id_text(r[S.RUN_ID]), "left"),
+        ("execs", lambda r: str(r[S.N_EXECUTIONS]), "right"),
+        ("pass rate", lambda r: _with_se(pct(run_rate(r)), r[S.PASS_RATE_SE], True), "right"),
+        ("mean score", lambda r: _with_se(num(r[S.MEAN_SCORE]), r[S.MEAN_SCORE_SE]), "right"),
+        ("case pass", lambda r: pct(run_rate(r, S.CASE_PASS_RATE)), "right"),
+    ]
+    if several:
+        columns.insert(0, ("config", lambda r: id_text(r[S.CONFIG_ID]), "left"))
+    ids = {0, 1, 2} if several else {0, 1}
+    records = frame.to_dicts()
+    return FitTable(
+        f"slices by {name}",
+        [(h, j, 0 if k in ids else 2, k in ids) for k, (h, _f, j) in enumerate(columns)],
+        [[fn(r) for _h, fn, _j in columns] for r in records],
+        [SE_FOOTNOTE]
+        if any(r[S.PASS_RATE_SE] is not None or r[S.MEAN_SCORE_SE] is not None for r in records)
+        else [],
+    )
+
+
+def _pass_at_cell(k: int) -> Callable[[dict], str]:
+    def cell(r: dict) -> str:
+        value = pct(r[S.pass_at(k)])
+        counted, cases = r.get(PASS_K_CASES.format(k)), r.get("_cases")
+        return value if counted is None else f"{value} ({counted}/{cases} cases)"
+
+    return cell
 
 
 def _with_se(text: str, se: float | None, percent: bool = False) -> str:
