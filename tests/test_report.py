@@ -57,6 +57,7 @@ def test_report_tables_hold_every_table_a_chart_draws(tables) -> None:
             "execution_scores",
             "case_summary",
             "run_summary",
+            "case_details",
             "case_deltas",
             "evaluator_deltas",
             "run_deltas",
@@ -94,7 +95,7 @@ def test_report_sections_name_runs_gates_reasons_and_statistics(page: str, table
     for run in tables["run_summary"]["run_id"]:
         assert run in page
     assert "score gate" in page and "rate gate" in page and "run gate" in page
-    assert "REGRESSION" in page and "no regression" in page
+    assert "REGRESSION (run-level limits)" in page and "no run-level regression" in page
     rd = tables["run_deltas"].row(1, named=True)
     assert rd["regression_detected"]
     assert f"pass rate fell {-100 * rd['pass_rate_delta']:.1f} pts (allowed 0.0 pts)" in page
@@ -102,8 +103,9 @@ def test_report_sections_name_runs_gates_reasons_and_statistics(page: str, table
     assert (
         f"95 % interval [{rd['mean_delta_ci_low']:+.3f}, {rd['mean_delta_ci_high']:+.3f}]" in page
     )
-    assert "evaluator behind it" in page
+    assert "Which evaluator moved" in page and "evaluators behind it" in page
     assert "1.96 × the standard error clustered by case" in page
+    assert "95 % Wilson interval with the clustered effective sample size" in page
 
 
 TOP_CASE_DELTAS = pl.DataFrame(
@@ -201,8 +203,9 @@ def test_an_unscored_run_reads_a_dash_and_gets_no_paired_statistics() -> None:
         m.group(1): re.findall(r"<td[^>]*>(.*?)</td>", m.group(0))
         for m in re.finditer(r"<tr><td class='l'><b><bdi>(\w+)</bdi></b>.*?</tr>", page)
     }
-    assert cells["r2"][4] == "—" and cells["r2"][7] == "—"  # pass rate, case pass rate
-    assert cells["r1"][4].startswith("100.0%")
+    assert cells["r2"][5] == "—" and cells["r2"][8] == "—"  # pass rate, case pass rate
+    assert cells["r1"][5].startswith("100.0%")
+    assert "[51.0%, 100.0%]" in cells["r1"][5]  # Wilson over its 4 cases: not [100%, 100%]
     text = re.sub(r"<[^>]+>", " ", page.split("<h2 id='charts'>")[0])
     assert not re.search(r"(?<![\d.])0\.0%", text)  # never "0.0% [0.0%, 0.0%]"
     assert "-100.0" not in text and "fell 100.0" not in text
@@ -246,7 +249,7 @@ def test_cli_report_writes_the_page_and_prints_its_path(demo: Path, tmp_path: Pa
     assert f"report written to {out}" in result.output
     page = out.read_text()
     assert page.count("2026-10-01-v1.4 → ") >= 2  # both pairs start at the baseline
-    assert "(worst 3 of" in page
+    assert "The page holds the worst 3 of" in page
     assert _figures(page) == list(ALL_CHARTS)
 
 

@@ -5,6 +5,7 @@ reasons; counts named so they reconcile."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import sys
@@ -17,6 +18,8 @@ import pytest
 from polars.testing import assert_frame_equal
 from typer.testing import CliRunner
 
+import evalframe as ef
+import evalframe.plots as efp
 from evalframe._private.cli import report_command
 from evalframe._private.compare.evaluator_summary import behind_evaluators, evaluator_summary
 from evalframe._private.rules.constants import Z_95
@@ -226,3 +229,212 @@ def test_wilson_rule_answers_like_the_sql_macro() -> None:
             wilson_high(pl, pl.lit(passed / n), pl.lit(float(n))).alias("hi"),
         ).row(0)
         assert got == pytest.approx((lo, hi))
+
+
+# --- 2, 4, 5, 6: the written report -----------------------------------------------------
+def _small_dataset() -> ef.Dataset:
+    """Two runs × three cases × two evaluators with judge reasons, labels and outcome checks:
+    c1 regresses pass → fail (tone and facts fall alike: a tie), c2 regresses score-only,
+    c3 is unchanged; in the candidate c1 also fails an outcome check."""
+    runs, cases = ["r1", "r2"], ["c1", "c2", "c3"]
+    scores = {  # (run, case) -> (tone, facts)
+        ("r1", "c1"): (1.0, 1.0),
+        ("r1", "c2"): (0.5, 0.5),
+        ("r1", "c3"): (0.9, 0.9),
+        ("r2", "c1"): (0.4, 0.4),
+        ("r2", "c2"): (0.3, 0.4),
+        ("r2", "c3"): (0.9, 0.9),
+    }
+    rows = [
+        (run, case, ev, s[i])
+        for (run, case), s in scores.items()
+        for i, ev in enumerate(("tone", "facts"))
+    ]
+    frame = pl.DataFrame(rows, schema=["run_id", "case_id", "evaluator", "score"], orient="row")
+    frame = frame.with_columns(
+        pl.when((pl.col("run_id") == "r2") & (pl.col("case_id") == "c1"))
+        .then(pl.format("judge: {} went off topic </script><b>x", pl.col("evaluator")))
+        .alias("reason"),
+        pl.when(pl.col("score") < 0.5).then(pl.lit("Poor")).alias("label"),
+    )
+    outcomes = pl.DataFrame(
+        {
+            "run_id": ["r1", "r2"],
+            "case_id": ["c1", "c1"],
+            "attempt": [0, 0],
+            "outcome": ["refund offered", "refund offered"],
+            "passed": [True, False],
+            "justification": ["offered a refund", "never mentioned a refund"],
+        }
+    )
+    assert runs and cases
+    return ef.Dataset.from_frames(frame, outcomes=outcomes)
+
+
+def _payload(page: str) -> list[dict]:
+    found = re.search(r"<script type='application/json' id='case-data'>(.*?)</script>", page, re.S)
+    assert found, "no embedded case data"
+    return json.loads(found.group(1))
+
+
+@pytest.fixture(scope="module")
+def small_page() -> str:
+    cfg = ef.load_config(None)
+    tables = efp.report_tables(_small_dataset(), cfg, what_if=False)
+    return efp.build_report(tables, config=cfg, source="small")
+
+
+def test_every_regressed_case_has_a_row_with_reasons_labels_and_checks(small_page) -> None:
+    rows = _payload(small_page)
+    regressed = {r["case_id"]: r for r in rows if r["kind"] == "regression"}
+    assert sorted(regressed) == ["c1", "c2"]
+    c1 = regressed["c1"]
+    assert c1["flip"] == "pass→fail" and regressed["c2"]["flip"] == "score-only"
+    assert c1["behind_paths"] == ["facts", "tone"]  # a tie: both fell 0.6
+    by_evaluator = {e["evaluator"]: e for e in c1["evaluators"]}
+    assert by_evaluator["tone"]["reasons"] == ["judge: tone went off topic </script><b>x"]
+    assert by_evaluator["tone"]["labels"] == ["Poor"]
+    assert by_evaluator["tone"]["baseline_score"] == 1.0 and by_evaluator["tone"]["score"] == 0.4
+    checks = {(o["side"], o["passed"]): o["justification"] for o in c1["outcomes"]}
+    assert checks[("candidate", False)] == "never mentioned a refund"
+    assert checks[("baseline", True)] == "offered a refund"
+    # a failing case of a run: r2's c1 and c2 (c1 fails its outcome check)
+    failing = {(r["run_id"], r["case_id"]) for r in rows if r["kind"] == "fail"}
+    assert {("r2", "c1"), ("r2", "c2")} <= failing
+    # the page holds an explorer per pair and per run, and the script that fills them
+    assert "<div class='cases' data-group=" in small_page and "data-kind='regression'" in small_page
+    assert "input type='search' class='case-search'" in small_page
+    assert 'tr.addEventListener("click", toggle)' in small_page
+    # no text closes the data's script element: <, > and & travel as \u escapes
+    assert "off topic </script><b>x" not in small_page
+    assert "off topic \\u003c/script\\u003e\\u003cb\\u003ex" in small_page
+
+
+def test_the_embedded_cases_are_capped_with_a_note_saying_how_to_get_the_rest() -> None:
+    cfg = ef.load_config(None)
+    tables = efp.report_tables(_small_dataset(), cfg, what_if=False, per_pair=1, per_run=1)
+    page = efp.build_report(tables, config=cfg, source="small")
+    rows = _payload(page)
+    assert [r["case_id"] for r in rows if r["kind"] == "regression"] == ["c1"]  # the worst
+    assert "The page holds the worst 1 of 2; the other 1 with" in page
+    assert "evalframe cases small --run r2 --status regression" in page
+    assert "select * from case_deltas where candidate_run_id = 'r2' and status = 'regression'" in (
+        page
+    )
+
+
+def test_pairs_and_runs_beyond_the_embedded_ones_get_a_note() -> None:
+    from evalframe._private.report.cases import CASE_DETAILS, case_details
+
+    three = _small_dataset()
+    extra = three.scores.filter(pl.col("run_id") == "r1").with_columns(pl.lit("r0").alias("run_id"))
+    ds = ef.Dataset.from_frames(
+        pl.concat([extra.collect(), three.scores.collect()]), outcomes=three.outcomes.collect()
+    )
+    cfg = ef.load_config(None)
+    tables = efp.report_tables(ds, cfg, what_if=False)
+    tables[CASE_DETAILS] = case_details(tables, pairs=1, runs=1)  # the latest pair and run
+    page = efp.build_report(tables, config=cfg, source="three")
+    assert "are not embedded: the page holds those of the latest 5 pairs only" not in page
+    assert page.count("class='cases' data-group=") == 2  # one pair's, one run's
+    assert "Failing cases of 2 earlier runs are not embedded" in page  # r0 and r1 fail c2
+
+
+def test_case_details_stay_bounded_for_500_runs_of_200_cases() -> None:
+    from evalframe._private.report.cases import (
+        CASE_PAIRS,
+        CASE_RUNS,
+        CASES_PER_PAIR,
+        CASES_PER_RUN,
+        case_details,
+    )
+
+    runs = [f"run-{i:03d}" for i in range(500)]
+    pairs = pl.DataFrame(
+        {"config_id": "c", "baseline_run_id": runs[:-1], "candidate_run_id": runs[1:]}
+    )
+    cases = pl.DataFrame({"case_id": [f"case-{j:03d}" for j in range(200)]})
+    case_deltas = pairs.join(cases, how="cross").with_columns(
+        pl.lit(0.9).alias("baseline_score"),
+        pl.lit(0.1).alias("candidate_score"),
+        pl.lit(-0.8).alias("score_delta"),
+        pl.lit(True).alias("baseline_passed"),
+        pl.lit(False).alias("candidate_passed"),
+        pl.lit("regression").alias("status"),
+    )
+    case_summary = pl.DataFrame({"config_id": "c", "run_id": runs}).join(cases, how="cross")
+    case_summary = case_summary.with_columns(
+        pl.lit(0.1).alias("score"), pl.lit(False).alias("passed"), pl.lit(0).alias("errored")
+    )
+    details = case_details(
+        {
+            "case_deltas": case_deltas,
+            "run_deltas": pairs,
+            "case_summary": case_summary,
+            "run_summary": pl.DataFrame({"config_id": "c", "run_id": runs}),
+        }
+    )
+    assert details.height == CASE_PAIRS * CASES_PER_PAIR + CASE_RUNS * CASES_PER_RUN
+    assert set(details.filter(pl.col("kind") == "fail")["run_id"]) == set(runs[-CASE_RUNS:])
+
+
+def test_the_evaluator_summary_comes_first_and_marks_ties(small_page) -> None:
+    pair = small_page[small_page.index("<h3><bdi>r1</bdi> → <bdi>r2</bdi>") :]
+    summary = pair.index("Which evaluator moved")
+    assert summary < pair.index("pass rate (all executions") < pair.index("Regressed cases</b>")
+    table = pair[summary : pair.index("</table>", summary)]
+    # both evaluators fell in both regressed cases: a tie, marked on each
+    assert table.count("<span class='pill tie'>tie</span>") == 2
+    assert "2 of 2" in table and "100.0%" in table
+    assert "(1 tied)" in table  # c1's lowest delta is shared by tone and facts
+
+
+def test_the_header_states_the_policy_and_differs_by_threshold(tmp_path: Path) -> None:
+    demo = ef.write_demo(tmp_path / "d", n_cases=12)
+    pages = {}
+    for t in ("0.7", "0.8"):
+        out = tmp_path / f"r{t}.html"
+        result = runner.invoke(app, ["report", str(demo), "-t", t, "--no-what-if", "-o", str(out)])
+        assert result.exit_code == 0, result.output
+        page = out.read_text(encoding="utf-8")
+        pages[t] = page[page.index("<section id='policy'") : page.index("</section>")]
+    assert "<b>threshold 0.7</b> (--threshold: overrides" in pages["0.7"]
+    assert "<b>threshold 0.8</b>" in pages["0.8"]
+    for policy in pages.values():
+        assert "borderline band [0.6," in policy
+        assert (
+            "Run gates</b>: mean score meets <b>0.8</b> and pass rate meets <b>100.0%</b>" in policy
+        )
+        assert "pass-rate drop <b>0.0 pts</b>, mean-score drop <b>0.05</b>" in policy
+        assert "mean-latency increase <b>20%</b>" in policy and "<b>0.05</b> (case_delta)" in policy
+    cfg7 = ef.load_config(None, threshold=0.7)
+    assert cfg7.config_id in pages["0.7"] and cfg7.config_id not in pages["0.8"]
+
+
+def test_run_table_rates_use_wilson_and_say_so(small_page) -> None:
+    runs = small_page[small_page.index("<h2 id='runs'>") : small_page.index("<h2 id='compare'>")]
+    assert "pass rate [95 % Wilson interval]" in runs
+    assert "95 % Wilson interval with the clustered effective sample size" in runs
+    # r1 passed 2 of 3 cases, se 1/3: n_eff = p (1 - p) / se^2 = 2 trials
+    lo, hi = _wilson(2 / 3, 2.0)
+    assert f"66.7% <span class='meta'>[{100 * lo:.1f}%, {100 * hi:.1f}%]</span>" in runs
+    # a run at 100 %: Wilson over its cases, never [100.0%, 100.0%]
+    perfect = ef.Dataset.from_frames(
+        pl.DataFrame({"run_id": "r", "case_id": ["a", "b"], "evaluator": "m", "score": 1.0})
+    )
+    cfg = ef.load_config(None)
+    page = efp.build_report(efp.report_tables(perfect, cfg, what_if=False), config=cfg)
+    lo, _ = _wilson(1.0, 2)
+    assert f"100.0% <span class='meta'>[{100 * lo:.1f}%, 100.0%]</span>" in page
+    assert "[100.0%, 100.0%]" not in page
+
+
+def test_counts_are_named_so_they_reconcile(small_page) -> None:
+    assert "passed (after outcome gates)" in small_page
+    assert "score verdicts pass / borderline / fail / error / unscored" in small_page
+    assert "2 regression = 1 pass→fail + 1 score-only (verdict kept, score fell by more than" in (
+        small_page
+    )
+    assert "pass rate (all executions of each run)" in small_page
+    assert "paired pass change (cases in both runs, case passed)" in small_page
+    assert "REGRESSION (run-level limits)" in small_page

@@ -13,7 +13,8 @@ from evalframe._private.cli.render import progress, say, stderr, stdout
 from evalframe._private.config import Config, load_config
 from evalframe._private.data.dataset import load_dataset
 from evalframe._private.pipeline.sweep import grid_evaluators
-from evalframe._private.report.html import TOP_REGRESSIONS, write_report
+from evalframe._private.report.cases import CASES_PER_PAIR
+from evalframe._private.report.html import write_report
 from evalframe._private.report.tables import report_tables
 from evalframe._private.store.fsops import StoreError, check_writable_folder
 from evalframe._private.store.result_sets import check_location
@@ -84,14 +85,16 @@ def make_report(
     what_if: bool = True,
     by: str | None = None,
     clamp: bool = False,
-    top: int = TOP_REGRESSIONS,
+    top: int = CASES_PER_PAIR,
 ) -> Path:
     """Compute the report's tables from `dataset` under `cfg` and write the page to `out`
     (checked first: `check_report_path`)."""
     check_report_path(out, dataset)
     ds = load_dataset(dataset, clamp=clamp)
     spec = load_grid(grid, evaluators=grid_evaluators(ds)) if grid is not None else None
-    tables = report_tables(ds, cfg, baseline=baseline, grid=spec, what_if=what_if, by=by)
+    tables = report_tables(
+        ds, cfg, baseline=baseline, grid=spec, what_if=what_if, by=by, per_pair=top, per_run=top
+    )
     return write_report(
         tables,
         out,
@@ -99,6 +102,7 @@ def make_report(
         source=str(dataset),
         limits=cfg.compare,
         top=top,
+        config=cfg,
     )
 
 
@@ -141,8 +145,14 @@ def report_command(
         ),
     ] = None,
     top: Annotated[
-        int, typer.Option("--top", min=0, help="Regressed cases listed per pair.")
-    ] = TOP_REGRESSIONS,
+        int,
+        typer.Option(
+            "--top",
+            min=0,
+            help="Regressed cases embedded per pair and failing cases per run (worst first; "
+            "the page says how to list the rest).",
+        ),
+    ] = CASES_PER_PAIR,
     out: Annotated[
         Path | None,
         typer.Option("--out", "-o", help="HTML file to write (default: DATASET/report.html)."),
@@ -152,9 +162,11 @@ def report_command(
         typer.Option("--clamp", help="Clamp out-of-range scores, turn NaN/inf into null."),
     ] = False,
 ) -> None:
-    """Write one self-contained HTML report (no network needed to view it): run table with
-    gates, comparisons with reasons, paired interval and McNemar p, top regressions with the
-    evaluator behind each, and the charts.
+    """Write one self-contained HTML report (no network needed to view it): the policy
+    (threshold, band, gates, limits), run table with gates and Wilson intervals, comparisons
+    with reasons, which evaluator moved (ties marked), paired interval and McNemar p, every
+    regressed and failing case with its judge reasons and outcome checks (search, sort,
+    expand), and the charts.
 
     Example: [bold]evalframe report runs/ --baseline 2026-10-01-v1.4 --out report.html[/bold]
     """

@@ -1,9 +1,11 @@
-"""The self-contained HTML report: run table with gates, comparisons with reasons, the
-paired interval and McNemar p, the pair's power (and whether it is too small to see the
-configured limits), the slices whose regression survives Benjamini–Hochberg, top
-regressions with the evaluator behind each, and every chart as inline SVG (rendered
-offline by vl-convert). One file; no script, style sheet, font or image is fetched, so it
-opens with the network off.
+"""The self-contained HTML report: the policy (threshold, band, gates, limits), run table
+with gates and Wilson intervals, comparisons with reasons, the evaluator summary (which
+metric moved, ties marked), the paired interval and McNemar p, the pair's power (and
+whether it is too small to see the configured limits), the slices whose regression
+survives Benjamini–Hochberg, every regressed case of a pair and failing case of a run
+(searchable, sortable, expandable to scores, judge reasons and outcome checks: sections.py),
+and every chart as inline SVG (rendered offline by vl-convert). One file; no script, style
+sheet, font or image is fetched, so it opens with the network off.
 """
 
 from __future__ import annotations
@@ -21,21 +23,41 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.cli.render import (
+    case_counts,
     has_paired_cases,
     p_value,
     pass_rate_delta,
     reason_text,
     run_rate,
 )
+from evalframe._private.compare.evaluator_summary import evaluator_summary
 from evalframe._private.display import visible
 from evalframe._private.errors import ReportWriteError
+from evalframe._private.report.cases import (
+    CASE_DETAILS,
+    CASE_RUNS,
+    CASES_PER_PAIR,
+    KIND_FAIL,
+    KIND_REGRESSION,
+    case_details,
+)
 from evalframe._private.report.plots import (
     CHART_TABLES,
     CHARTS,
+    RATE_INTERVAL,
     THINNED,
     ChartInputError,
     chart_note,
+    rate_interval,
     to_svg,
+)
+from evalframe._private.report.sections import (
+    CASES_CSS,
+    case_data_script,
+    case_explorer,
+    case_groups,
+    evaluator_summary_table,
+    policy_section,
 )
 from evalframe._private.rules.constants import Z_95
 from evalframe._private.rules.intervals import ci_high, ci_low
@@ -51,11 +73,11 @@ BEHIND_PATH = "behind_path"
 BEHIND_DELTA = "behind_delta"
 
 CAPTIONS = {
-    "pass_rate": f"Pass rate per run; the bar is the 95 % interval pass_rate ± {Z_95} · "
-    "pass_rate_se (standard error clustered by case), clipped to 0–100 %.",
+    "pass_rate": f"Pass rate per run; the bar is the {RATE_INTERVAL}.",
     "verdicts": "Share of each run's executions by verdict (pass, borderline, fail, error, "
     "unscored).",
-    "trend": "Pass rate over runs in created_at order with its 95 % band.",
+    "trend": "Pass rate over runs in created_at order with its 95 % Wilson band (as the "
+    "pass-rate chart).",
     "score_distribution": "Execution scores per run in 20 bins (share of the scored executions).",
     "regression_waterfall": "Each paired case's score delta (candidate − baseline), sorted; "
     "colour = case status.",
@@ -64,17 +86,19 @@ CAPTIONS = {
     "threshold_curve": "What the pass rate would be at every execution threshold (exact step "
     "function).",
     "sweep_heatmap": "What-if sweep: pass rate for two swept parameters, per run.",
-    "slice_forest": "Paired score delta per slice with its 95 % interval. Red: the slice's "
-    "pass flips (pass → fail against fail → pass, McNemar test) are significant after "
-    "Benjamini–Hochberg over the pair's slices (q < 0.05); q tests the pass flips, not the "
-    "score delta on the x axis.",
+    "slice_forest": "Paired score delta per slice with its 95 % interval. Colour: the "
+    "slice's pass flips (pass → fail against fail → pass, McNemar test) are significant "
+    "after Benjamini–Hochberg over the pair's slices (q < 0.05) — red when more went pass → "
+    "fail (a regression), green when more went fail → pass (an improvement), grey when not "
+    "significant; q tests the pass flips, not the score delta on the x axis.",
     "power_curve": "Chance that each pair's paired cases show a true change of the size on "
     "the x axis (two-sided 5 % test on the paired standard error); a curve crosses the "
     "dashed 80 % line at the pair's minimum detectable effect (mde_pass_rate, "
     "mde_mean_score). Red: the configured drop limit.",
 }
 
-CSS = """
+CSS = (
+    """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;
  margin:0 auto;max-width:1360px;padding:16px 24px;color:#1d1d1f;background:#fff}
 h1{font-size:22px;margin:8px 0 2px} h2{font-size:18px;margin:28px 0 8px;
@@ -89,6 +113,8 @@ figure svg{max-width:100%;height:auto} figcaption{color:#555;font-size:12px;marg
 nav a{margin-right:12px} .pill{display:inline-block;padding:1px 8px;border-radius:9px;
  font-size:12px;font-weight:600} .pill.bad{background:#fdecea} .pill.ok{background:#e8f5e9}
 """
+    + CASES_CSS
+)
 
 RENDER_CHECK = """
 // mark each chart figure with what the browser laid out (read by the browser test)
@@ -174,15 +200,27 @@ def _collect(frame: pl.DataFrame | pl.LazyFrame | None) -> pl.DataFrame | None:
 
 
 # --- sections ------------------------------------------------------------------------
-def _runs_section(rs: pl.DataFrame) -> str:
+def _rate_cell(rate: float | None, lo: float | None, hi: float | None) -> str:
+    if rate is None or lo is None or hi is None:
+        return _pct(rate)
+    return f"{_pct(rate)} <span class='meta'>[{_pct(lo)}, {_pct(hi)}]</span>"
+
+
+def _runs_section(
+    rs: pl.DataFrame,
+    groups: dict[tuple, tuple[int, int]] | None = None,
+    failing: dict[tuple[str, str], int] | None = None,
+    dataset: str | None = None,
+) -> str:
     headers = [
         "run",
         "created",
         "label",
         "executions",
-        "pass rate [95 % interval]",
+        "passed (after outcome gates)",
+        "pass rate [95 % Wilson interval]",
         "mean score [95 % interval]",
-        "verdicts pass / border / fail / error / unscored",
+        "score verdicts pass / borderline / fail / error / unscored",
         "case pass rate",
         "latency p95",
         "cost",
@@ -191,8 +229,10 @@ def _runs_section(rs: pl.DataFrame) -> str:
         "run gate",
     ]
     cols = rs.columns
+    cases = S.CASES if S.CASES in cols else None
+    with_ci = rs.with_columns(rate_interval(S.PASS_RATE, S.PASS_RATE_SE, cases))
     rows = []
-    for r in rs.iter_rows(named=True):
+    for r in with_ci.iter_rows(named=True):
         created = r.get(S.CREATED_AT) if S.CREATED_AT in cols else None
         rows.append(
             [
@@ -202,7 +242,8 @@ def _runs_section(rs: pl.DataFrame) -> str:
                 ),
                 _id(r.get(S.LABEL)),
                 f"{r[S.N_EXECUTIONS]:,}",
-                _interval(run_rate(r), r[S.PASS_RATE_SE], _pct),
+                "—" if r.get(S.PASSED) is None else f"{r[S.PASSED]:,}",
+                _rate_cell(run_rate(r), r["ci_low"], r["ci_high"]),
                 _interval(r[S.MEAN_SCORE], r[S.MEAN_SCORE_SE], _num),
                 " / ".join(
                     str(r[c]) for c in (S.N_PASS, S.N_BORDERLINE, S.N_FAIL, S.ERRORED, S.UNSCORED)
@@ -222,12 +263,36 @@ def _runs_section(rs: pl.DataFrame) -> str:
         if first
         else ""
     )
+    explorers = "".join(
+        f"<h3 class='run-cases'>{_id(run)}: cases that did not pass</h3>"
+        + case_explorer(groups or {}, KIND_FAIL, cid, None, run, n, dataset)
+        for (cid, run), n in (failing or {}).items()
+        if n and (groups or {}).get((KIND_FAIL, cid, None, run)) is not None
+    )
+    left_out = [
+        run
+        for (cid, run), n in (failing or {}).items()
+        if n and (groups or {}).get((KIND_FAIL, cid, None, run)) is None
+    ]
+    if left_out:
+        data = _e(dataset or "DATASET")
+        explorers += (
+            f"<p class='note cases-left-out'>Failing cases of {len(left_out)} earlier runs are "
+            f"not embedded (the page holds those of the latest {CASE_RUNS} runs); list a "
+            f"run's with <code>evalframe cases {data} --run RUN --status fail</code>.</p>"
+        )
     return (
         "<h2 id='runs'>Runs</h2>"
         + _table(headers, rows, left=3)
-        + f"<p class='note'>{gates} Brackets are 95 % intervals: value ± {Z_95} × the standard "
-        "error clustered by case (attempts of one case are not independent), clipped to "
-        "0–1. An unscored run has no pass rate (—), not 0 %.</p>"
+        + f"<p class='note'>{gates} <b>Score verdicts</b> count executions by their score "
+        "alone (pass / borderline / fail); <b>passed</b> counts the executions that pass after "
+        "the outcome gates (under <code>outcomes: gate</code> an execution with outcome checks "
+        "passes when every check passes, whatever its verdict), so passed and “pass” "
+        "verdicts may differ. <b>Pass rate</b> = passed / executions (errored executions "
+        f"count as not passed), with its {RATE_INTERVAL}. Mean-score brackets: value ± "
+        f"{Z_95} × the standard error clustered by case (attempts of one case are not "
+        "independent), clipped to 0–1. An unscored run has no pass rate (—), not 0 %.</p>"
+        + explorers
     )
 
 
@@ -343,15 +408,21 @@ def _compare_section(
     limits: Any,
     top: int,
     slices: pl.DataFrame | None = None,
+    groups: dict[tuple, tuple[int, int]] | None = None,
+    dataset: str | None = None,
 ) -> str:
     parts = ["<h2 id='compare'>Comparison</h2>"]
-    worst = top_regressions(case_deltas, evaluator_deltas, top) if case_deltas is not None else None
+    summary = (
+        evaluator_summary(evaluator_deltas, case_deltas)
+        if evaluator_deltas is not None and evaluator_deltas.height and case_deltas is not None
+        else None
+    )
     for r in run_deltas.iter_rows(named=True):
         b, c = r[S.BASELINE_RUN_ID], r[S.CANDIDATE_RUN_ID]
         verdict = (
-            "<span class='pill bad'>REGRESSION</span>"
+            "<span class='pill bad'>REGRESSION (run-level limits)</span>"
             if r[S.REGRESSION_DETECTED]
-            else "<span class='pill ok'>no regression</span>"
+            else "<span class='pill ok'>no run-level regression</span>"
         )
         parts.append(f"<h3>{_id(b)} → {_id(c)} {verdict}</h3>")
         if r[S.REASONS]:
@@ -360,9 +431,16 @@ def _compare_section(
                 + "; ".join(_e(reason_text(code, r, limits)) for code in r[S.REASONS])
                 + ".</p>"
             )
+        elif r["n_regression"]:
+            parts.append(
+                f"<p>No compare limit is exceeded, yet {r['n_regression']} cases regressed "
+                "under the case rule (below): the run-level verdict weighs the whole run, "
+                "a regressed case is one case.</p>"
+            )
+        parts.append(evaluator_summary_table(summary, r))
         rows = [
             [
-                "pass rate",
+                "pass rate (all executions of each run)",
                 _pct(run_rate(r, prefix="baseline_")),
                 _pct(run_rate(r, prefix="candidate_")),
                 _signed_pts(pass_rate_delta(r)),
@@ -380,21 +458,41 @@ def _compare_section(
                 _ms_signed(r["latency_mean_delta"]),
             ],
         ]
+        paired_note = ""
         if has_paired_cases(r) and r.get(S.PAIRED_PASS_DELTA) is not None:
             lo, hi = r.get(S.PAIRED_PASS_DELTA_CI_LOW), r.get(S.PAIRED_PASS_DELTA_CI_HIGH)
             interval = "" if lo is None else f" [{_signed_pts(lo)}, {_signed_pts(hi)}]"
             rows.append(
                 [
-                    "paired pass change",
+                    "paired pass change (cases in both runs, case passed)",
                     "",
                     "",
                     _signed_pts(r[S.PAIRED_PASS_DELTA]) + f"<span class='meta'>{interval}</span>",
                 ]
             )
-        parts.append(_table(["", "baseline", "candidate", "delta"], rows))
-        counts = ", ".join(
-            f"{r[f'n_{s}']} {s}"
-            for s in ("regression", "improvement", "unchanged", "new", "removed", "error")
+            paired_note = (
+                "<p class='note'>The pass-rate change compares all executions of each run; "
+                "the paired pass change compares, case by case, whether each case passed "
+                "(all its attempts, by the attempts rule) in the cases present in both runs, "
+                "so the two may differ.</p>"
+            )
+        parts.append(_table(["", "baseline", "candidate", "delta"], rows) + paired_note)
+        pair_cases = (
+            case_deltas.filter(
+                (pl.col(S.CONFIG_ID) == r[S.CONFIG_ID])
+                & (pl.col(S.BASELINE_RUN_ID) == b)
+                & (pl.col(S.CANDIDATE_RUN_ID) == c)
+            )
+            if case_deltas is not None
+            else None
+        )
+        counts = (
+            case_counts(r, pair_cases, limits).removeprefix("cases: ")
+            if pair_cases is not None
+            else ", ".join(
+                f"{r[f'n_{s}']} {s}"
+                for s in ("regression", "improvement", "unchanged", "new", "removed", "error")
+            )
         )
         if has_paired_cases(r):
             ci = (
@@ -407,49 +505,20 @@ def _compare_section(
                 f"Paired score delta over {r[S.N_PAIRED]} cases: "
                 f"<b>{_signed(r[S.MEAN_DELTA])}</b>, "
                 f"{ci}. McNemar p = <b>{p_value(r[S.MCNEMAR_P])}</b> "
-                f"({r[S.N_PASSED_TO_FAILED]} pass→fail, {r[S.N_FAILED_TO_PASSED]} fail→pass)."
+                f"({r[S.N_PASSED_TO_FAILED]} pass→fail, {r[S.N_FAILED_TO_PASSED]} fail→pass "
+                "among the cases in both runs)."
             )
         else:
             paired = "No case is scored in both runs: no paired statistics."
-        parts.append(f"<p>Cases: {_e(counts)}. {paired}</p>")
+        parts.append(f"<p class='counts'>Cases: {_e(counts)}. {paired}</p>")
         if has_paired_cases(r):  # else "no paired statistics" says it
             parts.append(_power_note(r, limits))
         parts.append(_slice_note(slices, r[S.CONFIG_ID], b, c))
-        if worst is not None:
-            mine = worst.filter(
-                (pl.col(S.CONFIG_ID) == r[S.CONFIG_ID])
-                & (pl.col(S.BASELINE_RUN_ID) == b)
-                & (pl.col(S.CANDIDATE_RUN_ID) == c)
+        parts.append(
+            case_explorer(
+                groups or {}, KIND_REGRESSION, r[S.CONFIG_ID], b, c, r["n_regression"], dataset
             )
-            if mine.height:
-                case_rows = [
-                    [
-                        _id(x[S.CASE_ID]),
-                        _num(x["baseline_score"]),
-                        _num(x["candidate_score"]),
-                        _signed(x[S.SCORE_DELTA]),
-                        f"{_flag(x['baseline_passed'])} → {_flag(x['candidate_passed'])}",
-                        _id(x[BEHIND_PATH] or "—"),
-                        _signed(x[BEHIND_DELTA]),
-                    ]
-                    for x in mine.iter_rows(named=True)
-                ]
-                parts.append(
-                    f"<p><b>Top regressions</b> (worst {mine.height} of {r['n_regression']}):</p>"
-                    + _table(
-                        [
-                            "case",
-                            "baseline",
-                            "candidate",
-                            "delta",
-                            "passed",
-                            "evaluator behind it",
-                            "its delta",
-                        ],
-                        case_rows,
-                        left={0, 5},
-                    )
-                )
+        )
     return "\n".join(parts)
 
 
@@ -527,16 +596,23 @@ def build_report(
     title: str = "evalframe report",
     source: str | None = None,
     limits: Any = None,
-    top: int = TOP_REGRESSIONS,
+    top: int = CASES_PER_PAIR,
+    config: Any = None,
 ) -> str:
     """The report as one HTML document from a dict of result tables (keys = table names).
 
     Needs `run_summary`; every other table adds its section or chart when present:
-    run_deltas / case_deltas / evaluator_deltas (comparison, power, top regressions and
-    the power curve), slice_deltas (the slices that regressed and the forest plot),
-    execution_scores, threshold_curve, sweep (charts). `limits` is the config's `compare`
-    block: quoted in the regression reasons, checked against each pair's minimum
-    detectable effects ("too small") and drawn on the power curve."""
+    run_deltas / case_deltas / evaluator_deltas (comparison, evaluator summary, power,
+    regressed cases and the power curve), case_summary (failing cases of the runs),
+    case_details (`report_tables`: the embedded cases with judge reasons and outcome
+    checks; without it they are computed here from the deltas, scores only, `top` per
+    pair), slice_deltas (the slices that regressed and the forest plot), execution_scores,
+    threshold_curve, sweep (charts). `config` (a Config, or a list of them) states the
+    policy in the header; `limits` is the config's `compare` block (default: the config's):
+    quoted in the regression reasons, checked against each pair's minimum detectable
+    effects ("too small") and drawn on the power curve."""
+    if limits is None and config is not None and not isinstance(config, (list, tuple)):
+        limits = config.compare
     frames = {k: f for k, v in tables.items() if (f := _collect(v)) is not None}
     rs = frames.get(S.RUN_SUMMARY)
     if rs is None:
@@ -546,7 +622,11 @@ def build_report(
         )
     config_ids = ", ".join(sorted(rs[S.CONFIG_ID].unique().to_list()))
     figures, notes = _figures(frames, limits)
-    sections = [_runs_section(rs)]
+    details = frames.get(CASE_DETAILS)
+    if details is None:
+        details = case_details(frames, per_pair=top)
+    rows, groups = case_groups(details)
+    sections = [_runs_section(rs, groups, _failing_counts(frames.get(S.CASE_SUMMARY)), source)]
     rd = frames.get(S.RUN_DELTAS)
     if rd is not None and rd.height:
         sections.append(
@@ -557,6 +637,8 @@ def build_report(
                 limits,
                 top,
                 frames.get(S.SLICE_DELTAS),
+                groups,
+                source,
             )
         )
     sections.append("<h2 id='charts'>Charts</h2>" + figures)
@@ -575,10 +657,22 @@ def build_report(
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>{_e(title)}</title><style>{CSS}</style></head><body>"
         f"<h1>{_e(title)}</h1><div class='meta'>{meta} · generated "
-        f"{datetime.now().strftime('%Y-%m-%d %H:%M')}</div><nav>{nav}</nav>"
+        f"{datetime.now().strftime('%Y-%m-%d %H:%M')}</div>{policy_section(config, rs)}"
+        f"<nav>{nav}</nav>"
         + "\n".join(sections)
+        + case_data_script(rows)
         + f"<script>{RENDER_CHECK}</script></body></html>\n"
     )
+
+
+def _failing_counts(case_summary: pl.DataFrame | None) -> dict[tuple[str, str], int]:
+    """(config_id, run_id) → cases that did not pass, in case_summary's order of runs."""
+    if case_summary is None or S.PASSED not in case_summary.columns:
+        return {}
+    counts = case_summary.group_by(S.CONFIG_ID, S.RUN_ID, maintain_order=True).agg(
+        (~pl.col(S.PASSED).fill_null(False)).sum().alias("n")
+    )
+    return {(cid, run): n for cid, run, n in counts.iter_rows()}
 
 
 def _missing_folders(folder: Path) -> list[Path]:

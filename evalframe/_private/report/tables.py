@@ -14,6 +14,13 @@ from evalframe._private.data.dataset import Dataset, load_dataset
 from evalframe._private.pipeline.compare import compare_tables
 from evalframe._private.pipeline.score import score_tables
 from evalframe._private.pipeline.sweep import sweep_tables
+from evalframe._private.report.cases import (
+    CASE_DETAILS,
+    CASES_PER_PAIR,
+    CASES_PER_RUN,
+    case_details,
+)
+from evalframe._private.scoring.execution_scores import evaluator_scores
 from evalframe._private.summaries.slices import slice_deltas
 from evalframe._private.sweep.sweep import Grid, grid_from_dict
 from evalframe._private.sweep.threshold_curve import threshold_curve
@@ -45,12 +52,17 @@ def report_tables(
     what_if: bool = True,
     by: str | None = None,
     clamp: bool = False,
+    per_pair: int = CASES_PER_PAIR,
+    per_run: int = CASES_PER_RUN,
 ) -> dict[str, pl.DataFrame]:
     """execution_scores, case_summary and run_summary; with two runs or more case_deltas,
     evaluator_deltas and run_deltas (each run against the one before it, or every run
     against `baseline`); with `what_if`, sweep over `grid` (default: `default_grid`) and
     threshold_curve under `config`; with pairs, slice_deltas by `by` (an executions column,
-    or "tag"; default: by tag when any execution has tags)."""
+    or "tag"; default: by tag when any execution has tags); and case_details, the cases the
+    page embeds (report/cases.py: the `per_pair` worst regressed cases of the latest pairs,
+    the `per_run` worst failing cases of the latest runs) with the judge's labels and
+    reasons and the outcome checks."""
     cfg = config if config is not None else Config()
     ds = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, clamp=clamp)
     n_runs = ds.executions.select(pl.col(S.RUN_ID).n_unique()).collect().item()
@@ -73,6 +85,13 @@ def report_tables(
         by = S.SLICE_BY_TAG
     if pairs and by is not None:
         tables[S.SLICE_DELTAS] = slice_deltas(ex.lazy(), pairs, cfg, by=by).collect()
+    tables[CASE_DETAILS] = case_details(
+        tables,
+        nodes=evaluator_scores(ds, cfg),
+        outcomes=ds.outcomes,
+        per_pair=per_pair,
+        per_run=per_run,
+    )
     if what_if:
         swept = sweep_tables(ds, grid if grid is not None else default_grid(cfg))
         tables[S.SWEEP] = swept[S.SWEEP]
