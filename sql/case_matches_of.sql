@@ -100,18 +100,16 @@ select
     m.baseline_latency_mean,
     m.candidate_latency_mean,
     m.score_delta,
-    case
-        when not m.in_baseline then 'new'
-        when not m.in_candidate then 'removed'
-        when not m.baseline_scored or not m.candidate_scored then 'error'
-        when coalesce(m.baseline_passed, false) and not coalesce(m.candidate_passed, false)
-            then 'regression'
-        when not coalesce(m.baseline_passed, false) and coalesce(m.candidate_passed, false)
-            then 'improvement'
-        when exceeds(-m.score_delta, s.cfg_case_delta) then 'regression'
-        when exceeds(m.score_delta, s.cfg_case_delta) then 'improvement'
-        else 'unchanged'
-    end as status,
+    case_status(
+        m.in_baseline,
+        m.in_candidate,
+        m.baseline_scored,
+        m.candidate_scored,
+        m.baseline_passed,
+        m.candidate_passed,
+        m.score_delta,
+        s.cfg_case_delta
+    ) as status,
     m.in_baseline,
     m.in_candidate,
     m.baseline_scored,

@@ -105,16 +105,16 @@ select
     s.baseline_score,
     s.candidate_score,
     s.candidate_score - s.baseline_score as score_delta,
-    case
-        when not s.in_baseline then 'new'
-        when not s.in_candidate then 'removed'
-        when s.baseline_score is null or s.candidate_score is null then 'error'
-        when exceeds(s.baseline_score - s.candidate_score, st.cfg_case_delta)
-            then 'regression'
-        when exceeds(s.candidate_score - s.baseline_score, st.cfg_case_delta)
-            then 'improvement'
-        else 'unchanged'
-    end as status
+    case_status(
+        s.in_baseline,
+        s.in_candidate,
+        s.baseline_score is not null,
+        s.candidate_score is not null,
+        null,
+        null,
+        s.candidate_score - s.baseline_score,
+        st.cfg_case_delta
+    ) as status
 from sides as s
 inner join distinct_pairs as p using (pair_index)
 cross join settings as st

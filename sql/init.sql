@@ -247,6 +247,42 @@ create or replace macro exceeds(x, limit_value) as
 create or replace macro run_gate(value, minimum) as
     coalesce(((cast(value as double) >= (cast(minimum as double) - cast(1e-09 as double))) and (not isnan(cast(value as double)))), false);
 
+-- ==== case_status.sql ===========================================================
+-- case_status(in_baseline, in_candidate, baseline_scored, candidate_scored,
+--             baseline_passed, candidate_passed, score_delta, case_delta) — scalar macro:
+-- the status of a case (or case × evaluator) in a (baseline, candidate) pair, the first
+-- rule that applies (rules/compare.py, SPEC §6); null passed flags never flip.
+-- grain:   one value
+-- inputs:  booleans in_baseline, in_candidate, baseline_scored, candidate_scored,
+--          baseline_passed, candidate_passed; doubles score_delta, case_delta
+-- returns: varchar 'new' | 'removed' | 'error' | 'regression' | 'improvement' | 'unchanged'
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
+create or replace macro case_status(in_baseline, in_candidate, baseline_scored, candidate_scored, baseline_passed, candidate_passed, score_delta, case_delta) as
+    (case when (not in_baseline) then 'new' else (case when (not in_candidate) then 'removed' else (case when ((not baseline_scored) or (not candidate_scored)) then 'error' else (case when (coalesce(baseline_passed, false) and (not coalesce(candidate_passed, false))) then 'regression' else (case when ((not coalesce(baseline_passed, false)) and coalesce(candidate_passed, false)) then 'improvement' else (case when coalesce(((-score_delta) > (case_delta + cast(1e-09 as double))), false) then 'regression' else (case when coalesce((score_delta > (case_delta + cast(1e-09 as double))), false) then 'improvement' else 'unchanged' end) end) end) end) end) end) end);
+
+-- ==== drop_regressed.sql ========================================================
+-- drop_regressed(drop_value, limit_value, require_significance, ci_high) — scalar macro: a
+-- pair regressed on its pass rate or mean score — the drop exceeds the limit and, with
+-- require_significance, its paired 95 % interval lies below 0 (rules/compare.py).
+-- grain:   one value
+-- inputs:  drop_value (baseline − candidate), limit_value, require_significance (boolean),
+--          ci_high (upper end of the paired interval of the delta)
+-- returns: boolean, never null
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
+create or replace macro drop_regressed(drop_value, limit_value, require_significance, ci_high) as
+    coalesce(((drop_value > (limit_value + cast(1e-09 as double))) and ((not coalesce(require_significance, false)) or coalesce((ci_high < 0), false))), false);
+
+-- ==== latency_regressed.sql =====================================================
+-- latency_regressed(baseline_latency, candidate_latency, limit_value) — scalar macro: a
+-- pair regressed on latency — the relative increase of latency_mean exceeds the limit
+-- (rules/compare.py); false when the baseline's latency is not positive.
+-- grain:   one value
+-- inputs:  baseline_latency, candidate_latency (latency_mean), limit_value (a fraction)
+-- returns: boolean, never null
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
+create or replace macro latency_regressed(baseline_latency, candidate_latency, limit_value) as
+    coalesce(((case when (baseline_latency > 0) then ((candidate_latency - baseline_latency) / baseline_latency) else null end) > (limit_value + cast(1e-09 as double))), false);
+
 -- ==== ci_low.sql ================================================================
 -- ci_low(value, se) — scalar macro: lower end of the 95 % interval, value − z · se
 -- (rules/intervals.py).
@@ -486,7 +522,7 @@ score_rows as (
     cross join settings as st
 ),
 -- a row summed exactly: weight 0 or in [2^-24, 2^24), score null or in [0, 1]
-exact_rows as (
+exact_flags as (
     select
         *,
         coalesce(
@@ -495,6 +531,17 @@ exact_rows as (
             false
         ) as exact
     from score_rows
+),
+-- its terms in fixed point: floor(x · 2^80), exact; try_cast because DuckDB may fold the
+-- band test away on Parquet statistics that leave NaN out (such rows fail validation)
+exact_rows as (
+    select
+        *,
+        case when exact and s is not null then try_cast(floor(w * s * pow(2.0, 80)) as hugeint)
+        end as ws_q,
+        case when exact then try_cast(floor(w * pow(2.0, 80)) as hugeint) end as w_q,
+        case when cw1_exact then try_cast(floor(cw1 * pow(2.0, 80)) as hugeint) end as cw1_q
+    from exact_flags
 )
 select
     run_id,
@@ -510,13 +557,10 @@ select
     sum(w) filter (where leaf and s is not null) as sw,
     sum(w) filter (where leaf and s is null) as w_null,
     sum(cw1) filter (where leaf) as cw_rows,
-    sum(floor(w * s * pow(2.0, 80))::hugeint) filter (where leaf and s is not null and exact)
-        as sws_q,
-    sum(floor(w * pow(2.0, 80))::hugeint) filter (where leaf and s is not null and exact)
-        as sw_q,
-    sum(floor(w * pow(2.0, 80))::hugeint) filter (where leaf and s is null and exact)
-        as w_null_q,
-    sum(floor(cw1 * pow(2.0, 80))::hugeint) filter (where leaf and cw1_exact) as cw_rows_q,
+    sum(ws_q) filter (where leaf and s is not null and exact) as sws_q,
+    sum(w_q) filter (where leaf and s is not null and exact) as sw_q,
+    sum(w_q) filter (where leaf and s is null and exact) as w_null_q,
+    sum(cw1_q) filter (where leaf and cw1_exact) as cw_rows_q,
     count(*) filter (where leaf and not exact and s is not null)::bigint as n_out,
     count(*) filter (where leaf and not exact and s is null)::bigint as n_out_null,
     min(s) filter (where leaf) as s_min,
@@ -542,16 +586,10 @@ select
     sum(w) filter (where leaf and not rc and s is not null) as sw_rest,
     sum(w) filter (where leaf and not rc and s is null) as w_null_rest,
     sum(cw1) filter (where leaf and not rc) as cw_rows_rest,
-    sum(floor(w * s * pow(2.0, 80))::hugeint) filter (
-        where leaf and not rc and s is not null and exact
-    ) as sws_rest_q,
-    sum(floor(w * pow(2.0, 80))::hugeint) filter (
-        where leaf and not rc and s is not null and exact
-    ) as sw_rest_q,
-    sum(floor(w * pow(2.0, 80))::hugeint) filter (where leaf and not rc and s is null and exact)
-        as w_null_rest_q,
-    sum(floor(cw1 * pow(2.0, 80))::hugeint) filter (where leaf and not rc and cw1_exact)
-        as cw_rows_rest_q,
+    sum(ws_q) filter (where leaf and not rc and s is not null and exact) as sws_rest_q,
+    sum(w_q) filter (where leaf and not rc and s is not null and exact) as sw_rest_q,
+    sum(w_q) filter (where leaf and not rc and s is null and exact) as w_null_rest_q,
+    sum(cw1_q) filter (where leaf and not rc and cw1_exact) as cw_rows_rest_q,
     count(*) filter (
         where leaf and s is not null and min_score is not null and meets(s, min_score)
     )::bigint as n_pass_ms,
@@ -630,24 +668,27 @@ policy_totals as (
         -- the same in fixed point (execution_partials: sws_q ...), null when a configured
         -- weight is outside [2^-24, 2^24): absent leaves are then summed as floats
         case
-            when coalesce(bool_and(
-                coalesce(p.weight, 1.0) = 0
-                or (coalesce(p.weight, 1.0) >= pow(2.0, -24) and coalesce(p.weight, 1.0) < pow(2.0, 24))
-            ), true)
-                then coalesce(sum(floor(coalesce(p.weight, 1.0) * pow(2.0, 80))::hugeint), 0)
+            when coalesce(bool_and(cw_exact), true)
+                then coalesce(sum(cw_q), 0)
         end as total_cw_q,
         case
-            when coalesce(bool_and(
-                coalesce(p.weight, 1.0) = 0
-                or (coalesce(p.weight, 1.0) >= pow(2.0, -24) and coalesce(p.weight, 1.0) < pow(2.0, 24))
-            ), true)
+            when coalesce(bool_and(cw_exact), true)
                 then coalesce(
-                    sum(floor(coalesce(p.weight, 1.0) * pow(2.0, 80))::hugeint)
-                        filter (where not list_contains(st.cfg_rc, p.evaluator)),
-                    0
+                    sum(cw_q) filter (where not list_contains(st.cfg_rc, p.evaluator)), 0
                 )
         end as total_cw_rest_q
-    from evaluator_policy as p
+    from (
+        select
+            *,
+            case when cw_exact then try_cast(floor(cw * pow(2.0, 80)) as hugeint) end as cw_q
+        from (
+            select
+                *,
+                coalesce(weight, 1.0) as cw,
+                cw = 0 or (cw >= pow(2.0, -24) and cw < pow(2.0, 24)) as cw_exact
+            from evaluator_policy
+        )
+    ) as p
     cross join settings as st
 ),
 known_partials as (
@@ -712,12 +753,12 @@ leaf_counts as (
         end as w_absent_rest,
         case
             when st.cfg_configured then pt.total_cw_q - coalesce(r.cw_rows_q, 0)
-            else (r.n_expected - coalesce(r.n_rows, 0))::hugeint * floor(pow(2.0, 80))::hugeint
+            else (r.n_expected - coalesce(r.n_rows, 0))::hugeint * (1::hugeint << 80)
         end as w_absent_q,
         case
             when st.cfg_configured then pt.total_cw_rest_q - coalesce(r.cw_rows_rest_q, 0)
             else ((r.n_expected - pt.n_rc) - coalesce(r.n_rows_rest, 0))::hugeint
-                * floor(pow(2.0, 80))::hugeint
+                * (1::hugeint << 80)
         end as w_absent_rest_q
     from execution_rows as r
     cross join settings as st
@@ -1789,18 +1830,16 @@ select
     m.baseline_latency_mean,
     m.candidate_latency_mean,
     m.score_delta,
-    case
-        when not m.in_baseline then 'new'
-        when not m.in_candidate then 'removed'
-        when not m.baseline_scored or not m.candidate_scored then 'error'
-        when coalesce(m.baseline_passed, false) and not coalesce(m.candidate_passed, false)
-            then 'regression'
-        when not coalesce(m.baseline_passed, false) and coalesce(m.candidate_passed, false)
-            then 'improvement'
-        when exceeds(-m.score_delta, s.cfg_case_delta) then 'regression'
-        when exceeds(m.score_delta, s.cfg_case_delta) then 'improvement'
-        else 'unchanged'
-    end as status,
+    case_status(
+        m.in_baseline,
+        m.in_candidate,
+        m.baseline_scored,
+        m.candidate_scored,
+        m.baseline_passed,
+        m.candidate_passed,
+        m.score_delta,
+        s.cfg_case_delta
+    ) as status,
     m.in_baseline,
     m.in_candidate,
     m.baseline_scored,
@@ -2067,34 +2106,27 @@ pair_reasons as (
         list_filter(
             [
                 case
-                    when exceeds(
-                        r.baseline_pass_rate - r.candidate_pass_rate, s.limit_pass_rate_drop
+                    when drop_regressed(
+                        r.baseline_pass_rate - r.candidate_pass_rate,
+                        s.limit_pass_rate_drop,
+                        s.limit_significance,
+                        ci_high(r.paired_pass_delta, r.paired_pass_delta_se)
                     )
-                        and (
-                            not s.limit_significance
-                            or coalesce(
-                                ci_high(r.paired_pass_delta, r.paired_pass_delta_se) < 0, false
-                            )
-                        )
                         then 'pass_rate_drop'
                 end,
                 case
-                    when exceeds(
-                        r.baseline_mean_score - r.candidate_mean_score, s.limit_mean_score_drop
+                    when drop_regressed(
+                        r.baseline_mean_score - r.candidate_mean_score,
+                        s.limit_mean_score_drop,
+                        s.limit_significance,
+                        ci_high(r.mean_delta, r.mean_delta_se)
                     )
-                        and (
-                            not s.limit_significance
-                            or coalesce(ci_high(r.mean_delta, r.mean_delta_se) < 0, false)
-                        )
                         then 'mean_score_drop'
                 end,
                 case
-                    when r.baseline_latency_mean > 0
-                        and exceeds(
-                            (r.candidate_latency_mean - r.baseline_latency_mean)
-                            / r.baseline_latency_mean,
-                            s.limit_latency_increase
-                        )
+                    when latency_regressed(
+                        r.baseline_latency_mean, r.candidate_latency_mean, s.limit_latency_increase
+                    )
                         then 'latency_increase'
                 end
             ],
@@ -2332,16 +2364,16 @@ select
     s.baseline_score,
     s.candidate_score,
     s.candidate_score - s.baseline_score as score_delta,
-    case
-        when not s.in_baseline then 'new'
-        when not s.in_candidate then 'removed'
-        when s.baseline_score is null or s.candidate_score is null then 'error'
-        when exceeds(s.baseline_score - s.candidate_score, st.cfg_case_delta)
-            then 'regression'
-        when exceeds(s.candidate_score - s.baseline_score, st.cfg_case_delta)
-            then 'improvement'
-        else 'unchanged'
-    end as status
+    case_status(
+        s.in_baseline,
+        s.in_candidate,
+        s.baseline_score is not null,
+        s.candidate_score is not null,
+        null,
+        null,
+        s.candidate_score - s.baseline_score,
+        st.cfg_case_delta
+    ) as status
 from sides as s
 inner join distinct_pairs as p using (pair_index)
 cross join settings as st

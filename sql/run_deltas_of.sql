@@ -161,34 +161,27 @@ pair_reasons as (
         list_filter(
             [
                 case
-                    when exceeds(
-                        r.baseline_pass_rate - r.candidate_pass_rate, s.limit_pass_rate_drop
+                    when drop_regressed(
+                        r.baseline_pass_rate - r.candidate_pass_rate,
+                        s.limit_pass_rate_drop,
+                        s.limit_significance,
+                        ci_high(r.paired_pass_delta, r.paired_pass_delta_se)
                     )
-                        and (
-                            not s.limit_significance
-                            or coalesce(
-                                ci_high(r.paired_pass_delta, r.paired_pass_delta_se) < 0, false
-                            )
-                        )
                         then 'pass_rate_drop'
                 end,
                 case
-                    when exceeds(
-                        r.baseline_mean_score - r.candidate_mean_score, s.limit_mean_score_drop
+                    when drop_regressed(
+                        r.baseline_mean_score - r.candidate_mean_score,
+                        s.limit_mean_score_drop,
+                        s.limit_significance,
+                        ci_high(r.mean_delta, r.mean_delta_se)
                     )
-                        and (
-                            not s.limit_significance
-                            or coalesce(ci_high(r.mean_delta, r.mean_delta_se) < 0, false)
-                        )
                         then 'mean_score_drop'
                 end,
                 case
-                    when r.baseline_latency_mean > 0
-                        and exceeds(
-                            (r.candidate_latency_mean - r.baseline_latency_mean)
-                            / r.baseline_latency_mean,
-                            s.limit_latency_increase
-                        )
+                    when latency_regressed(
+                        r.baseline_latency_mean, r.candidate_latency_mean, s.limit_latency_increase
+                    )
                         then 'latency_increase'
                 end
             ],

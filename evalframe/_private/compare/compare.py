@@ -20,7 +20,10 @@ from evalframe._private.compare.paired_stats import (
 from evalframe._private.compare.pairs import check_runs
 from evalframe._private.config import Config
 from evalframe._private.errors import UsageError
-from evalframe._private.rules.boundaries import exceeds
+from evalframe._private.rules import compare as rules
+from evalframe._private.rules.compare import (
+    CASE_STATUSES,
+)
 
 # --- column names of the comparison tables --------------------------------------------
 BASELINE = "baseline"
@@ -31,16 +34,8 @@ SCORE_DELTA = S.SCORE_DELTA
 REASONS = S.REASONS
 REGRESSION_DETECTED = S.REGRESSION_DETECTED
 
-# case / evaluator status values, in rule order, and their counts in run_deltas
-CASE_STATUSES = ("new", "removed", "error", "regression", "improvement", "unchanged")
-STATUS_NEW, STATUS_REMOVED, STATUS_ERROR = CASE_STATUSES[:3]
-STATUS_REGRESSION, STATUS_IMPROVEMENT, STATUS_UNCHANGED = CASE_STATUSES[3:]
+# case / evaluator status values (rules/compare.py, in rule order) and their counts
 STATUS_COUNTS = {status: f"n_{status}" for status in CASE_STATUSES}
-
-# run_deltas reason codes
-REASON_PASS_RATE = "pass_rate_drop"
-REASON_MEAN_SCORE = "mean_score_drop"
-REASON_LATENCY = "latency_increase"
 
 # compare limits, carried per config_id while computing
 LIMITS = ("max_pass_rate_drop", "max_mean_score_drop", "max_latency_increase", "case_delta")
@@ -157,32 +152,19 @@ def _c(column: str) -> pl.Expr:
 
 
 def _status(*, passed: bool) -> pl.Expr:
-    """The first rule that applies (SPEC §6), over the columns `_sides` builds plus
-    `*__scored` and `case_delta`; rule 3 (pass flips) only when `passed`."""
-    delta = _c(S.SCORE) - _b(S.SCORE)
-    chain = (
-        pl.when(~pl.col(_IN_B))
-        .then(pl.lit(STATUS_NEW))
-        .when(~pl.col(_IN_C))
-        .then(pl.lit(STATUS_REMOVED))
-        .when(~_b(_SCORED) | ~_c(_SCORED))
-        .then(pl.lit(STATUS_ERROR))
-    )
-    if passed:
-        b_passed, c_passed = _b(S.PASSED).fill_null(False), _c(S.PASSED).fill_null(False)
-        chain = (
-            chain.when(b_passed & ~c_passed)
-            .then(pl.lit(STATUS_REGRESSION))
-            .when(~b_passed & c_passed)
-            .then(pl.lit(STATUS_IMPROVEMENT))
-        )
-    limit = pl.col("case_delta")
-    return (
-        chain.when(exceeds(-delta, limit))
-        .then(pl.lit(STATUS_REGRESSION))
-        .when(exceeds(delta, limit))
-        .then(pl.lit(STATUS_IMPROVEMENT))
-        .otherwise(pl.lit(STATUS_UNCHANGED))
+    """`rules.compare.case_status` over the columns `_sides` builds plus `*__scored` and
+    `case_delta`; the verdict-flip rule only when `passed` (evaluator rows have no verdict)."""
+    no_verdict = pl.lit(None, dtype=pl.Boolean)
+    return rules.case_status(
+        pl,
+        in_baseline=pl.col(_IN_B),
+        in_candidate=pl.col(_IN_C),
+        baseline_scored=_b(_SCORED),
+        candidate_scored=_c(_SCORED),
+        baseline_passed=_b(S.PASSED) if passed else no_verdict,
+        candidate_passed=_c(S.PASSED) if passed else no_verdict,
+        score_delta=_c(S.SCORE) - _b(S.SCORE),
+        case_delta=pl.col("case_delta"),
     )
 
 
@@ -305,23 +287,21 @@ def _run_deltas(
     rows = finish_paired(rows).with_columns(
         pl.col(list(STATUS_COUNTS.values())).fill_null(0).cast(pl.Int64)
     )
-    latency_ratio = pl.when(_b(S.LATENCY_MEAN) > 0).then(
-        (_c(S.LATENCY_MEAN) - _b(S.LATENCY_MEAN)) / _b(S.LATENCY_MEAN)
+    checks = rules.regression_checks(
+        pl,
+        pass_rate_drop=_b(S.PASS_RATE) - _c(S.PASS_RATE),
+        mean_score_drop=_b(S.MEAN_SCORE) - _c(S.MEAN_SCORE),
+        baseline_latency=_b(S.LATENCY_MEAN),
+        candidate_latency=_c(S.LATENCY_MEAN),
+        max_pass_rate_drop=pl.col(LIMITS[0]),
+        max_mean_score_drop=pl.col(LIMITS[1]),
+        max_latency_increase=pl.col(LIMITS[2]),
+        require_significance=pl.col(REQUIRE_SIGNIFICANCE),
+        pass_delta_ci_high=pl.col(S.PAIRED_PASS_DELTA_CI_HIGH),
+        mean_delta_ci_high=pl.col(S.MEAN_DELTA_CI_HIGH),
     )
-    # compare.require_significance: a drop counts only when its paired 95 % interval
-    # lies wholly below 0 (SPEC §10); a null interval (n < 2) is not significant
-    lax = ~pl.col(REQUIRE_SIGNIFICANCE).fill_null(False)
-    pass_below = (pl.col(S.PAIRED_PASS_DELTA_CI_HIGH) < 0).fill_null(False)
-    mean_below = (pl.col(S.MEAN_DELTA_CI_HIGH) < 0).fill_null(False)
-    checks = {
-        REASON_PASS_RATE: exceeds(_b(S.PASS_RATE) - _c(S.PASS_RATE), pl.col(LIMITS[0]))
-        & (lax | pass_below),
-        REASON_MEAN_SCORE: exceeds(_b(S.MEAN_SCORE) - _c(S.MEAN_SCORE), pl.col(LIMITS[1]))
-        & (lax | mean_below),
-        REASON_LATENCY: exceeds(latency_ratio, pl.col(LIMITS[2])),
-    }
     reasons = pl.concat_list(
-        [pl.when(check.fill_null(False)).then(pl.lit(code)) for code, check in checks.items()]
+        [pl.when(check).then(pl.lit(code)) for code, check in checks.items()]
     ).list.drop_nulls()
     return (
         rows.with_columns(

@@ -1,11 +1,12 @@
-"""Comparing runs on Spark (SPEC §6, §10): case_deltas and run_deltas in native Spark.
+"""Comparing runs on Spark (SPEC §6, §10): case_deltas and run_deltas.
 
 The case summaries of both sides of each (baseline, candidate) pair are matched with a
-join on case_id (full outer: new and removed cases), and the status is the same first
-rule that applies as `compare/compare.py`; run_deltas aggregates the case rows per pair
-(status counts, paired deltas, McNemar's exact p in log space with Spark's `aggregate`
-over a sequence) and applies the same reasons. evaluator_deltas needs evaluator_scores,
-which the Spark engine does not compute: it is not produced here.
+join on case_id (full outer: new and removed cases); the status and the regression
+reasons are `rules/compare.py`, run natively by Spark through narwhals; run_deltas
+aggregates the case rows per pair (status counts, paired deltas, McNemar's exact p in log
+space with Spark's `aggregate` over a sequence, the Spark kernel of that test).
+evaluator_deltas needs evaluator_scores, which the Spark engine does not compute: it is
+not produced here.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import narwhals as nw
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
@@ -20,16 +22,13 @@ from evalframe._private import schema as S
 from evalframe._private.compare.compare import (
     CASE_DELTAS_SCHEMA,
     LIMITS,
-    REASON_LATENCY,
-    REASON_MEAN_SCORE,
-    REASON_PASS_RATE,
     RUN_DELTAS_SCHEMA,
     RUN_STATS,
     STATUS_COUNTS,
     _pair_table,
 )
 from evalframe._private.config import Config
-from evalframe._private.rules.boundaries import exceeds
+from evalframe._private.rules import compare as rules
 from evalframe._private.rules.intervals import ci_high, ci_low, mde
 
 B, C = "baseline", "candidate"
@@ -42,10 +41,6 @@ def _b(c: str) -> Column:
 
 def _c(c: str) -> Column:
     return F.col(f"{C}_{c}")
-
-
-def _exceeds(x: Column, limit: float) -> Column:
-    return exceeds(x, F.lit(limit))
 
 
 def _pairs(cs: DataFrame, pairs: Sequence[tuple[str, str]]) -> DataFrame:
@@ -96,20 +91,27 @@ def _case_rows(case_summary: DataFrame, pairs: DataFrame, cfg: Config) -> DataFr
     rows = _sided(cs, pairs, [S.CASE_ID]).withColumns(
         {f"{s}__scored": F.coalesce(F.col(f"{s}__scored"), F.lit(False)) for s in (B, C)}
     )
-    delta = _c(S.SCORE) - _b(S.SCORE)
-    bp, cp = F.coalesce(_b(S.PASSED), F.lit(False)), F.coalesce(_c(S.PASSED), F.lit(False))
-    limit = cfg.compare.case_delta
-    status = (
-        F.when(~F.col(f"_in_{B}"), "new")
-        .when(~F.col(f"_in_{C}"), "removed")
-        .when(~F.col(f"{B}__scored") | ~F.col(f"{C}__scored"), "error")
-        .when(bp & ~cp, "regression")
-        .when(~bp & cp, "improvement")
-        .when(F.coalesce(_exceeds(-delta, limit), F.lit(False)), "regression")
-        .when(F.coalesce(_exceeds(delta, limit), F.lit(False)), "improvement")
-        .otherwise("unchanged")
+
+    def side(name: str) -> nw.Expr:
+        return nw.col(name)
+
+    delta = side(f"{C}_{S.SCORE}") - side(f"{B}_{S.SCORE}")
+    status = rules.case_status(
+        nw,
+        in_baseline=side(f"_in_{B}"),
+        in_candidate=side(f"_in_{C}"),
+        baseline_scored=side(f"{B}__scored"),
+        candidate_scored=side(f"{C}__scored"),
+        baseline_passed=side(f"{B}_{S.PASSED}"),
+        candidate_passed=side(f"{C}_{S.PASSED}"),
+        score_delta=delta,
+        case_delta=nw.lit(cfg.compare.case_delta),
     )
-    return rows.withColumns({S.SCORE_DELTA: delta, S.STATUS: status})
+    return (
+        nw.from_native(rows)
+        .with_columns(delta.alias(S.SCORE_DELTA), status.alias(S.STATUS))
+        .to_native()
+    )
 
 
 def mcnemar_p(n01: Column, n10: Column) -> Column:
@@ -185,21 +187,31 @@ def run_deltas(
             S.MDE_MEAN_SCORE: mde(mse),
         }
     )
-    lim = dict(zip(LIMITS, (getattr(cfg.compare, n) for n in LIMITS), strict=True))
-    lax = F.lit(not cfg.compare.require_significance)
-    latency_ratio = F.when(
-        _b(S.LATENCY_MEAN) > 0,
-        (_c(S.LATENCY_MEAN) - _b(S.LATENCY_MEAN)) / _b(S.LATENCY_MEAN),
+    lim = {n: nw.lit(getattr(cfg.compare, n)) for n in LIMITS}
+
+    def side(prefix: str, column: str) -> nw.Expr:
+        return nw.col(f"{prefix}_{column}")
+
+    checks = rules.regression_checks(
+        nw,
+        pass_rate_drop=side(B, S.PASS_RATE) - side(C, S.PASS_RATE),
+        mean_score_drop=side(B, S.MEAN_SCORE) - side(C, S.MEAN_SCORE),
+        baseline_latency=side(B, S.LATENCY_MEAN),
+        candidate_latency=side(C, S.LATENCY_MEAN),
+        max_pass_rate_drop=lim[LIMITS[0]],
+        max_mean_score_drop=lim[LIMITS[1]],
+        max_latency_increase=lim[LIMITS[2]],
+        require_significance=nw.lit(cfg.compare.require_significance),
+        pass_delta_ci_high=nw.col(S.PAIRED_PASS_DELTA_CI_HIGH),
+        mean_delta_ci_high=nw.col(S.MEAN_DELTA_CI_HIGH),
     )
-    checks = {
-        REASON_PASS_RATE: _exceeds(_b(S.PASS_RATE) - _c(S.PASS_RATE), lim[LIMITS[0]])
-        & (lax | F.coalesce(F.col(S.PAIRED_PASS_DELTA_CI_HIGH) < 0, F.lit(False))),
-        REASON_MEAN_SCORE: _exceeds(_b(S.MEAN_SCORE) - _c(S.MEAN_SCORE), lim[LIMITS[1]])
-        & (lax | F.coalesce(F.col(S.MEAN_DELTA_CI_HIGH) < 0, F.lit(False))),
-        REASON_LATENCY: _exceeds(latency_ratio, lim[LIMITS[2]]),
-    }
+    rows = (
+        nw.from_native(rows)
+        .with_columns(*(check.alias(f"_check_{code}") for code, check in checks.items()))
+        .to_native()
+    )
     reasons = F.filter(
-        F.array(*(F.when(F.coalesce(c, F.lit(False)), F.lit(code)) for code, c in checks.items())),
+        F.array(*(F.when(F.col(f"_check_{code}"), F.lit(code)) for code in checks)),
         lambda x: x.isNotNull(),
     )
     deltas = {f"{c.removesuffix('_usd')}_delta": _c(c) - _b(c) for c in RUN_STATS}

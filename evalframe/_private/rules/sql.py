@@ -22,6 +22,7 @@ from typing import Any
 
 from evalframe._private import schema as S
 from evalframe._private.rules import attempts, boundaries, intervals, run_gates, runs
+from evalframe._private.rules import compare as rules_compare
 from evalframe._private.rules.constants import Z_95
 
 SQL_DIR = Path(__file__).resolve().parents[3] / "sql"
@@ -42,6 +43,10 @@ class ScalarMacro:
     rule: Callable[..., Any]
     casts: tuple[str, ...] = ()
     """Parameters read as double (`cast(p as double)`), as the hand-written macros did."""
+    booleans: tuple[str, ...] = ()
+    """Parameters of type boolean (the others are doubles)."""
+    with_namespace: bool = False
+    """The rule takes the namespace first (`rule(ns, *params)`)."""
 
 
 def _tables() -> Any:
@@ -70,9 +75,13 @@ def _expression(macro: ScalarMacro) -> str:
     from sqlglot import exp
 
     nw, _ = _tables()
+
+    def build(ns: Any) -> Any:
+        args = [ns.col(p) for p in macro.params]
+        return macro.rule(ns, *args) if macro.with_namespace else macro.rule(*args)
+
     sql = _select_sql(
-        {p: nw.Float64 for p in macro.params},
-        lambda ns: macro.rule(*(ns.col(p) for p in macro.params)),
+        {p: nw.Boolean if p in macro.booleans else nw.Float64 for p in macro.params}, build
     )
     tree = sqlglot.parse_one(sql, read="duckdb")
     value = tree.find(exp.Alias)
@@ -163,6 +172,78 @@ returns: boolean, never null
         ("value", "minimum"),
         run_gates.gate,
         casts=("value", "minimum"),
+    ),
+    ScalarMacro(
+        "case_status",
+        """
+case_status(in_baseline, in_candidate, baseline_scored, candidate_scored,
+            baseline_passed, candidate_passed, score_delta, case_delta) — scalar macro:
+the status of a case (or case × evaluator) in a (baseline, candidate) pair, the first
+rule that applies (rules/compare.py, SPEC §6); null passed flags never flip.
+grain:   one value
+inputs:  booleans in_baseline, in_candidate, baseline_scored, candidate_scored,
+         baseline_passed, candidate_passed; doubles score_delta, case_delta
+returns: varchar 'new' | 'removed' | 'error' | 'regression' | 'improvement' | 'unchanged'
+""",
+        (
+            "in_baseline",
+            "in_candidate",
+            "baseline_scored",
+            "candidate_scored",
+            "baseline_passed",
+            "candidate_passed",
+            "score_delta",
+            "case_delta",
+        ),
+        lambda ns, ib, ic, bs, cs, bp, cp, d, lim: rules_compare.case_status(
+            ns,
+            in_baseline=ib,
+            in_candidate=ic,
+            baseline_scored=bs,
+            candidate_scored=cs,
+            baseline_passed=bp,
+            candidate_passed=cp,
+            score_delta=d,
+            case_delta=lim,
+        ),
+        booleans=(
+            "in_baseline",
+            "in_candidate",
+            "baseline_scored",
+            "candidate_scored",
+            "baseline_passed",
+            "candidate_passed",
+        ),
+        with_namespace=True,
+    ),
+    ScalarMacro(
+        "drop_regressed",
+        """
+drop_regressed(drop_value, limit_value, require_significance, ci_high) — scalar macro: a
+pair regressed on its pass rate or mean score — the drop exceeds the limit and, with
+require_significance, its paired 95 % interval lies below 0 (rules/compare.py).
+grain:   one value
+inputs:  drop_value (baseline − candidate), limit_value, require_significance (boolean),
+         ci_high (upper end of the paired interval of the delta)
+returns: boolean, never null
+""",
+        ("drop_value", "limit_value", "require_significance", "ci_high"),
+        rules_compare.drop_regressed,
+        booleans=("require_significance",),
+    ),
+    ScalarMacro(
+        "latency_regressed",
+        """
+latency_regressed(baseline_latency, candidate_latency, limit_value) — scalar macro: a
+pair regressed on latency — the relative increase of latency_mean exceeds the limit
+(rules/compare.py); false when the baseline's latency is not positive.
+grain:   one value
+inputs:  baseline_latency, candidate_latency (latency_mean), limit_value (a fraction)
+returns: boolean, never null
+""",
+        ("baseline_latency", "candidate_latency", "limit_value"),
+        rules_compare.latency_regressed,
+        with_namespace=True,
     ),
     ScalarMacro(
         "ci_low",
