@@ -133,3 +133,49 @@ def test_every_chart_renders_in_headless_chromium(
         if a.get("data-rendered") != "yes" or int(a.get("data-marks", "0")) < 1
     }
     assert not not_rendered, f"charts not rendered {not_rendered}; screenshot: {shot}"
+
+
+def test_regressed_case_rows_expand_in_headless_chromium(
+    chromium: str, tmp_path: Path, record_property
+) -> None:
+    """The case explorer draws a row per regressed case and `report.html#case=ID` opens
+    that case (the row's own click handler): its detail shows the judge's reasons and the
+    outcome check's justification. A screenshot of the opened case is kept."""
+    from tests.test_report_analyst import _small_dataset
+
+    cfg = ef.load_config(None)
+    tables = efp.report_tables(_small_dataset(), cfg, what_if=False)
+    report = efp.write_report(tables, tmp_path / "report.html", config=cfg, source="small")
+    url = report.resolve().as_uri() + "#case=c1"
+
+    dom = _run(chromium, tmp_path / "profile-dom", "--dump-dom", url)
+    assert dom.returncode == 0, f"chromium exit {dom.returncode}: {dom.stderr[-2000:]}"
+    boxes = re.findall(
+        r'<div class="cases" data-group="\d+" data-kind="(\w+)" data-rows="(\d+)"', dom.stdout
+    )
+    assert ("regression", "2") in boxes, boxes  # c1 and c2 regressed r1 -> r2
+    bodies = re.findall(r'<tbody class="case" data-case="(\w+)".*?</tbody>', dom.stdout, re.S)
+    assert bodies.count("c1") >= 2 and "c2" in bodies  # the pair's rows and the run's
+    opened = re.search(
+        r'<tbody class="case" data-case="c1"[^>]*><tr class="case-row"[^>]*aria-expanded="true"'
+        r".*?<tr class=\"case-detail\">(.*?)</tr></tbody>",
+        dom.stdout,
+        re.S,
+    )
+    assert opened, "the row of case c1 did not expand"
+    detail = opened.group(1)
+    assert "judge: tone went off topic &lt;/script&gt;&lt;b&gt;x" in detail
+    assert "never mentioned a refund" in detail and "evaluator-row" in detail
+    assert 'class="case-detail" hidden' in dom.stdout  # the other rows stay closed
+
+    shot = tmp_path / "cases.png"
+    done = _run(
+        chromium, tmp_path / "profile-shot", "--window-size=1280,2400", f"--screenshot={shot}", url
+    )
+    assert shot.exists() and shot.stat().st_size > 10_000, (
+        f"no screenshot {shot}: exit {done.returncode}\n{done.stderr[-2000:]}"
+    )
+    record_property("cases_screenshot", str(shot))
+    if artifacts := os.environ.get("EVALFRAME_ARTIFACTS"):
+        Path(artifacts).mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, Path(artifacts) / "report-cases.png")
