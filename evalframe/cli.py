@@ -56,7 +56,7 @@ from evalframe._private.config import load_config
 from evalframe._private.data.dataset import READ_ERRORS, load_dataset, read_failure
 from evalframe._private.data.demo import write_demo
 from evalframe._private.errors import EvalframeError, UsageError, ValidationError
-from evalframe._private.ingest.command import ingest_command
+from evalframe._private.cli.ingest_command import ingest_command
 from evalframe._private.pipeline.compare import compare_tables
 from evalframe._private.pipeline.score import score_tables
 from evalframe._private.pipeline.sweep import grid_evaluators, sweep_tables, tree_groups

@@ -126,7 +126,7 @@ def test_partitioned_and_file_targets_are_refused(tmp_path):
 def test_cli_exit_codes_and_json(tmp_path):
     import typer
 
-    from evalframe._private.ingest.command import ingest_command
+    from evalframe._private.cli.ingest_command import ingest_command
 
     app = typer.Typer()
     app.command()(ingest_command)

@@ -16,13 +16,13 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from yaml.nodes import MappingNode, Node, SequenceNode
 
-from evalframe._private.data.validate import MAX_WEIGHT, MIN_WEIGHT
 from evalframe._private.errors import ConfigDeprecationWarning, ConfigError, UsageError
 from evalframe._private.rules.constants import (
     Aggregator,
     AttemptPassed,
     AttemptScore,
 )
+from evalframe._private.schema import MAX_WEIGHT, MIN_WEIGHT
 
 OnMissing = Literal["skip", "zero", "fail"]
 OutcomesMode = Literal["gate", "ignore", "both"]
@@ -157,7 +157,7 @@ class Evaluator(_Model):
                 "add `aggregator` and `children`"
             )
         for key in self.score_ranges or {}:
-            _parse_range(key)
+            parse_range(key)
         return self
 
     @property
@@ -177,7 +177,7 @@ def _check_names(entries: dict[str, Any]) -> None:
         )
 
 
-def _parse_range(key: str) -> tuple[float, float]:
+def parse_range(key: str) -> tuple[float, float]:
     try:
         lo, hi = (float(part) for part in key.split("-", 1))
     except ValueError:

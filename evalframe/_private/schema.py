@@ -237,3 +237,123 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
     OUTCOMES: (*EXECUTION_KEY, OUTCOME),
     RUNS: (RUN_ID,),
 }
+
+
+# --- contract bounds (SPEC §1: values outside them are input errors) -----------------
+MIN_WEIGHT = 1e-300
+"""Smallest positive weight (data or config): below it, w·s underflows to subnormals and
+the weighted mean loses its digits (5e-324 weights gave every execution 1.0)."""
+MAX_WEIGHT = 1e300
+"""Largest weight: sums of up to 10^8 such weights stay finite (1e308 overflowed Σw to inf
+and made every score NaN)."""
+MAX_LATENCY_MS = 1e12
+"""Largest latency_ms (about 31 years): a run's latency sum stays finite."""
+MAX_COST_USD = 1e12
+"""Largest cost_usd of one execution: a run's cost sum stays finite."""
+MAX_TOKENS = 10**11
+"""Largest input_tokens / output_tokens of one execution: a run of up to 9·10^7
+executions sums its tokens without wrapping the 64-bit integer."""
+INT64_MAX = 2**63 - 1
+
+
+# --- output column lists (the order the tables are written in) -----------------------
+EXECUTION_COLUMNS = [
+    RUN_ID,
+    CASE_ID,
+    ATTEMPT,
+    CONFIG_ID,
+    STATUS,
+    THRESHOLD,
+    SCORE,
+    VERDICT,
+    PASSED,
+    REQUIRED_FAILED,
+    JUDGE_ERROR,
+    N_MISSING,
+    N_IGNORED,
+    OUTCOMES_TOTAL,
+    OUTCOMES_PASSED,
+    LATENCY_MS,
+    COST_USD,
+    INPUT_TOKENS,
+    OUTPUT_TOKENS,
+    TAGS,
+]
+
+EVALUATOR_COLUMNS = [
+    RUN_ID,
+    CASE_ID,
+    ATTEMPT,
+    CONFIG_ID,
+    PATH,
+    EVALUATOR,
+    PARENT,
+    DEPTH,
+    AGGREGATOR,
+    IS_LEAF,
+    WEIGHT,
+    REQUIRED,
+    MIN_SCORE,
+    RAW_SCORE,
+    SCALE_MAX,
+    SCORE,
+    MISSING,
+    PASSED,
+    SCORE_LABEL,
+    CHILDREN_PASSED,
+    CHILDREN_PRESENT,
+    LABEL,
+    REASON,
+]
+
+
+CASE_COLUMNS = [
+    CONFIG_ID,
+    RUN_ID,
+    CASE_ID,
+    ATTEMPTS,
+    ERRORED,
+    SCORED,
+    UNSCORED,
+    SCORE,
+    N_PASSED,
+    PASS_RATE,
+    PASSED,
+    FLAKY,
+    LATENCY_MEAN,
+    COST_USD,
+]
+
+COUNT_COLUMNS = [
+    N_EXECUTIONS,
+    CASES,
+    PASSED,
+    FAILED,
+    ERRORED,
+    UNSCORED,
+    N_PASS,
+    N_BORDERLINE,
+    N_FAIL,
+]
+RUN_COLUMNS = [
+    CONFIG_ID,
+    RUN_ID,
+    *COUNT_COLUMNS,
+    PASS_RATE,
+    MEAN_SCORE,
+    CASE_PASS_RATE,
+    PASS_RATE_SE,
+    MEAN_SCORE_SE,
+    LATENCY_MEAN,
+    LATENCY_P50,
+    LATENCY_P95,
+    LATENCY_MAX,
+    COST_USD,
+    INPUT_TOKENS,
+    OUTPUT_TOKENS,
+    MIN_MEAN_SCORE,
+    MIN_PASS_RATE,
+    MEAN_SCORE_GATE,
+    PASS_RATE_GATE,
+    RUN_PASSED,
+]

@@ -6,7 +6,7 @@ import base64
 import json
 import math
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
@@ -18,7 +18,17 @@ from rich.table import Table
 from rich.text import Text
 
 from evalframe._private import schema as S
-from evalframe._private.display import visible
+from evalframe._private.display import (
+    case_counts,
+    has_paired_cases,
+    num,
+    p_value,
+    pass_rate_delta,
+    pct,
+    reason_text,
+    run_rate,
+    visible,
+)
 from evalframe._private.rules.constants import EPS, Z_95
 from evalframe._private.scoring.tree import SEP
 
@@ -134,14 +144,6 @@ SE_FOOTNOTE = (
 UNSCORED_FOOTNOTE = "— = no execution of the run has a score (unscored or errored)."
 
 
-def pct(x: float | None) -> str:
-    return "—" if x is None else f"{100 * x:.1f}%"
-
-
-def num(x: float | None, digits: int = 3) -> str:
-    return "—" if x is None else f"{x:.{digits}f}"
-
-
 def ms(x: float | None) -> str:
     return "—" if x is None else f"{x:,.0f} ms"
 
@@ -226,43 +228,6 @@ def id_column(table: Table, header: str, **kwargs: Any) -> None:
     """An id column (run, case, config): never shortened with an ellipsis, which made two
     runs with a common prefix look the same; a long id folds onto the next line."""
     table.add_column(header, overflow="fold", **kwargs)
-
-
-def no_scored_execution(pass_rate: float | None, mean_score: float | None) -> bool:
-    """The one rule for "this run has no pass rate": no execution of the run has a score
-    (all unscored or errored: mean_score is null, SPEC §5) and none passed through its
-    outcomes (pass_rate is 0). Its pass_rate of 0 and case_pass_rate of 0 are then no
-    rates at all and read "—", in the terminal and in the HTML report alike."""
-    return mean_score is None and not pass_rate
-
-
-def run_rate(r: Mapping[str, Any], column: str = S.PASS_RATE, prefix: str = "") -> float | None:
-    """A rate of a run as it is shown: None (read "—") when the run has no scored
-    execution. `r` is a run_summary row (prefix "") or a run_deltas row (prefix
-    "baseline_" / "candidate_")."""
-    if no_scored_execution(r.get(f"{prefix}{S.PASS_RATE}"), r.get(f"{prefix}{S.MEAN_SCORE}")):
-        return None
-    return r.get(f"{prefix}{column}")
-
-
-def pass_rate_delta(r: Mapping[str, Any]) -> float | None:
-    """A run_deltas row's pass_rate_delta as it is shown: None when either run has no
-    scored execution (a change from or to "no pass rate" is no change of pass rate)."""
-    if run_rate(r, prefix="baseline_") is None or run_rate(r, prefix="candidate_") is None:
-        return None
-    return r.get("pass_rate_delta")
-
-
-def has_paired_cases(r: Mapping[str, Any]) -> bool:
-    """A run_deltas row has cases scored in both runs: only then are its paired
-    statistics (paired pass change, McNemar p, power) shown."""
-    return bool(r.get(S.N_PAIRED))
-
-
-def p_value(x: float | None) -> str:
-    """A p- or q-value with 4 significant digits (2.711e-20, 0.0312, 1), never rounded to
-    0."""
-    return "—" if x is None else f"{x:.4g}"
 
 
 RUN_COLUMN_PRIORITY = {
@@ -565,28 +530,6 @@ def steps(total: int, console: Console | None = None) -> Iterator[Callable[[str]
             _steps.pop()
 
 
-def reason_text(code: str, r: Mapping[str, Any], limits: Any) -> str:
-    """A regression reason code of a run_deltas row as a sentence with the numbers behind it
-    and the configured limit (terminal and HTML report alike)."""
-    if code == "pass_rate_drop":
-        allowed = "" if limits is None else f" (allowed {100 * limits.max_pass_rate_drop:.1f} pts)"
-        if run_rate(r, prefix="candidate_") is None:  # fell to "no pass rate"
-            return (
-                f"pass rate: no execution of {r['candidate_run_id']} has a score (unscored "
-                f"or errored); {r['baseline_run_id']} passed {pct(r['baseline_pass_rate'])}"
-            )
-        return f"pass rate fell {-100 * r['pass_rate_delta']:.1f} pts{allowed}"
-    if code == "mean_score_drop":
-        allowed = "" if limits is None else f" (allowed {limits.max_mean_score_drop:.3f})"
-        return f"mean score fell {-r['mean_score_delta']:.3f}{allowed}"
-    if code == "latency_increase":
-        base = r["baseline_latency_mean"]
-        rise = r["latency_mean_delta"] / base if base else None
-        allowed = "" if limits is None else f" (allowed {100 * limits.max_latency_increase:.0f}%)"
-        return f"mean latency rose {pct(rise)}{allowed}"
-    return code
-
-
 PAIR_KEY = (S.CONFIG_ID, "baseline_run_id", "candidate_run_id")
 
 
@@ -627,41 +570,6 @@ def worst_evaluators(evaluator_deltas: pl.DataFrame | None) -> pl.DataFrame:
         )
         .select(empty.columns)
     )
-
-
-def case_counts(r: Mapping[str, Any], pair_cases: pl.DataFrame, limits: Any = None) -> str:
-    """The case counts of a pair by status, each regression (improvement) count split into
-    the cases whose verdict flipped pass→fail (fail→pass) and the score-only ones (verdict
-    kept, the score moved more than `case_delta`), and the flips among `error` cases (a side
-    without a scored attempt), so the counts add up to McNemar's flips."""
-    down = pl.col("baseline_passed") & ~pl.col("candidate_passed")
-    up = ~pl.col("baseline_passed") & pl.col("candidate_passed")
-    is_status = pl.col(S.STATUS).eq
-    flips = pair_cases.select(
-        (is_status("regression") & down).sum().alias("regression"),
-        (is_status("improvement") & up).sum().alias("improvement"),
-        (is_status("error") & down).sum().alias("error_down"),
-        (is_status("error") & up).sum().alias("error_up"),
-    ).row(0, named=True)
-    delta = "" if limits is None else f" by more than {limits.case_delta:g}"
-    parts = []
-    for status in ("regression", "improvement", "unchanged", "new", "removed", "error"):
-        n = r[f"n_{status}"]
-        text = f"{n} {status}"
-        if status in ("regression", "improvement") and n:
-            flipped = int(flips[status] or 0)
-            arrow, moved = (
-                ("pass→fail", "fell") if status == "regression" else ("fail→pass", "rose")
-            )
-            kept = f"score-only (verdict kept, score {moved}{delta})"
-            text += f" = {flipped} {arrow} + {n - flipped} {kept}"
-        if status == "error" and (flips["error_down"] or flips["error_up"]):
-            text += (
-                f" (a side without a scored attempt; {int(flips['error_down'] or 0)} pass→fail, "
-                f"{int(flips['error_up'] or 0)} fail→pass)"
-            )
-        parts.append(text)
-    return "cases: " + ", ".join(parts)
 
 
 def compare_report(

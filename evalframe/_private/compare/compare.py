@@ -43,10 +43,10 @@ REQUIRE_SIGNIFICANCE = "require_significance"
 """compare.require_significance, carried per config_id beside the LIMITS (SPEC §10)."""
 
 PAIR_KEY = (S.CONFIG_ID, BASELINE_RUN_ID, CANDIDATE_RUN_ID)
-_PAIR_INDEX = "_pair"
-_IN_B = "_in_baseline"
-_IN_C = "_in_candidate"
-_SCORED = "_scored"
+PAIR_INDEX = "_pair"
+IN_BASELINE = "_in_baseline"
+IN_CANDIDATE = "_in_candidate"
+SCORED = "_scored"
 _IS_B = "_is_baseline"
 
 RUN_STATS = (S.PASS_RATE, S.MEAN_SCORE, S.LATENCY_MEAN, S.LATENCY_P95, S.COST_USD)
@@ -91,7 +91,7 @@ RUN_DELTAS_SCHEMA = pl.Schema(
 
 
 # --- inputs ----------------------------------------------------------------------------
-def _pair_table(pairs: Sequence[tuple[str, str]]) -> pl.DataFrame:
+def pair_table(pairs: Sequence[tuple[str, str]]) -> pl.DataFrame:
     seen: dict[tuple[str, str], None] = {}
     for pair in pairs:
         if (
@@ -106,15 +106,15 @@ def _pair_table(pairs: Sequence[tuple[str, str]]) -> pl.DataFrame:
         seen.setdefault((pair[0], pair[1]), None)
     return pl.DataFrame(
         {
-            _PAIR_INDEX: range(len(seen)),
+            PAIR_INDEX: range(len(seen)),
             BASELINE_RUN_ID: [b for b, _ in seen],
             CANDIDATE_RUN_ID: [c for _, c in seen],
         },
-        schema={_PAIR_INDEX: pl.Int64, BASELINE_RUN_ID: pl.String, CANDIDATE_RUN_ID: pl.String},
+        schema={PAIR_INDEX: pl.Int64, BASELINE_RUN_ID: pl.String, CANDIDATE_RUN_ID: pl.String},
     )
 
 
-def _limits(config: Config | Sequence[Config], config_ids: Sequence[str]) -> pl.DataFrame:
+def limits_table(config: Config | Sequence[Config], config_ids: Sequence[str]) -> pl.DataFrame:
     """config_id → compare limits. One Config applies to every config_id in the data."""
     if isinstance(config, Config):
         rows = dict.fromkeys(config_ids, config.compare)
@@ -143,32 +143,32 @@ def _limits(config: Config | Sequence[Config], config_ids: Sequence[str]) -> pl.
 
 
 # --- case_deltas -----------------------------------------------------------------------
-def _b(column: str) -> pl.Expr:
+def baseline_col(column: str) -> pl.Expr:
     return pl.col(f"{BASELINE}_{column}")
 
 
-def _c(column: str) -> pl.Expr:
+def candidate_col(column: str) -> pl.Expr:
     return pl.col(f"{CANDIDATE}_{column}")
 
 
 def _status(*, passed: bool) -> pl.Expr:
-    """`rules.compare.case_status` over the columns `_sides` builds plus `*__scored` and
+    """`rules.compare.case_status` over the columns `sides` builds plus `*__scored` and
     `case_delta`; the verdict-flip rule only when `passed` (evaluator rows have no verdict)."""
     no_verdict = pl.lit(None, dtype=pl.Boolean)
     return rules.case_status(
         pl,
-        in_baseline=pl.col(_IN_B),
-        in_candidate=pl.col(_IN_C),
-        baseline_scored=_b(_SCORED),
-        candidate_scored=_c(_SCORED),
-        baseline_passed=_b(S.PASSED) if passed else no_verdict,
-        candidate_passed=_c(S.PASSED) if passed else no_verdict,
-        score_delta=_c(S.SCORE) - _b(S.SCORE),
+        in_baseline=pl.col(IN_BASELINE),
+        in_candidate=pl.col(IN_CANDIDATE),
+        baseline_scored=baseline_col(SCORED),
+        candidate_scored=candidate_col(SCORED),
+        baseline_passed=baseline_col(S.PASSED) if passed else no_verdict,
+        candidate_passed=candidate_col(S.PASSED) if passed else no_verdict,
+        score_delta=candidate_col(S.SCORE) - baseline_col(S.SCORE),
         case_delta=pl.col("case_delta"),
     )
 
 
-def _sides(
+def pair_sides(
     table: pl.LazyFrame, pairs: pl.LazyFrame, key: Sequence[str], values: Sequence[str]
 ) -> pl.LazyFrame:
     """One row per pair × config_id × `key` found in either run of the pair, with each
@@ -177,7 +177,7 @@ def _sides(
     `table` is joined once (to the pairs stacked by side) and the sides are spread by a
     group_by, so an upstream lazy plan is referenced once, not once per side.
     """
-    pair_cols = [_PAIR_INDEX, BASELINE_RUN_ID, CANDIDATE_RUN_ID]
+    pair_cols = [PAIR_INDEX, BASELINE_RUN_ID, CANDIDATE_RUN_ID]
     stacked = pl.concat(
         [
             pairs.select(*pair_cols, pl.col(run_col).alias(S.RUN_ID), pl.lit(is_b).alias(_IS_B))
@@ -189,30 +189,35 @@ def _sides(
     # each side has at most one row per key: spread values into side columns row-wise,
     # then plain max() aggregations (no per-group filtering) collapse the two rows
     spread = rows.select(
-        _PAIR_INDEX,
+        PAIR_INDEX,
         S.CONFIG_ID,
         *key,
-        b.alias(_IN_B),
-        c.alias(_IN_C),
+        b.alias(IN_BASELINE),
+        c.alias(IN_CANDIDATE),
         *(pl.when(b).then(pl.col(v)).alias(f"{BASELINE}_{v}") for v in values),
         *(pl.when(c).then(pl.col(v)).alias(f"{CANDIDATE}_{v}") for v in values),
     )
-    sided = [_IN_B, _IN_C, *(f"{side}_{v}" for side in (BASELINE, CANDIDATE) for v in values)]
+    sided = [
+        IN_BASELINE,
+        IN_CANDIDATE,
+        *(f"{side}_{v}" for side in (BASELINE, CANDIDATE) for v in values),
+    ]
     # group by the pair index alone (the run ids follow from it) and attach them after
     return (
-        spread.group_by(_PAIR_INDEX, S.CONFIG_ID, *key)
+        spread.group_by(PAIR_INDEX, S.CONFIG_ID, *key)
         .agg(pl.col(sided).max())
-        .join(pairs.select(pair_cols), on=_PAIR_INDEX, how="left")
+        .join(pairs.select(pair_cols), on=PAIR_INDEX, how="left")
     )
 
 
-def _with_status(sides: pl.LazyFrame, limits: pl.LazyFrame, *, passed: bool) -> pl.LazyFrame:
-    scored = [f"{BASELINE}_{_SCORED}", f"{CANDIDATE}_{_SCORED}"]
+def with_status(sides: pl.LazyFrame, limits: pl.LazyFrame, *, passed: bool) -> pl.LazyFrame:
+    scored = [f"{BASELINE}_{SCORED}", f"{CANDIDATE}_{SCORED}"]
     return (
         sides.join(limits, on=S.CONFIG_ID, how="inner")
         .with_columns(pl.col(scored).fill_null(False))
         .with_columns(
-            (_c(S.SCORE) - _b(S.SCORE)).alias(SCORE_DELTA), _status(passed=passed).alias(S.STATUS)
+            (candidate_col(S.SCORE) - baseline_col(S.SCORE)).alias(SCORE_DELTA),
+            _status(passed=passed).alias(S.STATUS),
         )
     )
 
@@ -222,9 +227,9 @@ def _case_deltas(
 ) -> pl.LazyFrame:
     """case_deltas plus the internal columns _pair, _in_*, *__scored (sorted later)."""
     scored = (pl.col(S.SCORED).fill_null(0) > 0) & pl.col(S.SCORE).is_not_null()
-    cs = case_summary.with_columns(scored.alias(_SCORED))
-    sides = _sides(cs, pairs, [S.CASE_ID], [*CASE_SIDE_COLUMNS, _SCORED])
-    return _with_status(sides, limits, passed=True)
+    cs = case_summary.with_columns(scored.alias(SCORED))
+    sides = pair_sides(cs, pairs, [S.CASE_ID], [*CASE_SIDE_COLUMNS, SCORED])
+    return with_status(sides, limits, passed=True)
 
 
 def _evaluator_deltas(
@@ -245,11 +250,11 @@ def _evaluator_deltas(
         per_case = nodes.group_by(S.CONFIG_ID, S.RUN_ID, S.CASE_ID, S.PATH).agg(
             pl.col(S.SCORE).cast(pl.Float64).mean()
         )
-    per_case = per_case.with_columns(pl.col(S.SCORE).is_not_null().alias(_SCORED))
-    sides = _sides(per_case, pairs, [S.CASE_ID, S.PATH], [S.SCORE, _SCORED])
+    per_case = per_case.with_columns(pl.col(S.SCORE).is_not_null().alias(SCORED))
+    sides = pair_sides(per_case, pairs, [S.CASE_ID, S.PATH], [S.SCORE, SCORED])
     return (
-        _with_status(sides, limits, passed=False)
-        .sort(S.CONFIG_ID, _PAIR_INDEX, S.CASE_ID, S.PATH)
+        with_status(sides, limits, passed=False)
+        .sort(S.CONFIG_ID, PAIR_INDEX, S.CASE_ID, S.PATH)
         .select(EVALUATOR_DELTAS_SCHEMA.names())
         .cast(dict(EVALUATOR_DELTAS_SCHEMA))
     )
@@ -263,24 +268,24 @@ def _run_deltas(
     pair_configs: pl.LazyFrame,
 ) -> pl.LazyFrame:
     """One row per config_id × pair; `pair_configs` holds those rows with the limits."""
-    key = [_PAIR_INDEX, *PAIR_KEY]
+    key = [PAIR_INDEX, *PAIR_KEY]
     stats = run_summary.select(
         S.CONFIG_ID, S.RUN_ID, *(pl.col(c).cast(pl.Float64) for c in RUN_STATS)
     )
-    per_side = _sides(stats, pairs, [], RUN_STATS).drop(_IN_B, _IN_C)
+    per_side = pair_sides(stats, pairs, [], RUN_STATS).drop(IN_BASELINE, IN_CANDIDATE)
     rows = pair_configs.join(per_side, on=key, how="left", nulls_equal=True)
 
-    matched = pl.col(_IN_B) & pl.col(_IN_C)
+    matched = pl.col(IN_BASELINE) & pl.col(IN_CANDIDATE)
     per_pair = case_deltas.group_by(key).agg(
         *((pl.col(S.STATUS) == s).sum().alias(n) for s, n in STATUS_COUNTS.items()),
         *paired_aggregations(
             pl.col(SCORE_DELTA),
-            paired=matched & _b(_SCORED) & _c(_SCORED),
+            paired=matched & baseline_col(SCORED) & candidate_col(SCORED),
             matched=matched,
-            b_passed=_b(S.PASSED).fill_null(False),
-            c_passed=_c(S.PASSED).fill_null(False),
-            b_passed_raw=_b(S.PASSED),
-            c_passed_raw=_c(S.PASSED),
+            b_passed=baseline_col(S.PASSED).fill_null(False),
+            c_passed=candidate_col(S.PASSED).fill_null(False),
+            b_passed_raw=baseline_col(S.PASSED),
+            c_passed_raw=candidate_col(S.PASSED),
         ),
     )
     rows = rows.join(per_pair, on=key, how="left", nulls_equal=True)
@@ -289,10 +294,10 @@ def _run_deltas(
     )
     checks = rules.regression_checks(
         pl,
-        pass_rate_drop=_b(S.PASS_RATE) - _c(S.PASS_RATE),
-        mean_score_drop=_b(S.MEAN_SCORE) - _c(S.MEAN_SCORE),
-        baseline_latency=_b(S.LATENCY_MEAN),
-        candidate_latency=_c(S.LATENCY_MEAN),
+        pass_rate_drop=baseline_col(S.PASS_RATE) - candidate_col(S.PASS_RATE),
+        mean_score_drop=baseline_col(S.MEAN_SCORE) - candidate_col(S.MEAN_SCORE),
+        baseline_latency=baseline_col(S.LATENCY_MEAN),
+        candidate_latency=candidate_col(S.LATENCY_MEAN),
         max_pass_rate_drop=pl.col(LIMITS[0]),
         max_mean_score_drop=pl.col(LIMITS[1]),
         max_latency_increase=pl.col(LIMITS[2]),
@@ -305,11 +310,14 @@ def _run_deltas(
     ).list.drop_nulls()
     return (
         rows.with_columns(
-            *((_c(col) - _b(col)).alias(name) for col, name in _RUN_DELTA_NAMES.items()),
+            *(
+                (candidate_col(col) - baseline_col(col)).alias(name)
+                for col, name in _RUN_DELTA_NAMES.items()
+            ),
             reasons.alias(REASONS),
         )
         .with_columns((pl.col(REASONS).list.len() > 0).alias(REGRESSION_DETECTED))
-        .sort(S.CONFIG_ID, _PAIR_INDEX)
+        .sort(S.CONFIG_ID, PAIR_INDEX)
         .select(RUN_DELTAS_SCHEMA.names())
         .cast(dict(RUN_DELTAS_SCHEMA))
     )
@@ -338,19 +346,19 @@ def compare(
             "hint: pass run_summary=run_summary(...) from the same scoring."
         )
     case_summary, run_summary = case_summary.lazy(), run_summary.lazy()
-    pair_df = _pair_table(pairs)
+    pair_df = pair_table(pairs)
     keys_cs, keys_rs = pl.collect_all(
         [frame.select(S.CONFIG_ID, S.RUN_ID).unique() for frame in (case_summary, run_summary)]
     )
     keys = pl.concat([keys_cs, keys_rs.cast(keys_cs.schema)]).unique()
     asked = [*pair_df[BASELINE_RUN_ID], *pair_df[CANDIDATE_RUN_ID]]
     check_runs(asked, keys[S.RUN_ID].unique().to_list())
-    limits = _limits(config, sorted(keys[S.CONFIG_ID].unique().to_list())).lazy()
+    limits = limits_table(config, sorted(keys[S.CONFIG_ID].unique().to_list())).lazy()
     pairs_lf = pair_df.lazy()
 
     full = _case_deltas(case_summary, pairs_lf, limits)
     case_deltas = (
-        full.sort(S.CONFIG_ID, _PAIR_INDEX, S.CASE_ID)
+        full.sort(S.CONFIG_ID, PAIR_INDEX, S.CASE_ID)
         .select(CASE_DELTAS_SCHEMA.names())
         .cast(dict(CASE_DELTAS_SCHEMA))
     )

@@ -21,6 +21,14 @@ import polars.selectors as cs
 
 from evalframe._private import schema as S
 from evalframe._private.errors import Problem, ValidationError
+from evalframe._private.schema import (
+    INT64_MAX,
+    MAX_COST_USD,
+    MAX_LATENCY_MS,
+    MAX_TOKENS,
+    MAX_WEIGHT,
+    MIN_WEIGHT,
+)
 
 MAX_EXAMPLES = 5
 RAW = "_raw_"
@@ -57,22 +65,6 @@ def time_text_sql(ref: str) -> str:
         f"case when regexp_full_match({ref}, '{TIME_TEXT[1:-1]}') "
         f"then try_cast({ref} as timestamptz)::timestamp end"
     )
-
-
-MIN_WEIGHT = 1e-300
-"""Smallest positive weight (data or config): below it, w·s underflows to subnormals and
-the weighted mean loses its digits (5e-324 weights gave every execution 1.0)."""
-MAX_WEIGHT = 1e300
-"""Largest weight: sums of up to 10^8 such weights stay finite (1e308 overflowed Σw to inf
-and made every score NaN)."""
-MAX_LATENCY_MS = 1e12
-"""Largest latency_ms (about 31 years): a run's latency sum stays finite."""
-MAX_COST_USD = 1e12
-"""Largest cost_usd of one execution: a run's cost sum stays finite."""
-MAX_TOKENS = 10**11
-"""Largest input_tokens / output_tokens of one execution: a run of up to 9·10^7
-executions sums its tokens without wrapping the 64-bit integer."""
-INT64_MAX = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -120,15 +112,13 @@ def _expected(dtype: pl.DataType) -> str:
 def reserved_names(table: str) -> dict[str, str]:
     """Column names an input table may not hold as extra columns, each with the output
     table whose column it would clash with (extra columns pass through to that table)."""
-    from evalframe._private.scoring.execution_scores import EVALUATOR_COLUMNS, EXECUTION_COLUMNS
-    from evalframe._private.summaries.run_summary import RUN_COLUMNS
 
     outputs = {
-        S.SCORES: (S.EVALUATOR_SCORES, EVALUATOR_COLUMNS),
-        S.EXECUTIONS: (S.EXECUTION_SCORES, [*EXECUTION_COLUMNS, S.SLICE, S.SLICE_VALUE]),
+        S.SCORES: (S.EVALUATOR_SCORES, S.EVALUATOR_COLUMNS),
+        S.EXECUTIONS: (S.EXECUTION_SCORES, [*S.EXECUTION_COLUMNS, S.SLICE, S.SLICE_VALUE]),
         S.RUNS: (
             S.RUN_SUMMARY,
-            [*RUN_COLUMNS, f"run_{S.CONFIG}", S.SLICE, S.SLICE_VALUE, S.MDE_PASS_RATE],
+            [*S.RUN_COLUMNS, f"run_{S.CONFIG}", S.SLICE, S.SLICE_VALUE, S.MDE_PASS_RATE],
         ),
     }
     if table not in outputs:
@@ -174,7 +164,7 @@ def _key_text(keys: tuple[str, ...]) -> pl.Expr:
     return pl.concat_str([pl.lit(p) if isinstance(p, str) else p for p in parts])
 
 
-def _examples(lf: pl.LazyFrame, keys: tuple[str, ...], cond: pl.Expr | None) -> tuple[str, ...]:
+def example_keys(lf: pl.LazyFrame, keys: tuple[str, ...], cond: pl.Expr | None) -> tuple[str, ...]:
     """Up to five example keys of the rows where `cond` holds (run only on failure)."""
     rows = lf.filter(cond.fill_null(False)) if cond is not None else lf
     out = rows.select(_key_text(keys).alias("_k")).head(MAX_EXAMPLES).collect()
@@ -471,7 +461,7 @@ def validate_tables(
     caller (the flat pass finds them as equal neighbours of the sorted table)."""
     problems: list[Problem] = []
     schemas = check_schemas(tables)
-    typed = {name: _typed(lf, name) for name, lf in tables.items() if lf is not None}
+    typed = {name: typed_frame(lf, name) for name, lf in tables.items() if lf is not None}
     report = None
     if clamp and score_values:
         typed[S.SCORES], report = _clamp(typed[S.SCORES])
@@ -538,13 +528,13 @@ def validate_tables(
     for i, (table, column, message, frame, keys, cond) in enumerate(checks):  # type: ignore[assignment]
         n = int(counts[f"c{i}"] or 0)
         if n:
-            problems.append(Problem(table, column, message, n, _examples(frame, keys, cond)))
+            problems.append(Problem(table, column, message, n, example_keys(frame, keys, cond)))
     if derived_executions is not None and S.EXECUTIONS not in typed:
-        typed[S.EXECUTIONS] = _typed(derived_executions, S.EXECUTIONS)
+        typed[S.EXECUTIONS] = typed_frame(derived_executions, S.EXECUTIONS)
     return _complete(typed), report, problems
 
 
-def _typed(lf: pl.LazyFrame, name: str) -> pl.LazyFrame:
+def typed_frame(lf: pl.LazyFrame, name: str) -> pl.LazyFrame:
     """Add missing optional columns with their defaults; cast declared columns; fill the
     defaults of `attempt`, `status` and `scale_max` where they are null."""
     present = lf.collect_schema()
@@ -590,7 +580,7 @@ def _complete(typed: dict[str, pl.LazyFrame]) -> dict[str, pl.LazyFrame]:
     }
     if S.EXECUTIONS not in out:
         derived = out[S.SCORES].select(S.EXECUTION_KEY).unique(maintain_order=True)
-        out[S.EXECUTIONS] = _typed(derived, S.EXECUTIONS)
+        out[S.EXECUTIONS] = typed_frame(derived, S.EXECUTIONS)
     for name in (S.OUTCOMES, S.RUNS):
         if name not in out:
             out[name] = pl.LazyFrame(

@@ -22,16 +22,16 @@ from typing import Any
 import polars as pl
 
 from evalframe._private import schema as S
-from evalframe._private.cli.render import (
+from evalframe._private.compare.evaluator_summary import evaluator_summary
+from evalframe._private.display import (
     case_counts,
     has_paired_cases,
     p_value,
     pass_rate_delta,
     reason_text,
     run_rate,
+    visible,
 )
-from evalframe._private.compare.evaluator_summary import evaluator_summary
-from evalframe._private.display import visible
 from evalframe._private.errors import ReportWriteError
 from evalframe._private.report.cases import (
     CASE_DETAILS,

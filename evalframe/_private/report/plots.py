@@ -20,8 +20,7 @@ from typing import Any
 import polars as pl
 
 from evalframe._private import schema as S
-from evalframe._private.cli.render import run_rate
-from evalframe._private.display import INVISIBLE, visible
+from evalframe._private.display import INVISIBLE, run_rate, visible
 from evalframe._private.errors import ChartInputError, UsageError
 from evalframe._private.rules.constants import EPS
 from evalframe._private.rules.wilson import effective_n, wilson_high, wilson_low

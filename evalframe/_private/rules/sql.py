@@ -374,7 +374,6 @@ def param(name: str) -> str:
 
 def render_case_summary_of() -> str:
     """sql/case_summary_of.sql: `rules.attempts` over execution_scores rows."""
-    from evalframe._private.summaries.case_summary import CASE_COLUMNS
 
     def build(nw: Any, frame: Any) -> Any:
         keys = (S.CONFIG_ID, S.RUN_ID, S.CASE_ID)
@@ -383,7 +382,7 @@ def render_case_summary_of() -> str:
             frame.group_by(*keys)
             .agg(*attempts.case_aggregations(nw))
             .with_columns(*attempts.case_columns(nw, *policy))
-            .select(*CASE_COLUMNS)
+            .select(*S.CASE_COLUMNS)
             .sort(*keys, nulls_last=True)
         )
 
@@ -397,8 +396,8 @@ def render_case_summary_of() -> str:
 -- inputs:  source: name of a table, view or CTE shaped like execution_scores
 -- params:  source ['execution_scores'], attempts_score ['mean'|'min'|'max'],
 --          attempts_passed ['all'|'any'|'majority']
--- columns: {", ".join(CASE_COLUMNS[:7])},
---          {", ".join(CASE_COLUMNS[7:])}
+-- columns: {", ".join(S.CASE_COLUMNS[:7])},
+--          {", ".join(S.CASE_COLUMNS[7:])}
 {GENERATED}
 create or replace macro case_summary_of(
     source := 'execution_scores',
@@ -425,7 +424,7 @@ def _indent(text: str, by: str = "    ") -> str:
 def render_run_summary_of() -> str:
     """sql/run_summary_of.sql: `rules.runs` (statistics) and `rules.run_gates` over
     execution_scores rows; the runs table's rows and columns joined around them."""
-    from evalframe._private.summaries.run_summary import COUNT_COLUMNS, RUN_COLUMNS
+    COUNT_COLUMNS, RUN_COLUMNS = S.COUNT_COLUMNS, S.RUN_COLUMNS
 
     def run_groups(nw: Any, frame: Any) -> Any:
         return frame.group_by(*_RUN_KEYS).agg(

@@ -46,54 +46,8 @@ from evalframe._private.scoring.tree_eval import (
     evaluate_tree,
 )
 
-EXECUTION_COLUMNS = [
-    S.RUN_ID,
-    S.CASE_ID,
-    S.ATTEMPT,
-    S.CONFIG_ID,
-    S.STATUS,
-    S.THRESHOLD,
-    S.SCORE,
-    S.VERDICT,
-    S.PASSED,
-    S.REQUIRED_FAILED,
-    S.JUDGE_ERROR,
-    S.N_MISSING,
-    S.N_IGNORED,
-    S.OUTCOMES_TOTAL,
-    S.OUTCOMES_PASSED,
-    S.LATENCY_MS,
-    S.COST_USD,
-    S.INPUT_TOKENS,
-    S.OUTPUT_TOKENS,
-    S.TAGS,
-]
-
-EVALUATOR_COLUMNS = [
-    S.RUN_ID,
-    S.CASE_ID,
-    S.ATTEMPT,
-    S.CONFIG_ID,
-    S.PATH,
-    S.EVALUATOR,
-    S.PARENT,
-    S.DEPTH,
-    S.AGGREGATOR,
-    S.IS_LEAF,
-    S.WEIGHT,
-    S.REQUIRED,
-    S.MIN_SCORE,
-    S.RAW_SCORE,
-    S.SCALE_MAX,
-    S.SCORE,
-    S.MISSING,
-    S.PASSED,
-    S.SCORE_LABEL,
-    S.CHILDREN_PASSED,
-    S.CHILDREN_PRESENT,
-    S.LABEL,
-    S.REASON,
-]
+EXECUTION_COLUMNS = S.EXECUTION_COLUMNS
+EVALUATOR_COLUMNS = S.EVALUATOR_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -105,7 +59,7 @@ class _Plan:
     tree_policy: pl.LazyFrame  # one row per group (CFG = group index)
 
 
-def _plan(
+def scoring_plan(
     dataset: Dataset,
     config: Config | Sequence[Config] | None,
     *,
@@ -138,7 +92,7 @@ def execution_scores(
 
     `config` may be one Config or several sharing one evaluator tree (scored in one plan).
     """
-    plan = _plan(dataset, config)
+    plan = scoring_plan(dataset, config)
     return _execution_scores(dataset, plan)
 
 
@@ -154,7 +108,7 @@ def score(dataset: Dataset, config: Config | Sequence[Config] | None = None) -> 
     return execution_scores(dataset, config)
 
 
-def _root_rows(plan: _Plan) -> pl.LazyFrame:
+def root_rows(plan: _Plan) -> pl.LazyFrame:
     if not plan.tree.leaves:
         return pl.LazyFrame(
             schema={
@@ -275,9 +229,7 @@ def _execution_scores(dataset: Dataset, plan: _Plan) -> pl.LazyFrame:
     extra = [
         c for c in dataset.executions.collect_schema().names() if c not in S.EXECUTIONS_COLUMNS
     ]
-    frame = inputs.join(plan.policy, how="cross").join(
-        _root_rows(plan), on=[TREE, EXEC], how="left"
-    )
+    frame = inputs.join(plan.policy, how="cross").join(root_rows(plan), on=[TREE, EXEC], how="left")
     return (
         apply_policy(frame)
         .with_columns(pl.col(S.VERDICT).cast(pl.String))
@@ -296,7 +248,7 @@ def evaluator_scores(
 
     `passthrough=False` leaves label, reason and extra score columns out (null), which
     saves joining every row back to its source row (what `compare` needs)."""
-    plan = _plan(dataset, config, share_trees=False)
+    plan = scoring_plan(dataset, config, share_trees=False)
     if not plan.tree.leaves:
         return pl.LazyFrame(schema=dict.fromkeys(EVALUATOR_COLUMNS, pl.String))
     leaves, composites = evaluate_tree(plan.leaf_grid.grid, plan.policy, plan.tree)

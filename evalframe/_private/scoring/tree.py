@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from evalframe._private import schema as S
-from evalframe._private.config import Config, Evaluator, _parse_range
+from evalframe._private.config import Config, Evaluator, parse_range
 from evalframe._private.errors import UsageError
 
 ROOT = ""
@@ -278,7 +278,7 @@ def build_tree(configs: Sequence[Config], data_evaluators: Sequence[str] = ()) -
     }
     for node, entry in walked:
         for order, (key, label) in enumerate((entry.score_ranges or {}).items()):
-            lo, hi = _parse_range(key)
+            lo, hi = parse_range(key)
             label_rows[S.PATH].append(node.path)
             label_rows["_lo"].append(lo)
             label_rows["_hi"].append(hi)

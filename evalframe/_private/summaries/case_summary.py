@@ -16,22 +16,7 @@ from evalframe._private.scoring.policy import (
     policy_by_config_id,
 )
 
-CASE_COLUMNS = [
-    S.CONFIG_ID,
-    S.RUN_ID,
-    S.CASE_ID,
-    S.ATTEMPTS,
-    S.ERRORED,
-    S.SCORED,
-    S.UNSCORED,
-    S.SCORE,
-    S.N_PASSED,
-    S.PASS_RATE,
-    S.PASSED,
-    S.FLAKY,
-    S.LATENCY_MEAN,
-    S.COST_USD,
-]
+CASE_COLUMNS = S.CASE_COLUMNS
 
 
 _GROUP = "_case_group"

@@ -13,39 +13,8 @@ from evalframe._private.scoring.policy import ATTEMPT_PASSED, as_configs, policy
 from evalframe._private.stats.binomial import pass_all_k, pass_at_k
 from evalframe._private.summaries.case_summary import case_stats as _case_stats
 
-COUNT_COLUMNS = [
-    S.N_EXECUTIONS,
-    S.CASES,
-    S.PASSED,
-    S.FAILED,
-    S.ERRORED,
-    S.UNSCORED,
-    S.N_PASS,
-    S.N_BORDERLINE,
-    S.N_FAIL,
-]
-RUN_COLUMNS = [
-    S.CONFIG_ID,
-    S.RUN_ID,
-    *COUNT_COLUMNS,
-    S.PASS_RATE,
-    S.MEAN_SCORE,
-    S.CASE_PASS_RATE,
-    S.PASS_RATE_SE,
-    S.MEAN_SCORE_SE,
-    S.LATENCY_MEAN,
-    S.LATENCY_P50,
-    S.LATENCY_P95,
-    S.LATENCY_MAX,
-    S.COST_USD,
-    S.INPUT_TOKENS,
-    S.OUTPUT_TOKENS,
-    S.MIN_MEAN_SCORE,
-    S.MIN_PASS_RATE,
-    S.MEAN_SCORE_GATE,
-    S.PASS_RATE_GATE,
-    S.RUN_PASSED,
-]
+COUNT_COLUMNS = S.COUNT_COLUMNS
+RUN_COLUMNS = S.RUN_COLUMNS
 RUN_KEY = (S.CONFIG_ID, S.RUN_ID)
 
 

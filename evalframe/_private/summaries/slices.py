@@ -131,42 +131,40 @@ def slice_deltas(
     mcnemar_p over the slice values of that pair (SPEC §10)."""
     rows = slice_rows(execution_scores.lazy(), by)
     cs = case_summary(rows, config, by=[S.SLICE_VALUE])
-    pair_df = C._pair_table(pairs)
+    pair_df = C.pair_table(pairs)
     keys = rows.select(S.CONFIG_ID, S.RUN_ID).unique().collect()
     check_runs(
         [*pair_df[C.BASELINE_RUN_ID], *pair_df[C.CANDIDATE_RUN_ID]],
         keys[S.RUN_ID].unique().to_list(),
     )
-    limits = C._limits(config, sorted(keys[S.CONFIG_ID].unique().to_list())).lazy()
+    limits = C.limits_table(config, sorted(keys[S.CONFIG_ID].unique().to_list())).lazy()
     scored = (pl.col(S.SCORED).fill_null(0) > 0) & pl.col(S.SCORE).is_not_null()
-    sides = C._sides(
-        cs.with_columns(scored.alias(C._SCORED)),
+    sides = C.pair_sides(
+        cs.with_columns(scored.alias(C.SCORED)),
         pair_df.lazy(),
         [S.SLICE_VALUE, S.CASE_ID],
-        [*C.CASE_SIDE_COLUMNS, C._SCORED],
+        [*C.CASE_SIDE_COLUMNS, C.SCORED],
     )
-    cases = C._with_status(sides, limits, passed=True)
-    group = [C._PAIR_INDEX, *C.PAIR_KEY, S.SLICE_VALUE]
-    matched = pl.col(C._IN_B) & pl.col(C._IN_C)
+    cases = C.with_status(sides, limits, passed=True)
+    group = [C.PAIR_INDEX, *C.PAIR_KEY, S.SLICE_VALUE]
+    matched = pl.col(C.IN_BASELINE) & pl.col(C.IN_CANDIDATE)
     per_slice = cases.group_by(group).agg(
         *((pl.col(S.STATUS) == s).sum().alias(n) for s, n in C.STATUS_COUNTS.items()),
         *paired_aggregations(
             pl.col(C.SCORE_DELTA),
-            paired=matched & C._b(C._SCORED) & C._c(C._SCORED),
+            paired=matched & C.baseline_col(C.SCORED) & C.candidate_col(C.SCORED),
             matched=matched,
-            b_passed=C._b(S.PASSED).fill_null(False),
-            c_passed=C._c(S.PASSED).fill_null(False),
-            b_passed_raw=C._b(S.PASSED),
-            c_passed_raw=C._c(S.PASSED),
+            b_passed=C.baseline_col(S.PASSED).fill_null(False),
+            c_passed=C.candidate_col(S.PASSED).fill_null(False),
+            b_passed_raw=C.baseline_col(S.PASSED),
+            c_passed_raw=C.candidate_col(S.PASSED),
         ),
     )
-    out = bh_q_values(
-        finish_paired(per_slice), S.MCNEMAR_P, [S.CONFIG_ID, C._PAIR_INDEX], S.Q_VALUE
-    )
+    out = bh_q_values(finish_paired(per_slice), S.MCNEMAR_P, [S.CONFIG_ID, C.PAIR_INDEX], S.Q_VALUE)
     return (
         out.with_columns(pl.lit(by, dtype=pl.String).alias(S.SLICE))
         .with_columns(pl.col(list(C.STATUS_COUNTS.values())).cast(pl.Int64))
-        .sort(S.CONFIG_ID, C._PAIR_INDEX, S.SLICE_VALUE, nulls_last=True)
+        .sort(S.CONFIG_ID, C.PAIR_INDEX, S.SLICE_VALUE, nulls_last=True)
         .select(SLICE_DELTAS_SCHEMA.names())
         .cast(dict(SLICE_DELTAS_SCHEMA))
     )

@@ -31,10 +31,10 @@ from evalframe._private.data.dataset import Dataset
 from evalframe._private.data.keyed import EXEC
 from evalframe._private.errors import ConfigError
 from evalframe._private.scoring.execution_scores import (
-    _plan,
-    _root_rows,
     apply_policy,
     execution_inputs,
+    root_rows,
+    scoring_plan,
 )
 from evalframe._private.scoring.leaves import N_EXPECTED, N_ROWS
 from evalframe._private.scoring.policy import ATTEMPT_PASSED, TREE
@@ -250,7 +250,7 @@ def sweep(
     config_list = list(grid.configs) if grid is not None else list(configs)  # type: ignore[arg-type]
     if not config_list:
         raise ConfigError("sweep needs at least one config; hint: check the grid file.")
-    plan = _plan(dataset, config_list)
+    plan = scoring_plan(dataset, config_list)
     inputs = execution_inputs(dataset, plan).with_columns(
         (pl.col(S.RUN_ID).rank("dense") - 1).cast(pl.Int64).alias(RUN_IDX),
         (pl.struct(S.RUN_ID, S.CASE_ID).rank("dense") - 1).cast(pl.Int64).alias(CASE_IDX),
@@ -272,7 +272,7 @@ def sweep(
     lean, root, run_ids, per_run = pl.collect_all(
         [
             inputs.select(lean_cols),
-            _root_rows(plan),
+            root_rows(plan),
             inputs.select(RUN_IDX, S.RUN_ID).unique(),
             inputs.group_by(RUN_IDX).agg(*latency_aggs()),
         ]
