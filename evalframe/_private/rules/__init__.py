@@ -12,7 +12,15 @@ Families (one module each):
 - `constants`  EPS, the normal quantiles of intervals and MDE, rule names
 - `boundaries` meets / exceeds (SPEC §0)
 - `attempts`   repeated attempts of a case reduced to one row (SPEC §4)
+- `runs`       run_summary's statistics: counts, rates, latency, clustered SEs (SPEC §5)
+- `run_gates`  the run gates (SPEC §5)
+- `compare`    a case's status in a pair, a pair's regression reasons (SPEC §6, §10)
 - `intervals`  95 % intervals and minimum detectable effects (SPEC §6, §10)
+- `wilson`     the Wilson interval with the clustered effective sample size (report)
+- `sql`        renders the SQL macros above from these functions (dev time)
+
+Not here yet: the execution-scoring family (weights, aggregators, required gate,
+on_missing, verdicts), still in scoring/ and its SQL; see docs/architecture.md.
 
 Nothing outside this package writes EPS, a z value, or a rule name as a literal;
 `tests/test_rules.py` greps for them.
