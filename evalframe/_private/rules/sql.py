@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from evalframe._private import schema as S
-from evalframe._private.rules import attempts, boundaries, intervals, run_gates, runs
+from evalframe._private.rules import attempts, boundaries, intervals, run_gates, runs, verdicts
 from evalframe._private.rules import compare as rules_compare
 from evalframe._private.rules.constants import Z_95
 
@@ -45,6 +45,10 @@ class ScalarMacro:
     """Parameters read as double (`cast(p as double)`), as the hand-written macros did."""
     booleans: tuple[str, ...] = ()
     """Parameters of type boolean (the others are doubles)."""
+    strings: tuple[str, ...] = ()
+    """Parameters of type varchar."""
+    defaults: tuple[tuple[str, str], ...] = ()
+    """(parameter, SQL default) of the parameters that have one (`name := default`)."""
     with_namespace: bool = False
     """The rule takes the namespace first (`rule(ns, *params)`)."""
 
@@ -80,9 +84,12 @@ def _expression(macro: ScalarMacro) -> str:
         args = [ns.col(p) for p in macro.params]
         return macro.rule(ns, *args) if macro.with_namespace else macro.rule(*args)
 
-    sql = _select_sql(
-        {p: nw.Boolean if p in macro.booleans else nw.Float64 for p in macro.params}, build
-    )
+    def dtype(p: str) -> Any:
+        if p in macro.booleans:
+            return nw.Boolean
+        return nw.String if p in macro.strings else nw.Float64
+
+    sql = _select_sql({p: dtype(p) for p in macro.params}, build)
     tree = sqlglot.parse_one(sql, read="duckdb")
     value = tree.find(exp.Alias)
     assert value is not None
@@ -123,12 +130,17 @@ def _lowercase(sql: str) -> str:
     return "".join(p if i % 2 else p.lower() for i, p in enumerate(parts))
 
 
+def _signature(macro: ScalarMacro) -> str:
+    defaults = dict(macro.defaults)
+    return ", ".join(f"{p} := {defaults[p]}" if p in defaults else p for p in macro.params)
+
+
 def render_scalar(macro: ScalarMacro) -> str:
     """The text of sql/<name>.sql for a scalar macro."""
     head = "\n".join(f"-- {line}".rstrip() for line in macro.header.strip("\n").splitlines())
     return (
         f"{head}\n{GENERATED}\n"
-        f"create or replace macro {macro.name}({', '.join(macro.params)}) as\n"
+        f"create or replace macro {macro.name}({_signature(macro)}) as\n"
         f"    {_expression(macro)};\n"
     )
 
@@ -243,6 +255,145 @@ returns: boolean, never null
 """,
         ("baseline_latency", "candidate_latency", "limit_value"),
         rules_compare.latency_regressed,
+        with_namespace=True,
+    ),
+    ScalarMacro(
+        "verdict_band",
+        """
+verdict_band(score, threshold, borderline) — scalar macro: the verdict band of a score
+(rules/verdicts.py).
+grain:   one value
+inputs:  score (0–1, may be null), threshold (pass boundary), borderline (lower edge of
+         the borderline band; null = no band)
+returns: varchar 'pass' | 'borderline' | 'fail'; null when score is null.
+         (execution_verdict adds 'error', 'unscored' and the required/judge-error fails.)
+""",
+        ("score", "threshold", "borderline"),
+        verdicts.verdict_band,
+        with_namespace=True,
+        defaults=(("borderline", "null"),),
+    ),
+    ScalarMacro(
+        "execution_judge_error",
+        """
+execution_judge_error(is_ok, has_rows, on_missing, n_missing) — scalar macro: an ok
+execution with judge rows misses an expected evaluator under on_missing 'fail'
+(rules/verdicts.py).
+grain:   one value
+inputs:  is_ok, has_rows (booleans), on_missing (varchar), n_missing (count)
+returns: boolean, never null
+""",
+        ("is_ok", "has_rows", "on_missing", "n_missing"),
+        verdicts.judge_error,
+        booleans=("is_ok", "has_rows"),
+        strings=("on_missing",),
+    ),
+    ScalarMacro(
+        "execution_unscored",
+        """
+execution_unscored(is_ok, is_judge_error, has_rows, root_present) — scalar macro: an ok
+execution without a judge error whose tree has no score (rules/verdicts.py).
+grain:   one value
+inputs:  is_ok, is_judge_error, has_rows, root_present (booleans)
+returns: boolean
+""",
+        ("is_ok", "is_judge_error", "has_rows", "root_present"),
+        verdicts.unscored,
+        booleans=("is_ok", "is_judge_error", "has_rows", "root_present"),
+    ),
+    ScalarMacro(
+        "execution_required_failed",
+        """
+execution_required_failed(is_ok, has_rows, gate_fired) — scalar macro: the required gate
+of the tree fired for an ok execution with judge rows (rules/verdicts.py).
+grain:   one value
+inputs:  is_ok, has_rows, gate_fired (booleans)
+returns: boolean
+""",
+        ("is_ok", "has_rows", "gate_fired"),
+        verdicts.required_failed,
+        booleans=("is_ok", "has_rows", "gate_fired"),
+    ),
+    ScalarMacro(
+        "execution_score",
+        """
+execution_score(is_ok, is_unscored, is_judge_error, root_score) — scalar macro: the
+execution's score — null when errored or unscored, 0 on a judge error, else the root
+score of its tree (rules/verdicts.py).
+grain:   one value
+inputs:  is_ok, is_unscored, is_judge_error (booleans), root_score (0–1)
+returns: double
+""",
+        ("is_ok", "is_unscored", "is_judge_error", "root_score"),
+        verdicts.execution_score,
+        booleans=("is_ok", "is_unscored", "is_judge_error"),
+        with_namespace=True,
+    ),
+    ScalarMacro(
+        "execution_verdict",
+        """
+execution_verdict(is_ok, is_judge_error, is_unscored, is_required_failed, score,
+                  threshold, borderline) — scalar macro: the first verdict that applies:
+'error', 'fail' (judge error), 'unscored', 'fail' (required gate), then the band of the
+score (rules/verdicts.py).
+grain:   one value
+inputs:  is_ok, is_judge_error, is_unscored, is_required_failed (booleans); score,
+         threshold, borderline (0–1; borderline null = no band)
+returns: varchar 'error' | 'fail' | 'unscored' | 'pass' | 'borderline'
+""",
+        (
+            "is_ok",
+            "is_judge_error",
+            "is_unscored",
+            "is_required_failed",
+            "score",
+            "threshold",
+            "borderline",
+        ),
+        lambda ns, ok, je, un, rf, score, t, band: verdicts.verdict(
+            ns,
+            ok=ok,
+            judge_error=je,
+            unscored=un,
+            required_failed=rf,
+            score=score,
+            threshold=t,
+            borderline=band,
+        ),
+        booleans=("is_ok", "is_judge_error", "is_unscored", "is_required_failed"),
+        with_namespace=True,
+    ),
+    ScalarMacro(
+        "execution_passed",
+        """
+execution_passed(is_ok, is_judge_error, verdict, outcomes_total, outcomes_passed,
+                 outcomes_mode) — scalar macro: passed under the outcomes mode ('gate',
+'ignore', 'both'); an errored execution or a judge error never passes
+(rules/verdicts.py).
+grain:   one value
+inputs:  is_ok, is_judge_error (booleans), verdict (varchar), outcomes_total,
+         outcomes_passed (counts), outcomes_mode (varchar)
+returns: boolean
+""",
+        (
+            "is_ok",
+            "is_judge_error",
+            "verdict",
+            "outcomes_total",
+            "outcomes_passed",
+            "outcomes_mode",
+        ),
+        lambda ns, ok, je, v, total, done, mode: verdicts.passed(
+            ns,
+            ok=ok,
+            judge_error=je,
+            verdict=v,
+            outcomes_total=total,
+            outcomes_passed=done,
+            mode=mode,
+        ),
+        booleans=("is_ok", "is_judge_error"),
+        strings=("verdict", "outcomes_mode"),
         with_namespace=True,
     ),
     ScalarMacro(

@@ -17,7 +17,7 @@ from evalframe._private import schema as S
 from evalframe._private.config import Config
 from evalframe._private.data.dataset import Dataset
 from evalframe._private.data.keyed import EVAL, EXEC
-from evalframe._private.rules.boundaries import meets
+from evalframe._private.rules import verdicts
 from evalframe._private.scoring.leaves import (
     MISSING_ROW,
     N_EXPECTED,
@@ -157,64 +157,45 @@ def apply_policy(frame: pl.LazyFrame) -> pl.LazyFrame:
     execution inputs, the config's policy columns and the root rows of its tree group."""
     ok = pl.col(S.STATUS) == S.STATUS_OK
     has_rows = pl.col(N_ROWS).fill_null(0) > 0
-    t = pl.coalesce(OVERRIDE, S.THRESHOLD, CFG_THRESHOLD)
     frame = frame.with_columns(
-        t.alias(S.THRESHOLD),
-        (ok & has_rows & (pl.col(ON_MISSING) == "fail") & (pl.col(S.N_MISSING) > 0))
-        .fill_null(False)
-        .alias(S.JUDGE_ERROR),
+        verdicts.resolved_threshold(
+            pl, pl.col(OVERRIDE), pl.col(S.THRESHOLD), pl.col(CFG_THRESHOLD)
+        ).alias(S.THRESHOLD),
+        verdicts.judge_error(ok, has_rows, pl.col(ON_MISSING), pl.col(S.N_MISSING)).alias(
+            S.JUDGE_ERROR
+        ),
     )
     judge_error = pl.col(S.JUDGE_ERROR)
-    unscored = ok & ~judge_error & ~(has_rows & pl.col("_root_present").fill_null(False))
     frame = frame.with_columns(
-        unscored.alias("_unscored"),
-        (ok & has_rows & pl.col(GATE_FIRED).fill_null(False)).alias(S.REQUIRED_FAILED),
+        verdicts.unscored(ok, judge_error, has_rows, pl.col("_root_present")).alias("_unscored"),
+        verdicts.required_failed(ok, has_rows, pl.col(GATE_FIRED)).alias(S.REQUIRED_FAILED),
         # an ok execution with no matching row misses every expected leaf
         pl.when(has_rows)
         .then(pl.col(S.N_MISSING))
         .otherwise(pl.col(N_EXPECTED))
         .alias(S.N_MISSING),
     )
-    score_expr = (
-        pl.when(~ok | pl.col("_unscored"))
-        .then(None)
-        .when(judge_error)
-        .then(0.0)
-        .otherwise(pl.col("_root"))
+    score = verdicts.execution_score(pl, ok, pl.col("_unscored"), judge_error, pl.col("_root"))
+    frame = frame.with_columns(score.alias(S.SCORE))
+    verdict = verdicts.verdict(
+        pl,
+        ok=ok,
+        judge_error=judge_error,
+        unscored=pl.col("_unscored"),
+        required_failed=pl.col(S.REQUIRED_FAILED),
+        score=pl.col(S.SCORE),
+        threshold=pl.col(S.THRESHOLD),
+        borderline=pl.col(BORDERLINE),
     )
-    frame = frame.with_columns(score_expr.alias(S.SCORE))
-
-    def v(name: str) -> pl.Expr:
-        return pl.lit(name, dtype=VERDICT_ENUM)
-
-    verdict = (
-        pl.when(~ok)
-        .then(v(S.VERDICT_ERROR))
-        .when(judge_error)
-        .then(v(S.VERDICT_FAIL))
-        .when(pl.col("_unscored"))
-        .then(v(S.VERDICT_UNSCORED))
-        .when(pl.col(S.REQUIRED_FAILED))
-        .then(v(S.VERDICT_FAIL))
-        .when(meets(pl.col(S.SCORE), pl.col(S.THRESHOLD)))
-        .then(v(S.VERDICT_PASS))
-        .when(pl.col(BORDERLINE).is_not_null() & meets(pl.col(S.SCORE), pl.col(BORDERLINE)))
-        .then(v(S.VERDICT_BORDERLINE))
-        .otherwise(v(S.VERDICT_FAIL))
-    )
-    frame = frame.with_columns(verdict.alias(S.VERDICT))
-    is_pass = pl.col(S.VERDICT) == S.VERDICT_PASS
-    has_out = pl.col(S.OUTCOMES_TOTAL) > 0
-    all_out = pl.col(S.OUTCOMES_PASSED) == pl.col(S.OUTCOMES_TOTAL)
-    mode = pl.col(OUTCOMES_MODE)
-    passed = (
-        pl.when(~ok | judge_error)
-        .then(False)
-        .when(mode == "gate")
-        .then(pl.when(has_out).then(all_out).otherwise(is_pass))
-        .when(mode == "ignore")
-        .then(is_pass)
-        .otherwise(is_pass & (~has_out | all_out))
+    frame = frame.with_columns(verdict.cast(VERDICT_ENUM).alias(S.VERDICT))
+    passed = verdicts.passed(
+        pl,
+        ok=ok,
+        judge_error=judge_error,
+        verdict=pl.col(S.VERDICT),
+        outcomes_total=pl.col(S.OUTCOMES_TOTAL),
+        outcomes_passed=pl.col(S.OUTCOMES_PASSED),
+        mode=pl.col(OUTCOMES_MODE),
     )
     zero_if_error = [
         pl.when(ok).then(pl.col(c).fill_null(0)).otherwise(0).alias(c)
