@@ -357,3 +357,94 @@ RUN_COLUMNS = [
     PASS_RATE_GATE,
     RUN_PASSED,
 ]
+
+
+# --- judges measured too: human labels and calibration (SPEC §11) ---------------------
+LABELS = "labels"
+"""Optional input table of human verdicts / scores per execution × evaluator × rater. Not
+in INPUT_TABLES (the engines' own readers do not read it yet): `dataset.open_labels`
+reads it, `validate.label_problems` checks it."""
+JUDGE_AGREEMENT = "judge_agreement"
+AGREEMENT_CURVE = "agreement_curve"
+LABEL_TABLES = (JUDGE_AGREEMENT, AGREEMENT_CURVE)
+"""The output tables `score` writes when the dataset has a labels table."""
+
+RATER = "rater"
+LABEL_PASSED = "label_passed"
+LABEL_SCORE = "label_score"
+DEFAULT_RATER = "human"
+LABEL_KEY = (RUN_ID, CASE_ID, ATTEMPT, EVALUATOR, RATER)
+"""Key of `labels`; a null evaluator is the execution's verdict."""
+
+LABELS_COLUMNS: dict[str, ColumnSpec] = {
+    RUN_ID: (pl.String(), True, None),
+    CASE_ID: (pl.String(), True, None),
+    ATTEMPT: (pl.Int64(), False, 0),
+    EVALUATOR: (pl.String(), False, None),
+    RATER: (pl.String(), False, DEFAULT_RATER),
+    LABEL_PASSED: (pl.Boolean(), False, None),
+    LABEL_SCORE: (pl.Float64(), False, None),
+    SCALE_MAX: (pl.Float64(), False, None),
+}
+TABLE_COLUMNS[LABELS] = LABELS_COLUMNS
+TABLE_KEYS[LABELS] = LABEL_KEY
+
+# judge_agreement (config × run × evaluator × rater) and agreement_curve
+N_LABELED = "n_labeled"
+TP, FP, FN, TN = "tp", "fp", "fn", "tn"
+AGREEMENT = "agreement"
+KAPPA = "kappa"
+SENSITIVITY = "sensitivity"
+SPECIFICITY = "specificity"
+SCORE_MAE = "score_mae"
+SCORE_BIAS = "score_bias"
+KRIPPENDORFF_ALPHA = "krippendorff_alpha"
+BEST_KAPPA_THRESHOLD = "best_kappa_threshold"
+JUDGE_AGREEMENT_COLUMNS = [
+    CONFIG_ID,
+    RUN_ID,
+    EVALUATOR,
+    RATER,
+    N_LABELED,
+    TP,
+    FP,
+    FN,
+    TN,
+    AGREEMENT,
+    KAPPA,
+    SENSITIVITY,
+    SPECIFICITY,
+    SCORE_MAE,
+    SCORE_BIAS,
+    KRIPPENDORFF_ALPHA,
+    BEST_KAPPA_THRESHOLD,
+]
+AGREEMENT_CURVE_COLUMNS = [
+    CONFIG_ID,
+    RUN_ID,
+    EVALUATOR,
+    RATER,
+    THRESHOLD,
+    N_LABELED,
+    TP,
+    FP,
+    FN,
+    TN,
+    KAPPA,
+    SENSITIVITY,
+    SPECIFICITY,
+]
+
+# run_summary, when the dataset has labels (prediction-powered inference)
+PPI_PASS_RATE = "ppi_pass_rate"
+PPI_PASS_RATE_SE = "ppi_pass_rate_se"
+PPI_PASS_RATE_CI_LOW = "ppi_pass_rate_ci_low"
+PPI_PASS_RATE_CI_HIGH = "ppi_pass_rate_ci_high"
+PPI_COLUMNS = [
+    N_LABELED,
+    PPI_PASS_RATE,
+    PPI_PASS_RATE_SE,
+    PPI_PASS_RATE_CI_LOW,
+    PPI_PASS_RATE_CI_HIGH,
+]
+"""The columns run_summary gains when the dataset has a labels table, in order."""

@@ -25,7 +25,9 @@ class Dataset:
     """Validated input tables as lazy frames, with every optional column filled in.
 
     `executions` is always present (derived from `scores` when the table is absent);
-    `outcomes` and `runs` are empty frames of the right schema when absent.
+    `outcomes` and `runs` are empty frames of the right schema when absent. `labels`
+    (SPEC §11, human verdicts and scores) is None when the dataset has no labels table;
+    when present it is typed, with its scale column (`validate.LABEL_SCALE`).
     """
 
     scores: pl.LazyFrame
@@ -35,6 +37,7 @@ class Dataset:
     keyed: Keyed
     source: str = "<frames>"
     clamped: ClampReport | None = None
+    labels: pl.LazyFrame | None = None
 
     @property
     def evaluators(self) -> tuple[str, ...]:
@@ -48,6 +51,7 @@ class Dataset:
         executions: pl.DataFrame | pl.LazyFrame | None = None,
         outcomes: pl.DataFrame | pl.LazyFrame | None = None,
         runs: pl.DataFrame | pl.LazyFrame | None = None,
+        labels: pl.DataFrame | pl.LazyFrame | None = None,
         *,
         clamp: bool = False,
         source: str = "<frames>",
@@ -58,6 +62,7 @@ class Dataset:
             S.EXECUTIONS: executions,
             S.OUTCOMES: outcomes,
             S.RUNS: runs,
+            S.LABELS: labels,
         }
         lazy = {k: (v.lazy() if isinstance(v, pl.DataFrame) else v) for k, v in raw.items()}
         tables, report, problems = validate_tables(lazy, clamp=clamp)
@@ -72,6 +77,7 @@ class Dataset:
             keyed=keyed,
             source=source,
             clamped=report,
+            labels=tables.get(S.LABELS),
         )
 
 
@@ -112,7 +118,26 @@ def load_dataset(path: str | Path, *, clamp: bool = False) -> Dataset:
     tables = open_tables(path)
     scores = tables.pop(S.SCORES)
     assert scores is not None  # open_tables raises without a scores table
-    return Dataset.from_frames(scores, **tables, clamp=clamp, source=str(path))
+    labels = open_labels(path)
+    return Dataset.from_frames(scores, **tables, labels=labels, clamp=clamp, source=str(path))
+
+
+def open_labels(path: str | Path) -> pl.LazyFrame | None:
+    """The raw `labels` table of a dataset (SPEC §11) as a lazy scan, read like the other
+    input tables (`labels.parquet`, a `labels/` Parquet folder, or a DuckDB table named
+    labels); None when the dataset has none. Nothing validated
+    (`validate.validate_labels`)."""
+    path = Path(path)
+    problems: list[Problem] = []
+    if path.is_dir():
+        labels = _scan_folder_table(path, S.LABELS, problems)
+    elif path.is_file():
+        labels = _read_duckdb(path, problems, names=(S.LABELS,))[S.LABELS]
+    else:
+        return None
+    if problems:
+        raise ValidationError(problems)
+    return labels
 
 
 PARQUET_MAGIC = b"PAR1"
@@ -346,7 +371,7 @@ _UNREADABLE_TYPES = ("INTERVAL", "UNION", "VARINT", "BIGNUM", "TIME WITH TIME ZO
 
 
 def _read_duckdb(
-    path: Path, problems: list[Problem] | None = None
+    path: Path, problems: list[Problem] | None = None, names: Sequence[str] = S.INPUT_TABLES
 ) -> dict[str, pl.LazyFrame | None]:
     import duckdb
 
@@ -366,11 +391,11 @@ def _read_duckdb(
             ).fetchall()
         }
         out: dict[str, pl.LazyFrame | None] = {}
-        for name in S.INPUT_TABLES:
+        for name in names:
             out[name] = None
             if name not in present:
                 continue
-            # the name is one of our four constants, never user text
+            # the name is one of our table-name constants, never user text
             try:
                 columns = con.execute(f'describe select * from "{name}"').fetchall()
                 names = [c[0] for c in columns]
@@ -432,7 +457,7 @@ def corrupt_files(path: str | Path) -> list[Problem]:
     problems: list[Problem] = []
     if not root.is_dir():
         return problems
-    for name in S.INPUT_TABLES:
+    for name in (*S.INPUT_TABLES, S.LABELS):
         for f in table_files(root, name)[0]:
             try:
                 pl.read_parquet(f, glob=False)

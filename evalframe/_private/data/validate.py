@@ -118,7 +118,14 @@ def reserved_names(table: str) -> dict[str, str]:
         S.EXECUTIONS: (S.EXECUTION_SCORES, [*S.EXECUTION_COLUMNS, S.SLICE, S.SLICE_VALUE]),
         S.RUNS: (
             S.RUN_SUMMARY,
-            [*S.RUN_COLUMNS, f"run_{S.CONFIG}", S.SLICE, S.SLICE_VALUE, S.MDE_PASS_RATE],
+            [
+                *S.RUN_COLUMNS,
+                f"run_{S.CONFIG}",
+                S.SLICE,
+                S.SLICE_VALUE,
+                S.MDE_PASS_RATE,
+                *S.PPI_COLUMNS,
+            ],
         ),
     }
     if table not in outputs:
@@ -438,9 +445,156 @@ def value_checks(table: str, schema: pl.Schema, *, score_values: bool = True) ->
                 table, S.PASSED, "passed is null", pl.col(S.PASSED).is_null(), "passed is null"
             ),
         ]
+    elif table == S.LABELS:
+        checks = label_value_checks()
     else:
         checks = null_key_checks(table)
     return [*checks, *_overflow_checks(table, schema), *_unparsed_time_checks(table, schema)]
+
+
+# --- labels (SPEC §11) ---------------------------------------------------------------------
+LABEL_FILLS: dict[str, object] = {S.ATTEMPT: 0, S.RATER: S.DEFAULT_RATER}
+"""The labels table's defaults (its scale_max stays null: the judge's scale is used)."""
+
+
+def label_value_checks() -> list[ValueCheck]:
+    """The row checks of `labels` (SPEC §11): null run_id / case_id (a null evaluator is
+    the execution's verdict; rater and attempt have defaults), label_score NaN, infinite
+    or negative, scale_max not positive, and a label_score on a verdict row."""
+    sc, mx, ev = pl.col(S.LABEL_SCORE), pl.col(S.SCALE_MAX), pl.col(S.EVALUATOR)
+    return [
+        *(
+            ValueCheck(S.LABELS, k, "key column is null", pl.col(k).is_null(), f"{k} is null")
+            for k in (S.RUN_ID, S.CASE_ID)
+        ),
+        ValueCheck(
+            S.LABELS,
+            S.LABEL_SCORE,
+            "label_score is NaN or infinite",
+            sc.is_not_null() & ~sc.is_finite(),
+            "label_score is not null and not isfinite(label_score)",
+        ),
+        ValueCheck(
+            S.LABELS,
+            S.LABEL_SCORE,
+            "label_score is negative",
+            sc.is_finite() & (sc < 0),
+            "isfinite(label_score) and label_score < 0",
+        ),
+        ValueCheck(
+            S.LABELS,
+            S.SCALE_MAX,
+            "scale_max is not a positive number",
+            mx.is_not_null() & ~((mx > 0) & mx.is_finite()).fill_null(False),
+            "scale_max is not null and not coalesce(scale_max > 0 and isfinite(scale_max), false)",
+        ),
+        ValueCheck(
+            S.LABELS,
+            S.LABEL_SCORE,
+            "label_score on an execution verdict row (evaluator is null); hint: a verdict "
+            "row holds label_passed only",
+            sc.is_not_null() & ev.is_null(),
+            "label_score is not null and evaluator is null",
+        ),
+    ]
+
+
+LABEL_SCALE = "_label_scale"
+"""The scale a label_score is read on: the label row's scale_max, else the judge's."""
+
+
+def with_label_scale(labels: pl.LazyFrame, scores: pl.LazyFrame) -> pl.LazyFrame:
+    """Typed labels with LABEL_SCALE: the row's own scale_max, else the judge's scale_max
+    for that execution × evaluator (null when neither exists)."""
+    judge = (
+        scores.select(*S.SCORE_KEY, pl.col(S.SCALE_MAX).alias("_judge_scale"))
+        .join(labels.select(S.SCORE_KEY).unique(), on=S.SCORE_KEY, how="semi")
+        .group_by(S.SCORE_KEY)
+        .agg(pl.col("_judge_scale").first())
+    )
+    return (
+        labels.join(judge, on=S.SCORE_KEY, how="left")
+        .with_columns(pl.coalesce(S.SCALE_MAX, "_judge_scale").alias(LABEL_SCALE))
+        .drop("_judge_scale")
+    )
+
+
+def typed_labels(labels: pl.LazyFrame) -> pl.LazyFrame:
+    """The labels table typed: declared columns cast, missing ones added, attempt and rater
+    defaults filled (typed_frame with the labels' own defaults)."""
+    return typed_frame(labels, S.LABELS)
+
+
+def validate_labels(
+    labels: pl.LazyFrame,
+    scores: pl.LazyFrame,
+    executions: pl.LazyFrame,
+    *,
+    check_schema: bool = True,
+) -> tuple[pl.LazyFrame, list[Problem]]:
+    """Check the labels table (SPEC §11) against typed `scores` (for the judge's
+    scale_max) and the dataset's `executions` (only the execution key is read): schema
+    (raises ValidationError), row checks, duplicate keys, labels of executions not in the
+    dataset, a label_score without a scale or above it. Returns the typed labels with
+    LABEL_SCALE and the problems found (every one, with examples)."""
+    if check_schema:
+        check_schemas({S.LABELS: labels})
+    schema = labels.collect_schema()
+    typed = with_label_scale(typed_labels(labels), scores)
+    keys = S.LABEL_KEY
+    frames: list[tuple[str, str, pl.LazyFrame, pl.Expr | None, tuple[str, ...]]] = [
+        (c.column, c.message, typed, c.expr, keys) for c in value_checks(S.LABELS, schema)
+    ]
+    frames.append(
+        (
+            ", ".join(keys),
+            "duplicate key (keys listed)",
+            typed.group_by(keys).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1),
+            None,
+            keys,
+        )
+    )
+    parent = executions.select(S.EXECUTION_KEY).unique()
+    orphan = (
+        typed.select(S.EXECUTION_KEY)
+        .unique()
+        .join(parent, on=S.EXECUTION_KEY, how="anti", nulls_equal=True)
+    )
+    frames.append(("", "execution is not in the dataset", orphan, None, S.EXECUTION_KEY))
+    sc, scale = pl.col(S.LABEL_SCORE), pl.col(LABEL_SCALE)
+    has_score = sc.is_not_null() & pl.col(S.EVALUATOR).is_not_null()
+    frames.append(
+        (
+            S.LABEL_SCORE,
+            "label_score has no scale: no scale_max on the label row and no judge score row "
+            "for this execution × evaluator; hint: give the row's scale_max",
+            typed,
+            has_score & scale.is_null(),
+            keys,
+        )
+    )
+    frames.append(
+        (
+            S.LABEL_SCORE,
+            "label_score is above its scale_max (the row's, else the judge's)",
+            typed,
+            has_score & sc.is_finite() & (sc > scale),
+            keys,
+        )
+    )
+    queries = [
+        (frame.filter(cond.fill_null(False)) if cond is not None else frame).select(
+            pl.len().alias("n")
+        )
+        for _c, _m, frame, cond, _k in frames
+    ]
+    problems: list[Problem] = []
+    results = pl.collect_all(queries)
+    for (column, message, frame, cond, shown), res in zip(frames, results, strict=True):
+        n = int(res.item())
+        if n:
+            problems.append(Problem(S.LABELS, column, message, n, example_keys(frame, shown, cond)))
+    return typed.drop(cs.starts_with(RAW)), problems
 
 
 def validate_tables(
@@ -461,6 +615,9 @@ def validate_tables(
     caller (the flat pass finds them as equal neighbours of the sorted table)."""
     problems: list[Problem] = []
     schemas = check_schemas(tables)
+    labels = tables.get(S.LABELS)
+    tables = {name: lf for name, lf in tables.items() if name != S.LABELS}
+    schemas.pop(S.LABELS, None)
     typed = {name: typed_frame(lf, name) for name, lf in tables.items() if lf is not None}
     report = None
     if clamp and score_values:
@@ -531,13 +688,20 @@ def validate_tables(
             problems.append(Problem(table, column, message, n, example_keys(frame, keys, cond)))
     if derived_executions is not None and S.EXECUTIONS not in typed:
         typed[S.EXECUTIONS] = typed_frame(derived_executions, S.EXECUTIONS)
-    return _complete(typed), report, problems
+    out = _complete(typed)
+    if labels is not None:
+        out[S.LABELS], label_problems = validate_labels(
+            labels, out[S.SCORES], out[S.EXECUTIONS], check_schema=False
+        )
+        problems += label_problems
+    return out, report, problems
 
 
 def typed_frame(lf: pl.LazyFrame, name: str) -> pl.LazyFrame:
     """Add missing optional columns with their defaults; cast declared columns; fill the
     defaults of `attempt`, `status` and `scale_max` where they are null."""
     present = lf.collect_schema()
+    fills = LABEL_FILLS if name == S.LABELS else FILLS
     exprs = []
     for col, (dtype, _required, default) in S.TABLE_COLUMNS[name].items():
         if col not in present:
@@ -552,8 +716,8 @@ def typed_frame(lf: pl.LazyFrame, name: str) -> pl.LazyFrame:
             expr = pl.col(col).cast(dtype, strict=False)
         else:
             expr = pl.col(col).cast(dtype) if present[col] != dtype else pl.col(col)
-        if col in FILLS:
-            expr = expr.fill_null(FILLS[col])
+        if col in fills:
+            expr = expr.fill_null(fills[col])
         exprs.append(expr.alias(col))
     return lf.with_columns(exprs)
 
