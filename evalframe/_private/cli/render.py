@@ -203,7 +203,7 @@ def json_text(value: object) -> str:
 def flat(frame: pl.DataFrame) -> pl.DataFrame:
     """CSV cannot hold nested values: a list, array or struct cell becomes its JSON text
     (`[1, 2]`, `{"a": 1}`); binary cells become base64."""
-    out = []
+    out: list[pl.Series | pl.Expr] = []
     for name, dtype in frame.schema.items():
         if dtype.is_nested():  # output formatting: one JSON text per printed cell
             texts = [None if v is None else json_text(v) for v in frame[name].to_list()]
@@ -755,6 +755,16 @@ def sweep_progress(
         yield on_chunk
 
 
+def float_stat(value: object) -> float | None:
+    """A statistic of a numeric column (`Series.min()`, `.max()`, `.mean()`) as the
+    `float | None` it is: polars types it as any Python scalar, whatever the dtype."""
+    if value is None:
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    raise TypeError(f"not a number: {value!r}")
+
+
 def sweep_report(table: pl.DataFrame, params: pl.DataFrame) -> list:
     """Per run: the range of pass rates across the grid, and the parameter that moves
     the verdicts most (largest spread of the mean pass rate across its values)."""
@@ -777,14 +787,14 @@ def sweep_report(table: pl.DataFrame, params: pl.DataFrame) -> list:
         best, spread = "—", 0.0
         for col in swept:
             means = runs.group_by(col).agg(pl.col(S.PASS_RATE).mean())[S.PASS_RATE]
-            width = (means.max() or 0.0) - (means.min() or 0.0)
+            width = (float_stat(means.max()) or 0.0) - (float_stat(means.min()) or 0.0)
             if width > spread:
                 best, spread = col.removeprefix("sweep_"), width
         out_table.add_row(
             id_text(run_id),
             str(runs.height),
-            pct(runs[S.PASS_RATE].min()),
-            pct(runs[S.PASS_RATE].max()),
+            pct(float_stat(runs[S.PASS_RATE].min())),
+            pct(float_stat(runs[S.PASS_RATE].max())),
             f"{int(runs[S.RUN_PASSED].sum())}/{runs.height}",
             id_text(best),
             f"{100 * spread:.1f} pts",

@@ -28,6 +28,7 @@ from typing import Annotated
 import duckdb
 import polars as pl
 import typer
+from duckdb.sqltypes import DuckDBPyType
 from rich.table import Table
 from rich.text import Text
 
@@ -107,7 +108,7 @@ def _dataset_of(where: ResultStore | ResultFolder, given: Path) -> Path | None:
 def _view(con: duckdb.DuckDBPyConnection, name: str, parts: list[tuple[str, Path]]) -> None:
     """`name` as a view over Parquet files; with set ids, each row gets its result_set.
     Paths and ids are bound through variables, never SQL text."""
-    selects = []
+    selects: list[str] = []
     for set_id, path in parts:
         var = f"evalframe_{name}_{len(selects)}"
         con.execute(f"set variable {var}_file = $1", [str(path)])
@@ -332,7 +333,15 @@ def _iso_interval_sql(x: str) -> str:
     )
 
 
-def _portable_sql(x: str, t: duckdb.DuckDBPyType, depth: int = 0) -> str | None:
+def _type_child(child: DuckDBPyType | int | list[str]) -> DuckDBPyType:
+    """A nested type's child type: a list's, array's or map's element, a struct's field
+    (`children` also lists an array's size, a decimal's width and an enum's values)."""
+    if not isinstance(child, DuckDBPyType):
+        raise TypeError(f"not a DuckDB type: {child!r}")
+    return child
+
+
+def _portable_sql(x: str, t: DuckDBPyType, depth: int = 0) -> str | None:
     """SQL turning a value of type `t` into one polars and JSON can hold, or None when it
     already is one: intervals as ISO 8601 durations, blobs in base64, unions, bits, big
     integers and times as DuckDB's text; lists, arrays, structs and maps converted inside."""
@@ -345,10 +354,10 @@ def _portable_sql(x: str, t: duckdb.DuckDBPyType, depth: int = 0) -> str | None:
         return f"cast({x} as varchar)"
     if tid in ("list", "array"):
         v = f"v{depth}"
-        inner = _portable_sql(v, dict(t.children)["child"], depth + 1)
+        inner = _portable_sql(v, _type_child(dict(t.children)["child"]), depth + 1)
         return None if inner is None else f"list_transform({x}, lambda {v}: {inner})"
     if tid == "struct":
-        fields = [(str(n), ft) for n, ft in t.children]
+        fields = [(str(n), _type_child(ft)) for n, ft in t.children]
         parts = [
             (
                 n,
@@ -369,8 +378,8 @@ def _portable_sql(x: str, t: duckdb.DuckDBPyType, depth: int = 0) -> str | None:
     if tid == "map":
         e = f"e{depth}"
         kinds = dict(t.children)
-        key = _portable_sql(f"{e}.key", kinds["key"], depth + 1)
-        value = _portable_sql(f"{e}.value", kinds["value"], depth + 1)
+        key = _portable_sql(f"{e}.key", _type_child(kinds["key"]), depth + 1)
+        value = _portable_sql(f"{e}.value", _type_child(kinds["value"]), depth + 1)
         if key is None and value is None:
             return None
         return (

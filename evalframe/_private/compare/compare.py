@@ -77,17 +77,16 @@ EVALUATOR_DELTAS_SCHEMA = pl.Schema(
         S.STATUS: pl.String,
     }
 )
-RUN_DELTAS_SCHEMA = pl.Schema(
-    {
-        **PAIR_SCHEMA,
-        **{f"{side}_{c}": pl.Float64 for c in RUN_STATS for side in (BASELINE, CANDIDATE)},
-        **{name: pl.Float64 for name in _RUN_DELTA_NAMES.values()},
-        **{name: pl.Int64 for name in STATUS_COUNTS.values()},
-        **PAIRED_SCHEMA,
-        REASONS: pl.List(pl.String),
-        REGRESSION_DETECTED: pl.Boolean,
-    }
-)
+_RUN_DELTAS_COLUMNS: dict[str, pl.DataType | type[pl.DataType]] = {
+    **PAIR_SCHEMA,
+    **{f"{side}_{c}": pl.Float64 for c in RUN_STATS for side in (BASELINE, CANDIDATE)},
+    **{name: pl.Float64 for name in _RUN_DELTA_NAMES.values()},
+    **{name: pl.Int64 for name in STATUS_COUNTS.values()},
+    **PAIRED_SCHEMA,
+    REASONS: pl.List(pl.String),
+    REGRESSION_DETECTED: pl.Boolean,
+}
+RUN_DELTAS_SCHEMA = pl.Schema(_RUN_DELTAS_COLUMNS)
 
 
 # --- inputs ----------------------------------------------------------------------------
@@ -256,7 +255,7 @@ def _evaluator_deltas(
         with_status(sides, limits, passed=False)
         .sort(S.CONFIG_ID, PAIR_INDEX, S.CASE_ID, S.PATH)
         .select(EVALUATOR_DELTAS_SCHEMA.names())
-        .cast(dict(EVALUATOR_DELTAS_SCHEMA))
+        .cast(EVALUATOR_DELTAS_SCHEMA)
     )
 
 
@@ -319,7 +318,7 @@ def _run_deltas(
         .with_columns((pl.col(REASONS).list.len() > 0).alias(REGRESSION_DETECTED))
         .sort(S.CONFIG_ID, PAIR_INDEX)
         .select(RUN_DELTAS_SCHEMA.names())
-        .cast(dict(RUN_DELTAS_SCHEMA))
+        .cast(RUN_DELTAS_SCHEMA)
     )
 
 
@@ -360,7 +359,7 @@ def compare(
     case_deltas = (
         full.sort(S.CONFIG_ID, PAIR_INDEX, S.CASE_ID)
         .select(CASE_DELTAS_SCHEMA.names())
-        .cast(dict(CASE_DELTAS_SCHEMA))
+        .cast(CASE_DELTAS_SCHEMA)
     )
     pair_configs = pairs_lf.join(limits, how="cross")
     run_deltas = _run_deltas(full, run_summary, pairs_lf, pair_configs)

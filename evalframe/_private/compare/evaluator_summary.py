@@ -184,4 +184,4 @@ def evaluator_summary(
         .drop("_pair")
     )
     schema = EVALUATOR_SUMMARY_SCHEMA
-    return out.select(schema.names()).cast(dict(schema)).collect()
+    return out.select(schema.names()).cast(schema).collect()

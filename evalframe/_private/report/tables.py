@@ -73,6 +73,7 @@ def report_tables(
             ds, cfg, baseline=baseline, pairs=None if baseline else "consecutive"
         )
         scored = compared.scored
+        assert scored is not None  # compare_tables always keeps the scores it compared
         tables.update(compared)
         pairs = compared.pairs
     else:

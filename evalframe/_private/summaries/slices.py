@@ -166,7 +166,7 @@ def slice_deltas(
         .with_columns(pl.col(list(C.STATUS_COUNTS.values())).cast(pl.Int64))
         .sort(S.CONFIG_ID, C.PAIR_INDEX, S.SLICE_VALUE, nulls_last=True)
         .select(SLICE_DELTAS_SCHEMA.names())
-        .cast(dict(SLICE_DELTAS_SCHEMA))
+        .cast(SLICE_DELTAS_SCHEMA)
     )
 
 
