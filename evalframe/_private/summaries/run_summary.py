@@ -90,6 +90,22 @@ def with_pass_k_columns(
     return out.select(*head, *pass_k_columns(ks), *rest)
 
 
+def with_ppi_columns(run_summary: pl.DataFrame, ppi: pl.DataFrame) -> pl.DataFrame:
+    """run_summary with the columns of a labeled dataset (SPEC §11): n_labeled (0 for a run
+    without labels), ppi_pass_rate, its se and 95 % interval (null there), from the rows of
+    `summaries.agreement.ppi_table`; placed after the pass@k columns, before the runs
+    table's metadata."""
+    names = run_summary.columns
+    pass_k = [c for c in names if c.startswith(("pass_at_", "pass_all_"))]
+    head = [c for c in names if c in RUN_COLUMNS or c in pass_k]
+    rest = [c for c in names if c not in head and c not in S.PPI_COLUMNS]
+    out = run_summary.drop(c for c in S.PPI_COLUMNS if c in names).join(
+        ppi, on=RUN_KEY, how="left", maintain_order="left"
+    )
+    out = out.with_columns(pl.col(S.N_LABELED).fill_null(0).cast(pl.Int64))
+    return out.select(*head, *S.PPI_COLUMNS, *rest)
+
+
 def configured_ks(configs: Sequence[Config]) -> list[int]:
     """Every k any of the configs asks for (attempts.k), ascending."""
     return sorted({k for c in configs for k in c.attempts.k})
