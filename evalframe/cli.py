@@ -17,6 +17,7 @@ import polars as pl
 import typer
 
 from evalframe._private import schema as S
+from evalframe._private.cli.ingest_command import ingest_command
 from evalframe._private.cli.options import (
     ConfigOpt,
     DatasetArg,
@@ -56,7 +57,6 @@ from evalframe._private.config import load_config
 from evalframe._private.data.dataset import READ_ERRORS, load_dataset, read_failure
 from evalframe._private.data.demo import write_demo
 from evalframe._private.errors import EvalframeError, UsageError, ValidationError
-from evalframe._private.cli.ingest_command import ingest_command
 from evalframe._private.pipeline.compare import compare_tables
 from evalframe._private.pipeline.score import score_tables
 from evalframe._private.pipeline.sweep import grid_evaluators, sweep_tables, tree_groups
@@ -134,32 +134,20 @@ def _check_pairs(value: str | None) -> str | None:
 
 
 class Engine(StrEnum):
-    """Which engine computes the tables."""
-
-    polars = "polars"
-    duckdb = "duckdb"
-
-
-EngineOpt = Annotated[
-    Engine,
-    typer.Option("--engine", help="polars (any config) or duckdb (flat configs: sql/ macros)."),
-]
-
-
-class ScoreEngine(StrEnum):
-    """Which engine `score` runs on (Spark: the `spark` extra)."""
+    """Which engine computes the tables (what each runs: engines/capabilities.py)."""
 
     polars = "polars"
     duckdb = "duckdb"
     spark = "spark"
 
 
-ScoreEngineOpt = Annotated[
-    ScoreEngine,
+EngineOpt = Annotated[
+    Engine,
     typer.Option(
         "--engine",
-        help="polars (any config), duckdb (flat configs: sql/ macros) or spark "
-        '(pip install "evalframe[spark]"; local[2], or Spark Connect with --spark-remote).',
+        help="polars (everything), duckdb (flat configs: sql/ macros) or spark "
+        '(pip install "evalframe[spark]"; local[2], or Spark Connect with --spark-remote); '
+        "docs/architecture.md#capabilities lists what each runs.",
     ),
 ]
 SparkRemoteOpt = Annotated[
@@ -264,7 +252,7 @@ def score_command(
         bool, typer.Option("--evaluators", help="Also write evaluator_scores (input-sized).")
     ] = False,
     clamp: ClampOpt = False,
-    engine: ScoreEngineOpt = ScoreEngine.polars,
+    engine: EngineOpt = Engine.polars,
     memory_limit: MemoryLimitOpt = None,
     by: ByOpt = None,
     spark_remote: SparkRemoteOpt = None,
@@ -275,8 +263,6 @@ def score_command(
 
     Example: [bold]evalframe score runs/ --preset connexity --threshold 0.75 --check[/bold]
     """
-    if spark_remote is not None and engine != ScoreEngine.spark:
-        raise UsageError("--spark-remote needs --engine spark; hint: add --engine spark.")
     summary, target, _, scored = _score_and_write(
         dataset,
         config,
@@ -429,6 +415,7 @@ def compare_command(
     memory_limit: MemoryLimitOpt = None,
     by: ByOpt = None,
     series: SeriesOpt = None,
+    spark_remote: SparkRemoteOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Compare runs case by case; write case_deltas, evaluator_deltas, run_deltas (and
@@ -454,6 +441,7 @@ def compare_command(
             memory_limit=memory_limit,
             by=by,
             series=series,
+            spark_remote=spark_remote,
         )
         written = write_tables(
             tables,

@@ -2,13 +2,14 @@
 
 Spark DataFrames in, lazy Spark DataFrames out. The judge rows are repartitioned by
 (run_id, case_id) and every partition is scored by evalframe's own kernel (mapInArrow);
-case and run summaries and run comparisons run in native Spark. Design, cluster set-up
-and traps: docs/spark.md.
+case and run summaries and run comparisons run the rule layer on Spark (narwhals).
+Design, cluster set-up and traps: docs/spark.md.
 
 The names are those of `evalframe` and of the tables (docs/tables.md): `execution_scores`,
 `case_summary` and `run_summary` return those tables; `score_tables` returns all three
-keyed by table name; `compare` returns `case_deltas` and `run_deltas`; `collect_tables`
-brings such a dict to the driver as polars DataFrames. `SparkValidationError` is
+keyed by table name (and evaluator_scores with `evaluators=True`); `compare` returns
+`case_deltas` and `run_deltas` (and `evaluator_deltas` given `evaluator_scores=`);
+`collect_tables` brings such a dict to the driver as polars DataFrames. `SparkValidationError` is
 `evalframe.SparkValidationError`.
 
     from evalframe.spark import score_tables

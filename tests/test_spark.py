@@ -247,6 +247,83 @@ def test_score_on_spark_from_the_cli(spark, tmp_path):
     assert len(counts) == 2
 
 
+TREE = {
+    "evaluators": {
+        "quality": {
+            "aggregator": "minimum",
+            "children": {"grounding_fidelity": {}, "instruction_compliance": {"weight": 2}},
+        },
+        "tool_routing": {"required": True},
+        "response_delivery": {"min_score": 0.5},
+    }
+}
+"""A composite config over demo evaluators: evaluator_scores then has tree nodes."""
+EVALUATOR_KEY = ("config_id", "run_id", "case_id", "attempt", "path")
+
+
+def _same(got: pl.DataFrame, want: pl.DataFrame, key, what: str) -> None:
+    """Same columns and dtypes; the same rows by `key` (floats within 1e-9)."""
+    from polars.testing import assert_frame_equal
+
+    assert got.schema == want.schema, what
+    key = list(key)
+    assert_frame_equal(
+        got.sort(key, nulls_last=True),
+        want.sort(key, nulls_last=True),
+        check_exact=False,
+        rel_tol=1e-9,
+        abs_tol=1e-12,
+    )
+
+
+def test_spark_writes_the_evaluator_tables_of_the_polars_engine(spark, tmp_path):
+    """evaluator_scores (score --evaluators) and evaluator_deltas (compare) on Spark equal
+    the polars engine's on the demo data, for the preset config (flat, no evaluator list:
+    each run's own evaluators) and a composite tree."""
+    from evalframe._private.engines.spark_compare import compare_dataset
+    from evalframe._private.engines.spark_engine import score_dataset
+
+    demo = ef.write_demo(tmp_path / "demo", n_cases=12)
+    for cfg in (ef.Config(), ef.config_from_dict(TREE)):
+        got = score_dataset(demo, cfg, evaluators=True, partitions=PARTITIONS)
+        want = ef.score_tables(demo, cfg, evaluators=True)
+        assert list(got) == list(want)
+        assert got["evaluator_scores"].height == want["evaluator_scores"].height > 0
+        _same(got["evaluator_scores"], want["evaluator_scores"], EVALUATOR_KEY, "evaluators")
+        _same(got["execution_scores"], want["execution_scores"], EXEC_KEY, "execution")
+        deltas, scored, pairs = compare_dataset(
+            demo, cfg, lambda rs: ef.pairs_for(rs, mode="consecutive"), partitions=PARTITIONS
+        )
+        expected = ef.compare_tables(demo, cfg, pairs="consecutive")
+        assert pairs == expected.pairs and list(deltas) == list(expected)
+        assert deltas["evaluator_deltas"].height > 0
+        for name in ("case_deltas", "evaluator_deltas", "run_deltas"):  # row order too
+            _same(deltas[name].with_row_index(), expected[name].with_row_index(), ["index"], name)
+        _same(scored["run_summary"], expected.scored["run_summary"], RUN_KEY, "run_summary")
+
+
+def test_compare_on_spark_from_the_cli(spark, tmp_path):
+    """`evalframe compare DATASET --engine spark` writes the polars engine's case_deltas,
+    evaluator_deltas and run_deltas as one result set, and exits as it does."""
+    from typer.testing import CliRunner
+
+    from evalframe.cli import app
+
+    demo = ef.write_demo(tmp_path / "demo", n_cases=20)
+    args = ["compare", str(demo), "--pairs", "consecutive", "--json"]
+    result = CliRunner().invoke(app, [*args, "--engine", "spark"])
+    local = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "local")])
+    assert result.exit_code == local.exit_code, result.output
+    assert result.exit_code in (0, 1), result.output
+    for name in ("case_deltas", "evaluator_deltas", "run_deltas"):
+        got = ef.read_results(demo, name)
+        want = ef.read_results(tmp_path / "local", name)
+        assert got.height == want.height > 0, name
+        _same(got.with_row_index(), want.with_row_index(), ["index"], name)
+    spark_remote = CliRunner().invoke(app, [*args, "--spark-remote", "sc://h:15002"])
+    assert spark_remote.exit_code == 2 and "--engine spark" in spark_remote.output
+
+
 def test_bad_input_on_spark_exits_2_naming_the_problem(spark, tmp_path):
     from typer.testing import CliRunner
 

@@ -13,12 +13,10 @@ import pytest
 import evalframe as ef
 from evalframe._private import schema as S
 from evalframe._private.cli.sql_shell import open_connection
-from evalframe._private.compare.pairs import pairs_for
 from evalframe._private.data.demo import write_demo
 from evalframe._private.engines.duckdb_engine import (
     INIT_FILE,
     SQL_OBJECTS,
-    compare_duckdb,
     render_init_sql,
     sql_dir,
 )
@@ -90,7 +88,7 @@ def demo(tmp_path_factory) -> Path:
     cfg = ef.Config()
     cases = ef.case_summary(ef.execution_scores(ds, cfg), cfg).collect()
     runs = ef.run_summary(ef.execution_scores(ds, cfg), cfg, runs=ds.runs).collect()
-    deltas = compare_duckdb(cases, pairs_for(ds.runs, mode="consecutive"), cfg, run_summary=runs)
+    deltas = ef.compare_tables(root, cfg, pairs="consecutive", engine="duckdb")
     ex = ef.execution_scores(ds, cfg).collect()
     scored = {S.EXECUTION_SCORES: ex, S.CASE_SUMMARY: cases, S.RUN_SUMMARY: runs}
     compared = {name: deltas[name] for name in (S.CASE_DELTAS, S.RUN_DELTAS, S.EVALUATOR_DELTAS)}

@@ -1,7 +1,8 @@
-"""The DuckDB engine (sql/ macros driven by evalframe._private.engines.duckdb_engine) returns the
-polars engine's tables — same columns, dtypes, row order, booleans and strings exactly,
-floats within 1e-9 — for random flat datasets and configs, whatever the input row order.
-Also: composite configs are refused, and ids and config strings never become SQL text.
+"""The DuckDB engine (engines/duckdb_pipeline.py over the sql/ macros) returns the polars
+engine's tables — same columns, dtypes, row order, booleans and strings exactly, floats
+within 1e-9 — for random flat datasets and configs written to files, whatever the input
+row order. Also: what it does not run is refused with the capability table's message, and
+ids and config strings never become SQL text.
 """
 
 from __future__ import annotations
@@ -19,9 +20,13 @@ from hypothesis import strategies as st
 import evalframe as ef
 from evalframe._private import schema as S
 from evalframe._private.compare.compare import compare
-from evalframe._private.engines.duckdb_engine import compare_duckdb, score_duckdb
+from evalframe._private.engines import capabilities as caps
+from evalframe._private.engines import duckdb_pipeline
+from evalframe._private.engines.duckdb_pipeline import compare_tables_duckdb, score_tables_duckdb
+from tests import reference as ref
 from tests.sql_strategies import flat_scenarios, shuffles
-from tests.strategies import frames
+from tests.strategies import Scenario, frames
+from tests.test_reference_properties import CASE_KEY, EXEC_KEY, RUN_KEY, _compare
 
 SETTINGS = settings(
     max_examples=20,
@@ -58,94 +63,11 @@ def polars_tables(ds: ef.Dataset, cfg: ef.Config) -> dict[str, pl.DataFrame]:
     }
 
 
-@pytest.mark.slow
-@SETTINGS
-@given(data=st.data())
-def test_duckdb_scoring_equals_polars_on_random_flat_inputs(data):
-    sc = data.draw(flat_scenarios())
-    cfg = ef.config_from_dict(sc.config)
-    want = polars_tables(ef.Dataset.from_frames(**frames(sc)), cfg)
-    shuffled = ef.Dataset.from_frames(**frames(sc, data.draw(shuffles(sc))))
-    got = score_duckdb(shuffled, cfg)
-    assert list(got) == [S.EXECUTION_SCORES, S.CASE_SUMMARY, S.RUN_SUMMARY]
-    for name, frame in want.items():
-        assert_same(got[name], frame, name)
-
-
-@pytest.mark.slow
-@SETTINGS
-@given(data=st.data())
-def test_duckdb_compare_equals_polars_on_random_flat_inputs(data):
-    sc = data.draw(flat_scenarios())
-    cfg = ef.config_from_dict(sc.config)
-    want = polars_tables(ef.Dataset.from_frames(**frames(sc)), cfg)
-    runs = want[S.RUN_SUMMARY][S.RUN_ID].to_list()
-    every = list(itertools.product(runs, runs))
-    pairs = data.draw(st.lists(st.sampled_from(every), max_size=4)) if every else []
-    expected = compare(
-        want[S.CASE_SUMMARY].lazy(), pairs, cfg, run_summary=want[S.RUN_SUMMARY].lazy()
-    )
-    got = compare_duckdb(
-        want[S.CASE_SUMMARY].sample(fraction=1.0, shuffle=True, seed=1),
-        pairs,
-        cfg,
-        run_summary=want[S.RUN_SUMMARY].sample(fraction=1.0, shuffle=True, seed=2),
-    )
-    for name, frame in expected.items():
-        assert_same(got[name], frame.collect(), name)
-
-
-def test_compare_duckdb_applies_each_configs_limits():
-    scores = pl.DataFrame(
-        {
-            "run_id": ["a", "a", "b", "b"],
-            "case_id": ["c1", "c2", "c1", "c2"],
-            "evaluator": ["q"] * 4,
-            "score": [0.9, 0.9, 0.85, 0.6],
-        }
-    )
-    ds = ef.Dataset.from_frames(scores)
-    strict = ef.config_from_dict({"compare": {"max_mean_score_drop": 0.0}})
-    loose = ef.config_from_dict({"compare": {"max_mean_score_drop": 0.5, "case_delta": 0.2}})
-    tables = [ef.execution_scores(ds, c).collect() for c in (strict, loose)]
-    ex = pl.concat(tables)
-    cases = ef.case_summary(ex.lazy(), [strict, loose]).collect()
-    runs = ef.run_summary(ex.lazy(), [strict, loose]).collect()
-    want = compare(cases.lazy(), [("a", "b")], [strict, loose], run_summary=runs.lazy())
-    got = compare_duckdb(cases, [("a", "b")], [strict, loose], run_summary=runs)
-    for name, frame in want.items():
-        assert_same(got[name], frame.collect(), name)
-    rows = got[S.RUN_DELTAS].select(S.CONFIG_ID, "reasons").rows()
-    reasons = dict(rows)
-    assert reasons[strict.config_id] == ["pass_rate_drop", "mean_score_drop"]
-    assert reasons[loose.config_id] == ["pass_rate_drop"]
-
-
-def test_composite_configs_are_refused_with_a_clear_message():
-    ds = ef.Dataset.from_frames(
-        pl.DataFrame({"run_id": ["r"], "case_id": ["c"], "evaluator": ["a"], "score": [1.0]})
-    )
-    cfg = ef.config_from_dict(
-        {"evaluators": {"group": {"aggregator": "minimum", "children": {"a": {}}}}}
-    )
-    with pytest.raises(ef.UsageError, match=r"flat configs only.*group.*composite"):
-        score_duckdb(ds, cfg)
-
-
-def test_unknown_run_ids_raise_like_polars():
-    scores = pl.DataFrame({"run_id": ["r"], "case_id": ["c"], "evaluator": ["a"], "score": [1.0]})
-    tables = score_duckdb(ef.Dataset.from_frames(scores), ef.Config())
-    with pytest.raises(ef.UsageError, match="unknown run id"):
-        compare_duckdb(
-            tables[S.CASE_SUMMARY], [("r", "nope")], ef.Config(), run_summary=tables[S.RUN_SUMMARY]
-        )
-
-
 HOSTILE = "x'); drop table scores; --"
 HOSTILE_EVALUATOR = "q'uality\"; drop table outcomes; --"
 
 
-def test_hostile_ids_and_config_strings_are_data_not_sql():
+def test_hostile_ids_and_config_strings_are_data_not_sql(tmp_path):
     """Run ids, case ids and evaluator names with quotes and statements reach SQL only
     as bound parameters or registered relations: they are scored like any other id."""
     scores = pl.DataFrame(
@@ -166,6 +88,8 @@ def test_hostile_ids_and_config_strings_are_data_not_sql():
         }
     )
     runs = pl.DataFrame({"run_id": [HOSTILE, "base"], "label": ["'; select 1; --", "ok"]})
+    for name, frame in (("scores", scores), ("outcomes", outcomes), ("runs", runs)):
+        frame.write_parquet(tmp_path / f"{name}.parquet")
     ds = ef.Dataset.from_frames(scores, outcomes=outcomes, runs=runs)
     cfg = ef.config_from_dict(
         {
@@ -174,33 +98,36 @@ def test_hostile_ids_and_config_strings_are_data_not_sql():
             "evaluators": {HOSTILE_EVALUATOR: {"weight": 2, "required": True}, "plain": {}},
         }
     )
-    got = score_duckdb(ds, cfg)
+    pairs = [("base", HOSTILE), (HOSTILE, "base")]
+    got = compare_tables_duckdb(tmp_path, cfg, pairs)
+    assert got.scored is not None
     want = polars_tables(ds, cfg)
     for name, frame in want.items():
-        assert_same(got[name], frame, name)
-    assert HOSTILE in got[S.RUN_SUMMARY][S.RUN_ID].to_list()
-    pairs = [("base", HOSTILE), (HOSTILE, "base")]
-    deltas = compare_duckdb(got[S.CASE_SUMMARY], pairs, cfg, run_summary=got[S.RUN_SUMMARY])
+        assert_same(*sort_like(got.scored[name], frame), name)
+    assert HOSTILE in got.scored[S.RUN_SUMMARY][S.RUN_ID].to_list()
     expected = compare(
-        want[S.CASE_SUMMARY].lazy(), pairs, cfg, run_summary=want[S.RUN_SUMMARY].lazy()
+        want[S.CASE_SUMMARY].lazy(),
+        pairs,
+        cfg,
+        run_summary=want[S.RUN_SUMMARY].lazy(),
+        evaluator_scores=ef.evaluator_scores(ds, cfg),
     )
     for name, frame in expected.items():
-        assert_same(deltas[name], frame.collect(), name)
-    assert deltas[S.RUN_DELTAS]["candidate_run_id"][0] == HOSTILE
-    # the tables are still there and whole after all of that
-    again = score_duckdb(ds, cfg)
+        assert_same(got[name], frame.collect(), name)
+    assert got[S.RUN_DELTAS]["candidate_run_id"][0] == HOSTILE
+    # the files are read, never written: scoring them again gives the same rows
+    again = score_tables_duckdb(tmp_path, cfg)
     assert again[S.EXECUTION_SCORES].height == 4
 
 
+def test_unknown_run_ids_raise_like_polars(tmp_path):
+    scores = pl.DataFrame({"run_id": ["r"], "case_id": ["c"], "evaluator": ["a"], "score": [1.0]})
+    scores.write_parquet(tmp_path / "scores.parquet")
+    with pytest.raises(ef.UnknownRunError, match="unknown run id"):
+        compare_tables_duckdb(tmp_path, ef.Config(), [("r", "nope")])
+
+
 # --- end to end from the files: engines/duckdb_pipeline.py ---------------------------------
-from evalframe._private.engines import duckdb_pipeline  # noqa: E402
-from evalframe._private.engines.duckdb_pipeline import (  # noqa: E402
-    compare_tables_duckdb,
-    score_tables_duckdb,
-)
-from tests import reference as ref  # noqa: E402
-from tests.strategies import Scenario  # noqa: E402
-from tests.test_reference_properties import CASE_KEY, EXEC_KEY, RUN_KEY, _compare  # noqa: E402
 
 FILE_SETTINGS = settings(
     max_examples=25,
@@ -378,10 +305,14 @@ def test_duckdb_refuses_what_it_does_not_compute(tmp_path):
     tree = ef.config_from_dict(
         {"evaluators": {"g": {"aggregator": "minimum", "children": {"tool_routing": {}}}}}
     )
-    with pytest.raises(ef.UsageError, match="flat configs only"):
+    with pytest.raises(ef.UsageError) as refused:
         score_tables_duckdb(tmp_path / "d", tree)
-    with pytest.raises(ef.UsageError, match="evaluator_scores"):
+    detail = "evaluator(s) g are composite"
+    assert str(refused.value) == caps.message("duckdb", caps.COMPOSITE_TREES, detail)
+    assert "flat configs only" in str(refused.value)
+    with pytest.raises(ef.UsageError) as refused:
         score_tables_duckdb(tmp_path / "d", ef.Config(), evaluators=True)
+    assert str(refused.value) == caps.message("duckdb", caps.EVALUATOR_SCORES)
     with pytest.raises(ef.UsageError, match="memory-limit"):
         score_tables_duckdb(tmp_path / "d", ef.Config(), memory_limit="lots")
     with pytest.raises(ef.DatasetNotFoundError):

@@ -16,7 +16,13 @@ from hypothesis import strategies as st
 
 import evalframe as ef
 from evalframe._private.compare.compare import compare
-from evalframe._private.engines.duckdb_engine import compare_duckdb, create_macros, sql_text
+from evalframe._private.engines.duckdb_engine import (
+    COMPARE_MACROS,
+    call,
+    create_macros,
+    limit_params,
+    sql_text,
+)
 from evalframe._private.stats.binomial import comb_ratio
 from evalframe._private.stats.multiple import bh_q_values
 from evalframe._private.stats.power import MDE_FACTOR, Z_80, Z_975, cases_needed, plan_rows
@@ -252,12 +258,12 @@ def test_run_deltas_with_require_significance_equal_the_reference(data, strict):
     )["run_deltas"].collect()
     # the SQL macro run_deltas_of (DuckDB engine) over the same summaries
     sql = (
-        compare_duckdb(
+        run_deltas_sql(
             pl.DataFrame(cases, schema=CASE_SCHEMA),
+            pl.DataFrame(runs, schema=RUN_SCHEMA),
             pairs,
             configs,
-            run_summary=pl.DataFrame(runs, schema=RUN_SCHEMA),
-        )["run_deltas"]
+        )
         if pairs
         else out
     )
@@ -283,6 +289,51 @@ def test_run_deltas_with_require_significance_equal_the_reference(data, strict):
                 exact = c in ("reasons", "regression_detected")
                 same = g[c] == w[c] if exact else close(g[c], w[c])
                 assert same, (engine, c, g[c], w[c])
+
+
+def run_deltas_sql(cases: pl.DataFrame, runs: pl.DataFrame, pairs, configs) -> pl.DataFrame:
+    """The SQL macro run_deltas_of over the given summaries: per config_id (in order), that
+    config's limits; one Config applies its limits to every config_id."""
+    con = duckdb.connect()
+    create_macros(con, COMPARE_MACROS)
+    unique = list(dict.fromkeys((str(b), str(c)) for b, c in pairs))
+    con.register(
+        "pairs",
+        pl.DataFrame(
+            {
+                "pair_index": range(len(unique)),
+                "baseline_run_id": [b for b, _ in unique],
+                "candidate_run_id": [c for _, c in unique],
+            },
+            schema={
+                "pair_index": pl.Int64,
+                "baseline_run_id": pl.String,
+                "candidate_run_id": pl.String,
+            },
+        ),
+    )
+    if isinstance(configs, ef.Config):
+        groups = [(configs, cases, runs)]
+    else:
+        ids = sorted(set(cases["config_id"]) | set(runs["config_id"]))
+        by_id = {c.config_id: c for c in configs}
+        groups = [
+            (
+                by_id[i],
+                cases.filter(pl.col("config_id") == i),
+                runs.filter(pl.col("config_id") == i),
+            )
+            for i in ids
+        ]
+    parts = []
+    for cfg, cs, rs in groups:
+        con.register("cs", cs)
+        con.register("rs", rs)
+        params = {"case_source": "cs", "run_source": "rs", "pairs_source": "pairs"}
+        params |= limit_params(cfg)
+        query = call("run_deltas_of", params, ["case_source", "run_source"])
+        parts.append(con.sql(query, params=params).pl())
+    return pl.concat(parts)
 
 
 def _pair(b_passed, c_passed, b_score, c_score, limits=None):

@@ -11,8 +11,8 @@ schema of each input, to reuse the schema check's messages).
         execution_scores, case_summary, run_summary: the polars engine's columns and
         dtypes. Row order: execution_scores unordered; case_summary by (config_id,
         run_id, case_id); run_summary by (config_id, created_at nulls last, run_id).
-        `evaluators=True` is refused (UsageError): evaluator_scores is as large as the
-        judge rows; score it with the polars engine.
+        `evaluators=True` is refused (the capability table's UsageError):
+        evaluator_scores is as large as the judge rows; score it with the polars engine.
     compare_tables_duckdb(dataset, config, pairs, *, memory_limit="3GB",
                           temp_directory=None, clamp=False) -> DuckDBTables
         case_deltas, evaluator_deltas, run_deltas (the polars columns, dtypes and row
@@ -40,7 +40,9 @@ Memory: a fresh connection per call with `SET memory_limit` and `SET temp_direct
 (a fresh temporary folder unless given, removed afterwards): DuckDB spills its hash
 tables and temporary tables there beyond the limit.
 
-Composite configs are refused (UsageError), never handed to another engine.
+What this engine does not run (composite configs, evaluator_scores, more than 63
+unlisted evaluators) is refused with the capability table's UsageError
+(engines/capabilities.py), never handed to another engine.
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ import duckdb
 import polars as pl
 
 from evalframe._private import schema as S
+from evalframe._private.compare.compare import BASELINE_RUN_ID, CANDIDATE_RUN_ID
+from evalframe._private.compare.pairs import check_runs
 from evalframe._private.config import Config, parse_memory_limit
 from evalframe._private.data.dataset import outer_hive_keys, table_files
 from evalframe._private.data.validate import (
@@ -70,9 +74,10 @@ from evalframe._private.data.validate import (
     time_text_sql,
     value_checks,
 )
+from evalframe._private.engines import capabilities as caps
 from evalframe._private.engines.duckdb_engine import (
-    _call,
-    check_flat,
+    call,
+    limit_params,
     load_policy,
     scoring_params,
     sql_text,
@@ -84,6 +89,7 @@ from evalframe._private.errors import (
     UsageError,
     ValidationError,
 )
+from evalframe._private.summaries.run_summary import RUN_COLUMNS
 
 # --- the objects this engine creates -----------------------------------------------------
 ENGINE_MACROS = (
@@ -100,6 +106,12 @@ ENGINE_MACROS = (
     "ci_high",
     "mde",
     "verdict_band",
+    "execution_judge_error",
+    "execution_unscored",
+    "execution_required_failed",
+    "execution_score",
+    "execution_verdict",
+    "execution_passed",
     "clustered_se",
     "wilson_interval",
     "mcnemar_p",
@@ -299,7 +311,7 @@ def _checked(name: str) -> str:
 def _typed_select(name: str, schema: pl.Schema | None, *, raw: bool = False) -> str:
     """The select list of a typed table: declared columns cast (in their file position),
     FILLS filled, missing declared columns appended with their defaults — the columns and
-    order of validate._typed. `raw=True` appends the raw copies of validate.raw_copy
+    order of validate.typed_frame. `raw=True` appends the raw copies of validate.raw_copy
     (what the value checks read; the typed views drop them, as validate._complete does)."""
     declared = S.TABLE_COLUMNS[name]
     exprs: list[str] = []
@@ -546,8 +558,13 @@ def key_problems(
 
 
 # --- scoring ---------------------------------------------------------------------------------
-def _check_config(config: Config) -> None:
-    check_flat(config)
+def check_config(config: Config) -> None:
+    """The capability table's UsageError for a config this engine does not run."""
+    composite = sorted(n for n, e in (config.evaluators or {}).items() if e.is_composite)
+    if composite:
+        caps.require(
+            "duckdb", caps.COMPOSITE_TREES, f"evaluator(s) {', '.join(composite)} are composite"
+        )
 
 
 PASS_K = "evalframe_pass_k"
@@ -557,11 +574,9 @@ def add_pass_k_columns(con: duckdb.DuckDBPyConnection, ks: Sequence[int]) -> Non
     """Replace evalframe_run_summary by itself with the pass@k / pass^k columns of
     attempts.k (pass_at_k_of over evalframe_case_summary), placed as the polars
     run_summary places them: after the summary columns, before the runs metadata."""
-    from evalframe._private.summaries.run_summary import RUN_COLUMNS
-
     params = {"case_source": CASES, "k_values": [int(k) for k in ks]}
     con.execute(
-        f"create temp table {PASS_K} as {_call('pass_at_k_of', params, ['case_source'])}",
+        f"create temp table {PASS_K} as {call('pass_at_k_of', params, ['case_source'])}",
         params,
     )
     names = [r[0] for r in con.execute(f"select * from {RUNS_OUT} limit 0").description]
@@ -612,7 +627,7 @@ def score_in(
         "keep_leaf_scores": keep_leaf_scores,
     }
     con.execute(
-        f"create temp table {PARTIALS} as {_call('execution_partials', partial_params)}",
+        f"create temp table {PARTIALS} as {call('execution_partials', partial_params)}",
         partial_params,
     )
     problems, report, ev_max = score_problems(con, clamp=clamp)
@@ -624,20 +639,12 @@ def score_in(
     if problems:
         raise ValidationError(problems)
     if wide and config.evaluators is None:
-        raise UsageError(
-            f"the DuckDB engine scores at most {MAX_MASK_EVALUATORS} distinct evaluators "
-            "without an `evaluators` list; hint: list the evaluators in the config, or "
-            "score with the polars engine."
-        )
+        caps.require("duckdb", caps.WIDE_UNLISTED)
     params = {"partials_source": PARTIALS, **scoring_params(config)}
-    con.execute(f"create temp table {SCORED} as {_call('execution_scores_of', params)}", params)
+    con.execute(f"create temp table {SCORED} as {call('execution_scores_of', params)}", params)
     cases, runs = summary_params(config, SCORED)
-    con.execute(
-        f"create temp table {CASES} as {_call('case_summary_of', cases, ['source'])}", cases
-    )
-    con.execute(
-        f"create temp table {RUNS_OUT} as {_call('run_summary_of', runs, ['source'])}", runs
-    )
+    con.execute(f"create temp table {CASES} as {call('case_summary_of', cases, ['source'])}", cases)
+    con.execute(f"create temp table {RUNS_OUT} as {call('run_summary_of', runs, ['source'])}", runs)
     if config.attempts.k:
         add_pass_k_columns(con, config.attempts.k)
     return report
@@ -662,13 +669,9 @@ def score_tables_duckdb(
 ) -> DuckDBTables:
     """execution_scores, case_summary and run_summary of a flat config, computed in
     DuckDB straight from the dataset's files (see the module docstring)."""
-    _check_config(config)
+    check_config(config)
     if evaluators:
-        raise UsageError(
-            "the DuckDB engine does not write evaluator_scores (one row per execution × "
-            "evaluator, as large as the input); hint: drop --evaluators, or score with the "
-            "polars engine."
-        )
+        caps.require("duckdb", caps.EVALUATOR_SCORES)
     with session(memory_limit, temp_directory) as con:
         report = score_in(con, dataset, config, clamp=clamp)
         out = DuckDBTables(_fetch_scored(con))
@@ -677,19 +680,6 @@ def score_tables_duckdb(
 
 
 # --- comparing -------------------------------------------------------------------------------
-def _limit_params(config: Config) -> dict[str, Any]:
-    limits = config.compare
-    out: dict[str, Any] = {
-        "max_pass_rate_drop": limits.max_pass_rate_drop,
-        "max_mean_score_drop": limits.max_mean_score_drop,
-        "max_latency_increase": limits.max_latency_increase,
-        "case_delta": limits.case_delta,
-    }
-    if getattr(limits, "require_significance", False):
-        out["require_significance"] = True
-    return out
-
-
 PairsArg = Sequence[tuple[str, str]] | Callable[[pl.DataFrame], Sequence[tuple[str, str]]]
 
 
@@ -704,10 +694,7 @@ def compare_tables_duckdb(
 ) -> DuckDBTables:
     """case_deltas, evaluator_deltas and run_deltas of a flat config, all in DuckDB from
     one scoring of the dataset's files (see the module docstring)."""
-    from evalframe._private.compare.compare import BASELINE_RUN_ID, CANDIDATE_RUN_ID
-    from evalframe._private.compare.pairs import check_runs
-
-    _check_config(config)
+    check_config(config)
     with session(memory_limit, temp_directory) as con:
         report = score_in(con, dataset, config, clamp=clamp, keep_leaf_scores=True)
         scored = _fetch_scored(con)
@@ -726,7 +713,7 @@ def compare_tables_duckdb(
             con.executemany(
                 f"insert into {PAIRS} values (?, ?, ?)", [(i, b, c) for (b, c), i in seen.items()]
             )
-        params = {"case_source": CASES, "pairs_source": PAIRS, **_limit_params(config)}
+        params = {"case_source": CASES, "pairs_source": PAIRS, **limit_params(config)}
         case_params = {k: params[k] for k in ("case_source", "case_delta", "pairs_source")}
         run_params = {"run_source": RUNS_OUT, **params}
         ev_params = {
@@ -740,13 +727,13 @@ def compare_tables_duckdb(
         out = DuckDBTables(
             {
                 S.CASE_DELTAS: con.sql(
-                    _call("case_deltas_of", case_params, ["case_source"]), params=case_params
+                    call("case_deltas_of", case_params, ["case_source"]), params=case_params
                 ).pl(),
                 S.EVALUATOR_DELTAS: con.sql(
-                    _call("evaluator_deltas_of", ev_params), params=ev_params
+                    call("evaluator_deltas_of", ev_params), params=ev_params
                 ).pl(),
                 S.RUN_DELTAS: con.sql(
-                    _call("run_deltas_of", run_params, ["case_source", "run_source"]),
+                    call("run_deltas_of", run_params, ["case_source", "run_source"]),
                     params=run_params,
                 ).pl(),
             }

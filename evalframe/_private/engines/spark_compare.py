@@ -1,37 +1,45 @@
-"""Comparing runs on Spark (SPEC §6, §10): case_deltas and run_deltas.
+"""Comparing runs on Spark (SPEC §6, §10): case_deltas, evaluator_deltas, run_deltas.
 
 The case summaries of both sides of each (baseline, candidate) pair are matched with a
 join on case_id (full outer: new and removed cases); the status and the regression
 reasons are `rules/compare.py`, run natively by Spark through narwhals; run_deltas
 aggregates the case rows per pair (status counts, paired deltas, McNemar's exact p in log
 space with Spark's `aggregate` over a sequence, the Spark kernel of that test).
-evaluator_deltas needs evaluator_scores, which the Spark engine does not compute: it is
-not produced here.
+evaluator_deltas matches the per-case mean score of each tree node (evaluator_scores of
+the same scoring, path ≠ "") the same way, with the same status rule and no verdict.
+`compare_dataset` is `evalframe compare --engine spark`: one scoring of a dataset path,
+pairs chosen from its run_summary, the three delta tables collected in one job.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 
 import narwhals as nw
+import polars as pl
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from evalframe._private import schema as S
 from evalframe._private.compare.compare import (
     CASE_DELTAS_SCHEMA,
+    EVALUATOR_DELTAS_SCHEMA,
     LIMITS,
     RUN_DELTAS_SCHEMA,
     RUN_STATS,
     STATUS_COUNTS,
-    _pair_table,
+    pair_table,
 )
+from evalframe._private.compare.pairs import check_runs
 from evalframe._private.config import Config
+from evalframe._private.engines.spark_engine import NODES, collect_tables, scored_dataset
 from evalframe._private.rules import compare as rules
 from evalframe._private.rules.intervals import ci_high, ci_low, mde
 
 B, C = "baseline", "candidate"
+_SPARK_TYPES = {pl.String: "string", pl.Float64: "double", pl.Boolean: "boolean"}
 _PAIR = "_pair"
 
 
@@ -44,7 +52,7 @@ def _c(c: str) -> Column:
 
 
 def _pairs(cs: DataFrame, pairs: Sequence[tuple[str, str]]) -> DataFrame:
-    table = _pair_table(pairs)
+    table = pair_table(pairs)
     rows = [tuple(r) for r in table.iter_rows()]
     return cs.sparkSession.createDataFrame(
         rows, f"{_PAIR} long, {S.BASELINE_RUN_ID} string, {S.CANDIDATE_RUN_ID} string"
@@ -76,6 +84,35 @@ def _sided(table: DataFrame, pairs: DataFrame, key: list[str]) -> DataFrame:
     )
 
 
+def _with_status(
+    table: DataFrame, pairs: DataFrame, key: list[str], cfg: Config, *, passed: bool
+) -> DataFrame:
+    """The pair rows of `table` (a `_scored` flag and a score per run × `key`), with
+    score_delta and the status of `rules.case_status`; the verdict-flip rule only when
+    `passed` (evaluator rows have no verdict)."""
+    rows = _sided(table, pairs, key).withColumns(
+        {f"{s}__scored": F.coalesce(F.col(f"{s}__scored"), F.lit(False)) for s in (B, C)}
+    )
+    no_verdict = nw.lit(None, dtype=nw.Boolean())
+    delta = nw.col(f"{C}_{S.SCORE}") - nw.col(f"{B}_{S.SCORE}")
+    status = rules.case_status(
+        nw,
+        in_baseline=nw.col(f"_in_{B}"),
+        in_candidate=nw.col(f"_in_{C}"),
+        baseline_scored=nw.col(f"{B}__scored"),
+        candidate_scored=nw.col(f"{C}__scored"),
+        baseline_passed=nw.col(f"{B}_{S.PASSED}") if passed else no_verdict,
+        candidate_passed=nw.col(f"{C}_{S.PASSED}") if passed else no_verdict,
+        score_delta=delta,
+        case_delta=nw.lit(cfg.compare.case_delta),
+    )
+    return (
+        nw.from_native(rows)
+        .with_columns(delta.alias(S.SCORE_DELTA), status.alias(S.STATUS))
+        .to_native()
+    )
+
+
 def _case_rows(case_summary: DataFrame, pairs: DataFrame, cfg: Config) -> DataFrame:
     scored = (F.coalesce(F.col(S.SCORED), F.lit(0)) > 0) & F.col(S.SCORE).isNotNull()
     cs = case_summary.select(
@@ -88,29 +125,21 @@ def _case_rows(case_summary: DataFrame, pairs: DataFrame, cfg: Config) -> DataFr
         F.col(S.LATENCY_MEAN).cast("double").alias(S.LATENCY_MEAN),
         scored.alias("_scored"),
     )
-    rows = _sided(cs, pairs, [S.CASE_ID]).withColumns(
-        {f"{s}__scored": F.coalesce(F.col(f"{s}__scored"), F.lit(False)) for s in (B, C)}
-    )
+    return _with_status(cs, pairs, [S.CASE_ID], cfg, passed=True)
 
-    def side(name: str) -> nw.Expr:
-        return nw.col(name)
 
-    delta = side(f"{C}_{S.SCORE}") - side(f"{B}_{S.SCORE}")
-    status = rules.case_status(
-        nw,
-        in_baseline=side(f"_in_{B}"),
-        in_candidate=side(f"_in_{C}"),
-        baseline_scored=side(f"{B}__scored"),
-        candidate_scored=side(f"{C}__scored"),
-        baseline_passed=side(f"{B}_{S.PASSED}"),
-        candidate_passed=side(f"{C}_{S.PASSED}"),
-        score_delta=delta,
-        case_delta=nw.lit(cfg.compare.case_delta),
+def evaluator_deltas(evaluator_scores: DataFrame, pairs: DataFrame, cfg: Config) -> DataFrame:
+    """evaluator_deltas (SPEC §6): per pair, case and tree node (path ≠ ""), both sides'
+    mean score over the case's attempts, its delta and status (no verdict flips)."""
+    per_case = (
+        evaluator_scores.where(F.col(S.PATH) != "")
+        .groupBy(S.CONFIG_ID, S.RUN_ID, S.CASE_ID, S.PATH)
+        .agg(F.avg(F.col(S.SCORE).cast("double")).alias(S.SCORE))
+        .withColumn("_scored", F.col(S.SCORE).isNotNull())
     )
-    return (
-        nw.from_native(rows)
-        .with_columns(delta.alias(S.SCORE_DELTA), status.alias(S.STATUS))
-        .to_native()
+    rows = _with_status(per_case, pairs, [S.CASE_ID, S.PATH], cfg, passed=False)
+    return rows.orderBy(S.CONFIG_ID, _PAIR, S.CASE_ID, S.PATH).select(
+        *(F.col(c).cast(_SPARK_TYPES[t]).alias(c) for c, t in EVALUATOR_DELTAS_SCHEMA.items())
     )
 
 
@@ -231,15 +260,57 @@ def compare(
     run_summary: DataFrame,
     pairs: Sequence[tuple[str, str]],
     config: Config | None = None,
+    *,
+    evaluator_scores: DataFrame | None = None,
 ) -> dict[str, DataFrame]:
-    """case_deltas and run_deltas of every (baseline_run_id, candidate_run_id) pair, as lazy
-    Spark DataFrames, from the Spark case_summary and run_summary of one config."""
+    """case_deltas, run_deltas (and evaluator_deltas, given the evaluator_scores of the
+    same scoring) of every (baseline_run_id, candidate_run_id) pair, as lazy Spark
+    DataFrames, from the Spark case_summary and run_summary of one config."""
     cfg = config if config is not None else Config()
     pair_df = _pairs(case_summary, pairs)
     rows = _case_rows(case_summary, pair_df, cfg)
-    return {
+    out = {
         S.CASE_DELTAS: rows.orderBy(S.CONFIG_ID, _PAIR, S.CASE_ID).select(
             *CASE_DELTAS_SCHEMA.names()
-        ),
-        S.RUN_DELTAS: run_deltas(rows, run_summary, pair_df, cfg),
+        )
     }
+    if evaluator_scores is not None:
+        out[S.EVALUATOR_DELTAS] = evaluator_deltas(evaluator_scores, pair_df, cfg)
+    out[S.RUN_DELTAS] = run_deltas(rows, run_summary, pair_df, cfg)
+    return out
+
+
+PairsArg = Sequence[tuple[str, str]] | Callable[[pl.DataFrame], Sequence[tuple[str, str]]]
+
+
+def compare_dataset(
+    dataset: str | os.PathLike[str],
+    config: Config,
+    pairs: PairsArg,
+    *,
+    clamp: bool = False,
+    remote: str | None = None,
+    partitions: int | None = None,
+) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], list[tuple[str, str]]]:
+    """`evalframe compare --engine spark`: (case_deltas, evaluator_deltas and run_deltas;
+    the score tables they came from; the pairs compared) of a dataset path, from ONE
+    Spark scoring (execution_scores, the summaries and the tree nodes' scores of the same
+    partition pass). `pairs` is a list of (baseline, candidate) run ids or a callable that
+    picks them from the run_summary (a polars frame)."""
+    with scored_dataset(
+        dataset, config, clamp=clamp, remote=remote, partitions=partitions, evaluators=NODES
+    ) as tables:
+        nodes = tables.pop(S.EVALUATOR_SCORES)
+        scored = collect_tables(tables)
+        chosen = pairs(scored[S.RUN_SUMMARY]) if callable(pairs) else pairs
+        chosen = [(str(b), str(c)) for b, c in chosen]
+        known = scored[S.RUN_SUMMARY][S.RUN_ID].cast(pl.String).unique().to_list()
+        check_runs([r for pair in chosen for r in pair], known)
+        deltas = compare(
+            tables[S.CASE_SUMMARY],
+            tables[S.RUN_SUMMARY],
+            chosen,
+            config,
+            evaluator_scores=nodes,
+        )
+        return collect_tables(deltas), scored, chosen

@@ -1,18 +1,23 @@
-"""The Spark engine: evalframe's own kernel per partition, summaries in native Spark.
+"""The Spark engine: evalframe's own kernel per partition, summaries by the rule layer.
 
     scores ─┐  tagged wide frame: one row per input row, the table's columns prefixed
  executions ├─ (`scores__score`, `executions__status`, ...) plus the partition key
    outcomes ┘  (run_id, case_id) cast to string
                  └ repartition(n, run_id, case_id): every row of a case in one partition
                  └ mapInArrow: gather ALL Arrow batches of the partition, split by tag,
-                   run `flat_execution_scores` (flat configs) or the tree path on them,
-                   cast to the declared Arrow schema  → execution_scores
- execution_scores → case_summary, run_summary: native Spark aggregations (sums, counts,
-                   exact percentiles, clustered SEs in two passes over per-case sums)
- case_summary ⋈ case_summary on case_id → case_deltas, run_deltas (native Spark)
+                   run `flat_execution_scores` (engines/polars_engine.py; flat configs)
+                   or the tree path on them, cast to the declared Arrow schema
+                   → execution_scores; with `evaluators` (FULL for score --evaluators,
+                   NODES for compare) also evaluator_scores, both leaving as one tagged
+                   frame (`_tagged`) that `kernel_tables` cuts back into two
+ execution_scores → case_summary, run_summary: rules/attempts.py, rules/runs.py and
+                   rules/run_gates.py through narwhals (pass@k: `_comb_ratio`)
+ `scored_dataset`: a dataset path read by Spark, scored once (persisted), the tables lazy
+ (engines/spark_compare.py compares them)
 
-pyspark is imported here at module level: only `evalframe.spark` and the CLI's
-`--engine spark` import this module, never core evalframe.
+pyspark is imported here at module level: only `evalframe.spark`, the Spark adapters and
+`pipeline/` (inside the function that runs `--engine spark`) import this module, never
+core evalframe.
 """
 
 from __future__ import annotations
@@ -22,11 +27,14 @@ import os
 import sys
 import warnings
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, TypeVar
 
 import narwhals as nw
 import polars as pl
 import pyarrow as pa
+from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
@@ -34,9 +42,17 @@ from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 
 from evalframe._private import schema as S
 from evalframe._private.config import Config, Evaluator
-from evalframe._private.errors import SparkValidationError, UsageError
+from evalframe._private.data.dataset import Dataset, open_tables, table_files
+from evalframe._private.data.validate import parse_time_text
+from evalframe._private.engines.polars_engine import flat_execution_scores
+from evalframe._private.errors import SparkValidationError, UsageError, ValidationError
 from evalframe._private.rules import attempts, run_gates
 from evalframe._private.rules import runs as rules_runs
+from evalframe._private.scoring.execution_scores import evaluator_scores as polars_evaluator_scores
+from evalframe._private.scoring.execution_scores import execution_scores as polars_execution_scores
+from evalframe._private.scoring.flat import is_flat
+from evalframe._private.summaries.case_summary import CASE_COLUMNS
+from evalframe._private.summaries.run_summary import COUNT_COLUMNS, RUN_COLUMNS
 
 K = TypeVar("K")
 TAG = "_ef_table"
@@ -61,16 +77,6 @@ def use_current_python() -> None:
     point it at this one (local mode), so workers see the same evalframe and polars."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-
-
-def java_available() -> bool:
-    """A local Spark needs a JVM: `java` on PATH or under JAVA_HOME."""
-    import shutil
-
-    home = os.environ.get("JAVA_HOME")
-    return shutil.which("java") is not None or (
-        home is not None and os.path.exists(os.path.join(home, "bin", "java"))
-    )
 
 
 def session(remote: str | None = None, master: str = "local[2]") -> SparkSession:
@@ -118,21 +124,28 @@ def _polars_empty(schema: T.StructType) -> pl.DataFrame:
 
 
 # --- the kernel, on one partition --------------------------------------------------------
-def _score_frames(frames: dict[str, pl.DataFrame | None], cfg: Config, clamp: bool) -> pl.DataFrame:
-    """evalframe's own scoring of in-memory input tables: the aggregate-first pass for flat
-    configs, the tree path otherwise (or beyond 62 evaluators)."""
-    from evalframe._private.data.dataset import Dataset
-    from evalframe._private.pipeline.score import flat_execution_scores
-    from evalframe._private.scoring import flat
-    from evalframe._private.scoring.execution_scores import (
-        execution_scores as polars_execution_scores,
-    )
+NODES = "nodes"
+"""`evaluators=` value: evaluator_scores without label, reason and extra score columns
+(what compare reads), as `evaluator_scores(..., passthrough=False)`."""
+FULL = "full"
+"""`evaluators=` value: evaluator_scores as `score --evaluators` writes it."""
 
-    lazy = {k: (v.lazy() if v is not None else None) for k, v in frames.items()}
-    if flat.is_flat(cfg):
+
+def _score_frames(
+    frames: dict[str, pl.DataFrame | None], cfg: Config, clamp: bool, evaluators: str | None
+) -> dict[str, pl.DataFrame]:
+    """evalframe's own scoring of in-memory input tables: execution_scores by the
+    aggregate-first pass for flat configs, the tree path otherwise (or beyond 62
+    evaluators); with `evaluators` (FULL or NODES) also evaluator_scores, by the tree path
+    (the polars engine's `evaluator_scores`)."""
+    ex: pl.DataFrame | None = None
+    if is_flat(cfg):
+        lazy = {k: (v.lazy() if v is not None else None) for k, v in frames.items()}
         result = flat_execution_scores({**lazy, S.RUNS: None}, cfg, clamp=clamp)
         if result is not None:
-            return result[0]
+            ex = result[0]
+    if ex is not None and evaluators is None:
+        return {S.EXECUTION_SCORES: ex}
     ds = Dataset.from_frames(
         frames[S.SCORES],  # type: ignore[arg-type]
         frames.get(S.EXECUTIONS),
@@ -140,7 +153,11 @@ def _score_frames(frames: dict[str, pl.DataFrame | None], cfg: Config, clamp: bo
         None,
         clamp=clamp,
     )
-    return polars_execution_scores(ds, cfg).collect()
+    out = {S.EXECUTION_SCORES: polars_execution_scores(ds, cfg).collect() if ex is None else ex}
+    if evaluators is not None:
+        nodes = polars_evaluator_scores(ds, cfg, passthrough=evaluators == FULL)
+        out[S.EVALUATOR_SCORES] = nodes.collect()
+    return out
 
 
 def _listing(cfg: Config, names: list[str]) -> Config:
@@ -151,18 +168,23 @@ def _listing(cfg: Config, names: list[str]) -> Config:
 
 
 def score_partition(
-    frames: dict[str, pl.DataFrame | None], cfg: Config, *, clamp: bool = False
-) -> pl.DataFrame:
-    """execution_scores of the rows of one partition (whole cases). Without an evaluator
-    list, runs are scored in groups sharing one evaluator set (`EVALSET` on the score
-    rows): one kernel call per distinct set, never per case."""
+    frames: dict[str, pl.DataFrame | None],
+    cfg: Config,
+    *,
+    clamp: bool = False,
+    evaluators: str | None = None,
+) -> dict[str, pl.DataFrame]:
+    """execution_scores (and evaluator_scores with `evaluators`) of the rows of one
+    partition (whole cases). Without an evaluator list, runs are scored in groups sharing
+    one evaluator set (`EVALSET` on the score rows): one kernel call per distinct set,
+    never per case."""
     scores = frames[S.SCORES]
     assert scores is not None
     if cfg.evaluators is not None or EVALSET not in scores.columns:
-        return _score_frames(frames, cfg, clamp)
+        return _score_frames(frames, cfg, clamp, evaluators)
     sets = scores.select(S.RUN_ID, EVALSET).unique(S.RUN_ID).sort(S.RUN_ID)
     groups = sets.group_by(EVALSET, maintain_order=True).agg(pl.col(S.RUN_ID))
-    pieces = []
+    pieces: list[dict[str, pl.DataFrame]] = []
     listed_runs: list[Any] = []
     for evalset, runs in groups.iter_rows():  # one per distinct evaluator set
         listed_runs += runs
@@ -173,16 +195,43 @@ def score_partition(
         part[S.SCORES] = part[S.SCORES].drop(EVALSET)  # type: ignore[union-attr]
         names = [] if evalset is None else evalset.split(SEP)
         sub = _listing(cfg, names) if names else cfg
-        pieces.append(_score_frames(part, sub, clamp))
+        pieces.append(_score_frames(part, sub, clamp, evaluators))
     rest = {
         name: (f.filter(~pl.col(S.RUN_ID).is_in(listed_runs)) if f is not None else None)
         for name, f in frames.items()
     }
     rest[S.SCORES] = rest[S.SCORES].drop(EVALSET)  # type: ignore[union-attr]
     if any(f is not None and f.height for f in rest.values()) or not pieces:
-        pieces.append(_score_frames(rest, cfg, clamp))  # runs with no score rows, null keys
-    return pl.concat(pieces, how="vertical_relaxed").with_columns(
-        pl.lit(cfg.config_id, dtype=pl.String).alias(S.CONFIG_ID)
+        pieces.append(_score_frames(rest, cfg, clamp, evaluators))  # runs without scores
+    out = {}
+    for name in pieces[0]:
+        # a piece without evaluators has no node rows (and an all-text empty schema)
+        parts = [p[name] for p in pieces if p[name].height] or [pieces[0][name]]
+        out[name] = pl.concat(parts, how="vertical_relaxed").with_columns(
+            pl.lit(cfg.config_id, dtype=pl.String).alias(S.CONFIG_ID)
+        )
+    return out
+
+
+def _tagged(tables: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
+    """Several output tables as one frame (mapInArrow has one output schema): a row per
+    row of each table, TAG naming the table, its columns prefixed `TABLE__`."""
+    return pl.concat(
+        [
+            frame.select(
+                pl.lit(name, dtype=pl.String).alias(TAG),
+                *(pl.col(c).alias(f"{name}__{c}") for c in frame.columns),
+            )
+            for name, frame in tables.items()
+        ],
+        how="diagonal",
+    )
+
+
+def _untagged(tagged: DataFrame, name: str, columns: list[str]) -> DataFrame:
+    """Table `name` out of the frame `_tagged` built, with its own column names."""
+    return tagged.where(F.col(TAG) == name).select(
+        *(F.col(f"`{name}__{c}`").alias(c) for c in columns)
     )
 
 
@@ -193,11 +242,10 @@ def _partition_fn(
     columns: dict[str, list[str]],
     out_schema: pa.Schema,
     clamp: bool,
+    evaluators: str | None,
 ) -> Iterator[pa.RecordBatch]:
     """mapInArrow body: gather every batch of the partition (Spark hands them over 10 000
     rows at a time; a case may straddle batches), then one kernel call."""
-    from evalframe._private.errors import ValidationError
-
     gathered = [b for b in batches if b.num_rows]
     if not gathered:  # an empty partition (fewer cases than partitions): nothing to score
         return
@@ -218,10 +266,11 @@ def _partition_fn(
         )
     cfg = Config.model_validate_json(config_json)
     try:
-        out = score_partition(frames, cfg, clamp=clamp)
+        out = score_partition(frames, cfg, clamp=clamp, evaluators=evaluators)
     except ValidationError as e:
         raise RuntimeError(f"{VALIDATION_MARKER} {e}") from None
-    arrow = out.select(out_schema.names).to_arrow().cast(out_schema)
+    result = out[S.EXECUTION_SCORES] if evaluators is None else _tagged(out)
+    arrow = result.select(out_schema.names).to_arrow().cast(out_schema)
     yield from arrow.to_batches(max_chunksize=10_000)
 
 
@@ -268,7 +317,7 @@ def default_partitions(spark: SparkSession) -> int:
         return 200
 
 
-def execution_scores(
+def kernel_tables(
     scores: DataFrame,
     config: Config,
     executions: DataFrame | None = None,
@@ -276,8 +325,12 @@ def execution_scores(
     *,
     partitions: int | None = None,
     clamp: bool = False,
-) -> DataFrame:
-    """execution_scores as a lazy Spark DataFrame (see the module docstring)."""
+    evaluators: str | None = None,
+) -> tuple[DataFrame, dict[str, DataFrame]]:
+    """The kernel's output as lazy Spark DataFrames: (the mapInArrow frame, {table name:
+    table}); execution_scores, and evaluator_scores with `evaluators` (FULL or NODES), in
+    which case both tables are cuts of the one mapInArrow frame (persist it to score
+    once). See the module docstring."""
     for name, df in ((S.SCORES, scores), (S.EXECUTIONS, executions), (S.OUTCOMES, outcomes)):
         if df is None:
             continue
@@ -294,12 +347,15 @@ def execution_scores(
     if outcomes is not None:
         inputs[S.OUTCOMES] = outcomes
     columns = {name: list(df.columns) for name, df in inputs.items()}
-    # the declared output schema: the kernel run on empty inputs of the same types
+    # the declared output schema: the kernel run on empty inputs of the same types (with
+    # one listed evaluator, so that evaluator_scores has its typed node columns)
     empties: dict[str, pl.DataFrame | None] = {n: None for n in KERNEL_TABLES}
     empties.update({n: _polars_empty(df.schema) for n, df in inputs.items()})
-    sample = _score_frames(empties, config, clamp)
-    spark_schema = _spark_schema(sample)
-    out_arrow = to_arrow_schema(spark_schema)
+    typed = config if config.evaluators is not None else _listing(config, ["_"])
+    sample = _score_frames(empties, typed, clamp, evaluators)
+    spark_schema = _spark_schema(
+        sample[S.EXECUTION_SCORES] if evaluators is None else _tagged(sample)
+    )
     evalsets = _evalsets(scores) if config.evaluators is None else None
     wide = _wide_frame(inputs, evalsets)
     n = partitions or default_partitions(scores.sparkSession)
@@ -307,12 +363,32 @@ def execution_scores(
         _partition_fn,
         config_json=config.model_dump_json(),
         columns=columns,
-        out_schema=out_arrow,
+        out_schema=to_arrow_schema(spark_schema),
         clamp=clamp,
+        evaluators=evaluators,
     )
     with warnings.catch_warnings():  # pyspark warns about pandas 3; mapInArrow uses none
         warnings.simplefilter("ignore", FutureWarning)
-        return wide.repartition(n, K_RUN, K_CASE).mapInArrow(fn, spark_schema)
+        scored = wide.repartition(n, K_RUN, K_CASE).mapInArrow(fn, spark_schema)
+    if evaluators is None:
+        return scored, {S.EXECUTION_SCORES: scored}
+    return scored, {name: _untagged(scored, name, list(f.columns)) for name, f in sample.items()}
+
+
+def execution_scores(
+    scores: DataFrame,
+    config: Config,
+    executions: DataFrame | None = None,
+    outcomes: DataFrame | None = None,
+    *,
+    partitions: int | None = None,
+    clamp: bool = False,
+) -> DataFrame:
+    """execution_scores as a lazy Spark DataFrame (see the module docstring)."""
+    _scored, tables = kernel_tables(
+        scores, config, executions, outcomes, partitions=partitions, clamp=clamp
+    )
+    return tables[S.EXECUTION_SCORES]
 
 
 def typed_runs(runs: DataFrame) -> DataFrame:
@@ -335,8 +411,6 @@ def typed_runs(runs: DataFrame) -> DataFrame:
 
 
 def _parsed_times(runs: DataFrame, col: str) -> DataFrame:
-    from evalframe._private.data.validate import parse_time_text
-
     texts = pl.from_arrow(to_arrow(runs.select(col).distinct().where(F.col(col).isNotNull())))
     assert isinstance(texts, pl.DataFrame)
     parsed = texts.with_columns(parse_time_text(pl.col(col)).alias("_t"))
@@ -371,8 +445,6 @@ def _case_stats(ex: DataFrame) -> DataFrame:
 def case_summary(ex: DataFrame, cfg: Config, *, stats: DataFrame | None = None) -> DataFrame:
     """case_summary (SPEC §4) from execution_scores: one group-by per (run, case), the
     rules of `rules.attempts` run natively by Spark."""
-    from evalframe._private.summaries.case_summary import CASE_COLUMNS
-
     st = _case_stats(ex) if stats is None else stats
     policy = (nw.lit(cfg.attempts.score), nw.lit(cfg.attempts.passed))
     return (
@@ -408,8 +480,6 @@ def run_summary(
     `rules/run_gates.py` run natively by Spark through narwhals (exact percentiles:
     Spark's `percentile`, linear interpolation like polars'), pass@k by the Spark kernel
     `_comb_ratio`; the runs table's rows and columns joined as the local engine does."""
-    from evalframe._private.summaries.run_summary import COUNT_COLUMNS, RUN_COLUMNS
-
     keys = [S.CONFIG_ID, S.RUN_ID]
     base = (
         nw.from_native(ex)
@@ -493,22 +563,57 @@ def score_tables(
     *,
     partitions: int | None = None,
     clamp: bool = False,
+    evaluators: bool = False,
 ) -> dict[str, DataFrame]:
     """execution_scores, case_summary and run_summary of Spark input tables, as lazy Spark
-    DataFrames (nothing runs until an action). `partitions` is the number of hash
-    partitions of (run_id, case_id) the kernel runs on (default
-    spark.sql.shuffle.partitions). The three tables share execution_scores: `.cache()` it
-    (or write it first) when you read more than one, or each action rescores."""
-    cfg = config if config is not None else Config()
-    ex = execution_scores(
-        scores_df, cfg, executions_df, outcomes_df, partitions=partitions, clamp=clamp
+    DataFrames (nothing runs until an action); `evaluators=True` adds evaluator_scores
+    (one row per execution × tree node, root included as path "", from the same
+    partition pass). `partitions` is the number of hash partitions of (run_id, case_id)
+    the kernel runs on (default spark.sql.shuffle.partitions). The tables share one
+    scoring: `.persist()` execution_scores (with `evaluators=True`: write or persist the
+    tables, or use `collect_tables`) when you read more than one, or each action
+    rescores."""
+    _scored, tables = _score_tables(
+        scores_df,
+        config if config is not None else Config(),
+        executions_df,
+        outcomes_df,
+        runs_df,
+        partitions=partitions,
+        clamp=clamp,
+        evaluators=FULL if evaluators else None,
     )
+    return tables
+
+
+def _score_tables(
+    scores_df: DataFrame,
+    cfg: Config,
+    executions_df: DataFrame | None,
+    outcomes_df: DataFrame | None,
+    runs_df: DataFrame | None,
+    *,
+    partitions: int | None,
+    clamp: bool,
+    evaluators: str | None,
+) -> tuple[DataFrame, dict[str, DataFrame]]:
+    """(the kernel's mapInArrow frame, the score tables derived from it)."""
+    scored, tables = kernel_tables(
+        scores_df,
+        cfg,
+        executions_df,
+        outcomes_df,
+        partitions=partitions,
+        clamp=clamp,
+        evaluators=evaluators,
+    )
+    ex = tables[S.EXECUTION_SCORES]
     stats = _case_stats(ex)
-    return {
-        S.EXECUTION_SCORES: ex,
-        S.CASE_SUMMARY: case_summary(ex, cfg, stats=stats),
-        S.RUN_SUMMARY: run_summary(ex, cfg, runs=runs_df, stats=stats),
-    }
+    tables[S.CASE_SUMMARY] = case_summary(ex, cfg, stats=stats)
+    tables[S.RUN_SUMMARY] = run_summary(ex, cfg, runs=runs_df, stats=stats)
+    if S.EVALUATOR_SCORES in tables:  # after the three, as the local engine orders them
+        tables[S.EVALUATOR_SCORES] = tables.pop(S.EVALUATOR_SCORES)
+    return scored, tables
 
 
 def to_arrow(df: DataFrame) -> pa.Table:
@@ -582,10 +687,6 @@ def read_dataset(spark: SparkSession, dataset: str | os.PathLike[str]) -> dict[s
     Parquet files itself (nothing passes through the driver); a remote one (Spark Connect,
     which cannot see this machine's files) and DuckDB database files get the rows from
     evalframe's own reader, sent as Arrow."""
-    from pathlib import Path
-
-    from evalframe._private.data.dataset import open_tables, table_files
-
     root = Path(dataset)
     lazy = open_tables(root)  # evalframe's checks of the files (missing, unreadable, schemas)
     out: dict[str, DataFrame] = {}
@@ -611,6 +712,48 @@ def read_dataset(spark: SparkSession, dataset: str | os.PathLike[str]) -> dict[s
     return out
 
 
+@contextmanager
+def scored_dataset(
+    dataset: str | os.PathLike[str],
+    config: Config,
+    *,
+    clamp: bool = False,
+    remote: str | None = None,
+    partitions: int | None = None,
+    evaluators: str | None = None,
+) -> Iterator[dict[str, DataFrame]]:
+    """The score tables of a dataset path on Spark (a local[2] session, the active one,
+    or Spark Connect at `remote`) as lazy Spark DataFrames over ONE kernel pass: its
+    output is persisted (spilling to disk when large) and checked — a partition that
+    failed validation is a SparkValidationError — before the body runs, and unpersisted
+    after it."""
+    spark = session(remote)
+    inputs = read_dataset(spark, dataset)
+    scored, tables = _score_tables(
+        inputs[S.SCORES],
+        config,
+        inputs.get(S.EXECUTIONS),
+        inputs.get(S.OUTCOMES),
+        inputs.get(S.RUNS),
+        partitions=partitions,
+        clamp=clamp,
+        evaluators=evaluators,
+    )
+    # the kernel runs once: without the cache each table's branch would rescore
+    scored = scored.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        try:
+            scored.count()
+        except Exception as e:
+            message = validation_message(e)
+            if message is None:
+                raise
+            raise SparkValidationError(message + PARTITION_NOTE) from None
+        yield tables
+    finally:
+        scored.unpersist()
+
+
 def score_dataset(
     dataset: str | os.PathLike[str],
     config: Config,
@@ -618,37 +761,20 @@ def score_dataset(
     clamp: bool = False,
     remote: str | None = None,
     partitions: int | None = None,
+    evaluators: bool = False,
 ) -> dict[str, pl.DataFrame]:
-    """execution_scores, case_summary and run_summary of a dataset path scored on Spark
-    (a local[2] session, the active one, or Spark Connect at `remote`), collected in one
-    Spark job as polars DataFrames (for the results store)."""
-    spark = session(remote)
-    inputs = read_dataset(spark, dataset)
-    tables = score_tables(
-        inputs[S.SCORES],
+    """execution_scores, case_summary and run_summary (and evaluator_scores with
+    `evaluators=True`) of a dataset path scored on Spark, collected in one Spark job as
+    polars DataFrames (for the results store); see `scored_dataset`."""
+    with scored_dataset(
+        dataset,
         config,
-        executions_df=inputs.get(S.EXECUTIONS),
-        outcomes_df=inputs.get(S.OUTCOMES),
-        runs_df=inputs.get(S.RUNS),
-        partitions=partitions,
         clamp=clamp,
-    )
-    # the kernel runs once: execution_scores is cached (spilling to disk when large)
-    # before the three tables are collected, else each table's branch would rescore
-    from pyspark import StorageLevel
-
-    ex = tables[S.EXECUTION_SCORES].persist(StorageLevel.MEMORY_AND_DISK)
-    try:
-        try:
-            ex.count()
-        except Exception as e:
-            message = validation_message(e)
-            if message is None:
-                raise
-            raise SparkValidationError(message + PARTITION_NOTE) from None
+        remote=remote,
+        partitions=partitions,
+        evaluators=FULL if evaluators else None,
+    ) as tables:
         return collect_tables(tables)
-    finally:
-        ex.unpersist()
 
 
 def validation_message(error: BaseException) -> str | None:

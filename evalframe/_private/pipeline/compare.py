@@ -1,6 +1,8 @@
 """`compare_tables`: every table `evalframe compare` writes — case_deltas,
 evaluator_deltas, run_deltas — scoring the dataset once and comparing every pair in one
-pass.
+pass, on the engine asked for (the capability table refuses what it does not run):
+polars here, DuckDB in one session (engines/duckdb_pipeline.py), Spark over one
+partition pass (engines/spark_compare.py).
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from evalframe._private.compare.compare import compare
 from evalframe._private.compare.pairs import pairs_for
 from evalframe._private.config import Config
 from evalframe._private.data.dataset import Dataset, load_dataset
-from evalframe._private.errors import UsageError
-from evalframe._private.pipeline.score import score_tables
+from evalframe._private.engines import capabilities as caps
+from evalframe._private.engines.duckdb_pipeline import compare_tables_duckdb
+from evalframe._private.pipeline.score import check_request, require_spark, score_tables
 from evalframe._private.pipeline.tables import Frame, Tables
 from evalframe._private.scoring.execution_scores import evaluator_scores
 from evalframe._private.summaries.slices import slice_deltas
@@ -38,6 +41,7 @@ def compare_tables(
     memory_limit: str | None = None,
     by: str | None = None,
     series: str | None = None,
+    spark_remote: str | None = None,
 ) -> Tables[pl.DataFrame]:
     """Compare runs case by case (SPEC §6): a `Tables` of case_deltas, evaluator_deltas
     and run_deltas, with `.pairs` (the pairs compared) and `.scored` (the score tables
@@ -46,7 +50,8 @@ def compare_tables(
     compared against it; with neither, the newest run against the one before it.
     `by` ("tag" or an executions column) adds `slice_deltas` (SPEC §10). `series` (a runs
     column: model, target, agent) pairs runs within each of its values only (`pairs_for`).
-    Raises UnknownRunError (listing the known run ids) for a run not in the data."""
+    `engine` is "polars", "duckdb" or "spark" (`spark_remote`: Spark Connect), as for
+    `score_tables`. Raises UnknownRunError (listing the known run ids) for a run not in the data."""
     cfg = config if config is not None else Config()
 
     def choose(rs: pl.DataFrame) -> list[tuple[str, str]]:
@@ -64,9 +69,16 @@ def compare_tables(
             series=series,
         )
 
+    check_request(engine, dataset, cfg, memory_limit=memory_limit, spark_remote=spark_remote)
+    caps.require(engine, caps.COMPARE)
+    caps.require(engine, caps.EVALUATOR_DELTAS)
     if engine == "duckdb":  # scores and compares in one DuckDB session
         tables, scored, chosen = _duckdb_compare(
             dataset, cfg, choose, clamp=clamp, memory_limit=memory_limit
+        )
+    elif engine == "spark":  # one Spark scoring, the deltas in the same session
+        tables, scored, chosen = _spark_compare(
+            dataset, cfg, choose, clamp=clamp, remote=spark_remote
         )
     else:
         scored = score_tables(dataset, cfg, clamp=clamp, engine=engine, memory_limit=memory_limit)
@@ -104,13 +116,6 @@ def _duckdb_compare(
 ) -> tuple[dict[str, pl.DataFrame], Tables[Frame], list[tuple[str, str]]]:
     """The deltas, the score tables they came from and the pairs compared, all from one
     DuckDB session over the dataset's files (engines/duckdb_pipeline.py)."""
-    from evalframe._private.engines.duckdb_pipeline import compare_tables_duckdb
-
-    if isinstance(dataset, Dataset):
-        raise UsageError(
-            "engine='duckdb' reads the dataset's files; hint: pass the dataset path, not a "
-            "loaded Dataset."
-        )
     kwargs: dict[str, Any] = {"clamp": clamp}
     if memory_limit is not None:
         kwargs["memory_limit"] = memory_limit
@@ -119,3 +124,22 @@ def _duckdb_compare(
     scored.clamped = out.clamped
     scored.path = "duckdb"
     return dict(out), scored, list(out.pairs or [])
+
+
+def _spark_compare(
+    dataset: Any,
+    cfg: Config,
+    choose: Callable[[pl.DataFrame], list[tuple[str, str]]],
+    *,
+    clamp: bool,
+    remote: str | None,
+) -> tuple[dict[str, pl.DataFrame], Tables[Frame], list[tuple[str, str]]]:
+    """The deltas, the score tables they came from and the pairs compared, from one
+    Spark scoring of the dataset's files (engines/spark_compare.py)."""
+    require_spark(remote)
+    from evalframe._private.engines.spark_compare import compare_dataset  # pyspark: optional
+
+    deltas, tables, chosen = compare_dataset(Path(dataset), cfg, choose, clamp=clamp, remote=remote)
+    scored: Tables[Frame] = Tables(tables)
+    scored.path = "spark"
+    return deltas, scored, chosen
