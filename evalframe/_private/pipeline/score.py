@@ -29,6 +29,7 @@ from evalframe._private.engines.duckdb_pipeline import score_tables_duckdb
 from evalframe._private.engines.polars_engine import score_tables_polars
 from evalframe._private.errors import UsageError
 from evalframe._private.pipeline.tables import Frame, Tables
+from evalframe._private.summaries.agreement import label_tables
 from evalframe._private.summaries.slices import slice_summary
 
 ENGINES = caps.ENGINES
@@ -72,7 +73,7 @@ def score_tables(
         out = _duckdb(dataset, cfg, clamp=clamp, memory_limit=memory_limit)
     else:
         out = _polars(dataset, cfg, evaluators=evaluators, clamp=clamp, memory_limit=memory_limit)
-    return _with_slices(out, cfg, by)
+    return _with_slices(label_tables(out, dataset, cfg), cfg, by)
 
 
 def _polars(
