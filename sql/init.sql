@@ -314,19 +314,84 @@ create or replace macro mde(se) as
     (se * cast(2.801585 as double));
 
 -- ==== verdict_band.sql ==========================================================
--- verdict_band(score, threshold, borderline) — scalar macro: the verdict band of a score.
+-- verdict_band(score, threshold, borderline) — scalar macro: the verdict band of a score
+-- (rules/verdicts.py).
 -- grain:   one value
 -- inputs:  score (0–1, may be null), threshold (pass boundary), borderline (lower edge of
 --          the borderline band; null = no band)
 -- returns: varchar 'pass' | 'borderline' | 'fail'; null when score is null.
---          (execution_scores_at adds 'error', 'unscored' and the required/judge-error fails.)
+--          (execution_verdict adds 'error', 'unscored' and the required/judge-error fails.)
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro verdict_band(score, threshold, borderline := null) as
-    case
-        when score is null then null
-        when meets(score, threshold) then 'pass'
-        when borderline is not null and meets(score, borderline) then 'borderline'
-        else 'fail'
-    end;
+    (case when (score is null) then cast(null as text) else (case when ((score >= (threshold - cast(1e-09 as double))) and (not isnan(score))) then 'pass' else (case when ((not (borderline is null)) and ((score >= (borderline - cast(1e-09 as double))) and (not isnan(score)))) then 'borderline' else 'fail' end) end) end);
+
+-- ==== execution_judge_error.sql =================================================
+-- execution_judge_error(is_ok, has_rows, on_missing, n_missing) — scalar macro: an ok
+-- execution with judge rows misses an expected evaluator under on_missing 'fail'
+-- (rules/verdicts.py).
+-- grain:   one value
+-- inputs:  is_ok, has_rows (booleans), on_missing (varchar), n_missing (count)
+-- returns: boolean, never null
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
+create or replace macro execution_judge_error(is_ok, has_rows, on_missing, n_missing) as
+    coalesce((((is_ok and has_rows) and (on_missing = 'fail')) and (n_missing > 0)), false);
+
+-- ==== execution_unscored.sql ====================================================
+-- execution_unscored(is_ok, is_judge_error, has_rows, root_present) — scalar macro: an ok
+-- execution without a judge error whose tree has no score (rules/verdicts.py).
+-- grain:   one value
+-- inputs:  is_ok, is_judge_error, has_rows, root_present (booleans)
+-- returns: boolean
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
+create or replace macro execution_unscored(is_ok, is_judge_error, has_rows, root_present) as
+    ((is_ok and (not is_judge_error)) and (not (has_rows and coalesce(root_present, false))));
+
+-- ==== execution_required_failed.sql =============================================
+-- execution_required_failed(is_ok, has_rows, gate_fired) — scalar macro: the required gate
+-- of the tree fired for an ok execution with judge rows (rules/verdicts.py).
+-- grain:   one value
+-- inputs:  is_ok, has_rows, gate_fired (booleans)
+-- returns: boolean
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
+create or replace macro execution_required_failed(is_ok, has_rows, gate_fired) as
+    ((is_ok and has_rows) and coalesce(gate_fired, false));
+
+-- ==== execution_score.sql =======================================================
+-- execution_score(is_ok, is_unscored, is_judge_error, root_score) — scalar macro: the
+-- execution's score — null when errored or unscored, 0 on a judge error, else the root
+-- score of its tree (rules/verdicts.py).
+-- grain:   one value
+-- inputs:  is_ok, is_unscored, is_judge_error (booleans), root_score (0–1)
+-- returns: double
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
+create or replace macro execution_score(is_ok, is_unscored, is_judge_error, root_score) as
+    (case when ((not is_ok) or is_unscored) then null else (case when is_judge_error then cast(0.0 as double) else root_score end) end);
+
+-- ==== execution_verdict.sql =====================================================
+-- execution_verdict(is_ok, is_judge_error, is_unscored, is_required_failed, score,
+--                   threshold, borderline) — scalar macro: the first verdict that applies:
+-- 'error', 'fail' (judge error), 'unscored', 'fail' (required gate), then the band of the
+-- score (rules/verdicts.py).
+-- grain:   one value
+-- inputs:  is_ok, is_judge_error, is_unscored, is_required_failed (booleans); score,
+--          threshold, borderline (0–1; borderline null = no band)
+-- returns: varchar 'error' | 'fail' | 'unscored' | 'pass' | 'borderline'
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
+create or replace macro execution_verdict(is_ok, is_judge_error, is_unscored, is_required_failed, score, threshold, borderline) as
+    (case when (not is_ok) then 'error' else (case when is_judge_error then 'fail' else (case when is_unscored then 'unscored' else (case when is_required_failed then 'fail' else (case when ((score >= (threshold - cast(1e-09 as double))) and (not isnan(score))) then 'pass' else (case when ((not (borderline is null)) and ((score >= (borderline - cast(1e-09 as double))) and (not isnan(score)))) then 'borderline' else 'fail' end) end) end) end) end) end);
+
+-- ==== execution_passed.sql ======================================================
+-- execution_passed(is_ok, is_judge_error, verdict, outcomes_total, outcomes_passed,
+--                  outcomes_mode) — scalar macro: passed under the outcomes mode ('gate',
+-- 'ignore', 'both'); an errored execution or a judge error never passes
+-- (rules/verdicts.py).
+-- grain:   one value
+-- inputs:  is_ok, is_judge_error (booleans), verdict (varchar), outcomes_total,
+--          outcomes_passed (counts), outcomes_mode (varchar)
+-- returns: boolean
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
+create or replace macro execution_passed(is_ok, is_judge_error, verdict, outcomes_total, outcomes_passed, outcomes_mode) as
+    (case when ((not is_ok) or is_judge_error) then false else (case when (outcomes_mode = 'gate') then (case when (outcomes_total > 0) then (outcomes_passed = outcomes_total) else (verdict = 'pass') end) else (case when (outcomes_mode = 'ignore') then (verdict = 'pass') else ((verdict = 'pass') and ((not (outcomes_total > 0)) or (outcomes_passed = outcomes_total))) end) end) end);
 
 -- ==== clustered_se.sql ==========================================================
 -- clustered_se(clusters) — scalar macro: case-clustered standard error of a mean.
@@ -441,12 +506,6 @@ create or replace macro comb_ratio(a, b, k) as
 --          n_pass_ms (present leaves meeting their min_score), t_scores (list), leaf_scores
 --          (list of {evaluator, s}), mask (bit per data evaluator, ids < 63 else null),
 --          ev_max (largest evaluator id: 63 or more and the masks are incomplete);
---          sws_q, sw_q, w_null_q, cw_rows_q, sws_rest_q, sw_rest_q, w_null_rest_q,
---          cw_rows_rest_q (the same sums in fixed point: Σ floor(x · 2^80) as hugeint, over
---          the rows with a weight 0 or in [2^-24, 2^24) and a score null or in [0, 1] —
---          exact, so independent of the row order; docs/architecture.md, "Order-independent
---          sums"), n_out, n_out_null (leaf rows with / without a score outside that band:
---          an execution with one that enters its sums uses the float sums);
 --          bad_nan, bad_neg, bad_above, bad_scale, bad_weight, n_clamped, n_nulled
 create or replace macro execution_partials(
     configured := null,
@@ -513,35 +572,11 @@ score_rows as (
         l.min_score,
         l.bit,
         l.ev,
-        coalesce(l.cw1 = 0 or (l.cw1 >= pow(2.0, -24) and l.cw1 < pow(2.0, 24)), false)
-            as cw1_exact,
         st.cfg_keep_t as keep_t,
         st.cfg_keep_leaves as keep_leaves
     from scores as s
     left join evaluator_leaves as l on l.evaluator = s.evaluator
     cross join settings as st
-),
--- a row summed exactly: weight 0 or in [2^-24, 2^24), score null or in [0, 1]
-exact_flags as (
-    select
-        *,
-        coalesce(
-            (w = 0 or (w >= pow(2.0, -24) and w < pow(2.0, 24)))
-            and (s is null or (s >= 0 and s <= 1)),
-            false
-        ) as exact
-    from score_rows
-),
--- its terms in fixed point: floor(x · 2^80), exact; try_cast because DuckDB may fold the
--- band test away on Parquet statistics that leave NaN out (such rows fail validation)
-exact_rows as (
-    select
-        *,
-        case when exact and s is not null then try_cast(floor(w * s * pow(2.0, 80)) as hugeint)
-        end as ws_q,
-        case when exact then try_cast(floor(w * pow(2.0, 80)) as hugeint) end as w_q,
-        case when cw1_exact then try_cast(floor(cw1 * pow(2.0, 80)) as hugeint) end as cw1_q
-    from exact_flags
 )
 select
     run_id,
@@ -557,12 +592,6 @@ select
     sum(w) filter (where leaf and s is not null) as sw,
     sum(w) filter (where leaf and s is null) as w_null,
     sum(cw1) filter (where leaf) as cw_rows,
-    sum(ws_q) filter (where leaf and s is not null and exact) as sws_q,
-    sum(w_q) filter (where leaf and s is not null and exact) as sw_q,
-    sum(w_q) filter (where leaf and s is null and exact) as w_null_q,
-    sum(cw1_q) filter (where leaf and cw1_exact) as cw_rows_q,
-    count(*) filter (where leaf and not exact and s is not null)::bigint as n_out,
-    count(*) filter (where leaf and not exact and s is null)::bigint as n_out_null,
     min(s) filter (where leaf) as s_min,
     max(s) filter (where leaf) as s_max,
     count(*) filter (where leaf and req)::bigint as req_rows,
@@ -586,10 +615,6 @@ select
     sum(w) filter (where leaf and not rc and s is not null) as sw_rest,
     sum(w) filter (where leaf and not rc and s is null) as w_null_rest,
     sum(cw1) filter (where leaf and not rc) as cw_rows_rest,
-    sum(ws_q) filter (where leaf and not rc and s is not null and exact) as sws_rest_q,
-    sum(w_q) filter (where leaf and not rc and s is not null and exact) as sw_rest_q,
-    sum(w_q) filter (where leaf and not rc and s is null and exact) as w_null_rest_q,
-    sum(cw1_q) filter (where leaf and not rc and cw1_exact) as cw_rows_rest_q,
     count(*) filter (
         where leaf and s is not null and min_score is not null and meets(s, min_score)
     )::bigint as n_pass_ms,
@@ -608,7 +633,7 @@ select
     count(*) filter (where is_bad_weight)::bigint as bad_weight,
     count(*) filter (where (is_neg or is_above) and not is_nan)::bigint as n_clamped,
     count(*) filter (where is_nan)::bigint as n_nulled
-from exact_rows
+from score_rows
 group by run_id, case_id, attempt;
 
 -- ==== execution_scores_of.sql ===================================================
@@ -664,31 +689,8 @@ policy_totals as (
         coalesce(
             sum(coalesce(p.weight, 1.0)) filter (where not list_contains(st.cfg_rc, p.evaluator)),
             0.0
-        ) as total_cw_rest,
-        -- the same in fixed point (execution_partials: sws_q ...), null when a configured
-        -- weight is outside [2^-24, 2^24): absent leaves are then summed as floats
-        case
-            when coalesce(bool_and(cw_exact), true)
-                then coalesce(sum(cw_q), 0)
-        end as total_cw_q,
-        case
-            when coalesce(bool_and(cw_exact), true)
-                then coalesce(
-                    sum(cw_q) filter (where not list_contains(st.cfg_rc, p.evaluator)), 0
-                )
-        end as total_cw_rest_q
-    from (
-        select
-            *,
-            case when cw_exact then try_cast(floor(cw * pow(2.0, 80)) as hugeint) end as cw_q
-        from (
-            select
-                *,
-                coalesce(weight, 1.0) as cw,
-                cw = 0 or (cw >= pow(2.0, -24) and cw < pow(2.0, 24)) as cw_exact
-            from evaluator_policy
-        )
-    ) as p
+        ) as total_cw_rest
+    from evaluator_policy as p
     cross join settings as st
 ),
 known_partials as (
@@ -750,16 +752,7 @@ leaf_counts as (
         case
             when st.cfg_configured then pt.total_cw_rest - coalesce(r.cw_rows_rest, 0.0)
             else ((r.n_expected - pt.n_rc) - coalesce(r.n_rows_rest, 0))::double
-        end as w_absent_rest,
-        case
-            when st.cfg_configured then pt.total_cw_q - coalesce(r.cw_rows_q, 0)
-            else (r.n_expected - coalesce(r.n_rows, 0))::hugeint * (1::hugeint << 80)
-        end as w_absent_q,
-        case
-            when st.cfg_configured then pt.total_cw_rest_q - coalesce(r.cw_rows_rest_q, 0)
-            else ((r.n_expected - pt.n_rc) - coalesce(r.n_rows_rest, 0))::hugeint
-                * (1::hugeint << 80)
-        end as w_absent_rest_q
+        end as w_absent_rest
     from execution_rows as r
     cross join settings as st
     cross join policy_totals as pt
@@ -790,22 +783,6 @@ root_stats as (
                 then coalesce(c.sw_rest, 0.0) + coalesce(c.w_null_rest, 0.0) + c.w_absent_rest
             else coalesce(c.sw_rest, 0.0)
         end as sw_rest_all,
-        -- the fixed-point sums (exact, order-independent) when every row that enters them
-        -- has a weight in band; a configured weight out of band makes on_missing = 'zero'
-        -- executions use the float sums (w_absent_q is null)
-        case
-            when st.cfg_on_missing = 'zero'
-                then coalesce(c.sw_q, 0) + coalesce(c.w_null_q, 0) + c.w_absent_q
-            else coalesce(c.sw_q, 0)
-        end as sw_all_q,
-        case
-            when st.cfg_on_missing = 'zero'
-                then coalesce(c.sw_rest_q, 0) + coalesce(c.w_null_rest_q, 0) + c.w_absent_rest_q
-            else coalesce(c.sw_rest_q, 0)
-        end as sw_rest_all_q,
-        coalesce(c.n_out, 0)
-        + case when st.cfg_on_missing = 'zero' then coalesce(c.n_out_null, 0) else 0 end = 0
-        and (st.cfg_on_missing <> 'zero' or c.w_absent_q is not null) as exact,
         pt.n_required > 0 and (
             c.req_ms_fail > 0
             or c.req_t_null > 0
@@ -825,20 +802,9 @@ root_stats as (
 root_values as (
     select
         r.*,
-        case
-            when r.exact and r.sw_all_q > 0
-                then (coalesce(r.sws_q, 0)::double * pow(2.0, -80))
-                / (r.sw_all_q::double * pow(2.0, -80))
-            when r.exact then 0.0
-            when r.sw_all > 0 then coalesce(r.sws, 0.0) / r.sw_all
-            else 0.0
-        end as wavg,
+        case when r.sw_all > 0 then coalesce(r.sws, 0.0) / r.sw_all else 0.0 end as wavg,
         case
             when r.n_present_rest_all = 0 then null
-            when r.exact and r.sw_rest_all_q > 0
-                then (coalesce(r.sws_rest_q, 0)::double * pow(2.0, -80))
-                / (r.sw_rest_all_q::double * pow(2.0, -80))
-            when r.exact then 0.0
             when r.sw_rest_all > 0 then coalesce(r.sws_rest, 0.0) / r.sw_rest_all
             else 0.0
         end as wavg_rest,
