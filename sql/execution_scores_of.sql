@@ -50,8 +50,31 @@ policy_totals as (
         coalesce(
             sum(coalesce(p.weight, 1.0)) filter (where not list_contains(st.cfg_rc, p.evaluator)),
             0.0
-        ) as total_cw_rest
-    from evaluator_policy as p
+        ) as total_cw_rest,
+        -- the same in fixed point (execution_partials: sws_q ...), null when a configured
+        -- weight is outside [2^-24, 2^24): absent leaves are then summed as floats
+        case
+            when coalesce(bool_and(cw_exact), true)
+                then coalesce(sum(cw_q), 0)
+        end as total_cw_q,
+        case
+            when coalesce(bool_and(cw_exact), true)
+                then coalesce(
+                    sum(cw_q) filter (where not list_contains(st.cfg_rc, p.evaluator)), 0
+                )
+        end as total_cw_rest_q
+    from (
+        select
+            *,
+            case when cw_exact then try_cast(floor(cw * pow(2.0, 80)) as hugeint) end as cw_q
+        from (
+            select
+                *,
+                coalesce(weight, 1.0) as cw,
+                cw = 0 or (cw >= pow(2.0, -24) and cw < pow(2.0, 24)) as cw_exact
+            from evaluator_policy
+        )
+    ) as p
     cross join settings as st
 ),
 known_partials as (
@@ -113,7 +136,16 @@ leaf_counts as (
         case
             when st.cfg_configured then pt.total_cw_rest - coalesce(r.cw_rows_rest, 0.0)
             else ((r.n_expected - pt.n_rc) - coalesce(r.n_rows_rest, 0))::double
-        end as w_absent_rest
+        end as w_absent_rest,
+        case
+            when st.cfg_configured then pt.total_cw_q - coalesce(r.cw_rows_q, 0)
+            else (r.n_expected - coalesce(r.n_rows, 0))::hugeint * (1::hugeint << 80)
+        end as w_absent_q,
+        case
+            when st.cfg_configured then pt.total_cw_rest_q - coalesce(r.cw_rows_rest_q, 0)
+            else ((r.n_expected - pt.n_rc) - coalesce(r.n_rows_rest, 0))::hugeint
+                * (1::hugeint << 80)
+        end as w_absent_rest_q
     from execution_rows as r
     cross join settings as st
     cross join policy_totals as pt
@@ -144,6 +176,24 @@ root_stats as (
                 then coalesce(c.sw_rest, 0.0) + coalesce(c.w_null_rest, 0.0) + c.w_absent_rest
             else coalesce(c.sw_rest, 0.0)
         end as sw_rest_all,
+        -- the fixed-point sums (exact, order-independent) when every row that enters them
+        -- has a weight in band; a configured weight out of band makes on_missing = 'zero'
+        -- executions use the float sums (w_absent_q is null)
+        case
+            when st.cfg_on_missing = 'zero'
+                then coalesce(c.sw_q, 0) + coalesce(c.w_null_q, 0) + c.w_absent_q
+            else coalesce(c.sw_q, 0)
+        end as sw_all_q,
+        case
+            when len(st.cfg_rc) = 0 then null  -- the rest is every leaf: sw_all_q
+            when st.cfg_on_missing = 'zero'
+                then coalesce(c.sw_rest_q, 0) + coalesce(c.w_null_rest_q, 0) + c.w_absent_rest_q
+            else coalesce(c.sw_rest_q, 0)
+        end as sw_rest_only_q,
+        case when len(st.cfg_rc) = 0 then c.sws_q else c.sws_rest_q end as sws_rest_all_q,
+        coalesce(c.n_out, 0)
+        + case when st.cfg_on_missing = 'zero' then coalesce(c.n_out_null, 0) else 0 end = 0
+        and (st.cfg_on_missing <> 'zero' or c.w_absent_q is not null) as exact,
         pt.n_required > 0 and (
             c.req_ms_fail > 0
             or c.req_t_null > 0
@@ -163,9 +213,20 @@ root_stats as (
 root_values as (
     select
         r.*,
-        case when r.sw_all > 0 then coalesce(r.sws, 0.0) / r.sw_all else 0.0 end as wavg,
+        case
+            when r.exact and r.sw_all_q > 0
+                then (coalesce(r.sws_q, 0)::double * pow(2.0, -80))
+                / (r.sw_all_q::double * pow(2.0, -80))
+            when r.exact then 0.0
+            when r.sw_all > 0 then coalesce(r.sws, 0.0) / r.sw_all
+            else 0.0
+        end as wavg,
         case
             when r.n_present_rest_all = 0 then null
+            when r.exact and coalesce(r.sw_rest_only_q, r.sw_all_q) > 0
+                then (coalesce(r.sws_rest_all_q, 0)::double * pow(2.0, -80))
+                / (coalesce(r.sw_rest_only_q, r.sw_all_q)::double * pow(2.0, -80))
+            when r.exact then 0.0
             when r.sw_rest_all > 0 then coalesce(r.sws_rest, 0.0) / r.sw_rest_all
             else 0.0
         end as wavg_rest,

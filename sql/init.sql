@@ -506,6 +506,13 @@ create or replace macro comb_ratio(a, b, k) as
 --          n_pass_ms (present leaves meeting their min_score), t_scores (list), leaf_scores
 --          (list of {evaluator, s}), mask (bit per data evaluator, ids < 63 else null),
 --          ev_max (largest evaluator id: 63 or more and the masks are incomplete);
+--          sws_q, sw_q, w_null_q, cw_rows_q, sws_rest_q, sw_rest_q, w_null_rest_q,
+--          cw_rows_rest_q (the same sums in fixed point, the _rest ones only with
+--          required_children: Σ floor(x · 2^80) as hugeint over the rows with a weight 0 or
+--          in [2^-24, 2^24) and a score null or in [0, 1] — exact, so independent of the row
+--          order; docs/architecture.md, "Order-independent sums"), n_out, n_out_null (leaf
+--          rows with / without a score outside that band: an execution with one that enters
+--          its sums uses the float sums);
 --          bad_nan, bad_neg, bad_above, bad_scale, bad_weight, n_clamped, n_nulled
 create or replace macro execution_partials(
     configured := null,
@@ -522,7 +529,8 @@ with settings as (
         cast(required_children as varchar[]) as cfg_rc,
         coalesce(cast(clamp as boolean), false) as cfg_clamp,
         coalesce(cast(keep_threshold_scores as boolean), false) as cfg_keep_t,
-        coalesce(cast(keep_leaf_scores as boolean), false) as cfg_keep_leaves
+        coalesce(cast(keep_leaf_scores as boolean), false) as cfg_keep_leaves,
+        len(cast(required_children as varchar[])) > 0 as cfg_has_rc
 ),
 data_evaluators as (
     select evaluator, (row_number() over (order by evaluator) - 1)::integer as ev
@@ -539,7 +547,12 @@ evaluator_leaves as (
         st.cfg_configured and coalesce(p.required, false) as is_required,
         p.min_score,
         list_contains(st.cfg_rc, d.evaluator) as in_rc,
-        case when d.ev < 63 then (1::bigint << d.ev) end as bit
+        case when d.ev < 63 then (1::bigint << d.ev) end as bit,
+        -- configured weights in fixed point once per evaluator, not per row (see below)
+        coalesce(p.weight, 1.0) = 0
+        or (coalesce(p.weight, 1.0) >= pow(2.0, -24) and coalesce(p.weight, 1.0) < pow(2.0, 24))
+            as cw1_exact,
+        try_cast(floor(coalesce(p.weight, 1.0) * pow(2.0, 80)) as hugeint) as cw1_fixed
     from data_evaluators as d
     left join evaluator_policy as p on p.evaluator = d.evaluator
     cross join settings as st
@@ -572,11 +585,43 @@ score_rows as (
         l.min_score,
         l.bit,
         l.ev,
+        coalesce(l.cw1_exact, false) as cw1_exact,
+        l.cw1_fixed,
+        -- the row's weight in fixed point when it is the configured one (or the default 1)
+        case
+            when l.policy_weight is not null then l.cw1_fixed
+            when s.weight is null then 1::hugeint << 80
+        end as w_fixed,
+        st.cfg_has_rc as has_rc,
         st.cfg_keep_t as keep_t,
         st.cfg_keep_leaves as keep_leaves
     from scores as s
     left join evaluator_leaves as l on l.evaluator = s.evaluator
     cross join settings as st
+),
+-- a row summed exactly: weight 0 or in [2^-24, 2^24), score null or in [0, 1]
+exact_flags as (
+    select
+        *,
+        coalesce(
+            (w = 0 or (w >= pow(2.0, -24) and w < pow(2.0, 24)))
+            and (s is null or (s >= 0 and s <= 1)),
+            false
+        ) as exact
+    from score_rows
+),
+-- its terms in fixed point: floor(x · 2^80), exact; try_cast because DuckDB may fold the
+-- band test away on Parquet statistics that leave NaN out (such rows fail validation)
+exact_rows as (
+    select
+        *,
+        case when exact and s is not null then try_cast(floor(w * s * pow(2.0, 80)) as hugeint)
+        end as ws_q,
+        case
+            when exact then coalesce(w_fixed, try_cast(floor(w * pow(2.0, 80)) as hugeint))
+        end as w_q,
+        case when cw1_exact then cw1_fixed end as cw1_q
+    from exact_flags
 )
 select
     run_id,
@@ -592,6 +637,12 @@ select
     sum(w) filter (where leaf and s is not null) as sw,
     sum(w) filter (where leaf and s is null) as w_null,
     sum(cw1) filter (where leaf) as cw_rows,
+    sum(ws_q) filter (where leaf and s is not null and exact) as sws_q,
+    sum(w_q) filter (where leaf and s is not null and exact) as sw_q,
+    sum(w_q) filter (where leaf and s is null and exact) as w_null_q,
+    sum(cw1_q) filter (where leaf and cw1_exact) as cw_rows_q,
+    count(*) filter (where leaf and not exact and s is not null)::bigint as n_out,
+    count(*) filter (where leaf and not exact and s is null)::bigint as n_out_null,
     min(s) filter (where leaf) as s_min,
     max(s) filter (where leaf) as s_max,
     count(*) filter (where leaf and req)::bigint as req_rows,
@@ -615,6 +666,11 @@ select
     sum(w) filter (where leaf and not rc and s is not null) as sw_rest,
     sum(w) filter (where leaf and not rc and s is null) as w_null_rest,
     sum(cw1) filter (where leaf and not rc) as cw_rows_rest,
+    -- (the _rest_q sums only with required_children: without, they equal the sums above)
+    sum(ws_q) filter (where has_rc and leaf and not rc and s is not null and exact) as sws_rest_q,
+    sum(w_q) filter (where has_rc and leaf and not rc and s is not null and exact) as sw_rest_q,
+    sum(w_q) filter (where has_rc and leaf and not rc and s is null and exact) as w_null_rest_q,
+    sum(cw1_q) filter (where has_rc and leaf and not rc and cw1_exact) as cw_rows_rest_q,
     count(*) filter (
         where leaf and s is not null and min_score is not null and meets(s, min_score)
     )::bigint as n_pass_ms,
@@ -633,7 +689,7 @@ select
     count(*) filter (where is_bad_weight)::bigint as bad_weight,
     count(*) filter (where (is_neg or is_above) and not is_nan)::bigint as n_clamped,
     count(*) filter (where is_nan)::bigint as n_nulled
-from score_rows
+from exact_rows
 group by run_id, case_id, attempt;
 
 -- ==== execution_scores_of.sql ===================================================
@@ -689,8 +745,31 @@ policy_totals as (
         coalesce(
             sum(coalesce(p.weight, 1.0)) filter (where not list_contains(st.cfg_rc, p.evaluator)),
             0.0
-        ) as total_cw_rest
-    from evaluator_policy as p
+        ) as total_cw_rest,
+        -- the same in fixed point (execution_partials: sws_q ...), null when a configured
+        -- weight is outside [2^-24, 2^24): absent leaves are then summed as floats
+        case
+            when coalesce(bool_and(cw_exact), true)
+                then coalesce(sum(cw_q), 0)
+        end as total_cw_q,
+        case
+            when coalesce(bool_and(cw_exact), true)
+                then coalesce(
+                    sum(cw_q) filter (where not list_contains(st.cfg_rc, p.evaluator)), 0
+                )
+        end as total_cw_rest_q
+    from (
+        select
+            *,
+            case when cw_exact then try_cast(floor(cw * pow(2.0, 80)) as hugeint) end as cw_q
+        from (
+            select
+                *,
+                coalesce(weight, 1.0) as cw,
+                cw = 0 or (cw >= pow(2.0, -24) and cw < pow(2.0, 24)) as cw_exact
+            from evaluator_policy
+        )
+    ) as p
     cross join settings as st
 ),
 known_partials as (
@@ -752,7 +831,16 @@ leaf_counts as (
         case
             when st.cfg_configured then pt.total_cw_rest - coalesce(r.cw_rows_rest, 0.0)
             else ((r.n_expected - pt.n_rc) - coalesce(r.n_rows_rest, 0))::double
-        end as w_absent_rest
+        end as w_absent_rest,
+        case
+            when st.cfg_configured then pt.total_cw_q - coalesce(r.cw_rows_q, 0)
+            else (r.n_expected - coalesce(r.n_rows, 0))::hugeint * (1::hugeint << 80)
+        end as w_absent_q,
+        case
+            when st.cfg_configured then pt.total_cw_rest_q - coalesce(r.cw_rows_rest_q, 0)
+            else ((r.n_expected - pt.n_rc) - coalesce(r.n_rows_rest, 0))::hugeint
+                * (1::hugeint << 80)
+        end as w_absent_rest_q
     from execution_rows as r
     cross join settings as st
     cross join policy_totals as pt
@@ -783,6 +871,24 @@ root_stats as (
                 then coalesce(c.sw_rest, 0.0) + coalesce(c.w_null_rest, 0.0) + c.w_absent_rest
             else coalesce(c.sw_rest, 0.0)
         end as sw_rest_all,
+        -- the fixed-point sums (exact, order-independent) when every row that enters them
+        -- has a weight in band; a configured weight out of band makes on_missing = 'zero'
+        -- executions use the float sums (w_absent_q is null)
+        case
+            when st.cfg_on_missing = 'zero'
+                then coalesce(c.sw_q, 0) + coalesce(c.w_null_q, 0) + c.w_absent_q
+            else coalesce(c.sw_q, 0)
+        end as sw_all_q,
+        case
+            when len(st.cfg_rc) = 0 then null  -- the rest is every leaf: sw_all_q
+            when st.cfg_on_missing = 'zero'
+                then coalesce(c.sw_rest_q, 0) + coalesce(c.w_null_rest_q, 0) + c.w_absent_rest_q
+            else coalesce(c.sw_rest_q, 0)
+        end as sw_rest_only_q,
+        case when len(st.cfg_rc) = 0 then c.sws_q else c.sws_rest_q end as sws_rest_all_q,
+        coalesce(c.n_out, 0)
+        + case when st.cfg_on_missing = 'zero' then coalesce(c.n_out_null, 0) else 0 end = 0
+        and (st.cfg_on_missing <> 'zero' or c.w_absent_q is not null) as exact,
         pt.n_required > 0 and (
             c.req_ms_fail > 0
             or c.req_t_null > 0
@@ -802,9 +908,20 @@ root_stats as (
 root_values as (
     select
         r.*,
-        case when r.sw_all > 0 then coalesce(r.sws, 0.0) / r.sw_all else 0.0 end as wavg,
+        case
+            when r.exact and r.sw_all_q > 0
+                then (coalesce(r.sws_q, 0)::double * pow(2.0, -80))
+                / (r.sw_all_q::double * pow(2.0, -80))
+            when r.exact then 0.0
+            when r.sw_all > 0 then coalesce(r.sws, 0.0) / r.sw_all
+            else 0.0
+        end as wavg,
         case
             when r.n_present_rest_all = 0 then null
+            when r.exact and coalesce(r.sw_rest_only_q, r.sw_all_q) > 0
+                then (coalesce(r.sws_rest_all_q, 0)::double * pow(2.0, -80))
+                / (coalesce(r.sw_rest_only_q, r.sw_all_q)::double * pow(2.0, -80))
+            when r.exact then 0.0
             when r.sw_rest_all > 0 then coalesce(r.sws_rest, 0.0) / r.sw_rest_all
             else 0.0
         end as wavg_rest,

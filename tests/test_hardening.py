@@ -441,6 +441,9 @@ def test_largest_accepted_numbers_give_finite_sums(ds, tmp_path):
 
 
 # --- determinism at the boundary ------------------------------------------------------------
+# SPEC §0: results do not depend on the engine, the thread count or the row order. The sums
+# that decide a verdict are exact fixed-point sums (docs/architecture.md, "Order-independent
+# sums"), so the flat pass, the tree path and DuckDB give the same score to the last bit.
 
 THRESHOLD = 0.8
 WEIGHT_SETS = ((0.15, 0.125, 0.1, 0.625), (0.3, 0.3, 0.3, 0.1), (1.0, 1.0, 1.0, 1.0))
@@ -468,13 +471,15 @@ def _boundary_scores() -> pl.DataFrame:
     )
 
 
-def _verdicts(path: Path, engine: str = "polars", tree: bool = False) -> dict[str, tuple]:
-    cfg = ef.config_from_dict({"threshold": THRESHOLD, "borderline": None})
+def _verdicts(
+    path: Path, engine: str = "polars", tree: bool = False, config: dict | None = None
+) -> dict[str, tuple]:
+    cfg = ef.config_from_dict(config or {"threshold": THRESHOLD, "borderline": None})
     # a loaded Dataset takes the tree path (one group-by per level), a path the flat pass
     tables = ef.score_tables(ef.load_dataset(path) if tree else path, cfg, engine=engine)
     ex = tables["execution_scores"]
     ex = ex.collect() if isinstance(ex, pl.LazyFrame) else ex
-    return {r["case_id"]: (r["verdict"], r["passed"]) for r in ex.iter_rows(named=True)}
+    return {r["case_id"]: (r["verdict"], r["passed"], r["score"]) for r in ex.iter_rows(named=True)}
 
 
 VERDICT_SCRIPT = """
@@ -482,7 +487,8 @@ import json, sys
 import evalframe as ef
 cfg = ef.config_from_dict({"threshold": %r, "borderline": None})
 ex = ef.score_tables(sys.argv[1], cfg)["execution_scores"]
-print(json.dumps({r["case_id"]: [r["verdict"], r["passed"]] for r in ex.iter_rows(named=True)}))
+rows = ex.iter_rows(named=True)
+print(json.dumps({r["case_id"]: [r["verdict"], r["passed"], r["score"]] for r in rows}))
 """
 
 
@@ -495,23 +501,16 @@ def _shuffled(tmp_path: Path, seed: int) -> Path:
     return folder
 
 
-def _assert_same(runs: dict[str, dict[str, tuple]]) -> None:
+def _assert_same(runs: dict[str, dict[str, tuple]], n_cases: int | None = None) -> None:
+    """Every run gives every case the same verdict, passed flag and score (to the bit)."""
     first_name, first = next(iter(runs.items()))
-    assert len(first) == _boundary_scores()["case_id"].n_unique()
-    assert {v for v, _ in first.values()} == {"pass", "fail"}  # the cases straddle it
+    assert len(first) == (n_cases or _boundary_scores()["case_id"].n_unique())
+    assert {v[0] for v in first.values()} == {"pass", "fail"}  # the cases straddle it
     for name, got in runs.items():
         differ = sorted(k for k in first if got[k] != first[k])
-        assert not differ, f"{name} vs {first_name}: {differ[:5]}"
+        assert not differ, f"{name} vs {first_name}: {[(k, got[k], first[k]) for k in differ[:3]]}"
 
 
-@pytest.mark.xfail(
-    strict=False,  # the flat pass is not even repeatable under 2 threads: it may agree by luck
-    reason="scoring sums w*s in the order rows arrive: a weighted mean within one ulp of "
-    "threshold - 1e-9 passes or fails with the row order, the polars thread count (the "
-    "streaming flat pass differs between two runs of the same input) and the path (flat, "
-    "tree, DuckDB); the fix belongs in scoring/flat.py, scoring/tree_eval.py and the DuckDB "
-    "engine, see notes/audit_13.md",
-)
 def test_boundary_verdicts_ignore_row_order_threads_and_engine(tmp_path):
     runs = {}
     for seed in range(3):
@@ -530,6 +529,67 @@ def test_boundary_verdicts_ignore_row_order_threads_and_engine(tmp_path):
         )
         runs[f"flat {threads} thread(s)"] = {k: tuple(v) for k, v in json.loads(out.stdout).items()}
     _assert_same(runs)
+    # the exact sum, rounded once: four leaves at x with weight 1 give exactly x (4x / 4)
+    for case, (_v, _p, score) in runs["flat order 0"].items():
+        if case.startswith("u2-"):
+            want = _boundary_scores().filter(pl.col("case_id") == case)["score"][0]
+            assert score == want, (case, score, want)
+
+
+@pytest.mark.parametrize("on_missing", ["skip", "zero"])
+def test_boundary_scores_with_missing_leaves_and_a_gate_agree_to_the_bit(tmp_path, on_missing):
+    """Listed leaves with configured and data weights, null and absent leaves (their weight
+    joins the denominator under on_missing: zero, from the configured weights), and a
+    safety_gate root (DuckDB's sums without the gate's children): the same scores on every
+    path and row order."""
+    base = _boundary_scores()
+    drop = pl.col("case_id").str.ends_with("-1") & (pl.col("evaluator") == "m1")
+    null = pl.col("case_id").str.ends_with("-2") & (pl.col("evaluator") == "m2")
+    scores = base.filter(~drop).with_columns(
+        pl.when(null).then(None).otherwise(pl.col("score")).alias("score")
+    )
+    leaf = {"m0": {"weight": 0.15}, "m1": {"weight": 0.3}, "m2": {}, "m3": {"weight": 0.1}}
+    configs = {
+        "weighted_average": {"evaluators": leaf},
+        "safety_gate": {
+            "aggregator": "safety_gate",
+            "required_children": ["m3"],
+            "evaluators": {**leaf, "m3": {"weight": 0.1, "min_score": 0.0}},
+        },
+    }
+    for name, body in configs.items():
+        config = {"threshold": THRESHOLD, "borderline": None, "on_missing": on_missing, **body}
+        runs = {}
+        for seed in range(2):
+            folder = tmp_path / f"{name}-{seed}"
+            folder.mkdir()
+            scores.sample(fraction=1.0, shuffle=True, seed=seed).write_parquet(
+                folder / "scores.parquet", row_group_size=5
+            )
+            if name != "safety_gate":  # the flat pass takes flat aggregators only
+                runs[f"flat {seed}"] = _verdicts(folder, config=config)
+            runs[f"tree {seed}"] = _verdicts(folder, tree=True, config=config)
+            runs[f"duckdb {seed}"] = _verdicts(folder, engine="duckdb", config=config)
+        _assert_same(runs, scores["case_id"].n_unique())
+
+
+def test_weights_outside_the_exact_band_keep_float_sums(tmp_path):
+    """A weight outside [2^-24, 2^24) sends its execution to the float sums: still finite
+    and the weighted mean of the reference (within 1e-9), on every path."""
+    rows = [("r", "big", "a", 0.5, 2.0**30), ("r", "big", "b", 1.0, 1.0)]
+    rows += [("r", "tiny", "a", 0.25, 2.0**-40), ("r", "tiny", "b", 0.75, 2.0**-40)]
+    rows += [("r", "mixed", "a", 0.25, 2.0**-40), ("r", "mixed", "b", 0.75, 1.0)]
+    scores = pl.DataFrame(
+        rows, schema=["run_id", "case_id", "evaluator", "score", "weight"], orient="row"
+    )
+    folder = tmp_path / "band"
+    folder.mkdir()
+    scores.write_parquet(folder / "scores.parquet")
+    want = {"big": (0.5 * 2**30 + 1.0) / (2**30 + 1), "tiny": 0.5, "mixed": 0.75}
+    for kwargs in ({}, {"tree": True}, {"engine": "duckdb"}):
+        got = _verdicts(folder, **kwargs)
+        for case, value in want.items():
+            assert abs(got[case][2] - value) <= 1e-9, (kwargs, case, got[case], value)
 
 
 def test_invalid_extra_combinations_report_every_problem_at_once(ds, tmp_path):

@@ -34,7 +34,16 @@ from evalframe._private.data.validate import (
 )
 from evalframe._private.errors import Problem
 from evalframe._private.rules.boundaries import meets
-from evalframe._private.scoring.leaves import N_EXPECTED, N_ROWS
+from evalframe._private.scoring.leaves import (
+    BAND_HI,
+    BAND_LO,
+    N_EXPECTED,
+    N_ROWS,
+    fixed,
+    fixed_of,
+    fixed_value,
+    in_band,
+)
 from evalframe._private.scoring.policy import BORDERLINE, OUTCOMES_MODE
 from evalframe._private.scoring.tree_eval import (
     CFG_THRESHOLD,
@@ -66,6 +75,13 @@ REQ_MS_FAIL = "_req_ms_fail"
 REQ_T_NULL = "_req_t_null"
 REQ_T_MIN = "_req_t_min"
 MASK = "_mask"
+# the same sums in fixed point (order-independent, see leaves.fixed), and the rows that
+# cannot be summed so (a weight outside [BAND_LO, BAND_HI), an invalid score)
+SWS_Q = "_sws_q"
+SW_Q = "_sw_q"
+W_NULL_Q = "_w_null_q"
+CW_ROWS_Q = "_cw_rows_q"
+N_OUT = "_n_out"
 # value checks folded into the same pass (validate.SCORE_VALUE_CHECKS: `_<fold>` columns)
 _CHECKS = tuple(f"_{c.fold}" for c in SCORE_VALUE_CHECKS)
 NULL_EVAL = "_null_eval"
@@ -94,12 +110,22 @@ class Leaves:
     min_score: list[float | None]
     n_leaves: int | None
     """Leaves listed by the config; None when the leaves are each run's evaluators."""
+    zero_fill: bool = False
+    """on_missing is zero: the weights of null and absent leaves join the denominator."""
 
     @classmethod
     def of(cls, config: Config, names: tuple[str, ...]) -> Leaves:
         if config.evaluators is None:
             n = len(names)
-            return cls(names, list(range(n)), [None] * n, [False] * n, [None] * n, None)
+            return cls(
+                names,
+                list(range(n)),
+                [None] * n,
+                [False] * n,
+                [None] * n,
+                None,
+                config.on_missing == "zero",
+            )
         listed = list(config.evaluators.items())
         index = {name: i for i, (name, _e) in enumerate(listed)}
         return cls(
@@ -109,7 +135,13 @@ class Leaves:
             [e.required for _n, e in listed],
             [e.min_score for _n, e in listed],
             len(listed),
+            config.on_missing == "zero",
         )
+
+    @property
+    def configured_weights(self) -> list[float]:
+        """Each listed leaf's configured weight, 1 when it has none (absent leaves)."""
+        return [1.0 if x is None else x for x in self.weight]
 
     def per_row(self, values: list, dtype: pl.DataType) -> pl.Expr:
         """A leaf-indexed list looked up per row by the row's leaf id."""
@@ -154,6 +186,8 @@ def execution_partials(scores: pl.LazyFrame, leaves: Leaves, *, clamp: bool) -> 
     s = pl.col(_S)
     present = matched & s.is_not_null()
     w = pl.coalesce(cfg_w, pl.col(S.WEIGHT), pl.lit(1.0)).alias(_W)
+    # a row summed exactly: weight in band, score null or in [0, 1]
+    exact = in_band(pl.col(_W)) & (s.is_null() | ((s >= 0.0) & (s <= 1.0))).fill_null(False)
     terms: list[pl.Expr] = [
         matched.alias(N_ROWS),
         (matched & s.is_null()).alias(N_NULL),
@@ -161,7 +195,10 @@ def execution_partials(scores: pl.LazyFrame, leaves: Leaves, *, clamp: bool) -> 
         present.alias(N_PRESENT),
         pl.when(present).then(pl.col(_W) * s).alias(SWS),
         pl.when(present).then(pl.col(_W)).alias(SW),
-        pl.when(matched & s.is_null()).then(pl.col(_W)).alias(W_NULL),
+        pl.when(present & exact).then(fixed(pl.col(_W) * s)).alias(SWS_Q),
+        pl.when(present & exact).then(fixed(pl.col(_W))).alias(SW_Q),
+        # rows that enter the sums but cannot be summed exactly (null rows: on zero only)
+        (matched & ~exact & (s.is_not_null() | pl.lit(leaves.zero_fill))).alias(N_OUT),
         pl.when(matched).then(s).alias(_S),
         pl.lit(2, dtype=pl.Int64).pow(pl.col(_EV)).cast(pl.Int64).alias(MASK),
         pl.col(_EV).is_null().alias(NULL_EVAL),
@@ -170,20 +207,30 @@ def execution_partials(scores: pl.LazyFrame, leaves: Leaves, *, clamp: bool) -> 
         pl.len().alias(N_ALL),
         *(
             pl.col(c).sum().cast(pl.Int64)
-            for c in (N_ROWS, N_NULL, S.N_IGNORED, N_PRESENT, NULL_EVAL)
+            for c in (N_ROWS, N_NULL, S.N_IGNORED, N_PRESENT, NULL_EVAL, N_OUT)
         ),
         pl.col(SWS).sum(),
         pl.col(SW).sum(),
-        pl.col(W_NULL).sum(),
+        pl.col(SWS_Q).sum(),
+        pl.col(SW_Q).sum(),
         pl.col(_S).min().alias(S_MIN),
         pl.col(_S).max().alias(S_MAX),
         pl.col(MASK).bitwise_or(),
         *(pl.col(c).sum().cast(pl.Int64) for c in _CHECKS),
     ]
+    if leaves.zero_fill:  # only on_missing: zero adds the weights of missing leaves
+        null_row = matched & s.is_null()
+        terms += [
+            pl.when(null_row).then(pl.col(_W)).alias(W_NULL),
+            pl.when(null_row & exact).then(fixed(pl.col(_W))).alias(W_NULL_Q),
+        ]
+        aggs += [pl.col(W_NULL).sum(), pl.col(W_NULL_Q).sum()]
     if configured:
-        cw1 = leaves.per_row([1.0 if x is None else x for x in leaves.weight], pl.Float64())
-        terms.append(cw1.alias(CW_ROWS))
-        aggs.append(pl.col(CW_ROWS).sum())
+        if leaves.zero_fill:  # the configured weight of the rows (absent = total - this)
+            cw1 = leaves.per_row(leaves.configured_weights, pl.Float64())
+            cw1_q = pl.when(in_band(cw1)).then(fixed(cw1))
+            terms += [cw1.alias(CW_ROWS), cw1_q.alias(CW_ROWS_Q)]
+            aggs += [pl.col(CW_ROWS).sum(), pl.col(CW_ROWS_Q).sum()]
         req = leaves.required
         if any(req):
             ms = leaves.per_row(leaves.min_score, pl.Float64())
@@ -218,7 +265,7 @@ def score_problems(
 ) -> tuple[list[Problem], ClampReport | None]:
     """The value checks of `scores`, from the counts the pass folded in; example keys are
     fetched (a second, filtered scan) only for a check whose count is not zero."""
-    from evalframe._private.data.validate import _examples
+    from evalframe._private.data.validate import example_keys
 
     sums = partials.select(
         *(pl.col(c).sum() for c in (*_CHECKS, NULL_EVAL, N_ALL)),
@@ -237,7 +284,7 @@ def score_problems(
         if n:
             problems.append(
                 Problem(
-                    S.SCORES, check.column, check.message, n, _examples(scores, key, check.expr)
+                    S.SCORES, check.column, check.message, n, example_keys(scores, key, check.expr)
                 )
             )
     report = None
@@ -315,14 +362,30 @@ def root_inputs(frame: pl.LazyFrame, leaves: Leaves, config: Config) -> pl.LazyF
     GATE_FIRED — from the partial sums joined to the executions (THRESHOLD, N_EXPECTED;
     counts filled with 0 for executions without score rows)."""
     has_rows = pl.col(N_ROWS) > 0
+    zero_q = pl.lit(0, dtype=pl.Int128)
+    # the sums in fixed point when every term of the execution is in band (`exact`), else
+    # the floating-point sums (docs/architecture.md, "Order-independent sums")
+    exact = pl.col(N_OUT).fill_null(0) == 0
+    sws_q = pl.col(SWS_Q).fill_null(zero_q)
+    sw_q = pl.col(SW_Q).fill_null(zero_q)
     if leaves.n_leaves is None:
-        absent_w = (pl.col(N_EXPECTED) - pl.col(N_ROWS)).cast(pl.Float64)
+        n_absent = pl.col(N_EXPECTED) - pl.col(N_ROWS)
+        absent_w = n_absent.cast(pl.Float64)
+        absent_q = n_absent.cast(pl.Int128) * pl.lit(fixed_of(1.0), dtype=pl.Int128)
     else:
-        total = sum(1.0 if x is None else x for x in leaves.weight)
+        total = sum(leaves.configured_weights)
         absent_w = pl.lit(total) - pl.col(CW_ROWS).fill_null(0.0)
+        cws = leaves.configured_weights
+        if all(w == 0.0 or BAND_LO <= w < BAND_HI for w in cws):
+            total_q = sum(fixed_of(w) for w in cws)
+            absent_q = pl.lit(total_q, dtype=pl.Int128) - pl.col(CW_ROWS_Q).fill_null(zero_q)
+        else:  # a configured weight out of band: absent leaves are summed in floating point
+            absent_q = pl.lit(None, dtype=pl.Int128)
     n_missing = pl.col(N_NULL) + pl.col(N_EXPECTED) - pl.col(N_ROWS)
     if config.on_missing == "zero":
         present = pl.col(N_PRESENT) + n_missing
+        exact = exact & absent_q.is_not_null()
+        sw_q = sw_q + pl.col(W_NULL_Q).fill_null(zero_q) + absent_q
         sw = pl.col(SW).fill_null(0.0) + pl.col(W_NULL).fill_null(0.0) + absent_w
         s_min = pl.when(n_missing > 0).then(pl.lit(0.0)).otherwise(pl.col(S_MIN))
         s_max = (
@@ -339,7 +402,13 @@ def root_inputs(frame: pl.LazyFrame, leaves: Leaves, config: Config) -> pl.LazyF
         S.THRESHOLD,
         pl.lit(config.threshold, dtype=pl.Float64),
     )
-    wavg = pl.when(sw > 0).then(pl.col(SWS).fill_null(0.0) / sw).otherwise(0.0)
+    wavg = (
+        pl.when(exact)
+        .then(pl.when(sw_q > 0).then(fixed_value(sws_q) / fixed_value(sw_q)).otherwise(0.0))
+        .when(sw > 0)
+        .then(pl.col(SWS).fill_null(0.0) / sw)
+        .otherwise(0.0)
+    )
     agg = config.aggregator
     if agg == "minimum":
         raw = s_min

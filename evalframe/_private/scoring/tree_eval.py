@@ -14,7 +14,14 @@ import polars as pl
 from evalframe._private import schema as S
 from evalframe._private.data.keyed import EXEC, EXEC_T
 from evalframe._private.rules.boundaries import meets
-from evalframe._private.scoring.leaves import DATA_W, MISSING_ROW, S_NORM
+from evalframe._private.scoring.leaves import (
+    DATA_W,
+    MISSING_ROW,
+    S_NORM,
+    fixed,
+    fixed_value,
+    in_band,
+)
 from evalframe._private.scoring.tree import (
     CFG,
     HAS_R,
@@ -121,6 +128,9 @@ def _aggregate(children: pl.LazyFrame, tree: Tree, depth: int, *, complete: bool
     present = pl.col(PRESENT)
     non_r = present & ~pl.col(IN_R)
     ws = pl.col(W) * pl.col(S_NORM)
+    # present children summed in fixed point (order-independent) unless a weight is out of
+    # band; a group with such a child uses the floating-point sums (see leaves.fixed)
+    exact = in_band(pl.col(W), pl.col(S_NORM))
     fails = ~pl.col(PASSES)
     parent_pk = pl.col(CFG).cast(pl.Int64) * tree.n_nodes + pl.col(PARENT_NODE)
     terms = [
@@ -128,11 +138,16 @@ def _aggregate(children: pl.LazyFrame, tree: Tree, depth: int, *, complete: bool
         present.cast(pl.Int32).alias("_p"),
         pl.when(present).then(ws).otherwise(0.0).alias("_ws"),
         pl.when(present).then(pl.col(W)).otherwise(0.0).alias("_wp"),
+        (present & exact).alias("_x"),
     ]
     aggs = [
         pl.col("_p").sum().alias("_n_p"),
         pl.col("_ws").sum().alias("_sw"),
         pl.col("_wp").sum().alias("_sW"),
+        # converted in the aggregation, not materialized as Int128 row columns (memory)
+        pl.when(pl.col("_x")).then(fixed(pl.col("_ws"))).sum().alias("_sw_q"),
+        pl.when(pl.col("_x")).then(fixed(pl.col("_wp"))).sum().alias("_sW_q"),
+        (pl.col("_p").cast(pl.Boolean) & ~pl.col("_x")).sum().alias("_n_out"),
     ]
     if "threshold" in needs:
         terms.append(pl.col(T))
@@ -155,12 +170,15 @@ def _aggregate(children: pl.LazyFrame, tree: Tree, depth: int, *, complete: bool
             non_r.cast(pl.Int32).alias("_pn"),
             pl.when(non_r).then(ws).otherwise(0.0).alias("_wsn"),
             pl.when(non_r).then(pl.col(W)).otherwise(0.0).alias("_wpn"),
+            (non_r & exact).alias("_xn"),
         ]
         aggs += [
             pl.col("_rf").max().alias("_r_fail"),
             pl.col("_pn").sum().alias("_n_p_nonr"),
             pl.col("_wsn").sum().alias("_sw_nonr"),
             pl.col("_wpn").sum().alias("_sW_nonr"),
+            pl.when(pl.col("_xn")).then(fixed(pl.col("_wsn"))).sum().alias("_sw_nonr_q"),
+            pl.when(pl.col("_xn")).then(fixed(pl.col("_wpn"))).sum().alias("_sW_nonr_q"),
         ]
     stats = children.select(terms).group_by(GROUP_KEY).agg(aggs)
     defaults = {
@@ -173,6 +191,8 @@ def _aggregate(children: pl.LazyFrame, tree: Tree, depth: int, *, complete: bool
         "_n_p_nonr": pl.lit(0, dtype=pl.Int32),
         "_sw_nonr": pl.lit(0.0),
         "_sW_nonr": pl.lit(0.0),
+        "_sw_nonr_q": pl.lit(0, dtype=pl.Int128),
+        "_sW_nonr_q": pl.lit(0, dtype=pl.Int128),
     }
     have = {
         "threshold": [T],
@@ -180,7 +200,7 @@ def _aggregate(children: pl.LazyFrame, tree: Tree, depth: int, *, complete: bool
         "max": ["_smax"],
         "pass": ["_n_pass"],
         "required": ["_req_fail"],
-        "gate": ["_r_fail", "_n_p_nonr", "_sw_nonr", "_sW_nonr"],
+        "gate": ["_r_fail", "_n_p_nonr", "_sw_nonr", "_sW_nonr", "_sw_nonr_q", "_sW_nonr_q"],
     }
     present_cols = {c for need in needs for c in have[need]}
     missing = [expr.alias(c) for c, expr in defaults.items() if c not in present_cols]
@@ -193,8 +213,19 @@ def _node_values(stats: pl.LazyFrame, tree: Tree) -> pl.LazyFrame:
     t = pl.coalesce(NODE_T, T)
     boundary = pl.coalesce(pl.col(S.MIN_SCORE), pl.col(T))
 
+    exact = pl.col("_n_out") == 0
+
     def ratio(num: str, den: str) -> pl.Expr:
-        return pl.when(pl.col(den) > 0).then(pl.col(num) / pl.col(den)).otherwise(0.0)
+        """Weighted mean: of the fixed-point sums (`{num}_q`, `{den}_q`) when every present
+        child was summed exactly, else of the floating-point sums."""
+        num_q, den_q = pl.col(f"{num}_q"), pl.col(f"{den}_q")
+        return (
+            pl.when(exact)
+            .then(pl.when(den_q > 0).then(fixed_value(num_q) / fixed_value(den_q)).otherwise(0.0))
+            .when(pl.col(den) > 0)
+            .then(pl.col(num) / pl.col(den))
+            .otherwise(0.0)
+        )
 
     wavg = ratio("_sw", "_sW")
     pass_ratio = pl.col("_n_pass") / pl.col("_n_p")
