@@ -164,7 +164,11 @@ def session(
     `temp_directory` (default: a new temporary folder, removed on exit)."""
     setting = f"{parse_memory_limit(memory_limit)}B"  # the one grammar (config.py)
     owned = temp_directory is None
-    folder = Path(tempfile.mkdtemp(prefix="evalframe-duckdb-")) if owned else Path(temp_directory)
+    folder = (
+        Path(tempfile.mkdtemp(prefix="evalframe-duckdb-"))
+        if temp_directory is None
+        else Path(temp_directory)
+    )
     con = duckdb.connect(":memory:")
     try:
         con.execute(f"set memory_limit = {_literal(setting)}")

@@ -39,7 +39,11 @@ from evalframe._private.rules import compare as rules
 from evalframe._private.rules.intervals import ci_high, ci_low, mde
 
 B, C = "baseline", "candidate"
-_SPARK_TYPES = {pl.String: "string", pl.Float64: "double", pl.Boolean: "boolean"}
+_SPARK_TYPES: dict[pl.DataType, str] = {
+    pl.String(): "string",
+    pl.Float64(): "double",
+    pl.Boolean(): "boolean",
+}
 _PAIR = "_pair"
 
 

@@ -622,7 +622,8 @@ def to_arrow(df: DataFrame) -> pa.Table:
         warnings.simplefilter("ignore", FutureWarning)
         if hasattr(df, "toArrow"):
             return df.toArrow()
-        batches = df._collect_as_arrow()  # pragma: no cover - pyspark 3.5
+        # pyspark 3.5's private method; pyspark 4's stubs type any unknown attribute as a Column
+        batches = df._collect_as_arrow()  # type: ignore[operator, unused-ignore]  # pragma: no cover
         schema = to_arrow_schema(df.schema)  # pragma: no cover
         return pa.Table.from_batches(batches, schema=schema)  # pragma: no cover
 
@@ -704,7 +705,10 @@ def read_dataset(spark: SparkSession, dataset: str | os.PathLike[str]) -> dict[s
                         *(str(f) for f in files)
                     )
                 finally:
-                    spark.conf.set(key, before)
+                    if before is None:
+                        spark.conf.unset(key)
+                    else:
+                        spark.conf.set(key, before)
             else:
                 out[name] = spark.read.parquet(str(files[0]))
         else:

@@ -58,7 +58,9 @@ class Macro:
 
 def _split_top(text: str) -> list[str]:
     """`text` split at commas outside brackets and quotes."""
-    parts, depth, quote, cur = [], 0, "", []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth, quote = 0, ""
     for ch in text:
         if quote:
             quote = "" if ch == quote else quote
@@ -120,7 +122,9 @@ def _literal(value: Any) -> exp.Expression:
 
 
 def _parse(sql: str) -> exp.Expression:
-    return sqlglot.parse_one(sql, read="duckdb")
+    tree = sqlglot.parse_one(sql, read="duckdb")
+    assert isinstance(tree, exp.Expression)  # a parsed node; sqlglot types it as its base Expr
+    return tree
 
 
 def _bind(m: Macro, args: list[exp.Expression], kwargs: dict[str, exp.Expression]) -> dict:
@@ -161,8 +165,8 @@ def _substitute(tree: exp.Expression, bound: dict[str, exp.Expression]) -> exp.E
     lambda_vars: set[str] = set()
     for node in tree.find_all(exp.Lambda):
         lambda_vars |= {v.name for v in node.expressions}
-    for node in tree.find_all(exp.Comprehension):
-        lambda_vars.add(node.expression.name)
+    for comp in tree.find_all(exp.Comprehension):
+        lambda_vars.add(comp.expression.name)
 
     def swap(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Anonymous) and node.name.lower() == "query_table":
@@ -250,9 +254,10 @@ def _for_spark(tree: exp.Expression) -> exp.Expression:
                 this=exp.Literal.number(0 if name == "list_sum" else 1),
                 to=exp.DataType.build("double"),
             )
-            acc, x = exp.to_identifier("_acc"), exp.to_identifier("_x")
+            acc, item = exp.to_identifier("_acc"), exp.to_identifier("_x")
             step = exp.Lambda(
-                this=op(this=exp.column("_acc"), expression=exp.column("_x")), expressions=[acc, x]
+                this=op(this=exp.column("_acc"), expression=exp.column("_x")),
+                expressions=[acc, item],
             )
             return exp.Anonymous(this="aggregate", expressions=[node.expressions[0], start, step])
         if isinstance(node, exp.Cast) and isinstance(node.this, exp.Explode):
@@ -311,7 +316,7 @@ def _expand_stars(tree: exp.Expression, columns_of: Callable[[str], list[str]]) 
     """DuckDB's `alias.* exclude (...) rename (a as b)` → the explicit column list (Spark
     has no star modifiers); `columns_of(table)` gives a table's columns."""
     for select in list(tree.find_all(exp.Select)):
-        out: list[exp.Expression] = []
+        out: list[exp.Expr] = []
         changed = False
         for e in select.expressions:
             star = e.this if isinstance(e, exp.Column) else e
