@@ -18,6 +18,8 @@ import evalframe as ef
 from tests import reference as ref
 from tests.strategies import Scenario, frames, scenarios
 
+pytestmark = pytest.mark.slow  # outside the fast lane (pyproject `slow`)
+
 # Hypothesis imports its patch writer (libcst, which trips a mypy_extensions
 # DeprecationWarning) only when reporting a failure, from a pytest hook, where
 # `filterwarnings = error` turns the report into an INTERNALERROR. Import it now, quietly.

@@ -98,6 +98,7 @@ def test_sweep_with_threshold_dependent_tree_evaluates_each_threshold():
     _assert_same(sweep(ds, grid), _one_at_a_time(ds, grid.configs))
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     thresholds=st.lists(

@@ -380,8 +380,3 @@ def compare(
         S.EVALUATOR_DELTAS: evaluator_deltas,
         S.RUN_DELTAS: run_deltas,
     }
-
-
-# old private names, kept until every importer uses the public ones (removed with them)
-_pair_table = pair_table
-_limits = limits_table

@@ -751,8 +751,3 @@ def _complete(typed: dict[str, pl.LazyFrame]) -> dict[str, pl.LazyFrame]:
                 schema={c: spec[0] for c, spec in S.TABLE_COLUMNS[name].items()}
             )
     return out
-
-
-# old private names, kept until every importer uses the public ones (removed with them)
-_typed = typed_frame
-_examples = example_keys
