@@ -27,6 +27,7 @@ from evalframe._private.compare.pairs import pairs_for
 from evalframe._private.sweep.sweep import sweep
 from evalframe._private.sweep.threshold_curve import threshold_curve
 from evalframe._private.summaries.slices import slice_deltas, slice_summary
+from evalframe._private.summaries.agreement import JudgeAgreement, judge_agreement
 
 # -- inputs and policy
 from evalframe._private.data.dataset import Dataset, load_dataset
@@ -84,6 +85,8 @@ __all__ = [  # noqa: RUF022 - grouped as the imports above
     "threshold_curve",
     "slice_summary",
     "slice_deltas",
+    "judge_agreement",
+    "JudgeAgreement",
     # inputs and policy
     "Dataset",
     "load_dataset",

@@ -55,7 +55,14 @@ def test_score_writes_three_tables_with_metadata(demo, tmp_path):
     result = runner.invoke(app, ["score", str(demo), "--preset", "connexity", "-o", str(out)])
     assert result.exit_code == 0, result.output
     names = sorted(p.name for p in out.iterdir())
-    assert names == ["case_summary.parquet", "execution_scores.parquet", "run_summary.parquet"]
+    # the demo has a labels table: judge_agreement and agreement_curve too (SPEC §11)
+    assert names == [
+        "agreement_curve.parquet",
+        "case_summary.parquet",
+        "execution_scores.parquet",
+        "judge_agreement.parquet",
+        "run_summary.parquet",
+    ]
     meta = ef.read_metadata(out / "run_summary.parquet")
     assert meta["evalframe.version"] == ef.__version__
     cfg = ef.load_config(preset="connexity")

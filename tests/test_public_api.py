@@ -41,6 +41,8 @@ PUBLIC = [
     "threshold_curve",
     "slice_summary",
     "slice_deltas",
+    "judge_agreement",
+    "JudgeAgreement",
     # inputs and policy
     "Dataset",
     "load_dataset",

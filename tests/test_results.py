@@ -37,7 +37,20 @@ def test_results_lists_the_sets_with_provenance(scored):
     assert [
         (r["result_set"], r["latest"], r["commands"], sorted(r["tables"]), r["stale"]) for r in rows
     ] == [
-        (at_07, False, ["score"], ["case_summary", "execution_scores", "run_summary"], False),
+        (
+            at_07,
+            False,
+            ["score"],
+            # the demo has a labels table: judge_agreement and agreement_curve too
+            [
+                "agreement_curve",
+                "case_summary",
+                "execution_scores",
+                "judge_agreement",
+                "run_summary",
+            ],
+            False,
+        ),
         (default, True, ["compare"], ["case_deltas", "evaluator_deltas", "run_deltas"], False),
     ]
     assert rows[0]["tables"]["run_summary"] == 3

@@ -89,7 +89,14 @@ def test_a_smaller_demo_drops_the_deltas_of_a_larger_one(tmp_path):
     assert "case_deltas" in ResultStore(demo / "results").latest().tables
     assert runner.invoke(app, ["demo", str(demo), "--cases", "4"]).exit_code == 0
     latest = ResultStore(demo / "results").latest()
-    assert sorted(latest.tables) == ["case_summary", "execution_scores", "run_summary"]
+    # the demo has a labels table: score also writes judge_agreement and agreement_curve
+    assert sorted(latest.tables) == [
+        "agreement_curve",
+        "case_summary",
+        "execution_scores",
+        "judge_agreement",
+        "run_summary",
+    ]
     with pytest.raises(ResultsNotFoundError, match="no table 'case_deltas'"):
         ef.read_results(demo, "case_deltas")
 
@@ -196,8 +203,10 @@ def test_out_folder_is_one_set_replaced_whole_and_sql_opens_it(ds, tmp_path):
     assert runner.invoke(app, ["score", str(ds), "-o", str(out), "--evaluators"]).exit_code == 0
     assert runner.invoke(app, ["score", str(ds), "-o", str(out), "-t", "0.6"]).exit_code == 0
     assert sorted(p.name for p in out.iterdir()) == [
+        "agreement_curve.parquet",  # the demo has a labels table (SPEC §11)
         "case_summary.parquet",
         "execution_scores.parquet",
+        "judge_agreement.parquet",
         "run_summary.parquet",
     ]
     meta = ef.read_metadata(out / "run_summary.parquet")

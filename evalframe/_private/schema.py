@@ -28,6 +28,8 @@ SWEEP_CONFIGS = "sweep_configs"
 THRESHOLD_CURVE = "threshold_curve"
 SLICE_SUMMARY = "slice_summary"
 SLICE_DELTAS = "slice_deltas"
+JUDGE_AGREEMENT = "judge_agreement"
+AGREEMENT_CURVE = "agreement_curve"
 OUTPUT_TABLES = (
     EXECUTION_SCORES,
     EVALUATOR_SCORES,
@@ -41,6 +43,8 @@ OUTPUT_TABLES = (
     THRESHOLD_CURVE,
     SLICE_SUMMARY,
     SLICE_DELTAS,
+    JUDGE_AGREEMENT,
+    AGREEMENT_CURVE,
 )
 """Every table evalframe writes (each is an `evalframe` function or a `Tables` key)."""
 
@@ -363,9 +367,7 @@ RUN_COLUMNS = [
 LABELS = "labels"
 """Optional input table of human verdicts / scores per execution × evaluator × rater. Not
 in INPUT_TABLES (the engines' own readers do not read it yet): `dataset.open_labels`
-reads it, `validate.label_problems` checks it."""
-JUDGE_AGREEMENT = "judge_agreement"
-AGREEMENT_CURVE = "agreement_curve"
+reads it, `validate.validate_labels` checks it."""
 LABEL_TABLES = (JUDGE_AGREEMENT, AGREEMENT_CURVE)
 """The output tables `score` writes when the dataset has a labels table."""
 

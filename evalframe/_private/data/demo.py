@@ -12,6 +12,7 @@ same code makes the 200-case demo and the multi-million-row benchmark data.
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 from pathlib import Path
 
@@ -19,6 +20,7 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.config import CONNEXITY_WEIGHTS
+from evalframe._private.rules.boundaries import meets
 from evalframe._private.store.input_tables import input_writer
 
 METRICS = tuple(CONNEXITY_WEIGHTS)
@@ -178,12 +180,83 @@ def generate(
     return {S.SCORES: scores, S.EXECUTIONS: executions, S.OUTCOMES: outcomes, S.RUNS: run_table}
 
 
+LABEL_SHARE = 0.10
+"""Share of the ok executions a person labeled in the demo (a random sample: SPEC §11)."""
+LENIENT_METRIC = "grounding_fidelity"
+"""The metric whose judge is too lenient in the demo: people grade it a point lower."""
+SECOND_RATER = "reviewer-2"
+"""A second rater who labeled the verdicts of about a third of the labeled executions."""
+
+
+def demo_labels(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """The demo's `labels` table (SPEC §11), from its scores and executions: a random
+    ~10 % of the ok executions, labeled by "human" per metric (label_score on the judge's
+    0–5 scale and label_passed = meets 0.8) and on the verdict (label_passed = the mean of
+    the metric labels meets 0.8); the judge of LENIENT_METRIC grades a point higher than
+    the human in most labeled executions, the others agree up to a rare point either way;
+    SECOND_RATER labels about a third of the verdicts, disagreeing now and then."""
+    key = (S.RUN_ID, S.CASE_ID, S.ATTEMPT)
+    sampled = (
+        tables[S.EXECUTIONS]
+        .filter((pl.col(S.STATUS) == S.STATUS_OK) & (_uniform(*key, salt=81) < LABEL_SHARE))
+        .select(key)
+    )
+    shift = (
+        pl.when(pl.col(S.EVALUATOR) == LENIENT_METRIC)
+        .then(pl.when(_uniform(*key, S.EVALUATOR, salt=82) < 0.7).then(-1.0).otherwise(0.0))
+        .otherwise(
+            pl.when(_uniform(*key, S.EVALUATOR, salt=83) < 0.05)
+            .then(-1.0)
+            .when(_uniform(*key, S.EVALUATOR, salt=84) < 0.05)
+            .then(1.0)
+            .otherwise(0.0)
+        )
+    )
+    metric_rows = (
+        tables[S.SCORES]
+        .join(sampled, on=key, how="semi")
+        .filter(pl.col(S.SCORE).is_not_null())
+        .with_columns((pl.col(S.SCORE) + shift).clip(0.0, pl.col(S.SCALE_MAX)).alias("_h"))
+        .select(
+            *key,
+            S.EVALUATOR,
+            pl.lit("human").alias(S.RATER),
+            (pl.col("_h") >= 4.0).alias(S.LABEL_PASSED),
+            pl.col("_h").alias(S.LABEL_SCORE),
+            pl.col(S.SCALE_MAX),
+        )
+    )
+    verdicts = (
+        metric_rows.group_by(key)
+        .agg(meets((pl.col(S.LABEL_SCORE) / pl.col(S.SCALE_MAX)).mean(), 0.8).alias("_v"))
+        .with_columns(pl.lit(None, dtype=pl.String).alias(S.EVALUATOR))
+    )
+    human = verdicts.select(
+        *key, S.EVALUATOR, pl.lit("human").alias(S.RATER), pl.col("_v").alias(S.LABEL_PASSED)
+    )
+    second = verdicts.filter(_uniform(*key, salt=85) < 1 / 3).select(
+        *key,
+        S.EVALUATOR,
+        pl.lit(SECOND_RATER).alias(S.RATER),
+        (pl.col("_v") ^ (_uniform(*key, salt=86) < 0.1)).alias(S.LABEL_PASSED),
+    )
+    return pl.concat([metric_rows, human, second], how="diagonal_relaxed").sort(
+        *key, S.EVALUATOR, S.RATER, nulls_last=True
+    )
+
+
 def write_demo(directory: str | Path, n_cases: int = 200) -> Path:
     """Write the demo dataset's input tables (`NAME.parquet`) into `directory`, replacing
     all four at once, the way `ingest` commits (store/input_tables.py): under the
-    dataset's lock, and a kill at any instant leaves the old tables or the new ones."""
+    dataset's lock, and a kill at any instant leaves the old tables or the new ones. The
+    human labels (`labels.parquet`, `demo_labels`) are written next to them under the same
+    lock (renamed into place: a reader sees the old file or the new one)."""
     directory = Path(directory)
     tables = generate(n_cases)  # computed before taking the lock
+    labels = demo_labels(tables)
     with input_writer(directory, label="demo") as commit:
         commit(tables)
+        scratch = directory / f".{S.LABELS}.parquet.demo.tmp"
+        labels.write_parquet(scratch)
+        os.replace(scratch, directory / f"{S.LABELS}.parquet")
     return directory

@@ -10,8 +10,9 @@ The label is the truth in every count. `ns` is the expression namespace (`polars
 - `score_error_aggregations`: score_mae and score_bias over the rows holding both scores;
 - `alpha_item_terms` / `alpha_aggregation`: Krippendorff's α (nominal, two values) over
   items rated by at least two raters;
-- `ppi_terms` / `ppi_aggregations`: the prediction-powered pass rate of a run, its
-  standard error, from per-execution judge (J) and mean label (H) columns.
+- `ppi_unlabeled_aggregations`, `ppi_labeled_aggregations`, `ppi_columns`: the
+  prediction-powered pass rate of a run and its standard error, from per-execution judge
+  (J) and mean label (H) columns (the unlabeled part from integer counts).
 
 Cohen's κ is computed from integer counts, κ = (n·(tp+tn) − A) / (n² − A) with
 A = (tp+fp)(tp+fn) + (fn+tn)(fp+tn): the same rational as (p_o − p_e)/(1 − p_e), with
@@ -147,43 +148,64 @@ def alpha_aggregation(ns: Namespace) -> Expr:
 PPI_J, PPI_H = "_ppi_j", "_ppi_h"
 """Per judged execution: J = the judge's passed (0/1), H = the mean of the raters'
 label_passed on its verdict (null when unlabeled)."""
+N_U, K_U = "_ppi_n_u", "_ppi_k_u"
+"""Per run: the unlabeled judged executions N_u and how many of them the judge passed."""
+MEAN_D, VAR_D, MEAN_H, VAR_H = "_ppi_mean_d", "_ppi_var_d", "_ppi_mean_h", "_ppi_var_h"
+"""Per run, over the labeled executions: mean and sample variance of H − J and of H."""
 
 
-def ppi_aggregations(ns: Namespace) -> list[Expr]:
-    """n_labeled, ppi_pass_rate and ppi_pass_rate_se of a run over its judged executions
-    (columns PPI_J, PPI_H): with L the n labeled and U the N_u unlabeled ones,
-    mean_U(J) + mean_L(H − J) and sqrt(var_U(J)/N_u + var_L(H − J)/n) (sample variances, a
-    term 0 when its set has one member); when N_u = 0, mean_L(H) and sd_L(H)/√n. The
-    estimate needs n ≥ 1, its se n ≥ 2."""
+def ppi_unlabeled_aggregations(ns: Namespace) -> list[Expr]:
+    """N_u and the judge's passes among a run's unlabeled judged executions (integers:
+    mean_U(J) and var_U(J) follow exactly, whatever the row order)."""
+    unlabeled = ns.col(PPI_H).is_null()
+    return [
+        _count(ns, unlabeled).alias(N_U),
+        _count(ns, unlabeled & (ns.col(PPI_J) > 0)).alias(K_U),
+    ]
+
+
+def ppi_labeled_aggregations(ns: Namespace) -> list[Expr]:
+    """Over a run's labeled judged executions: n_labeled, mean and sample variance of
+    H − J and of H (variances null below two executions)."""
     f = ns.Float64
-    j, h = ns.col(PPI_J).cast(f), ns.col(PPI_H).cast(f)
-    labeled = h.is_not_null()
-    n = _count(ns, labeled)
-    n_u = _count(ns, ~labeled)
-    j_u = ns.when(~labeled).then(j)
-    d_l = ns.when(labeled).then(h - j)
-    h_l = ns.when(labeled).then(h)
-    var_u = ns.when(n_u >= 2).then(j_u.var(ddof=1)).otherwise(0.0)
-    var_l = ns.when(n >= 2).then(d_l.var(ddof=1)).otherwise(0.0)
+    h = ns.col(PPI_H).cast(f)
+    d = h - ns.col(PPI_J).cast(f)
+    return [
+        ns.len().cast(ns.Int64).alias(S.N_LABELED),
+        d.mean().alias(MEAN_D),
+        d.var(ddof=1).alias(VAR_D),
+        h.mean().alias(MEAN_H),
+        h.var(ddof=1).alias(VAR_H),
+    ]
+
+
+def ppi_columns(ns: Namespace) -> list[Expr]:
+    """ppi_pass_rate and ppi_pass_rate_se of a run from the two aggregations above (n
+    filled with 0 for a run without labels): mean_U(J) + mean_L(H − J) and
+    sqrt(var_U(J)/N_u + var_L(H − J)/n) (sample variances, a term 0 when its set has one
+    member); when N_u = 0, mean_L(H) and sd_L(H)/√n. The estimate needs n ≥ 1, its se
+    n ≥ 2."""
+    f = ns.Float64
+    n, n_u, k_u = ns.col(S.N_LABELED), ns.col(N_U), ns.col(K_U)
+    nf, n_uf, k_uf = n.cast(f), n_u.cast(f), k_u.cast(f)
+    mean_u = k_uf / n_uf
+    # var_U(J) of N_u values 0/1 with k_u ones: k_u (N_u − k_u) / (N_u (N_u − 1))
+    var_u = ns.when(n_u >= 2).then(k_uf * (n_uf - k_uf) / (n_uf * (n_uf - 1))).otherwise(0.0)
     estimate = (
         ns.when(n == 0)
         .then(None)
         .when(n_u == 0)
-        .then(h_l.mean())
-        .otherwise(j_u.mean() + d_l.mean())
+        .then(ns.col(MEAN_H))
+        .otherwise(mean_u + ns.col(MEAN_D))
     )
     se = (
         ns.when(n < 2)
         .then(None)
         .when(n_u == 0)
-        .then(h_l.std(ddof=1) / n.cast(f).sqrt())
-        .otherwise((var_u / n_u.cast(f) + var_l / n.cast(f)).sqrt())
+        .then((ns.col(VAR_H) / nf).sqrt())
+        .otherwise((var_u / n_uf + ns.col(VAR_D) / nf).sqrt())
     )
-    return [
-        n.alias(S.N_LABELED),
-        estimate.cast(f).alias(S.PPI_PASS_RATE),
-        se.cast(f).alias(S.PPI_PASS_RATE_SE),
-    ]
+    return [estimate.cast(f).alias(S.PPI_PASS_RATE), se.cast(f).alias(S.PPI_PASS_RATE_SE)]
 
 
 def ppi_interval_columns(ns: Namespace) -> list[Expr]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import polars as pl
 
@@ -204,7 +204,7 @@ def judge_agreement_table(rows: pl.LazyFrame, curve: pl.LazyFrame) -> pl.LazyFra
     null and Krippendorff's α across its raters."""
     rated = _rated(rows)
     per_rater = (
-        rated.group_by(GROUP)
+        rated.group_by(GROUP, maintain_order=True)
         .agg(
             *rules.confusion_aggregations(pl, pl.col(JUDGE), pl.col(LABEL)),
             *rules.score_error_aggregations(pl, pl.col(S_JUDGE), pl.col(S_LABEL)),
@@ -237,14 +237,27 @@ def ppi_table(execution_scores: pl.LazyFrame, labels: pl.LazyFrame) -> pl.LazyFr
         .group_by(S.EXECUTION_KEY)
         .agg(pl.col(S.LABEL_PASSED).cast(pl.Float64).mean().alias(rules.PPI_H))
     )
-    return (
+    run = [S.CONFIG_ID, S.RUN_ID]
+    rows = (
         judged(execution_scores)
         .select(S.CONFIG_ID, *S.EXECUTION_KEY, pl.col(S.PASSED).alias(rules.PPI_J))
         .join(h, on=S.EXECUTION_KEY, how="left")
-        .group_by(S.CONFIG_ID, S.RUN_ID)
-        .agg(*rules.ppi_aggregations(pl))
+    )
+    # the labeled rows (few) in key order: their float means do not depend on row order
+    labeled = (
+        rows.filter(pl.col(rules.PPI_H).is_not_null())
+        .sort(*run, S.CASE_ID, S.ATTEMPT)
+        .group_by(run, maintain_order=True)
+        .agg(*rules.ppi_labeled_aggregations(pl))
+    )
+    return (
+        rows.group_by(run)
+        .agg(*rules.ppi_unlabeled_aggregations(pl))
+        .join(labeled, on=run, how="left")
+        .with_columns(pl.col(S.N_LABELED).fill_null(0))
+        .with_columns(*rules.ppi_columns(pl))
         .with_columns(*rules.ppi_interval_columns(pl))
-        .select(S.CONFIG_ID, S.RUN_ID, *S.PPI_COLUMNS)
+        .select(*run, *S.PPI_COLUMNS)
     )
 
 
@@ -269,7 +282,13 @@ def label_results(
     """The label tables of one config from its execution_scores, the typed scores and the
     typed, validated labels (with LABEL_SCALE)."""
     leaves = leaf_boundaries(config, data_evaluators)
-    rows = labeled_decisions(execution_scores, scores, labels, leaves).collect().lazy()
+    # collected once, in key order: the float means do not depend on the input's row order
+    rows = (
+        labeled_decisions(execution_scores, scores, labels, leaves)
+        .sort(*GROUP, S.CASE_ID, S.ATTEMPT, nulls_last=True)
+        .collect()
+        .lazy()
+    )
     curve = agreement_curve_table(rows)
     agreement, curve_df, ppi = pl.collect_all(
         [judge_agreement_table(rows, curve), curve, ppi_table(execution_scores, labels)]
@@ -300,9 +319,10 @@ def _scores_and_labels(
     return scores, labels, sorted(n for n in names.to_list() if n is not None)
 
 
-def label_tables(
-    out: MutableMapping[str, Any], dataset: str | Path | Dataset, config: Config
-) -> MutableMapping[str, Any]:
+TablesT = TypeVar("TablesT", bound=MutableMapping[str, Any])
+
+
+def label_tables(out: TablesT, dataset: str | Path | Dataset, config: Config) -> TablesT:
     """Add judge_agreement and agreement_curve to `score`'s tables, and the PPI columns to
     its run_summary, when the dataset has a labels table (SPEC §11); `out` unchanged
     otherwise. Raises ValidationError on bad labels (nothing is written then)."""
