@@ -245,57 +245,51 @@ root_values as (
 root_scores as (
     select
         rv.*,
-        case
-            when not rv.root_present then null
-            when rv.required_gate then 0.0
-            when st.cfg_aggregator = 'minimum' then rv.s_min_all
-            when st.cfg_aggregator = 'maximum' then rv.s_max_all
-            when st.cfg_aggregator = 'all_or_nothing'
-                then case when meets(rv.s_min_all, rv.t) then rv.wavg else 0.0 end
-            when st.cfg_aggregator = 'safety_gate'
-                then case
-                    when rv.safety_gate_fired then 0.0
-                    else coalesce(rv.wavg_rest, rv.wavg)
-                end
-            when st.cfg_aggregator = 'threshold' then rv.pass_ratio
-            else rv.wavg
-        end as root_score,
-        rv.root_present and (
-            rv.required_gate or (st.cfg_aggregator = 'safety_gate' and rv.safety_gate_fired)
+        node_score(
+            rv.root_present,
+            rv.required_gate,
+            st.cfg_aggregator,
+            rv.wavg,
+            rv.s_min_all,
+            rv.s_max_all,
+            rv.t,
+            rv.pass_ratio,
+            rv.safety_gate_fired,
+            rv.wavg_rest
+        ) as root_score,
+        node_gate_fired(
+            rv.root_present, st.cfg_aggregator, rv.required_gate, rv.safety_gate_fired
         ) as gate_fired,
-        coalesce(
-            rv.is_ok and rv.has_rows and st.cfg_on_missing = 'fail' and rv.n_missing > 0, false
-        ) as is_judge_error
+        execution_judge_error(rv.is_ok, rv.has_rows, st.cfg_on_missing, rv.n_missing)
+            as is_judge_error
     from root_values as rv
     cross join settings as st
 ),
 execution_states as (
     select
         *,
-        is_ok and not is_judge_error and not (has_rows and root_present) as is_unscored,
-        is_ok and has_rows and coalesce(gate_fired, false) as is_required_failed
+        execution_unscored(is_ok, is_judge_error, has_rows, root_present) as is_unscored,
+        execution_required_failed(is_ok, has_rows, gate_fired) as is_required_failed
     from root_scores
 ),
 execution_finals as (
     select
         *,
-        case
-            when not is_ok or is_unscored then null
-            when is_judge_error then 0.0
-            else root_score
-        end as final_score
+        execution_score(is_ok, is_unscored, is_judge_error, root_score) as final_score
     from execution_states
 ),
 execution_verdicts as (
     select
         f.*,
-        case
-            when not f.is_ok then 'error'
-            when f.is_judge_error then 'fail'
-            when f.is_unscored then 'unscored'
-            when f.is_required_failed then 'fail'
-            else verdict_band(f.final_score, f.t, st.cfg_borderline)
-        end as final_verdict
+        execution_verdict(
+            f.is_ok,
+            f.is_judge_error,
+            f.is_unscored,
+            f.is_required_failed,
+            f.final_score,
+            f.t,
+            st.cfg_borderline
+        ) as final_verdict
     from execution_finals as f
     cross join settings as st
 )
@@ -308,16 +302,14 @@ select
     v.t as threshold,
     v.final_score as score,
     v.final_verdict as verdict,
-    case
-        when not v.is_ok or v.is_judge_error then false
-        when st.cfg_outcomes = 'gate' then
-            case
-                when v.n_outcomes > 0 then v.n_outcomes_passed = v.n_outcomes
-                else v.final_verdict = 'pass'
-            end
-        when st.cfg_outcomes = 'ignore' then v.final_verdict = 'pass'
-        else v.final_verdict = 'pass' and (v.n_outcomes = 0 or v.n_outcomes_passed = v.n_outcomes)
-    end as passed,
+    execution_passed(
+        v.is_ok,
+        v.is_judge_error,
+        v.final_verdict,
+        v.n_outcomes,
+        v.n_outcomes_passed,
+        st.cfg_outcomes
+    ) as passed,
     v.is_required_failed as required_failed,
     v.is_judge_error as judge_error,
     case

@@ -59,14 +59,7 @@ LITERALS = {
     "majority": re.compile(r"[\"']majority[\"']"),
     "all_or_nothing": re.compile(r"[\"']all_or_nothing[\"']"),
 }
-NOT_YET_IN_THE_RULE_LAYER = {
-    # the execution-scoring family (aggregators, required gate, on_missing) is still
-    # written per engine; it moves into rules/ next (issue: one source for every rule)
-    ("all_or_nothing", "evalframe/_private/scoring/flat.py"),
-    ("all_or_nothing", "evalframe/_private/scoring/tree.py"),
-    ("all_or_nothing", "evalframe/_private/scoring/tree_eval.py"),
-    ("all_or_nothing", "sql/execution_scores_of.sql"),
-}
+NOT_YET_IN_THE_RULE_LAYER: set[tuple[str, str]] = set()
 """(literal, file) pairs of rules not moved yet — each one named, none silently."""
 
 
@@ -109,6 +102,21 @@ def test_the_allow_list_holds_only_what_is_still_there():
         )
     }
     assert left == NOT_YET_IN_THE_RULE_LAYER, "drop the moved entries from the allow-list"
+
+
+def test_the_literal_grep_finds_a_planted_rule(tmp_path, monkeypatch):
+    """The grep is no test that cannot fail: a rule restated outside the layer is caught."""
+    planted = ROOT / "evalframe" / "_private" / "scoring" / "flat.py"
+    text = planted.read_text(encoding="utf-8") + "\nX = 'all_or_nothing'\n"
+    monkeypatch.setattr(
+        Path,
+        "read_text",
+        lambda self, encoding=None: (
+            text if self == planted else Path.read_bytes(self).decode(encoding or "utf-8")
+        ),
+    )
+    with pytest.raises(AssertionError, match=r"flat\.py: all_or_nothing"):
+        test_rule_literals_live_only_in_the_rule_layer()
 
 
 # --- one golden suite, every engine --------------------------------------------------------

@@ -39,6 +39,8 @@ SCALAR_MACROS = (
     "ci_low",
     "ci_high",
     "mde",
+    "node_score",
+    "node_gate_fired",
     "verdict_band",
     "execution_judge_error",
     "execution_unscored",

@@ -105,6 +105,8 @@ ENGINE_MACROS = (
     "ci_low",
     "ci_high",
     "mde",
+    "node_score",
+    "node_gate_fired",
     "verdict_band",
     "execution_judge_error",
     "execution_unscored",

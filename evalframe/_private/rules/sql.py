@@ -22,6 +22,7 @@ from typing import Any
 
 from evalframe._private import schema as S
 from evalframe._private.rules import attempts, boundaries, intervals, run_gates, runs, verdicts
+from evalframe._private.rules import aggregators
 from evalframe._private.rules import compare as rules_compare
 from evalframe._private.rules.constants import Z_95
 
@@ -255,6 +256,70 @@ returns: boolean, never null
 """,
         ("baseline_latency", "candidate_latency", "limit_value"),
         rules_compare.latency_regressed,
+        with_namespace=True,
+    ),
+    ScalarMacro(
+        "node_score",
+        """
+node_score(present, required_failed, aggregator, wavg, s_min, s_max, threshold,
+           pass_ratio, safety_gate_fired, wavg_rest) — scalar macro: a composite node's
+score from its children's statistics under its aggregator (rules/aggregators.py).
+grain:   one value
+inputs:  present, required_failed, safety_gate_fired (booleans); aggregator (varchar);
+         wavg, s_min, s_max, pass_ratio, wavg_rest (0–1, wavg_rest null when every child
+         is required); threshold (the node's t)
+returns: double; null when no child is present, 0 when the required gate fired
+""",
+        (
+            "present",
+            "required_failed",
+            "aggregator",
+            "wavg",
+            "s_min",
+            "s_max",
+            "threshold",
+            "pass_ratio",
+            "safety_gate_fired",
+            "wavg_rest",
+        ),
+        lambda ns, present, failed, agg, wavg, lo, hi, t, ratio, gate, rest: (
+            aggregators.node_score(
+                ns,
+                present=present,
+                required_failed=failed,
+                raw=aggregators.aggregate(
+                    ns,
+                    aggregator=agg,
+                    wavg=wavg,
+                    s_min=lo,
+                    s_max=hi,
+                    threshold=t,
+                    pass_ratio=ratio,
+                    safety_gate_fired=gate,
+                    wavg_rest=rest,
+                ),
+            )
+        ),
+        booleans=("present", "required_failed", "safety_gate_fired"),
+        strings=("aggregator",),
+        with_namespace=True,
+    ),
+    ScalarMacro(
+        "node_gate_fired",
+        """
+node_gate_fired(present, aggregator, required_failed, safety_gate_fired) — scalar
+macro: a present node's gate fired — its required gate, or a safety_gate whose required
+child failed (rules/aggregators.py).
+grain:   one value
+inputs:  present, required_failed, safety_gate_fired (booleans); aggregator (varchar)
+returns: boolean
+""",
+        ("present", "aggregator", "required_failed", "safety_gate_fired"),
+        lambda ns, present, agg, failed, gate: aggregators.gate_fired(
+            ns, present=present, aggregator=agg, required_failed=failed, safety_gate_fired=gate
+        ),
+        booleans=("present", "required_failed", "safety_gate_fired"),
+        strings=("aggregator",),
         with_namespace=True,
     ),
     ScalarMacro(

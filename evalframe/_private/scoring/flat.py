@@ -33,7 +33,14 @@ from evalframe._private.data.validate import (
     null_key_checks,
 )
 from evalframe._private.errors import Problem
+from evalframe._private.rules import aggregators
 from evalframe._private.rules.boundaries import meets
+from evalframe._private.rules.constants import (
+    ALL_OR_NOTHING,
+    MAXIMUM,
+    MINIMUM,
+    WEIGHTED_AVERAGE,
+)
 from evalframe._private.scoring.leaves import (
     BAND_HI,
     BAND_LO,
@@ -52,7 +59,7 @@ from evalframe._private.scoring.tree_eval import (
     OVERRIDE,
 )
 
-FLAT_AGGREGATORS = ("weighted_average", "minimum", "maximum", "all_or_nothing")
+FLAT_AGGREGATORS = (WEIGHTED_AVERAGE, MINIMUM, MAXIMUM, ALL_OR_NOTHING)
 MAX_EVALUATORS = 62
 """Evaluator ids that fit the Int64 bitmask the duplicate check uses."""
 
@@ -409,15 +416,18 @@ def root_inputs(frame: pl.LazyFrame, leaves: Leaves, config: Config) -> pl.LazyF
         .then(pl.col(SWS).fill_null(0.0) / sw)
         .otherwise(0.0)
     )
-    agg = config.aggregator
-    if agg == "minimum":
-        raw = s_min
-    elif agg == "maximum":
-        raw = s_max
-    elif agg == "all_or_nothing":
-        raw = pl.when(meets(s_min, t)).then(wavg).otherwise(0.0)
-    else:
-        raw = wavg
+    no_value = pl.lit(None, dtype=pl.Float64)
+    raw = aggregators.aggregate(  # a flat root has no threshold or safety_gate aggregator
+        pl,
+        aggregator=pl.lit(config.aggregator),
+        wavg=wavg,
+        s_min=s_min,
+        s_max=s_max,
+        threshold=t,
+        pass_ratio=no_value,
+        safety_gate_fired=pl.lit(False),
+        wavg_rest=no_value,
+    )
     if any(leaves.required):
         req_fail = (
             (pl.col(REQ_MS_FAIL) > 0)
@@ -431,7 +441,9 @@ def root_inputs(frame: pl.LazyFrame, leaves: Leaves, config: Config) -> pl.LazyF
     return frame.with_columns(
         pl.when(has_rows).then(n_missing).otherwise(0).alias(S.N_MISSING),
         root_present.alias("_root_present"),
-        pl.when(req_fail).then(0.0).otherwise(raw).alias("_root"),
+        aggregators.node_score(pl, present=pl.lit(True), required_failed=req_fail, raw=raw).alias(
+            "_root"
+        ),
         (root_present & req_fail).fill_null(False).alias(GATE_FIRED),
     )
 

@@ -18,6 +18,7 @@ import polars as pl
 from evalframe._private import schema as S
 from evalframe._private.config import Config, Evaluator, parse_range
 from evalframe._private.errors import UsageError
+from evalframe._private.rules.constants import ALL_OR_NOTHING, THRESHOLD
 
 ROOT = ""
 """Path of the implicit root node (the execution score)."""
@@ -177,13 +178,13 @@ def _uses_threshold(config: Config) -> bool:
                 return True
             if e.is_composite:
                 agg = e.effective_aggregator
-                if agg in ("all_or_nothing", "threshold") and e.threshold is None:
+                if agg in (ALL_OR_NOTHING, THRESHOLD) and e.threshold is None:
                     return True
                 if walk(e.children, agg, e.required_children):
                     return True
         return False
 
-    if config.aggregator == "all_or_nothing":
+    if config.aggregator == ALL_OR_NOTHING:
         return True
     if config.evaluators is None:
         return config.aggregator == "threshold" or bool(config.required_children)

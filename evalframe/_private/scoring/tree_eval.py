@@ -13,7 +13,15 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.data.keyed import EXEC, EXEC_T
+from evalframe._private.rules import aggregators
 from evalframe._private.rules.boundaries import meets
+from evalframe._private.rules.constants import (
+    ALL_OR_NOTHING,
+    MAXIMUM,
+    MINIMUM,
+    SAFETY_GATE,
+    THRESHOLD,
+)
 from evalframe._private.scoring.leaves import (
     DATA_W,
     MISSING_ROW,
@@ -106,16 +114,16 @@ def _level_needs(tree: Tree, depth: int, *, complete: bool) -> set[str]:
     parents = {n.aggregator for n in tree.nodes if n.depth == depth - 1 and n.aggregator}
     children = [n for n in tree.nodes if n.depth == depth]
     paths = {n.path for n in children}
-    needs = {"threshold"} if complete or depth > 1 or parents & {"all_or_nothing"} else set()
-    if parents & {"minimum", "all_or_nothing"}:
+    needs = {"threshold"} if complete or depth > 1 or ALL_OR_NOTHING in parents else set()
+    if parents & {MINIMUM, ALL_OR_NOTHING}:
         needs.add("min")
-    if "maximum" in parents:
+    if MAXIMUM in parents:
         needs.add("max")
-    if "threshold" in parents:
+    if THRESHOLD in parents:
         needs.add("pass")
     if tree.params.filter(pl.col(S.PATH).is_in(paths) & pl.col(S.REQUIRED)).height:
         needs.add("required")
-    if "safety_gate" in parents:
+    if SAFETY_GATE in parents:
         needs.add("gate")
     return needs
 
@@ -230,35 +238,29 @@ def _node_values(stats: pl.LazyFrame, tree: Tree) -> pl.LazyFrame:
     wavg = ratio("_sw", "_sW")
     pass_ratio = pl.col("_n_pass") / pl.col("_n_p")
     r_fail = pl.col(HAS_R) & pl.col("_r_fail")
-    raw = (
-        pl.when(agg == "minimum")
-        .then(pl.col("_smin"))
-        .when(agg == "maximum")
-        .then(pl.col("_smax"))
-        .when(agg == "all_or_nothing")
-        .then(pl.when(meets(pl.col("_smin"), t)).then(wavg).otherwise(0.0))
-        .when(agg == "safety_gate")
-        .then(
-            pl.when(r_fail)
-            .then(0.0)
-            .when(pl.col("_n_p_nonr") > 0)
-            .then(ratio("_sw_nonr", "_sW_nonr"))
-            .otherwise(wavg)
-        )
-        .when(agg == "threshold")
-        .then(pass_ratio)
-        .otherwise(wavg)
+    raw = aggregators.aggregate(
+        pl,
+        aggregator=agg,
+        wavg=wavg,
+        s_min=pl.col("_smin"),
+        s_max=pl.col("_smax"),
+        threshold=t,
+        pass_ratio=pass_ratio,
+        safety_gate_fired=r_fail,
+        wavg_rest=pl.when(pl.col("_n_p_nonr") > 0).then(ratio("_sw_nonr", "_sW_nonr")),
     )
     missing = pl.col("_n_p") == 0
     req_fail = pl.col("_req_fail")
-    passes_raw = (
-        pl.when(agg == "threshold")
-        .then(meets(pass_ratio, t))
-        .when(agg == "safety_gate")
-        .then(~r_fail & meets(raw, boundary))
-        .otherwise(meets(raw, boundary))
+    passes_raw = aggregators.node_passes(
+        pl,
+        aggregator=agg,
+        raw=raw,
+        pass_ratio=pass_ratio,
+        threshold=t,
+        boundary=boundary,
+        safety_gate_fired=r_fail,
     )
-    is_threshold = agg == "threshold"
+    is_threshold = agg == THRESHOLD
     return (
         stats.with_columns(
             (pl.col(GROUP_KEY) // EXEC_SPAN).alias(PK),
@@ -266,10 +268,18 @@ def _node_values(stats: pl.LazyFrame, tree: Tree) -> pl.LazyFrame:
         )
         .with_columns(by_pk(tree, c).alias(c) for c in tree.node_table().columns if c != PK)
         .with_columns(
-            pl.when(missing).then(None).when(req_fail).then(0.0).otherwise(raw).alias(S_NORM),
+            aggregators.node_score(pl, present=~missing, required_failed=req_fail, raw=raw).alias(
+                S_NORM
+            ),
             (~missing & ~req_fail & passes_raw).alias(PASSES),
             (~missing).alias(PRESENT),
-            (~missing & (req_fail | (agg == "safety_gate") & r_fail)).alias(GATE_FIRED),
+            aggregators.gate_fired(
+                pl,
+                present=~missing,
+                aggregator=agg,
+                required_failed=req_fail,
+                safety_gate_fired=r_fail,
+            ).alias(GATE_FIRED),
             missing.alias(MISSING_ROW),
             pl.coalesce(NODE_WEIGHT, pl.lit(1.0)).alias(W),
             pl.when(is_threshold).then(pl.col("_n_pass")).cast(pl.Int64).alias(S.CHILDREN_PASSED),
