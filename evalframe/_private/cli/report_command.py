@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from evalframe._private.cli.options import ConfigOpt, DatasetArg, PresetOpt
+from evalframe._private.cli.options import ConfigOpt, DatasetArg, PresetOpt, SeriesOpt
 from evalframe._private.cli.render import progress, say, stderr, stdout
 from evalframe._private.config import Config, load_config
 from evalframe._private.data.dataset import load_dataset
@@ -86,14 +86,24 @@ def make_report(
     by: str | None = None,
     clamp: bool = False,
     top: int = CASES_PER_PAIR,
+    series: str | None = None,
 ) -> Path:
     """Compute the report's tables from `dataset` under `cfg` and write the page to `out`
-    (checked first: `check_report_path`)."""
+    (checked first: `check_report_path`); `series` pairs and trends runs within each value
+    of that runs column."""
     check_report_path(out, dataset)
     ds = load_dataset(dataset, clamp=clamp)
     spec = load_grid(grid, evaluators=grid_evaluators(ds)) if grid is not None else None
     tables = report_tables(
-        ds, cfg, baseline=baseline, grid=spec, what_if=what_if, by=by, per_pair=top, per_run=top
+        ds,
+        cfg,
+        baseline=baseline,
+        grid=spec,
+        what_if=what_if,
+        by=by,
+        per_pair=top,
+        per_run=top,
+        series=series,
     )
     return write_report(
         tables,
@@ -103,6 +113,7 @@ def make_report(
         limits=cfg.compare,
         top=top,
         config=cfg,
+        series=series,
     )
 
 
@@ -144,6 +155,7 @@ def report_command(
             "default: tag when the executions have tags).",
         ),
     ] = None,
+    series: SeriesOpt = None,
     top: Annotated[
         int,
         typer.Option(
@@ -183,6 +195,7 @@ def report_command(
             by=by,
             clamp=clamp,
             top=top,
+            series=series,
         )
     stdout.print(say("report written to {}", path))
 

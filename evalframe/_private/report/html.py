@@ -23,6 +23,7 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.compare.evaluator_summary import evaluator_summary
+from evalframe._private.compare.pairs import series_note
 from evalframe._private.display import (
     case_counts,
     has_paired_cases,
@@ -410,8 +411,9 @@ def _compare_section(
     slices: pl.DataFrame | None = None,
     groups: dict[tuple, tuple[int, int]] | None = None,
     dataset: str | None = None,
+    pairing: str = "",
 ) -> str:
-    parts = ["<h2 id='compare'>Comparison</h2>"]
+    parts = ["<h2 id='compare'>Comparison</h2>", pairing]
     summary = (
         evaluator_summary(evaluator_deltas, case_deltas)
         if evaluator_deltas is not None and evaluator_deltas.height and case_deltas is not None
@@ -522,6 +524,32 @@ def _compare_section(
     return "\n".join(parts)
 
 
+def pairing_note(
+    run_summary: pl.DataFrame, run_deltas: pl.DataFrame, series: str | None = None
+) -> str:
+    """How the pairs were chosen, as the comparison's first paragraph: with `series`, that
+    every pair joins two runs of one value of that runs column; without it, compare's note
+    (`pairs.series_note`) when the pairs join runs of different model/target/agent values,
+    else nothing."""
+    if series is not None:
+        return (
+            "<p class='note series-note'>Pairs are formed within each value of the runs column "
+            f"<b>{_id(series)}</b> (--series {_e(series)}): no pair joins runs of two "
+            f"{_e(series)} values, and the trend chart draws one line per value.</p>"
+        )
+    pairs = [
+        (b, c)
+        for b, c in run_deltas.select(S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID)
+        .unique(maintain_order=True)
+        .iter_rows()
+    ]
+    note = series_note(run_summary, pairs)
+    if note is None:
+        return ""
+    text = _e(note.removeprefix("note: "))
+    return f"<p class='note series-note mixed'><b>Mixed series</b>: {text}</p>"
+
+
 def _ms_signed(x: float | None) -> str:
     return "—" if x is None else f"{x:+,.0f} ms"
 
@@ -549,10 +577,12 @@ PAIR_TABLES = (S.RUN_DELTAS, S.CASE_DELTAS, S.EVALUATOR_DELTAS, S.SLICE_DELTAS)
 Comparison section, the others to the run table."""
 
 
-def _figures(tables: Mapping[str, pl.DataFrame], limits: Any = None) -> tuple[str, list[str]]:
+def _figures(
+    tables: Mapping[str, pl.DataFrame], limits: Any = None, series: str | None = None
+) -> tuple[str, list[str]]:
     """Every chart whose table is present, as inline SVG figures, each with what it left
     out (`chart_note`) under it; and notes on charts that could not be drawn from the given
-    tables. `limits` reaches the power curve."""
+    tables. `limits` reaches the power curve, `series` the trend (one line per series)."""
     from altair import MaxRowsError
 
     figs, notes = [], []
@@ -562,7 +592,12 @@ def _figures(tables: Mapping[str, pl.DataFrame], limits: Any = None) -> tuple[st
             continue
         table = _timed(table, tables.get(S.RUN_SUMMARY))
         try:
-            chart = fn(table, limits=limits) if name == "power_curve" else fn(table)
+            if name == "power_curve":
+                chart = fn(table, limits=limits)
+            elif name == "trend" and series is not None:
+                chart = fn(table, series=series)
+            else:
+                chart = fn(table)
             svg = to_svg(chart)
         except ChartInputError as exc:
             notes.append(f"{name}: {exc}")
@@ -583,9 +618,12 @@ def _figures(tables: Mapping[str, pl.DataFrame], limits: Any = None) -> tuple[st
             )
             note = f"{note} {see}"
         thinned = f" <span class='thinned'>{_e(note)}</span>" if note else ""
+        caption = CAPTIONS[name]
+        if name == "trend" and series is not None:
+            caption += f" One line per value of the runs column {visible(series)} (--series)."
         figs.append(
             f"<figure class='chart' id='chart-{name}' data-chart='{name}'>{svg}"
-            f"<figcaption>{_e(CAPTIONS[name])}{thinned}</figcaption></figure>"
+            f"<figcaption>{_e(caption)}{thinned}</figcaption></figure>"
         )
     return "\n".join(figs), notes
 
@@ -598,6 +636,7 @@ def build_report(
     limits: Any = None,
     top: int = CASES_PER_PAIR,
     config: Any = None,
+    series: str | None = None,
 ) -> str:
     """The report as one HTML document from a dict of result tables (keys = table names).
 
@@ -610,7 +649,10 @@ def build_report(
     threshold_curve, sweep (charts). `config` (a Config, or a list of them) states the
     policy in the header; `limits` is the config's `compare` block (default: the config's):
     quoted in the regression reasons, checked against each pair's minimum detectable
-    effects ("too small") and drawn on the power curve."""
+    effects ("too small") and drawn on the power curve. `series` (the runs column the pairs
+    were formed within, `report_tables(series=...)`) draws the trend per series and says so
+    in the comparison; without it the comparison notes pairs that mix model/target/agent
+    values (`pairing_note`)."""
     if limits is None and config is not None and not isinstance(config, (list, tuple)):
         limits = config.compare
     frames = {k: f for k, v in tables.items() if (f := _collect(v)) is not None}
@@ -621,7 +663,7 @@ def build_report(
             "evalframe.score_tables(...) (and compare_tables / sweep_tables for more)."
         )
     config_ids = ", ".join(sorted(rs[S.CONFIG_ID].unique().to_list()))
-    figures, notes = _figures(frames, limits)
+    figures, notes = _figures(frames, limits, series)
     details = frames.get(CASE_DETAILS)
     if details is None:
         details = case_details(frames, per_pair=top)
@@ -639,6 +681,7 @@ def build_report(
                 frames.get(S.SLICE_DELTAS),
                 groups,
                 source,
+                pairing_note(rs, rd, series),
             )
         )
     sections.append("<h2 id='charts'>Charts</h2>" + figures)

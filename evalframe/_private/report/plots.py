@@ -20,6 +20,7 @@ from typing import Any
 import polars as pl
 
 from evalframe._private import schema as S
+from evalframe._private.compare.pairs import NO_SERIES
 from evalframe._private.display import INVISIBLE, run_rate, visible
 from evalframe._private.errors import ChartInputError, UsageError
 from evalframe._private.rules.constants import EPS
@@ -57,6 +58,8 @@ CASE_STATUS_ORDER = ("regression", "improvement", "unchanged", "error", "new", "
 CASE_STATUS_COLORS = ("#c62828", "#2e7d32", "#9e9e9e", "#6a1b9a", "#1565c0", "#795548")
 PAIR = "pair"
 RUN_ORDER = "run_order"
+SERIES = "run_series"
+"""Column of the trend chart's data naming a run's series (`trend_chart(series=...)`)."""
 
 
 def _altair() -> Any:
@@ -311,16 +314,24 @@ def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
     return _noted(chart, [note])
 
 
-def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
+def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame, *, series: str | None = None) -> Any:
     """Pass rate over runs in time order (run_summary by created_at, else run order) with a
-    95 % Wilson band (`rate_interval`, as the pass-rate chart). A run without any scored
-    execution has no pass rate and no point (when mean_score is given)."""
+    95 % Wilson band (`rate_interval`, as the pass-rate chart). With `series` (a runs column
+    run_summary carries: model, target, agent), one line and band per value of it, so runs
+    of two series never join one line (a null value is a series of its own, "(none)"). A
+    run without any scored execution has no pass rate and no point (when mean_score is
+    given)."""
     a = _altair()
     cases = _cases_column(run_summary)
-    df = _run_frame(run_summary, "trend_chart", [S.PASS_RATE, S.PASS_RATE_SE, *cases])
+    extra = [] if series is None else [series]
+    df = _run_frame(run_summary, "trend_chart", [S.PASS_RATE, S.PASS_RATE_SE, *cases, *extra])
     df = _scored_pass_rate(run_summary, df)
     df, order, note = _latest(df, S.RUN_ID, _run_order(df), MAX_TREND_RUNS, _run_noun(df))
     timed = S.CREATED_AT in df.columns and df[S.CREATED_AT].null_count() == 0
+    if series is not None:  # text, the null value named; visible like every other text
+        df = visible_text(
+            df.with_columns(pl.col(series).cast(pl.String).fill_null(NO_SERIES).alias(SERIES))
+        )
     data = (
         df.with_columns(
             *rate_interval(S.PASS_RATE, S.PASS_RATE_SE, next(iter(cases), None)),
@@ -335,6 +346,7 @@ def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
             "ci_low",
             "ci_high",
             *([S.CREATED_AT] if timed else []),
+            *([SERIES] if series is not None else []),
         )
         .sort(RUN_ORDER)
     )
@@ -345,16 +357,30 @@ def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
     )
     scale = a.Scale(domain=[0, 1])
     base = a.Chart(data).encode(x=x)
-    band = base.mark_area(opacity=0.25).encode(
-        y=a.Y("ci_low:Q", scale=scale, title="pass rate", axis=a.Axis(format="%")),
+    tooltip = [f"{S.RUN_ID}:N", a.Tooltip(f"{S.PASS_RATE}:Q", format=".1%")]
+    if series is None:
+        band = base.mark_area(opacity=0.25).encode(
+            y=a.Y("ci_low:Q", scale=scale, title="pass rate", axis=a.Axis(format="%")),
+            y2="ci_high:Q",
+        )
+        line = base.mark_line(point=True).encode(
+            y=a.Y(f"{S.PASS_RATE}:Q", scale=scale), tooltip=tooltip
+        )
+        chart = (band + line).properties(width=WIDTH, title="Pass rate over runs (95 % band)")
+        return _noted(chart, [note])
+    color = a.Color(f"{SERIES}:N", title=visible(series))
+    band = base.mark_area(opacity=0.15).encode(
+        y=a.Y("ci_low:Q", scale=scale, title="pass rate", axis=a.Axis(format="%"), stack=None),
         y2="ci_high:Q",
+        color=color,
     )
     line = base.mark_line(point=True).encode(
         y=a.Y(f"{S.PASS_RATE}:Q", scale=scale),
-        tooltip=[f"{S.RUN_ID}:N", a.Tooltip(f"{S.PASS_RATE}:Q", format=".1%")],
+        color=color,
+        tooltip=[*tooltip, a.Tooltip(f"{SERIES}:N", title=visible(series))],
     )
-    chart = (band + line).properties(width=WIDTH, title="Pass rate over runs (95 % band)")
-    return _noted(chart, [note])
+    title = f"Pass rate over runs per {visible(series)} (95 % band)"
+    return _noted((band + line).properties(width=WIDTH, title=title), [note])
 
 
 # --- execution scores ----------------------------------------------------------------

@@ -54,6 +54,7 @@ def report_tables(
     clamp: bool = False,
     per_pair: int = CASES_PER_PAIR,
     per_run: int = CASES_PER_RUN,
+    series: str | None = None,
 ) -> dict[str, pl.DataFrame]:
     """execution_scores, case_summary and run_summary; with two runs or more case_deltas,
     evaluator_deltas and run_deltas (each run against the one before it, or every run
@@ -62,7 +63,9 @@ def report_tables(
     or "tag"; default: by tag when any execution has tags); and case_details, the cases the
     page embeds (report/cases.py: the `per_pair` worst regressed cases of the latest pairs,
     the `per_run` worst failing cases of the latest runs) with the judge's labels and
-    reasons and the outcome checks."""
+    reasons and the outcome checks. `series` (a runs column: model, target, agent) pairs
+    runs within each of its values only (`compare_tables(series=...)`); draw the trend per
+    series by passing it to `build_report` too."""
     cfg = config if config is not None else Config()
     ds = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, clamp=clamp)
     n_runs = ds.executions.select(pl.col(S.RUN_ID).n_unique()).collect().item()
@@ -70,7 +73,11 @@ def report_tables(
     pairs: list[tuple[str, str]] = []
     if n_runs >= 2 or baseline is not None:
         compared = compare_tables(
-            ds, cfg, baseline=baseline, pairs=None if baseline else "consecutive"
+            ds,
+            cfg,
+            baseline=baseline,
+            pairs=None if baseline else "consecutive",
+            series=series,
         )
         scored = compared.scored
         assert scored is not None  # compare_tables always keeps the scores it compared
