@@ -10,7 +10,8 @@ The label is the truth in every count. `ns` is the expression namespace (`polars
 - `score_error_aggregations`: score_mae and score_bias over the rows holding both scores;
 - `alpha_item_terms` / `alpha_aggregation`: Krippendorff's α (nominal, two values) over
   items rated by at least two raters;
-- `ppi_unlabeled_aggregations`, `ppi_labeled_aggregations`, `ppi_columns`: the
+- `ppi_unlabeled_aggregations`, `ppi_labeled_aggregations`,
+  `ppi_variance_aggregations`, `ppi_columns`: the
   prediction-powered pass rate of a run and its standard error, from per-execution judge
   (J) and mean label (H) columns (the unlabeled part from integer counts).
 
@@ -164,18 +165,31 @@ def ppi_unlabeled_aggregations(ns: Namespace) -> list[Expr]:
     ]
 
 
-def ppi_labeled_aggregations(ns: Namespace) -> list[Expr]:
-    """Over a run's labeled judged executions: n_labeled, mean and sample variance of
-    H − J and of H (variances null below two executions)."""
+def _d(ns: Namespace) -> Expr:
     f = ns.Float64
-    h = ns.col(PPI_H).cast(f)
-    d = h - ns.col(PPI_J).cast(f)
+    return ns.col(PPI_H).cast(f) - ns.col(PPI_J).cast(f)
+
+
+def ppi_labeled_aggregations(ns: Namespace) -> list[Expr]:
+    """Over a run's labeled judged executions: n_labeled and the means of H − J and of H
+    (first of two passes; `ppi_variance_aggregations` is the second)."""
     return [
         ns.len().cast(ns.Int64).alias(S.N_LABELED),
-        d.mean().alias(MEAN_D),
-        d.var(ddof=1).alias(VAR_D),
-        h.mean().alias(MEAN_H),
-        h.var(ddof=1).alias(VAR_H),
+        _d(ns).mean().alias(MEAN_D),
+        ns.col(PPI_H).cast(ns.Float64).mean().alias(MEAN_H),
+    ]
+
+
+def ppi_variance_aggregations(ns: Namespace) -> list[Expr]:
+    """Over the labeled rows with their run's MEAN_D and MEAN_H: the sample variances of
+    H − J and of H, Σ (x − x̄)² / (n − 1) (null below two executions). Written as sums
+    of squared deviations: the same digits whatever the engine's variance kernel."""
+    n = ns.len()
+    dev_d = (_d(ns) - ns.col(MEAN_D)) ** 2
+    dev_h = (ns.col(PPI_H).cast(ns.Float64) - ns.col(MEAN_H)) ** 2
+    return [
+        ns.when(n >= 2).then(dev_d.sum() / (n - 1)).alias(VAR_D),
+        ns.when(n >= 2).then(dev_h.sum() / (n - 1)).alias(VAR_H),
     ]
 
 

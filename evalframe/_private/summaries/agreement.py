@@ -244,12 +244,16 @@ def ppi_table(execution_scores: pl.LazyFrame, labels: pl.LazyFrame) -> pl.LazyFr
         .join(h, on=S.EXECUTION_KEY, how="left")
     )
     # the labeled rows (few) in key order: their float means do not depend on row order
-    labeled = (
-        rows.filter(pl.col(rules.PPI_H).is_not_null())
-        .sort(*run, S.CASE_ID, S.ATTEMPT)
+    labeled_rows = (
+        rows.filter(pl.col(rules.PPI_H).is_not_null()).sort(*run, S.CASE_ID, S.ATTEMPT)
+    ).collect()
+    means = labeled_rows.group_by(run, maintain_order=True).agg(*rules.ppi_labeled_aggregations(pl))
+    variances = (
+        labeled_rows.join(means, on=run, how="left", maintain_order="left")
         .group_by(run, maintain_order=True)
-        .agg(*rules.ppi_labeled_aggregations(pl))
+        .agg(*rules.ppi_variance_aggregations(pl))
     )
+    labeled = means.join(variances, on=run, how="left").lazy()
     return (
         rows.group_by(run)
         .agg(*rules.ppi_unlabeled_aggregations(pl))
