@@ -37,6 +37,7 @@ from evalframe._private.cli.render import (
     id_text,
     message_text,
     pass_k_cases,
+    policy_note,
     print_csv,
     print_json,
     progress,
@@ -264,6 +265,7 @@ def score_command(
 
     Example: [bold]evalframe score runs/ --preset connexity --threshold 0.75 --check[/bold]
     """
+    policy = load_config(config, preset=preset, threshold=threshold)  # stated under the table
     summary, target, _, scored = _score_and_write(
         dataset,
         config,
@@ -281,6 +283,8 @@ def score_command(
         print_json(summary.to_dicts())
     else:
         stdout.print(run_table(_with_pass_k_cases(summary, scored)))
+        if summary[S.CONFIG_ID].eq(policy.config_id).all():
+            stdout.print(policy_note(policy))
         if by is not None and S.SLICE_SUMMARY in scored:
             stdout.print(slice_table(scored[S.SLICE_SUMMARY]))
         stdout.print(say("tables written to {}/", target))
@@ -463,6 +467,7 @@ def compare_command(
         evaluator_deltas = (
             pl.read_parquet(written[S.EVALUATOR_DELTAS]) if S.EVALUATOR_DELTAS in written else None
         )
+        stdout.print(policy_note(cfg))
         for part in compare_report(
             run_deltas,
             case_deltas,

@@ -185,6 +185,84 @@ def test_sql_table_output_shows_odd_types_too(demo):
     assert "P1DT2H" in result.stdout and '["a", "b"]' in result.stdout
 
 
+# --- the policy in the terminal (issue 21) ----------------------------------------------
+
+
+def test_score_states_the_policy_under_the_run_table(demo, tmp_path):
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(
+        "threshold: 0.75\nborderline: 0.5\n"
+        "run_gates: {min_mean_score: 0.7, min_pass_rate: 0.9}\n"
+        "compare: {max_pass_rate_drop: 0.02, case_delta: 0.1, require_significance: true}\n"
+    )
+    result = runner.invoke(app, ["score", str(demo), "-c", str(policy), "-o", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert out.index("run summary") < out.index("policy: ") < out.index("tables written to")
+    text = " ".join(out[out.index("policy: ") : out.index("tables written to")].split())
+    cfg = ef.load_config(policy)
+    assert text == (
+        f"policy: config {cfg.config_id}: threshold 0.75; borderline band [0.5, 0.75); "
+        "outcomes gate; attempts: score mean, passed when all pass; missing evaluators skip. "
+        "Run gates: mean score meets 0.7 and pass rate meets 90.0%. Compare limits: "
+        "pass-rate drop 2.0 pts, mean-score drop 0.05, mean-latency increase 20%; "
+        "case_delta 0.1; drops must be significant."
+    )
+    json_out = runner.invoke(app, ["score", str(demo), "--json", "-o", str(tmp_path / "j")])
+    assert "policy:" not in json_out.stdout  # JSON stays JSON
+
+
+def test_compare_states_the_policy_first_with_the_threshold_override(demo, tmp_path):
+    result = runner.invoke(
+        app, ["compare", str(demo), "-t", "0.65", "--preset", "agentv", "-o", str(tmp_path)]
+    )
+    assert result.exit_code in (0, 1), result.output
+    out = result.stdout
+    assert out.startswith("policy: "), out[:200]
+    assert out.index("policy: ") < out.index(" → ")
+    text = " ".join(out[: out.index(" → ")].split())
+    assert "threshold 0.65 (--threshold); no borderline band;" in text
+    assert "Run gates: mean score meets 0.8 and pass rate meets 100.0%." in text
+    assert "Compare limits: pass-rate drop 0.0 pts, mean-score drop 0.05" in text
+    assert "drops must be significant" not in text
+
+
+def test_terminal_and_report_state_the_policy_from_one_source(tmp_path):
+    """The terminal's line is display.policy_lines without its long explanations; the
+    report's header is the same pieces with them: every fact of one is in the other."""
+    from evalframe._private.display import LONG, SHORT, VALUE, policy_lines, policy_text
+    from evalframe._private.report.sections import policy_section
+
+    cfg = ef.load_config(None, threshold=0.72)
+    lines = policy_lines(cfg)
+    values = [text for line in lines for text, kind in line if kind == VALUE]
+    assert {"threshold 0.72", "borderline band [0.6, 0.72)", "Run gates", "100.0%"} <= set(values)
+    html = policy_section(cfg, pl.DataFrame())
+    short = policy_text(cfg, short=True)
+    for value in values:
+        assert f"<b>{value}</b>" in html and value in short
+    for line in lines:
+        for text, kind in line:
+            if kind == LONG:
+                assert text not in short
+            if kind == SHORT:
+                assert text not in html
+    assert "case_delta 0.05" in short and "(--threshold)" in short
+
+
+def test_preset_help_explains_every_preset():
+    from evalframe._private.config import PRESETS
+
+    result = runner.invoke(app, ["score", "--help"], env={"COLUMNS": "400"})
+    text = " ".join(result.stdout.replace("│", " ").split())
+    for name in PRESETS:
+        cfg = ef.load_config(preset=name)
+        assert f"'{name}': threshold {cfg.threshold:g}" in text, name
+    assert "'connexity': threshold 0.75, no borderline band, 8 weighted evaluators" in text
+    assert "missing evaluators fail, outcomes gate" in text
+    assert "'default': threshold 0.8, borderline from 0.6" in text
+
+
 # --- sql: never silently empty; line mode; the prompt's dot commands ------------------
 
 

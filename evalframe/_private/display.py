@@ -32,6 +32,8 @@ __all__ = [
     "p_value",
     "pass_rate_delta",
     "pct",
+    "policy_lines",
+    "policy_text",
     "reason_text",
     "run_rate",
     "visible",
@@ -128,6 +130,111 @@ def reason_text(code: str, r: Mapping[str, Any], limits: Any) -> str:
         allowed = "" if limits is None else f" (allowed {100 * limits.max_latency_increase:.0f}%)"
         return f"mean latency rose {pct(rise)}{allowed}"
     return code
+
+
+# --- the policy --------------------------------------------------------------------------
+VALUE, TEXT, LONG, SHORT = "value", "text", "long", "short"
+"""Kinds of a policy piece: a value (emphasised), text shown everywhere, an explanation the
+report shows and the terminal's short line leaves out, text only that short line shows."""
+Piece = tuple[str, str]
+"""A piece of a policy line: its text and its kind (VALUE, TEXT, LONG, SHORT)."""
+
+
+def policy_lines(cfg: Any) -> list[list[Piece]]:
+    """The policy a result was computed under, as three lines of (text, kind) pieces: the
+    execution rules (config id, threshold or --threshold override, borderline band,
+    outcomes, attempts, missing evaluators), the run gates and the compare limits. One
+    source for the report's header (report/sections.py: LONG pieces kept, values in bold)
+    and the terminal's short line (`score` under the run table, `compare` at the top:
+    cli/render.py `policy_note`: SHORT pieces instead of LONG). `cfg` is a Config; the
+    config id is text from a file: the caller shows it through `visible`/escaping."""
+    if cfg.threshold_override is not None:
+        threshold: list[Piece] = [
+            (f"threshold {cfg.threshold_override:g}", VALUE),
+            (" (--threshold", TEXT),
+            (": overrides every execution's own executions.threshold", LONG),
+            (")", TEXT),
+        ]
+    else:
+        threshold = [
+            (f"threshold {cfg.threshold:g}", VALUE),
+            (" (an execution's own executions.threshold wins where the data sets one)", LONG),
+        ]
+    top = cfg.threshold_override if cfg.threshold_override is not None else cfg.threshold
+    band: list[Piece] = (
+        [("no borderline band", TEXT)]
+        if cfg.borderline is None
+        else [
+            (f"borderline band [{cfg.borderline:g}, {top:g})", VALUE),
+            (" (verdict “borderline”: not passing)", LONG),
+        ]
+    )
+    gates, limits = cfg.run_gates, cfg.compare
+    significance: list[Piece] = (
+        [
+            ("; a drop counts only when its paired 95 % interval lies below 0", LONG),
+            ("; drops must be significant", SHORT),
+        ]
+        if limits.require_significance
+        else []
+    )
+    return [
+        [
+            ("config ", TEXT),
+            (str(cfg.config_id), VALUE),
+            (": ", TEXT),
+            *threshold,
+            ("; ", TEXT),
+            *band,
+            ("; outcomes ", TEXT),
+            (str(cfg.outcomes), VALUE),
+            ("; attempts: score ", TEXT),
+            (str(cfg.attempts.score), VALUE),
+            (", passed when ", TEXT),
+            (str(cfg.attempts.passed), VALUE),
+            (" pass; missing evaluators ", TEXT),
+            (str(cfg.on_missing), VALUE),
+            (".", TEXT),
+        ],
+        [
+            ("Run gates", VALUE),
+            (": mean score meets ", TEXT),
+            (f"{gates.min_mean_score:g}", VALUE),
+            (" and pass rate meets ", TEXT),
+            (pct(gates.min_pass_rate), VALUE),
+            (".", TEXT),
+        ],
+        [
+            ("Compare limits", VALUE),
+            (" (a pair regresses when one is exceeded)", LONG),
+            (": pass-rate drop ", TEXT),
+            (f"{100 * limits.max_pass_rate_drop:.1f} pts", VALUE),
+            (", mean-score drop ", TEXT),
+            (f"{limits.max_mean_score_drop:g}", VALUE),
+            (", mean-latency increase ", TEXT),
+            (f"{100 * limits.max_latency_increase:.0f}%", VALUE),
+            (
+                "; a case counts as regressed or improved when its verdict flips or its "
+                "score moves more than ",
+                LONG,
+            ),
+            ("; case_delta ", SHORT),
+            (f"{limits.case_delta:g}", VALUE),
+            (" (case_delta)", LONG),
+            *significance,
+            (".", TEXT),
+        ],
+    ]
+
+
+def policy_text(cfg: Any, *, short: bool = False) -> str:
+    """`policy_lines` as plain text, one line each (ids made visible); `short`: the
+    terminal's form (SHORT pieces instead of the LONG explanations)."""
+    dropped = LONG if short else SHORT
+    return "\n".join(
+        "".join(visible(text) for text, kind in line if kind != dropped)
+        for line in policy_lines(cfg)
+    )
 
 
 def case_counts(r: Mapping[str, Any], pair_cases: pl.DataFrame, limits: Any = None) -> str:

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from evalframe._private.config import PRESETS, parse_memory_limit
+from evalframe._private.config import PRESETS, Config, config_from_dict, parse_memory_limit
 from evalframe._private.errors import UsageError
 
 DatasetArg = Annotated[
@@ -18,9 +18,34 @@ DatasetArg = Annotated[
 ConfigOpt = Annotated[
     Path | None, typer.Option("--config", "-c", help="Policy file (YAML or JSON).")
 ]
-PresetOpt = Annotated[
-    str | None, typer.Option("--preset", "-p", help=f"Base policy: {', '.join(PRESETS)}.")
-]
+
+
+def describe_preset(name: str) -> str:
+    """What a preset (config.PRESETS) sets, from the config it loads: threshold, borderline
+    band, weighted evaluators, missing evaluators, outcomes and run gates."""
+    cfg: Config = config_from_dict(dict(PRESETS[name]), source=f"preset {name}")
+    band = "no borderline band" if cfg.borderline is None else f"borderline from {cfg.borderline:g}"
+    tree = (
+        "every evaluator weighted equally"
+        if not cfg.evaluators
+        else f"{len(cfg.evaluators)} weighted evaluators ({', '.join(cfg.evaluators)})"
+    )
+    gates = cfg.run_gates
+    return (
+        f"'{name}': threshold {cfg.threshold:g}, {band}, {tree}, missing evaluators "
+        f"{cfg.on_missing}, outcomes {cfg.outcomes}, run gates mean score {gates.min_mean_score:g}"
+        f" and pass rate {100 * gates.min_pass_rate:g}%"
+    )
+
+
+PRESET_HELP = (
+    "Base policy (--config and --threshold apply on top): "
+    + "; ".join(describe_preset(name) for name in PRESETS)
+    + ". score, compare and report state the policy they used."
+)
+"""--preset's help: every preset and what it sets (generated from config.PRESETS)."""
+
+PresetOpt = Annotated[str | None, typer.Option("--preset", "-p", help=PRESET_HELP)]
 ThresholdOpt = Annotated[
     float | None,
     typer.Option(

@@ -19,12 +19,15 @@ from rich.text import Text
 
 from evalframe._private import schema as S
 from evalframe._private.display import (
+    LONG,
+    VALUE,
     case_counts,
     has_paired_cases,
     num,
     p_value,
     pass_rate_delta,
     pct,
+    policy_lines,
     reason_text,
     run_rate,
     visible,
@@ -142,6 +145,20 @@ SE_FOOTNOTE = (
     f"a 95 % interval is about ± {Z_95} × that."
 )
 UNSCORED_FOOTNOTE = "— = no execution of the run has a score (unscored or errored)."
+
+
+def policy_note(cfg: Any) -> Prose:
+    """The policy in one short paragraph headed "policy:" (`display.policy_lines`, the
+    report header's source, without its LONG explanations), values in bold, the config id
+    shown literally; wrapped between words."""
+    text = Text("policy: ")
+    for k, line in enumerate(policy_lines(cfg)):
+        if k:
+            text.append(" ")
+        for piece, kind in line:
+            if kind != LONG:
+                text.append(visible(piece), style="bold" if kind == VALUE else "")
+    return Prose(text)
 
 
 def ms(x: float | None) -> str:

@@ -15,7 +15,7 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.compare import evaluator_summary as ES
-from evalframe._private.display import visible
+from evalframe._private.display import SHORT, VALUE, policy_lines, visible
 from evalframe._private.report.cases import (
     CASE_PAIRS,
     CASE_RUNS,
@@ -52,42 +52,17 @@ def _pct(x: float | None) -> str:
 
 # --- policy ---------------------------------------------------------------------------
 def _one_policy(cfg: Any) -> str:
-    if cfg.threshold_override is not None:
-        threshold = (
-            f"<b>threshold {cfg.threshold_override:g}</b> (--threshold: overrides every "
-            "execution's own executions.threshold)"
+    """One config's policy (`display.policy_lines`, shared with the terminal) as list items,
+    with its LONG explanations (not the terminal's SHORT forms), values in bold."""
+    return "".join(
+        "<li>"
+        + "".join(
+            f"<b>{_e(text)}</b>" if kind == VALUE else _e(text)
+            for text, kind in line
+            if kind != SHORT
         )
-    else:
-        threshold = (
-            f"<b>threshold {cfg.threshold:g}</b> (an execution's own executions.threshold "
-            "wins where the data sets one)"
-        )
-    top = cfg.threshold_override if cfg.threshold_override is not None else cfg.threshold
-    band = (
-        "no borderline band"
-        if cfg.borderline is None
-        else f"<b>borderline band [{cfg.borderline:g}, {top:g})</b> (verdict "
-        "“borderline”: not passing)"
-    )
-    gates, limits = cfg.run_gates, cfg.compare
-    significance = (
-        "; a drop counts only when its paired 95 % interval lies below 0"
-        if limits.require_significance
-        else ""
-    )
-    return (
-        f"<li>config <b><code>{_e(cfg.config_id)}</code></b>: {threshold}; {band}; "
-        f"outcomes <b>{_e(cfg.outcomes)}</b>; attempts: score <b>{_e(cfg.attempts.score)}</b>, "
-        f"passed when <b>{_e(cfg.attempts.passed)}</b> pass; missing evaluators "
-        f"<b>{_e(cfg.on_missing)}</b>.</li>"
-        f"<li><b>Run gates</b>: mean score meets <b>{cfg.run_gates.min_mean_score:g}</b> and "
-        f"pass rate meets <b>{_pct(gates.min_pass_rate)}</b>.</li>"
-        "<li><b>Compare limits</b> (a pair regresses when one is exceeded): pass-rate drop "
-        f"<b>{100 * limits.max_pass_rate_drop:.1f} pts</b>, mean-score drop "
-        f"<b>{limits.max_mean_score_drop:g}</b>, mean-latency increase "
-        f"<b>{100 * limits.max_latency_increase:.0f}%</b>; a case counts as regressed or "
-        f"improved when its verdict flips or its score moves more than "
-        f"<b>{limits.case_delta:g}</b> (case_delta){significance}.</li>"
+        + "</li>"
+        for line in policy_lines(cfg)
     )
 
 
