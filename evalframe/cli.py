@@ -36,7 +36,6 @@ from evalframe._private.cli.render import (
     error_line,
     id_text,
     message_text,
-    pass_k_cases,
     policy_note,
     print_csv,
     print_json,
@@ -58,6 +57,7 @@ from evalframe._private.compare.pairs import series_note
 from evalframe._private.config import load_config
 from evalframe._private.data.dataset import READ_ERRORS, load_dataset, read_failure
 from evalframe._private.data.demo import write_demo
+from evalframe._private.display import with_pass_k_cases
 from evalframe._private.errors import EvalframeError, UsageError, ValidationError
 from evalframe._private.pipeline.compare import compare_tables
 from evalframe._private.pipeline.score import score_tables
@@ -230,13 +230,9 @@ def _score_and_write(
 
 
 def _with_pass_k_cases(summary: pl.DataFrame, scored: Any) -> pl.DataFrame:
-    """The run summary with, per k of attempts.k, how many cases have >= k attempts."""
-    ks = [c.removeprefix("pass_at_") for c in summary.columns if c.startswith("pass_at_")]
-    ks = [k for k in ks if k.isdigit()]
-    if not ks or S.CASE_SUMMARY not in scored:
-        return summary
-    counts = pass_k_cases(scored[S.CASE_SUMMARY], [int(k) for k in ks])
-    return summary.join(counts, on=[S.CONFIG_ID, S.RUN_ID], how="left", maintain_order="left")
+    """The run summary with, per k of attempts.k, how many cases have >= k attempts (the
+    rule the report's run table uses too: display.with_pass_k_cases)."""
+    return with_pass_k_cases(summary, scored.get(S.CASE_SUMMARY))
 
 
 @app.command("score")

@@ -290,3 +290,30 @@ def test_demo_writes_the_report_and_prints_its_path(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert f"report written to {target / 'report.html'}" in result.output
     assert _figures((target / "report.html").read_text()) == list(ALL_CHARTS)
+
+
+def test_run_table_shows_pass_at_k_with_the_cases_it_covers(demo: Path) -> None:
+    """With attempts.k the report's run table has a pass@k column per k saying over how many
+    of the run's cases (those with >= k attempts), the terminal's cell text exactly."""
+    from evalframe._private.cli.render import run_table
+    from evalframe._private.display import with_pass_k_cases
+
+    cfg = ef.config_from_dict({"attempts": {"k": [2, 3]}})
+    tables = efp.report_tables(demo, cfg, what_if=False)
+    page = efp.build_report(tables, config=cfg)
+    runs = page[page.index("<h2 id='runs'>") : page.index("<h2 id='compare'>")]
+    assert "pass@2 (cases with ≥ 2 attempts)" in runs
+    assert "pass@3 (cases with ≥ 3 attempts)" in runs and "<b>pass@k</b>" in runs
+    cases, summary = tables["case_summary"], tables["run_summary"]
+    joined = with_pass_k_cases(summary, cases)
+    terminal = run_table(joined)
+    for r in summary.iter_rows(named=True):
+        of_run = cases.filter(pl.col("run_id") == r["run_id"])
+        for k in (2, 3):
+            counted = of_run.filter(pl.col("attempts") >= k).height
+            assert 0 < counted < of_run.height  # the demo repeats some cases only
+            shown = f"{100 * r[f'pass_at_{k}']:.1f}% ({counted}/{of_run.height} cases)"
+            assert f"<td>{shown}</td>" in runs, shown
+            assert any(shown in map(str, row) for row in terminal.rows), shown
+    plain = efp.build_report({"run_summary": summary.drop("pass_at_2", "pass_at_3")})
+    assert "pass@" not in plain

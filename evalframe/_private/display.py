@@ -16,7 +16,7 @@ so markup and HTML escaping remain the caller's job.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -30,6 +30,9 @@ __all__ = [
     "no_scored_execution",
     "num",
     "p_value",
+    "pass_at_text",
+    "pass_k_cases",
+    "pass_k_values",
     "pass_rate_delta",
     "pct",
     "policy_lines",
@@ -37,6 +40,7 @@ __all__ = [
     "reason_text",
     "run_rate",
     "visible",
+    "with_pass_k_cases",
 ]
 
 INVISIBLE = r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
@@ -130,6 +134,58 @@ def reason_text(code: str, r: Mapping[str, Any], limits: Any) -> str:
         allowed = "" if limits is None else f" (allowed {100 * limits.max_latency_increase:.0f}%)"
         return f"mean latency rose {pct(rise)}{allowed}"
     return code
+
+
+# --- pass@k and the cases it covers -----------------------------------------------------
+PASS_K_CASES = "_cases_with_{}"
+"""Column (of a run summary joined with `pass_k_cases`) counting cases with >= k attempts."""
+ALL_CASES = "_cases"
+"""Column (of a run summary joined with `pass_k_cases`) counting the run's cases."""
+
+
+def pass_k_values(columns: Sequence[str]) -> list[int]:
+    """The k of every pass_at_<k> column (config attempts.k), ascending."""
+    prefix = S.pass_at(0).removesuffix("0")
+    return sorted(
+        int(c.removeprefix(prefix))
+        for c in columns
+        if c.startswith(prefix) and c.removeprefix(prefix).isdigit()
+    )
+
+
+def pass_k_cases(case_summary: pl.DataFrame | pl.LazyFrame, ks: Sequence[int]) -> pl.DataFrame:
+    """Per config × run: how many cases have at least k attempts (the cases pass@k and pass^k
+    are averaged over, SPEC §10), for each k, and the cases in all (`ALL_CASES`)."""
+    return (
+        case_summary.lazy()
+        .group_by(S.CONFIG_ID, S.RUN_ID)
+        .agg(
+            pl.len().alias(ALL_CASES),
+            *((pl.col("attempts") >= k).sum().alias(PASS_K_CASES.format(k)) for k in ks),
+        )
+        .collect()
+    )
+
+
+def with_pass_k_cases(
+    run_summary: pl.DataFrame, case_summary: pl.DataFrame | pl.LazyFrame | None
+) -> pl.DataFrame:
+    """run_summary with, per k of its pass_at_<k> columns, how many of the run's cases have
+    >= k attempts (`pass_k_cases`); unchanged without pass@k columns or case_summary."""
+    ks = pass_k_values(run_summary.columns)
+    if not ks or case_summary is None:
+        return run_summary
+    counts = pass_k_cases(case_summary, ks)
+    return run_summary.join(counts, on=[S.CONFIG_ID, S.RUN_ID], how="left", maintain_order="left")
+
+
+def pass_at_text(r: Mapping[str, Any], k: int) -> str:
+    """A run's pass@k as shown in the terminal and the report: the rate and, when the row
+    was joined with `pass_k_cases`, over how many of its cases ("62.5% (20/200 cases)");
+    "—" when no case has k attempts."""
+    value = pct(r.get(S.pass_at(k)))
+    counted, cases = r.get(PASS_K_CASES.format(k)), r.get(ALL_CASES)
+    return value if counted is None else f"{value} ({counted}/{cases} cases)"
 
 
 # --- the policy --------------------------------------------------------------------------

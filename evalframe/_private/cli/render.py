@@ -25,6 +25,8 @@ from evalframe._private.display import (
     has_paired_cases,
     num,
     p_value,
+    pass_at_text,
+    pass_k_values,
     pass_rate_delta,
     pct,
     policy_lines,
@@ -356,24 +358,6 @@ def _cell_len(cell: str | Text) -> int:
     return cell.cell_len if isinstance(cell, Text) else Text.from_markup(cell).cell_len
 
 
-PASS_K_CASES = "_cases_with_{}"
-"""Column (of a run summary joined with `pass_k_cases`) counting cases with >= k attempts."""
-
-
-def pass_k_cases(case_summary: pl.DataFrame | pl.LazyFrame, ks: Sequence[int]) -> pl.DataFrame:
-    """Per config × run: how many cases have at least k attempts (the cases pass@k and pass^k
-    are averaged over, SPEC §10), for each k, and the cases in all (`_cases`)."""
-    return (
-        case_summary.lazy()
-        .group_by(S.CONFIG_ID, S.RUN_ID)
-        .agg(
-            pl.len().alias("_cases"),
-            *((pl.col("attempts") >= k).sum().alias(PASS_K_CASES.format(k)) for k in ks),
-        )
-        .collect()
-    )
-
-
 def run_table(summary: pl.DataFrame, title: str = "run summary") -> FitTable:
     """The run summary as a readable table: rates in percent, gates as pass/FAIL; a run
     without any scored execution reads "—", not 0.0 %; the caption explains ± and —. On a
@@ -399,11 +383,7 @@ def run_table(summary: pl.DataFrame, title: str = "run summary") -> FitTable:
         ("rate gate", lambda r: yes_no(r[S.PASS_RATE_GATE]), "center"),
         ("run", lambda r: yes_no(r[S.RUN_PASSED]), "center"),
     ]
-    ks = sorted(
-        int(c.removeprefix("pass_at_"))
-        for c in summary.columns
-        if c.startswith("pass_at_") and c.removeprefix("pass_at_").isdigit()
-    )
+    ks = pass_k_values(summary.columns)
     for k in ks:
         columns.insert(4 + ks.index(k), (f"pass@{k}", _pass_at_cell(k), "right"))
     ids = {0}
@@ -468,9 +448,7 @@ def slice_table(slices: pl.DataFrame | pl.LazyFrame) -> FitTable:
 
 def _pass_at_cell(k: int) -> Callable[[dict], str]:
     def cell(r: dict) -> str:
-        value = pct(r[S.pass_at(k)])
-        counted, cases = r.get(PASS_K_CASES.format(k)), r.get("_cases")
-        return value if counted is None else f"{value} ({counted}/{cases} cases)"
+        return pass_at_text(r, k)
 
     return cell
 

@@ -28,10 +28,13 @@ from evalframe._private.display import (
     case_counts,
     has_paired_cases,
     p_value,
+    pass_at_text,
+    pass_k_values,
     pass_rate_delta,
     reason_text,
     run_rate,
     visible,
+    with_pass_k_cases,
 )
 from evalframe._private.errors import ReportWriteError
 from evalframe._private.report.cases import (
@@ -207,6 +210,14 @@ def _rate_cell(rate: float | None, lo: float | None, hi: float | None) -> str:
     return f"{_pct(rate)} <span class='meta'>[{_pct(lo)}, {_pct(hi)}]</span>"
 
 
+PASS_K_NOTE = (
+    " <b>pass@k</b> (config <code>attempts.k</code>): the chance that at least one of k "
+    "attempts of a case passes (unbiased, from its n attempts of which c passed), averaged "
+    "over the run's cases with at least k attempts; “(20/200 cases)” says how many of the "
+    "run's cases those are (— when none has k attempts)."
+)
+
+
 def _runs_section(
     rs: pl.DataFrame,
     groups: dict[tuple, tuple[int, int]] | None = None,
@@ -229,6 +240,9 @@ def _runs_section(
         "rate gate",
         "run gate",
     ]
+    ks = pass_k_values(rs.columns)
+    for k in reversed(ks):  # after the mean score, as in the terminal
+        headers.insert(7, f"pass@{k} (cases with ≥ {k} attempts)")
     cols = rs.columns
     cases = S.CASES if S.CASES in cols else None
     with_ci = rs.with_columns(rate_interval(S.PASS_RATE, S.PASS_RATE_SE, cases))
@@ -246,6 +260,7 @@ def _runs_section(
                 "—" if r.get(S.PASSED) is None else f"{r[S.PASSED]:,}",
                 _rate_cell(run_rate(r), r["ci_low"], r["ci_high"]),
                 _interval(r[S.MEAN_SCORE], r[S.MEAN_SCORE_SE], _num),
+                *(_e(pass_at_text(r, k)) for k in ks),
                 " / ".join(
                     str(r[c]) for c in (S.N_PASS, S.N_BORDERLINE, S.N_FAIL, S.ERRORED, S.UNSCORED)
                 ),
@@ -292,8 +307,8 @@ def _runs_section(
         "verdicts may differ. <b>Pass rate</b> = passed / executions (errored executions "
         f"count as not passed), with its {RATE_INTERVAL}. Mean-score brackets: value ± "
         f"{Z_95} × the standard error clustered by case (attempts of one case are not "
-        "independent), clipped to 0–1. An unscored run has no pass rate (—), not 0 %.</p>"
-        + explorers
+        "independent), clipped to 0–1. An unscored run has no pass rate (—), not 0 %."
+        f"{PASS_K_NOTE if ks else ''}</p>" + explorers
     )
 
 
@@ -668,7 +683,12 @@ def build_report(
     if details is None:
         details = case_details(frames, per_pair=top)
     rows, groups = case_groups(details)
-    sections = [_runs_section(rs, groups, _failing_counts(frames.get(S.CASE_SUMMARY)), source)]
+    case_summary = frames.get(S.CASE_SUMMARY)
+    sections = [
+        _runs_section(
+            with_pass_k_cases(rs, case_summary), groups, _failing_counts(case_summary), source
+        )
+    ]
     rd = frames.get(S.RUN_DELTAS)
     if rd is not None and rd.height:
         sections.append(
