@@ -4,7 +4,8 @@
 -- (execution_scores_of). The value checks of the input are counted in the same pass.
 -- grain:   execution (run × case × attempt) of the score rows; rows with a null run_id or
 --          case_id form their own groups (validation reports them)
--- inputs:  scores (typed: attempt and scale_max filled), evaluator_policy
+-- inputs:  scores (typed: attempt and scale_max filled), evaluator_policy (its
+--          higher_is_better normalizes a lower-is-better evaluator's scores, normalize_score)
 -- params:  configured [null = evaluator_policy has rows], required_children [[]] (the
 --          root safety_gate's), clamp [false] (scores clamped into [0, scale_max], NaN/inf
 --          become null), keep_threshold_scores [false] (list the scores the `threshold`
@@ -60,6 +61,7 @@ evaluator_leaves as (
         coalesce(p.weight, 1.0) as cw1,
         st.cfg_configured and coalesce(p.required, false) as is_required,
         p.min_score,
+        coalesce(p.higher_is_better, true) as higher_is_better,
         list_contains(st.cfg_rc, d.evaluator) as in_rc,
         case when d.ev < 63 then (1::bigint << d.ev) end as bit,
         -- configured weights in fixed point once per evaluator, not per row (see below)
@@ -89,7 +91,8 @@ score_rows as (
                 when not isfinite(s.score) then null
                 else least(greatest(s.score, 0.0), s.scale_max)
             end,
-            s.scale_max
+            s.scale_max,
+            coalesce(l.higher_is_better, true)
         ) as s,
         coalesce(l.is_leaf, false) as leaf,
         coalesce(l.policy_weight, s.weight, 1.0) as w,

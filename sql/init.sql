@@ -187,14 +187,17 @@ from file_rows;
 -- `evaluators` list: every evaluator in the data counts, weight from the data or 1).
 -- grain:   evaluator
 -- inputs:  none; insert rows to configure, e.g. insert into evaluator_policy values
---          ('safety', 5, true, 0.9)
+--          ('safety', 5, true, 0.9, true), ('hallucination', 1, false, 0.7, false)
 -- columns: evaluator, weight (null = data weight, else 1), required (a failing or missing
---          required evaluator zeroes the score), min_score (null = the execution threshold)
+--          required evaluator zeroes the score), min_score (null = the execution threshold;
+--          on the normalized, higher-is-better scale), higher_is_better (false: the score
+--          is normalized as 1 − score / scale_max, see normalize_score)
 create table if not exists evaluator_policy (
     evaluator varchar primary key,
     weight double,
     required boolean not null default false,
-    min_score double
+    min_score double,
+    higher_is_better boolean not null default true
 );
 
 -- ==== compare_pairs.sql =========================================================
@@ -210,12 +213,17 @@ create table if not exists compare_pairs (
 );
 
 -- ==== normalize_score.sql =======================================================
--- normalize_score(score, scale_max) — scalar macro: a raw judge score on the 0–1 scale.
+-- normalize_score(score, scale_max, higher_is_better := true) — scalar macro: a raw judge
+-- score on the 0–1, higher-is-better scale (rules/normalize.py, SPEC §2).
 -- grain:   one value
--- inputs:  score (raw judge score, may be null), scale_max (top of the raw scale; null = 1.0)
--- returns: double, score / scale_max; null when score is null
-create or replace macro normalize_score(score, scale_max) as
-    cast(score as double) / coalesce(cast(scale_max as double), 1.0);
+-- inputs:  score (raw judge score, may be null), scale_max (top of the raw scale; null =
+--          1.0), higher_is_better (boolean; false for a lower-is-better metric such as a
+--          hallucination rate; null = true)
+-- returns: double, score / scale_max, or 1 − score / scale_max when higher_is_better is
+--          false; null when score is null
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
+create or replace macro normalize_score(score, scale_max, higher_is_better := true) as
+    (case when (not coalesce(higher_is_better, true)) then (cast(1.0 as double) - (cast(score as double) / coalesce(cast(scale_max as double), cast(1.0 as double)))) else (cast(score as double) / coalesce(cast(scale_max as double), cast(1.0 as double))) end);
 
 -- ==== meets.sql =================================================================
 -- meets(x, b) — scalar macro: "x meets the boundary b", x >= b - EPS (rules/boundaries.py).
@@ -514,7 +522,8 @@ create or replace macro comb_ratio(a, b, k) as
 -- (execution_scores_of). The value checks of the input are counted in the same pass.
 -- grain:   execution (run × case × attempt) of the score rows; rows with a null run_id or
 --          case_id form their own groups (validation reports them)
--- inputs:  scores (typed: attempt and scale_max filled), evaluator_policy
+-- inputs:  scores (typed: attempt and scale_max filled), evaluator_policy (its
+--          higher_is_better normalizes a lower-is-better evaluator's scores, normalize_score)
 -- params:  configured [null = evaluator_policy has rows], required_children [[]] (the
 --          root safety_gate's), clamp [false] (scores clamped into [0, scale_max], NaN/inf
 --          become null), keep_threshold_scores [false] (list the scores the `threshold`
@@ -570,6 +579,7 @@ evaluator_leaves as (
         coalesce(p.weight, 1.0) as cw1,
         st.cfg_configured and coalesce(p.required, false) as is_required,
         p.min_score,
+        coalesce(p.higher_is_better, true) as higher_is_better,
         list_contains(st.cfg_rc, d.evaluator) as in_rc,
         case when d.ev < 63 then (1::bigint << d.ev) end as bit,
         -- configured weights in fixed point once per evaluator, not per row (see below)
@@ -599,7 +609,8 @@ score_rows as (
                 when not isfinite(s.score) then null
                 else least(greatest(s.score, 0.0), s.scale_max)
             end,
-            s.scale_max
+            s.scale_max,
+            coalesce(l.higher_is_better, true)
         ) as s,
         coalesce(l.is_leaf, false) as leaf,
         coalesce(l.policy_weight, s.weight, 1.0) as w,

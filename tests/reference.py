@@ -193,7 +193,7 @@ def _eval_leaf(node: Node, ctx: Ctx) -> Result:
         weight = Fraction(1) if data_w is None else Fraction(data_w)
     s = None
     if row is not None and row.get("score") is not None:
-        s = Fraction(row["score"]) / _scale_max(row)
+        s = normalized(node, row)
     missing = node.path in ctx.expected and s is None
     if s is None:
         if missing and ctx.on_missing == "zero":
@@ -202,6 +202,14 @@ def _eval_leaf(node: Node, ctx: Ctx) -> Result:
     raw = Fraction(row["score"])
     passed = meets(s, _boundary(node, ctx.T))
     return Result(node.path, s, passed, False, weight, raw_score=raw, score_label=_label(node, raw))
+
+
+def normalized(node: Node, row: dict) -> Fraction:
+    """SPEC §1-2: s = score / scale_max, or 1 - score / scale_max for a leaf whose
+    config entry says `higher_is_better: false` (flat data-derived leaves: higher)."""
+    ratio = Fraction(row["score"]) / _scale_max(row)
+    lower = node.spec is not None and not node.spec.higher_is_better
+    return 1 - ratio if lower else ratio
 
 
 def _label(node: Node, raw: Fraction) -> str | None:

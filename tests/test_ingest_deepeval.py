@@ -158,3 +158,100 @@ def test_saved_test_run_time_is_created_at(tmp_path):
     runs = pl.read_parquet(tmp_path / "ds" / "runs.parquet")
     assert runs["run_id"].to_list() == ["test_run_20260722_220100"]
     assert runs["created_at"].to_list() == [datetime(2026, 7, 22, 22, 1, 0)]
+
+
+SAFETY = Path(__file__).parent / "fixtures/built/deepeval/safety/.deepeval/.latest_test_run.json"
+SAFETY_RUN = json.loads(SAFETY.read_text())["testRunData"]
+
+
+def test_lower_is_better_metrics_reproduce_deepeval_under_the_default_config(tmp_path):
+    """Hallucination and Toxicity succeed when score <= threshold: ingest reads the
+    direction from each metric's success, score and threshold and writes it, with the
+    tool's threshold as min_score on the normalized scale, into the suggested config.
+    The default config plus that list reproduces DeepEval's pass counts and averages."""
+    report = ingest("deepeval", [SAFETY], tmp_path / "ds")
+    assert report.suggested_config == {
+        "evaluators": {
+            "Answer Relevancy": {"min_score": 0.7},
+            "Hallucination": {"higher_is_better": False, "min_score": 0.3},
+            "Toxicity": {"higher_is_better": False, "min_score": 0.5},
+        }
+    }
+    cfg = ef.config_from_dict(report.suggested_config)
+    for engine in ("polars", "duckdb"):
+        tables = ef.score_tables(tmp_path / "ds", cfg, engine=engine)
+        ex = tables["execution_scores"].sort("case_id")
+        # the tool's verdicts: testPassed / testFailed
+        assert ex["passed"].sum() == SAFETY_RUN["testPassed"] == 2
+        assert (~ex["passed"]).sum() == SAFETY_RUN["testFailed"] == 2
+        # s: relevance as is, 1 - hallucination, 1 - toxicity; c0 (0.9+0.8+1)/3, c1
+        # (0.8+0.25+0.9)/3, c2 (0.6+1+0.5)/3, c3 (1+0.6+1)/3
+        want = [0.9, 0.65, 0.7, 2.6 / 3]
+        assert ex["score"].to_list() == pytest.approx(want, abs=1e-12), engine
+        assert ex["verdict"].to_list() == ["pass", "borderline", "borderline", "pass"], engine
+        run = tables["run_summary"].row(0, named=True)
+        assert run["mean_score"] == pytest.approx(sum(want) / 4, abs=1e-12), engine
+    leaves = ef.score_tables(tmp_path / "ds", cfg, evaluators=True)["evaluator_scores"]
+    leaves = leaves.filter(pl.col("is_leaf"))
+    got = {
+        r["path"]: r
+        for r in leaves.group_by("path")
+        .agg(
+            raw=pl.col("raw_score").mean(),
+            s=pl.col("score").mean(),
+            passes=pl.col("passed").sum(),
+            fails=(~pl.col("passed")).sum(),
+        )
+        .iter_rows(named=True)
+    }
+    for m in SAFETY_RUN["metricsScores"]:
+        row, average = got[m["metric"]], sum(m["scores"]) / len(m["scores"])
+        # the tool's per-metric pass / fail counts and average score
+        assert (row["passes"], row["fails"]) == (m["passes"], m["fails"]), m["metric"]
+        assert row["raw"] == pytest.approx(average)
+        lower = m["metric"] in ("Hallucination", "Toxicity")
+        assert row["s"] == pytest.approx(1 - average if lower else average)
+    assert got["Hallucination"]["s"] == pytest.approx(1 - 0.3375)
+
+
+def test_bias_of_the_first_fixture_is_lower_is_better(tmp_path):
+    report = ingest("deepeval", [FIXTURE], tmp_path / "ds")
+    assert report.suggested_config is not None
+    assert report.suggested_config["evaluators"]["Bias"] == {
+        "higher_is_better": False,
+        "min_score": 0.5,
+    }
+    assert report.suggested_config["evaluators"]["Faithfulness"] == {"min_score": 0.7}
+
+
+def _one_metric(tmp_path: Path, name: str, rows: list[tuple[float, float, bool]]) -> Path:
+    cases = [
+        {"name": f"c{i}", "order": i, "success": ok,
+         "metricsData": [{"name": name, "threshold": t, "success": ok, "score": s}]}
+        for i, (s, t, ok) in enumerate(rows)
+    ]  # fmt: skip
+    src = tmp_path / f"{name}.json"
+    src.write_text(json.dumps({"testCases": cases}))
+    return src
+
+
+def test_direction_of_custom_metrics_from_success_score_and_threshold(tmp_path):
+    # a custom metric whose success means score <= threshold (a failure above it)
+    src = _one_metric(tmp_path, "Refund Errors", [(0.1, 0.3, True), (0.6, 0.3, False)])
+    report = ingest("deepeval", [src], tmp_path / "a")
+    assert report.suggested_config == {
+        "evaluators": {"Refund Errors": {"higher_is_better": False, "min_score": 0.7}}
+    }
+    # higher is better (a failure below the threshold): no suggested config is needed
+    src = _one_metric(tmp_path, "Tone [GEval]", [(0.9, 0.5, True), (0.2, 0.5, False)])
+    assert ingest("deepeval", [src], tmp_path / "b").suggested_config is None
+    # a score equal to its threshold reveals nothing: DeepEval's own lower-is-better names
+    src = _one_metric(tmp_path, "Toxicity", [(0.5, 0.5, True)])
+    report = ingest("deepeval", [src], tmp_path / "c")
+    assert report.suggested_config is not None
+    assert report.suggested_config["evaluators"]["Toxicity"]["higher_is_better"] is False
+    # successes that fit neither direction: the default, with a note
+    src = _one_metric(tmp_path, "Odd", [(0.9, 0.5, True), (0.1, 0.5, True)])
+    report = ingest("deepeval", [src], tmp_path / "d")
+    assert report.suggested_config is None
+    assert any("'Odd': its successes fit neither direction" in n for n in report.skipped)

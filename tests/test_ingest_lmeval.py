@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+import evalframe as ef
 from evalframe._private.ingest import IngestError, ingest
 
 FOLDER = Path(__file__).parent / "fixtures" / "built" / "lmeval" / "EleutherAI__pythia-160m"
@@ -156,3 +157,58 @@ def test_created_at_from_the_file_name_without_a_results_file(tmp_path):
     ingest("lmeval", [folder], tmp_path / "ds")
     runs = pl.read_parquet(tmp_path / "ds" / "runs.parquet")
     assert str(runs["created_at"][0]) == "2024-05-13 13:17:32.123456"  # local clock, as named
+
+
+LOWER = Path(__file__).parent / "fixtures" / "built" / "lmeval" / "EleutherAI__pythia-70m"
+LOWER_TS = "2024-06-02T09-41-07.554210"
+
+
+def test_lower_is_better_metrics_reproduce_lm_eval_under_the_default_config(tmp_path):
+    """realtoxicityprompts' toxicity is `higher_is_better: false` in the results file:
+    the suggested config says so; wikitext's perplexities (no finite top) stay
+    passthrough with a note. The default config plus the suggestion scores s = 1 -
+    toxicity: the run's mean is 1 - the tool's number, the raw mean is the tool's."""
+    results = json.loads((LOWER / f"results_{LOWER_TS}.json").read_text())["results"]
+    report = ingest("lmeval", [LOWER], tmp_path / "ds")
+    assert report.suggested_config == {
+        "evaluators": {"toxicity_perspective_api": {"higher_is_better": False}}
+    }
+    for metric in ("word_perplexity", "byte_perplexity", "bits_per_byte"):
+        assert any(f"{metric!r} not scored" in n for n in report.skipped), metric
+    tool = results["realtoxicityprompts"]["toxicity_perspective_api,none"]
+    assert tool == 0.25
+    cfg = ef.config_from_dict(report.suggested_config)
+    for engine in ("polars", "duckdb"):
+        tables = ef.score_tables(tmp_path / "ds", cfg, engine=engine)
+        run = tables["run_summary"].row(0, named=True)
+        assert run["mean_score"] == pytest.approx(1 - tool), engine
+        ex = tables["execution_scores"].filter(pl.col("case_id").str.starts_with("real"))
+        # one toxic continuation of four: three pass (s = 1), one fails (s = 0)
+        assert sorted(ex["verdict"].to_list()) == ["fail", "pass", "pass", "pass"], engine
+        assert run["unscored"] == 3  # the wikitext documents: perplexities only
+    means = _means(tmp_path)
+    mean, se, n = means["realtoxicityprompts", "toxicity_perspective_api"]
+    assert (mean, n) == (pytest.approx(tool), 4)
+    assert se == pytest.approx(
+        results["realtoxicityprompts"]["toxicity_perspective_api_stderr,none"]
+    )
+
+
+def test_a_scalar_metric_with_no_finite_top_stays_passthrough(tmp_path):
+    folder = tmp_path / "m"
+    folder.mkdir()
+    rows = [
+        {"doc_id": i, "filter": "none", "metrics": ["acc", "bits_per_byte"],
+         "acc": float(i % 2), "bits_per_byte": 0.5 + i / 10}
+        for i in range(3)
+    ]  # fmt: skip
+    (folder / f"samples_t_{TS}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    table = {"higher_is_better": {"t": {"acc": True, "bits_per_byte": False}}}
+    (folder / f"results_{TS}.json").write_text(json.dumps({"results": {}, **table}))
+    report = ingest("lmeval", [folder], tmp_path / "ds")
+    assert report.suggested_config is None  # acc is higher-is-better: the default scores it
+    assert any("'bits_per_byte' not scored: lower is better" in n for n in report.skipped)
+    scores = pl.read_parquet(tmp_path / "ds" / "scores.parquet")
+    assert scores["evaluator"].unique().to_list() == ["acc"]
+    ex = pl.read_parquet(tmp_path / "ds" / "executions.parquet").sort("case_id")
+    assert ex["bits_per_byte"].to_list() == pytest.approx([0.5, 0.6, 0.7])

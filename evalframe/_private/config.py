@@ -81,6 +81,11 @@ class Evaluator(_Model):
     """This node's pass boundary (0-1); default: the execution's threshold."""
     score_ranges: dict[str, str] | None = None
     """Labels for raw integer bands, keys "lo-hi" on the raw scale. They label, never gate."""
+    higher_is_better: bool = True
+    """Leaves only. False for a lower-is-better metric (hallucination, toxicity, an error
+    rate): its normalized score is s = 1 − score / scale_max, and every rule (weights,
+    boundaries, aggregators, deltas) reads that s; `min_score` stays on the normalized,
+    higher-is-better scale (at most 0.3 hallucination is min_score 0.7)."""
     aggregator: Aggregator | None = None
     """Makes this node a composite: how its children combine (SPEC §3.2)."""
     threshold: float | None = Field(default=None, ge=0.0, le=1.0)
@@ -145,6 +150,12 @@ class Evaluator(_Model):
                 raise ValueError("a composite evaluator needs at least one entry in `children`")
             if self.score_ranges is not None:
                 raise ValueError("`score_ranges` labels leaf scores; a composite has none")
+            if not self.higher_is_better:  # (true, the default, round-trips model_dump)
+                raise ValueError(
+                    "`higher_is_better` is the direction of a judge metric, set on leaves "
+                    "only; a composite's score is already on the normalized, "
+                    "higher-is-better scale of its children"
+                )
             unknown = set(self.required_children) - set(self.children)
             if unknown:
                 raise ValueError(
@@ -289,6 +300,19 @@ _LATER_DEFAULTS: tuple[tuple[str, str, Any], ...] = (
 at their default (see Config.canonical_json)."""
 
 
+_LATER_ENTRY_DEFAULTS: tuple[tuple[str, Any], ...] = (("higher_is_better", True),)
+"""(key, default) of evaluator-entry fields added after 0.1, omitted from canonical_json
+at their default, at every depth of the tree."""
+
+
+def _drop_later_entry_defaults(entries: dict[str, Any] | None) -> None:
+    for entry in (entries or {}).values():
+        for key, default in _LATER_ENTRY_DEFAULTS:
+            if entry.get(key) == default:
+                del entry[key]
+        _drop_later_entry_defaults(entry.get("children"))
+
+
 class Config(_Model):
     """A resolved scoring policy. Every output row carries its `config_id`."""
 
@@ -362,6 +386,7 @@ class Config(_Model):
         for section, key, default in _LATER_DEFAULTS:
             if data[section].get(key) == default:
                 del data[section][key]
+        _drop_later_entry_defaults(data.get("evaluators"))
         return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
 

@@ -161,14 +161,15 @@ def connect(dataset: Dataset, *, database: str = ":memory:") -> duckdb.DuckDBPyC
 
 # --- configs ---------------------------------------------------------------------------------
 def load_policy(con: duckdb.DuckDBPyConnection, config: Config) -> None:
-    """Fill evaluator_policy with the config's evaluators, through bound parameters."""
+    """Fill evaluator_policy with the config's evaluators (weight, required, min_score,
+    higher_is_better), through bound parameters."""
     con.execute("delete from evaluator_policy")
     rows = [
-        (name, entry.weight, entry.required, entry.min_score)
+        (name, entry.weight, entry.required, entry.min_score, entry.higher_is_better)
         for name, entry in (config.evaluators or {}).items()
     ]
     if rows:
-        con.executemany("insert into evaluator_policy values (?, ?, ?, ?)", rows)
+        con.executemany("insert into evaluator_policy values (?, ?, ?, ?, ?)", rows)
 
 
 def scoring_params(config: Config) -> dict[str, Any]:

@@ -29,8 +29,10 @@ class IngestReport:
     rows: Mapping[str, int] = field(default_factory=dict)
     """Rows added per table."""
     suggested_config: Mapping[str, Any] | None = None
-    """For sources with nested evaluator groups: a config (`{"evaluators": {...}}`) whose
-    tree scores the groups as the tool did. None for flat sources."""
+    """A config (`{"evaluators": {...}}`) that scores the source as the tool did: for
+    nested evaluator groups their tree; for a flat source with a lower-is-better metric
+    (DeepEval's Hallucination, lm-eval's `higher_is_better: false`) every evaluator, that
+    one with `higher_is_better: false`. None when the default config already does."""
     skipped: tuple[str, ...] = ()
     """What the source held but was not scored, and why (e.g. raw counts beside 0-1
     metrics in an Inspect score dict, kept as executions columns)."""
@@ -126,7 +128,7 @@ def ingest(
         runs_added=result.runs_added,
         runs_replaced=result.runs_replaced,
         rows=result.rows,
-        suggested_config={"evaluators": parsed.tree} if parsed.composite else None,
+        suggested_config=parsed.suggested_config(),
         skipped=tuple(parsed.notes),
     )
 

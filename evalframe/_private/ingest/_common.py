@@ -39,6 +39,10 @@ class Parsed:
     """True when the source nests evaluators (the flat default tree would mis-score it)."""
     notes: list[str] = field(default_factory=list)
     """What was left unscored and why (reported to the user)."""
+    leaf_settings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Config entries of flat evaluators from the tool's own metadata, by evaluator name:
+    `higher_is_better: false` for a lower-is-better metric (SPEC §2), `min_score` for the
+    tool's own pass boundary on the normalized scale. The first source's entry wins."""
 
     def extend(self, other: Parsed) -> None:
         self.scores += other.scores
@@ -48,6 +52,20 @@ class Parsed:
         merge_tree(self.tree, other.tree)
         self.composite = self.composite or other.composite
         self.notes += other.notes
+        for name, entry in other.leaf_settings.items():
+            self.leaf_settings.setdefault(name, dict(entry))
+
+    def suggested_config(self) -> dict[str, Any] | None:
+        """The config to score these rows as the tool did: the nested tree of a composite
+        source; else, when a metric is lower-is-better, every evaluator of the rows with
+        its entry (the default config would read a lower-is-better score as if higher were
+        better); else None (the default config scores the source as the tool did)."""
+        if self.composite:
+            return {"evaluators": self.tree}
+        if not any(e.get("higher_is_better") is False for e in self.leaf_settings.values()):
+            return None
+        names = dict.fromkeys(str(row[S.EVALUATOR]) for row in self.scores)
+        return {"evaluators": {n: dict(self.leaf_settings.get(n, {})) for n in names}}
 
 
 def merge_tree(into: dict[str, Any], other: dict[str, Any]) -> None:

@@ -31,6 +31,9 @@ REPORTED_METRICS = "reported_metrics"
 """DeepEval's own per-metric aggregate (`metricsScores`: scores, passes, fails, errors)."""
 ORDER = "order"
 """DeepEval's `order` of the test case: its key within the test run."""
+LOWER_IS_BETTER = frozenset({"Hallucination", "Bias", "Toxicity"})
+"""DeepEval's metrics whose success means score <= threshold: the direction of a metric
+none of whose scores differs from its threshold (so its success cannot reveal it)."""
 LATEST = ".latest_test_run.json"
 _SAVED = re.compile(r"^test_run_(\d{8}_\d{6})$")
 """A test run saved to DEEPEVAL_RESULTS_FOLDER: test_run_YYYYMMDD_HHMMSS.json (local time)."""
@@ -86,6 +89,8 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
     entries = [("testCases", i, c) for i, c in enumerate(cases or [])]
     entries += [("conversationalTestCases", i, c) for i, c in enumerate(convos or [])]
     ids = _case_ids(path, entries, out.notes)
+    evidence: dict[str, set[bool]] = {}  # metric -> directions its successes reveal
+    thresholds: dict[str, set[float | None]] = {}
     for block, i, case in entries:
         where = f"{path}: {block}[{i}]"
         key = {S.RUN_ID: rid, S.CASE_ID: ids[block, i], S.ATTEMPT: 0}
@@ -105,6 +110,12 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
             if score is None or success is None:
                 errors += 1  # DeepEval counts these as metric errors
                 score = None
+            threshold = number(m.get("threshold"), mw, "threshold")
+            seen = evidence.setdefault(m["name"], set())
+            thresholds.setdefault(m["name"], set()).add(threshold)
+            if score is not None and success is not None and threshold is not None:
+                # above the threshold: success iff higher is better; below: iff lower
+                seen |= _revealed(score, threshold, success)
             reason = m.get("reason")
             out.scores.append(
                 {
@@ -113,7 +124,7 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
                     S.SCORE: score,
                     S.LABEL: None if score is None else ("pass" if success else "fail"),
                     S.REASON: error or (reason if isinstance(reason, str) else None),
-                    METRIC_THRESHOLD: number(m.get("threshold"), mw, "threshold"),
+                    METRIC_THRESHOLD: threshold,
                     EVALUATION_MODEL: m.get("evaluationModel")
                     if isinstance(m.get("evaluationModel"), str)
                     else None,
@@ -144,6 +155,7 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
                 ORDER: case.get("order") if _is_order(case.get("order")) else None,
             }
         )
+    out.leaf_settings = _leaf_settings(path, evidence, thresholds, out.notes)
     reported = data.get("metricsScores")
     out.runs.append(
         {
@@ -158,6 +170,46 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
             SOURCE_FORMAT: FORMAT,
         }
     )
+    return out
+
+
+def _revealed(score: float, threshold: float, success: bool) -> set[bool]:
+    """The directions (higher is better?) one scored metric fits; a score equal to its
+    threshold succeeds either way and reveals none."""
+    if score == threshold:
+        return set()
+    return {success if score > threshold else not success}
+
+
+def _leaf_settings(
+    path: Path,
+    evidence: dict[str, set[bool]],
+    thresholds: dict[str, set[float | None]],
+    notes: list[str],
+) -> dict[str, dict[str, Any]]:
+    """Each metric's config entry, as DeepEval judged it. The direction: a metric
+    succeeds when score >= threshold (higher is better) or, for Hallucination, Bias,
+    Toxicity and custom metrics so written, when score <= threshold (lower is better);
+    a success above or a failure below the threshold reveals the first, the converse the
+    second. Its pass boundary: the threshold on the normalized scale (1 - threshold for a
+    lower-is-better metric) when the metric has one threshold in the run."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, seen in evidence.items():
+        if len(seen) == 1:
+            higher = next(iter(seen))
+        else:
+            higher = name not in LOWER_IS_BETTER
+            if seen:
+                notes.append(
+                    f"{path.name}: {name!r}: its successes fit neither direction (score >= "
+                    "threshold nor score <= threshold); scored as "
+                    f"{'higher' if higher else 'lower'}-is-better."
+                )
+        entry: dict[str, Any] = {} if higher else {"higher_is_better": False}
+        (threshold, *more) = thresholds.get(name) or {None}
+        if threshold is not None and not more and 0 <= threshold <= 1:
+            entry["min_score"] = threshold if higher else round(1.0 - threshold, 12)
+        out[name] = entry
     return out
 
 

@@ -37,6 +37,8 @@ NOT_METRICS = frozenset(
     {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
      "doc_hash", "prompt_hash", "target_hash", "task_name"}
 )  # fmt: skip
+UNBOUNDED = frozenset({"perplexity", "word_perplexity", "byte_perplexity", "bits_per_byte"})
+"""lm-eval metrics with no finite top (lower is better): never normalized to 0-1 (SPEC §2)."""
 _NAME = re.compile(r"^samples_(?P<task>.+)_(?P<ts>\d{4}-\d{2}-\d{2}T[\d.\-:]+)$")
 
 
@@ -85,6 +87,7 @@ def parse(
     executions: dict[str, dict[str, Any]] = {}
     spans: dict[str, tuple[float, float]] = {}
     files: dict[str, list[str]] = {}  # evaluator -> the samples files holding it
+    metric_of: dict[str, str] = {}  # evaluator -> lm-eval's metric name
     for task, path, where, obj in lines:
         case = f"{task}/{obj['doc_id']}"
         filt = obj.get("filter") if isinstance(obj.get("filter"), str) else "none"
@@ -108,6 +111,7 @@ def parse(
             if not isinstance(name, str) or name not in obj:
                 continue
             evaluator = name if filt == "none" else f"{name},{filt}"
+            metric_of[evaluator] = name
             key = (case, evaluator)
             if key in values:
                 raise IngestError(f"{where}: {evaluator!r} of {case!r} appears twice")
@@ -120,9 +124,19 @@ def parse(
                 lo, hi = spans.get(evaluator, (num, num))
                 spans[evaluator] = (min(lo, num), max(hi, num))
     off = {n: s for n, s in spans.items() if s[0] < 0 or s[1] > scales.get(n, scales.get("*", 1.0))}
+    tasks = list(dict.fromkeys(file_parts(p)[0] for p in paths))
+    lower, unbounded = _directions(paths, tasks, metric_of, out, files)
+    # scalars only (lists have their note below), and not those outside the scale (same)
+    unbounded = {e for e in unbounded if e in spans and e not in off}
+    for evaluator in sorted(unbounded):
+        out.notes.append(
+            f"{_named(files[evaluator])}: {evaluator!r} not scored: lower is better and it "
+            "has no finite top (a perplexity), so it cannot be normalized to 0-1; kept as the "
+            f"executions column `{evaluator}`."
+        )
     for (case, evaluator), [(where, value)] in values.items():
         num = _number(value, where, evaluator)
-        if num is None or evaluator in off:
+        if num is None or evaluator in off or evaluator in unbounded:
             executions[case][evaluator] = num if num is not None else dump_json(value)
             continue
         out.scores.append(
@@ -149,9 +163,51 @@ def parse(
             f"{hi:g}) are outside 0-{top:g}; kept as the executions "
             f"column `{evaluator}`; hint: --scale-max '{evaluator}=N' scores it on 0-N."
         )
+    scored = {row[S.EVALUATOR] for row in out.scores}
+    out.leaf_settings = {e: {"higher_is_better": False} for e in sorted(lower & scored)}
     out.executions.extend(executions.values())
     out.runs.append(_run_row(paths, rid))
     return out
+
+
+def _results_file(paths: list[Path]) -> Path | None:
+    """results_<timestamp>.json beside the samples files, when it is there."""
+    _task, ts = file_parts(paths[0])
+    results = paths[0].parent / f"results_{ts}.json" if ts else None
+    return results if results is not None and results.is_file() else None
+
+
+def _directions(
+    paths: list[Path],
+    tasks: list[str],
+    metric_of: dict[str, str],
+    out: Parsed,
+    files: dict[str, list[str]],
+) -> tuple[set[str], set[str]]:
+    """(lower-is-better evaluators, those of them with no finite top) from the results
+    file's `higher_is_better` map ({task: {metric: bool}}) over this run's tasks; an
+    evaluator is its metric under a filter. A metric the tasks disagree on stays
+    higher-is-better, with a note; without a results file every metric is higher."""
+    results = _results_file(paths)
+    data = read_json(results, nonfinite="keep") if results is not None else None
+    table = as_dict(data.get("higher_is_better")) if isinstance(data, dict) else {}
+    seen: dict[str, set[bool]] = {}
+    for task in tasks:
+        for metric, flag in as_dict(table.get(task)).items():
+            if isinstance(flag, bool):
+                seen.setdefault(metric, set()).add(flag)
+    lower: set[str] = set()
+    for evaluator, metric in metric_of.items():
+        flags = seen.get(metric, set())
+        if flags == {False}:
+            lower.add(evaluator)
+        elif len(flags) > 1:
+            out.notes.append(
+                f"{_named(files[evaluator])}: {evaluator!r}: the tasks of this run disagree on "
+                "whether higher is better (results `higher_is_better`); scored as "
+                "higher-is-better."
+            )
+    return lower, {e for e in lower if metric_of[e] in UNBOUNDED}
 
 
 def _scalar(value: Any) -> bool:

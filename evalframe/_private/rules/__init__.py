@@ -11,6 +11,7 @@ generated from it (`rules/sql.py`, checked by `tests/test_rules.py`).
 Families (one module each):
 - `constants`  EPS, the normal quantiles of intervals and MDE, rule names
 - `boundaries` meets / exceeds (SPEC §0)
+- `normalize`  a raw judge score on the 0–1, higher-is-better scale (SPEC §1, §2)
 - `attempts`   repeated attempts of a case reduced to one row (SPEC §4)
 - `runs`       run_summary's statistics: counts, rates, latency, clustered SEs (SPEC §5)
 - `run_gates`  the run gates (SPEC §5)

@@ -21,8 +21,16 @@ from pathlib import Path
 from typing import Any
 
 from evalframe._private import schema as S
-from evalframe._private.rules import attempts, boundaries, intervals, run_gates, runs, verdicts
-from evalframe._private.rules import aggregators
+from evalframe._private.rules import (
+    aggregators,
+    attempts,
+    boundaries,
+    intervals,
+    normalize,
+    run_gates,
+    runs,
+    verdicts,
+)
 from evalframe._private.rules import compare as rules_compare
 from evalframe._private.rules.constants import Z_95
 
@@ -147,6 +155,25 @@ def render_scalar(macro: ScalarMacro) -> str:
 
 
 SCALARS: tuple[ScalarMacro, ...] = (
+    ScalarMacro(
+        "normalize_score",
+        """
+normalize_score(score, scale_max, higher_is_better := true) — scalar macro: a raw judge
+score on the 0–1, higher-is-better scale (rules/normalize.py, SPEC §2).
+grain:   one value
+inputs:  score (raw judge score, may be null), scale_max (top of the raw scale; null =
+         1.0), higher_is_better (boolean; false for a lower-is-better metric such as a
+         hallucination rate; null = true)
+returns: double, score / scale_max, or 1 − score / scale_max when higher_is_better is
+         false; null when score is null
+""",
+        ("score", "scale_max", "higher_is_better"),
+        normalize.normalized_score,
+        casts=("score", "scale_max"),
+        booleans=("higher_is_better",),
+        defaults=(("higher_is_better", "true"),),
+        with_namespace=True,
+    ),
     ScalarMacro(
         "meets",
         """
@@ -282,23 +309,21 @@ returns: double; null when no child is present, 0 when the required gate fired
             "safety_gate_fired",
             "wavg_rest",
         ),
-        lambda ns, present, failed, agg, wavg, lo, hi, t, ratio, gate, rest: (
-            aggregators.node_score(
+        lambda ns, present, failed, agg, wavg, lo, hi, t, ratio, gate, rest: aggregators.node_score(
+            ns,
+            present=present,
+            required_failed=failed,
+            raw=aggregators.aggregate(
                 ns,
-                present=present,
-                required_failed=failed,
-                raw=aggregators.aggregate(
-                    ns,
-                    aggregator=agg,
-                    wavg=wavg,
-                    s_min=lo,
-                    s_max=hi,
-                    threshold=t,
-                    pass_ratio=ratio,
-                    safety_gate_fired=gate,
-                    wavg_rest=rest,
-                ),
-            )
+                aggregator=agg,
+                wavg=wavg,
+                s_min=lo,
+                s_max=hi,
+                threshold=t,
+                pass_ratio=ratio,
+                safety_gate_fired=gate,
+                wavg_rest=rest,
+            ),
         ),
         booleans=("present", "required_failed", "safety_gate_fired"),
         strings=("aggregator",),

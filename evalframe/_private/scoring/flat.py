@@ -41,6 +41,7 @@ from evalframe._private.rules.constants import (
     MINIMUM,
     WEIGHTED_AVERAGE,
 )
+from evalframe._private.rules.normalize import normalized_score
 from evalframe._private.scoring.leaves import (
     BAND_HI,
     BAND_LO,
@@ -119,6 +120,8 @@ class Leaves:
     """Leaves listed by the config; None when the leaves are each run's evaluators."""
     zero_fill: bool = False
     """on_missing is zero: the weights of null and absent leaves join the denominator."""
+    higher_is_better: tuple[bool, ...] = ()
+    """Leaf -> its direction (empty: every leaf is higher-is-better, as without a list)."""
 
     @classmethod
     def of(cls, config: Config, names: tuple[str, ...]) -> Leaves:
@@ -143,12 +146,17 @@ class Leaves:
             [e.min_score for _n, e in listed],
             len(listed),
             config.on_missing == "zero",
+            tuple(e.higher_is_better for _n, e in listed),
         )
 
     @property
     def configured_weights(self) -> list[float]:
         """Each listed leaf's configured weight, 1 when it has none (absent leaves)."""
         return [1.0 if x is None else x for x in self.weight]
+
+    @property
+    def all_higher_is_better(self) -> bool:
+        return all(self.higher_is_better)
 
     def per_row(self, values: list, dtype: pl.DataType) -> pl.Expr:
         """A leaf-indexed list looked up per row by the row's leaf id."""
@@ -178,15 +186,38 @@ def execution_partials(scores: pl.LazyFrame, leaves: Leaves, *, clamp: bool) -> 
     else:
         score = raw
     lookup = pl.Series(leaves.leaf_of, dtype=pl.Int32)
-    rows = scores.select(
-        S.RUN_ID,
-        S.CASE_ID,
-        S.ATTEMPT,
-        pl.col(S.EVALUATOR).cast(pl.Enum(leaves.names)).to_physical().alias(_EV),
-        (score / mx).alias(_S),
-        S.WEIGHT,
-        *checks,
-    ).with_columns(pl.lit(lookup).gather(pl.col(_EV)).alias(_LEAF))
+    if leaves.all_higher_is_better:
+        rows = scores.select(
+            S.RUN_ID,
+            S.CASE_ID,
+            S.ATTEMPT,
+            pl.col(S.EVALUATOR).cast(pl.Enum(leaves.names)).to_physical().alias(_EV),
+            normalized_score(pl, score, mx).alias(_S),
+            S.WEIGHT,
+            *checks,
+        ).with_columns(pl.lit(lookup).gather(pl.col(_EV)).alias(_LEAF))
+    else:  # a lower-is-better leaf: the row's direction is looked up by its leaf id
+        rows = (
+            scores.select(
+                S.RUN_ID,
+                S.CASE_ID,
+                S.ATTEMPT,
+                pl.col(S.EVALUATOR).cast(pl.Enum(leaves.names)).to_physical().alias(_EV),
+                score.alias(_S),
+                S.SCALE_MAX,
+                S.WEIGHT,
+                *checks,
+            )
+            .with_columns(pl.lit(lookup).gather(pl.col(_EV)).alias(_LEAF))
+            .with_columns(
+                normalized_score(
+                    pl,
+                    pl.col(_S),
+                    pl.col(S.SCALE_MAX),
+                    leaves.per_row(list(leaves.higher_is_better), pl.Boolean()),
+                ).alias(_S)
+            )
+        )
     configured = leaves.n_leaves is not None
     cfg_w = leaves.per_row(leaves.weight, pl.Float64()) if configured else pl.lit(None)
     matched = pl.col(_LEAF).is_not_null()

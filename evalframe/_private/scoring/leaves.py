@@ -15,6 +15,7 @@ import polars as pl
 from evalframe._private import schema as S
 from evalframe._private.data.dataset import Dataset
 from evalframe._private.data.keyed import EVAL, EXEC, EXEC_T, OK
+from evalframe._private.rules.normalize import normalized_score
 from evalframe._private.scoring.tree import NODE, Tree
 
 S_NORM = "_s"  # normalized score, null when missing
@@ -95,12 +96,18 @@ def build_leaf_grid(ds: Dataset, tree: Tree) -> LeafGrid:
         .alias("_n_null"),
         pl.col(NODE).is_null().sum().cast(pl.Int64).alias(S.N_IGNORED),
     )
+    # a leaf's direction (higher_is_better) is part of the tree's shape: one per node
+    lower = [i for i, n in enumerate(tree.nodes) if not n.higher_is_better]
+    direction: pl.Expr | bool = True
+    if lower:
+        flags = pl.Series([i not in lower for i in range(tree.n_nodes)], dtype=pl.Boolean)
+        direction = pl.lit(flags).gather(pl.col(NODE))
     rows = scores.filter(pl.col(NODE).is_not_null()).select(
         EXEC,
         EXEC_T,
         NODE,
         EVAL,
-        (pl.col(S.SCORE) / pl.col(S.SCALE_MAX)).alias(S_NORM),
+        normalized_score(pl, pl.col(S.SCORE), pl.col(S.SCALE_MAX), direction).alias(S_NORM),
         pl.col(S.WEIGHT).alias(DATA_W),
         pl.col(S.SCORE).alias(S.RAW_SCORE),
         S.SCALE_MAX,

@@ -44,6 +44,8 @@ class Node:
     aggregator: str | None  # None for leaves
     in_required_children: bool
     has_required_children: bool
+    higher_is_better: bool = True
+    """A leaf's direction (SPEC §2): false normalizes its scores as 1 − score / scale_max."""
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,7 @@ def _walk(
             aggregator=entry.effective_aggregator if entry.is_composite else None,
             in_required_children=name in required,
             has_required_children=bool(entry.required_children),
+            higher_is_better=entry.higher_is_better,
         )
         out.append((node, entry))
         if entry.is_composite:
@@ -145,7 +148,8 @@ def _walk(
 
 
 def shape_key(config: Config) -> object:
-    """What configs scored in one plan must share: names, nesting, aggregators."""
+    """What configs scored in one plan must share: names, nesting, aggregators, and the
+    direction of each leaf (the leaf grid normalizes scores once for the whole batch)."""
     return _shape_key(config)
 
 
@@ -159,6 +163,7 @@ def _shape_key(config: Config) -> object:
                 e.effective_aggregator if e.is_composite else None,
                 e.required_children,
                 strip(e.children),
+                e.higher_is_better,
             )
             for name, e in entries.items()
         )
@@ -217,8 +222,8 @@ def build_tree(configs: Sequence[Config], data_evaluators: Sequence[str] = ()) -
     if any(_shape_key(c) != _shape_key(first) for c in configs[1:]):
         raise UsageError(
             "configs scored together must share one evaluator tree (names, nesting, "
-            "aggregators, required_children); hint: score configs with different trees "
-            "in separate calls, or vary only weights, thresholds and flags."
+            "aggregators, required_children, higher_is_better); hint: score configs with "
+            "different trees in separate calls, or vary only weights, thresholds and flags."
         )
     root = Node(ROOT, ROOT, None, 0, first.aggregator, False, bool(first.required_children))
     if first.evaluators is None:
