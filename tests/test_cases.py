@@ -36,7 +36,7 @@ def data(tmp_path_factory) -> Path:
         .alias("label"),
     )
     scores.write_parquet(path / "scores.parquet")
-    for name in ("executions", "outcomes"):
+    for name in ("executions", "outcomes", "labels"):  # the demo labels ~10 % of executions
         frame = pl.read_parquet(path / f"{name}.parquet")
         frame = frame.with_columns(odd.otherwise(pl.col("case_id")).alias("case_id"))
         if name == "outcomes":
