@@ -5,6 +5,7 @@ progress displays, JSON values."""
 from __future__ import annotations
 
 import io
+import math
 import re
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
@@ -162,10 +163,12 @@ def test_a_narrow_run_table_leaves_out_columns_and_cuts_no_cell(width):
     assert "…" not in text
     body = [line for line in lines if line.startswith("│")]
     assert [line.split("│")[1].strip() for line in body] == summary[S.RUN_ID].to_list()
-    for r in summary.iter_rows(named=True):  # the pass rate with its ± is always shown whole
-        assert f"{100 * r[S.PASS_RATE]:.1f}% ± {100 * r[S.PASS_RATE_SE]:.1f}" in text
+    for r in summary.iter_rows(named=True):  # the pass rate with its interval: always whole
+        assert _wilson_cell(r) in text
     # the least important columns go first, and a line names them
-    dropped = re.search(r"not shown on this narrow terminal: (.*?) \(widen it", " ".join(lines))
+    dropped = re.search(
+        r"not shown on this narrow terminal: (.*?) \(widen it", " ".join(text.split())
+    )
     assert dropped, text
     assert "cost" in dropped.group(1).split(", ")
     header = " ".join(line for line in lines if line.startswith("┃"))
@@ -205,9 +208,10 @@ def test_an_unscored_run_reads_a_dash_not_zero_percent():
     assert blank[S.PASS_RATE] == 0.0 and blank[S.MEAN_SCORE] is None  # what the table holds
     text = _text(run_table(summary))
     rows = {line.split("│")[1].strip(): line for line in text.splitlines() if "│" in line}
-    assert "0.0%" not in rows["blank"] and "± 0.0" not in rows["blank"]
+    assert "0.0%" not in rows["blank"] and "[" not in rows["blank"]
     assert rows["blank"].split("│")[3].strip() == "—"  # pass rate
-    assert "50.0% ± 50.0" in rows["good"]
+    good = summary.filter(pl.col(S.RUN_ID) == "good").row(0, named=True)
+    assert _wilson_cell(good) in rows["good"]
     assert UNSCORED_FOOTNOTE in text
 
 
@@ -267,14 +271,62 @@ def test_p_and_q_values_keep_significant_digits():
     assert "account (q 1.4e-13)" in note and "q 0.0" not in note
 
 
-def test_the_plus_minus_is_explained_and_is_one_clustered_standard_error():
+Z = 1.959963984540054
+
+
+def _wilson_cell(r: dict) -> str:
+    """The run table's pass-rate cell computed here from its definition: the 95 % Wilson
+    interval over n_eff = p (1 - p) / se^2 (se clustered by case), or the number of cases
+    when p is 0 or 1 or se is 0 or missing."""
+    p, se, n = r[S.PASS_RATE], r[S.PASS_RATE_SE], r[S.CASES]
+    if se and 0 < p < 1:
+        n = max(p * (1 - p) / se**2, 1.0)
+    centre = (p + Z * Z / (2 * n)) / (1 + Z * Z / n)
+    half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / (1 + Z * Z / n)
+    low, high = max(centre - half, 0.0), min(centre + half, 1.0)
+    return f"{100 * p:.1f}% [{100 * low:.1f}%, {100 * high:.1f}%]"
+
+
+def test_pass_rates_show_the_wilson_interval_and_the_note_says_so():
     summary = _golden(S.RUN_SUMMARY)
     text = _text(run_table(summary))
-    assert SE_FOOTNOTE in text
-    assert "standard error, clustered by case" in SE_FOOTNOTE
+    flat = " ".join(text.split())
+    assert SE_FOOTNOTE in flat
+    assert "95 % Wilson interval with the clustered effective sample size" in SE_FOOTNOTE
+    assert "± after a mean score: one standard error, clustered by case" in SE_FOOTNOTE
     for r in summary.iter_rows(named=True):
-        shown = f"{100 * r[S.PASS_RATE]:.1f}% ± {100 * r[S.PASS_RATE_SE]:.1f}"
-        assert shown in text
+        assert _wilson_cell(r) in text
+        assert f"{r[S.MEAN_SCORE]:.3f} ± {r[S.MEAN_SCORE_SE]:.3f}" in text
+    full = summary.filter(pl.col(S.PASS_RATE) == 1.0).row(0, named=True)
+    assert "100.0% [100.0%, 100.0%]" not in text  # does not collapse at 1
+    assert _wilson_cell(full).startswith("100.0% [9") and _wilson_cell(full) in text
+
+
+def test_slice_table_shows_the_same_wilson_interval():
+    from evalframe._private.cli.render import slice_table
+
+    scores = pl.DataFrame(
+        {
+            S.RUN_ID: ["r"] * 6,
+            S.CASE_ID: ["c1", "c2", "c3", "c4", "c5", "c6"],
+            S.EVALUATOR: "m",
+            S.SCORE: [0.9, 0.9, 0.9, 0.2, 0.95, 0.99],
+        }
+    )
+    executions = pl.DataFrame(
+        {
+            S.RUN_ID: ["r"] * 6,
+            S.CASE_ID: ["c1", "c2", "c3", "c4", "c5", "c6"],
+            "lang": ["en", "en", "en", "en", "de", "de"],
+        }
+    )
+    ds = Dataset.from_frames(scores, executions=executions)
+    slices = score_tables(ds, Config(), by="lang")[S.SLICE_SUMMARY]
+    text = _text(slice_table(slices))
+    for r in slices.iter_rows(named=True):
+        assert _wilson_cell(r) in text, r
+    assert "100.0% [100.0%, 100.0%]" not in text
+    assert SE_FOOTNOTE in " ".join(text.split())
 
 
 # --- the evaluator behind a regression, --top --------------------------------------

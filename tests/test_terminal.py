@@ -136,9 +136,11 @@ def test_score_shows_an_unscored_run_as_a_dash_and_explains_the_plus_minus(tmp_p
     }
     assert rows["blank"][1] == "—" and rows["blank"][2] == "—"  # pass rate, mean score
     assert "0.0%" not in " ".join(rows["blank"])
-    assert rows["good"][1] == "50.0% ± 50.0"
+    # 2 cases, one passed: clustered se 0.5 gives n_eff = 0.25 / 0.25 = 1 (Wilson at n 1)
+    assert rows["good"][1] == "50.0% [5.5%, 94.5%]"
     text = " ".join(result.stdout.split())
-    assert "± = one standard error, clustered by case" in text
+    assert "Brackets after a pass rate: its 95 % Wilson interval with the clustered" in text
+    assert "± after a mean score: one standard error, clustered by case" in text
     assert "unscored" in text
 
 
@@ -506,7 +508,7 @@ def test_long_run_ids_are_never_cut_in_an_80_column_terminal(tmp_path):
     assert "…" not in text  # no cell is cut: columns are left out instead, and named
     # the first column, folded over lines, gives each id back whole and in order
     assert "".join(line.split("│")[1].strip() for line in body) == "".join(ids)
-    assert "50.0% ± 50.0" in text and "0.700 ± 0.200" in text
+    assert "50.0% [5.5%, 94.5%]" in text and "0.700 ± 0.200" in text
     assert "not shown on this narrow terminal:" in text
 
 

@@ -34,6 +34,7 @@ from evalframe._private.display import (
     run_rate,
     visible,
 )
+from evalframe._private.report.plots import RATE_INTERVAL, rate_interval
 from evalframe._private.rules.constants import EPS, Z_95
 from evalframe._private.scoring.tree import SEP
 
@@ -143,9 +144,11 @@ def _unglued(text: Text) -> Text:
 
 
 SE_FOOTNOTE = (
-    "± = one standard error, clustered by case (pass rate in percentage points); "
-    f"a 95 % interval is about ± {Z_95} × that."
+    f"Brackets after a pass rate: its {RATE_INTERVAL} (as in report.html). "
+    "± after a mean score: one standard error, clustered by case; a 95 % interval is about "
+    f"± {Z_95} × that."
 )
+"""The run and slice tables' note on their intervals."""
 UNSCORED_FOOTNOTE = "— = no execution of the run has a score (unscored or errored)."
 
 
@@ -366,9 +369,7 @@ def run_table(summary: pl.DataFrame, title: str = "run summary") -> FitTable:
     `pass_k_cases`, each cell says over how many of the run's cases (those with >= k
     attempts)."""
 
-    def rate(r: dict) -> str:
-        return _with_se(pct(run_rate(r)), r[S.PASS_RATE_SE], True)
-
+    rate = _rate_cell
     columns: list[tuple[str, Callable[[dict], str | Text], str]] = [
         ("run", lambda r: id_text(r[S.RUN_ID]), "left"),
         ("execs", lambda r: str(r[S.N_EXECUTIONS]), "right"),
@@ -391,9 +392,9 @@ def run_table(summary: pl.DataFrame, title: str = "run summary") -> FitTable:
         columns.insert(0, ("config", lambda r: id_text(r[S.CONFIG_ID]), "left"))
         ids = {0, 1}
     last = len(columns) - 1  # the run verdict, headed "run" like the id column
-    records = summary.to_dicts()
+    records = _with_wilson(summary).to_dicts()
     notes = []
-    if any(r[S.PASS_RATE_SE] is not None or r[S.MEAN_SCORE_SE] is not None for r in records):
+    if any(_rate_cell(r) != pct(run_rate(r)) or r[S.MEAN_SCORE_SE] is not None for r in records):
         notes.append(SE_FOOTNOTE)
     if any(run_rate(r) is None for r in records):
         notes.append(UNSCORED_FOOTNOTE)
@@ -428,20 +429,20 @@ def slice_table(slices: pl.DataFrame | pl.LazyFrame) -> FitTable:
         ),
         ("run", lambda r: id_text(r[S.RUN_ID]), "left"),
         ("execs", lambda r: str(r[S.N_EXECUTIONS]), "right"),
-        ("pass rate", lambda r: _with_se(pct(run_rate(r)), r[S.PASS_RATE_SE], True), "right"),
+        ("pass rate", _rate_cell, "right"),
         ("mean score", lambda r: _with_se(num(r[S.MEAN_SCORE]), r[S.MEAN_SCORE_SE]), "right"),
         ("case pass", lambda r: pct(run_rate(r, S.CASE_PASS_RATE)), "right"),
     ]
     if several:
         columns.insert(0, ("config", lambda r: id_text(r[S.CONFIG_ID]), "left"))
     ids = {0, 1, 2} if several else {0, 1}
-    records = frame.to_dicts()
+    records = _with_wilson(frame).to_dicts()
     return FitTable(
         f"slices by {name}",
         [(h, j, 0 if k in ids else 2, k in ids) for k, (h, _f, j) in enumerate(columns)],
         [[fn(r) for _h, fn, _j in columns] for r in records],
         [SE_FOOTNOTE]
-        if any(r[S.PASS_RATE_SE] is not None or r[S.MEAN_SCORE_SE] is not None for r in records)
+        if any(_rate_cell(r) != pct(run_rate(r)) or r[S.MEAN_SCORE_SE] is not None for r in records)
         else [],
     )
 
@@ -453,10 +454,28 @@ def _pass_at_cell(k: int) -> Callable[[dict], str]:
     return cell
 
 
-def _with_se(text: str, se: float | None, percent: bool = False) -> str:
+def _with_se(text: str, se: float | None) -> str:
     if se is None or text == "—":
         return text
-    return f"{text} ± {100 * se:.1f}" if percent else f"{text} ± {se:.3f}"
+    return f"{text} ± {se:.3f}"
+
+
+def _with_wilson(frame: pl.DataFrame) -> pl.DataFrame:
+    """frame (run_summary or slice_summary) with ci_low / ci_high: the pass rate's 95 %
+    Wilson interval with the clustered effective sample size, the report's rule
+    (report/plots.py `rate_interval`, rules/wilson.py); vectorised."""
+    cases = S.CASES if S.CASES in frame.columns else None
+    return frame.with_columns(rate_interval(S.PASS_RATE, S.PASS_RATE_SE, cases))
+
+
+def _rate_cell(r: dict) -> str:
+    """A pass rate with its Wilson interval ("74.1% [62.3%, 83.5%]"); "—" for a run without
+    any scored execution; the rate alone when there is no interval (no se and no cases)."""
+    rate = run_rate(r)
+    low, high = r.get("ci_low"), r.get("ci_high")
+    if rate is None or low is None or high is None:
+        return pct(rate)
+    return f"{pct(rate)} [{pct(low)}, {pct(high)}]"
 
 
 _steps: list[Callable[[str], None]] = []
