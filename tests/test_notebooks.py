@@ -3,7 +3,10 @@ Jupyter kernel (nbclient + ipykernel), producing its charts.
 
 Notebooks are stored without outputs (a test checks), executed in a temporary working
 directory, and must display at least one chart (image/svg+xml, or a Vega-Lite mimebundle),
-so a notebook cannot silently rot when the API or a table changes.
+so a notebook cannot silently rot when the API or a table changes. They leave nothing
+behind: each writes into one scratch folder (tempfile.TemporaryDirectory) that its last
+cell removes, and the execution test checks that neither the working directory nor the
+kernel's temporary folder keeps anything.
 """
 
 from __future__ import annotations
@@ -15,8 +18,6 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
-
-pytestmark = pytest.mark.slow  # outside the fast lane (pyproject `slow`)
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 PATHS = sorted(NOTEBOOKS.rglob("*.ipynb"))
@@ -56,10 +57,29 @@ def test_notebook_is_clean_nbformat4(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.name)
-def test_notebook_executes_and_shows_its_charts(path: Path, tmp_path: Path) -> None:
+def test_notebook_writes_only_into_a_scratch_folder_it_removes(path: Path) -> None:
+    """No tempfile.mkdtemp (a folder nobody removes): one TemporaryDirectory, removed by
+    the last code cell (and by its finalizer when the kernel stops first)."""
+    code = [_source(c) for c in _load(path)["cells"] if c["cell_type"] == "code"]
+    text = "\n".join(code)
+    assert "mkdtemp" not in text and "mkstemp" not in text
+    assert text.count("tempfile.TemporaryDirectory(") == 1
+    assert code[-1].startswith("SCRATCH.cleanup()")
+    assert "SCRATCH = tempfile.TemporaryDirectory(" in text
+
+
+@pytest.mark.slow  # outside the fast lane (pyproject `slow`): a Jupyter kernel per notebook
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.name)
+def test_notebook_executes_and_shows_its_charts(
+    path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cwd, scratch = tmp_path / "cwd", tmp_path / "tmp"
+    cwd.mkdir()
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))  # the kernel's tempfile folder
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
-        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}
     )
     try:
         client.execute()
@@ -80,3 +100,35 @@ def test_notebook_executes_and_shows_its_charts(path: Path, tmp_path: Path) -> N
     assert len(charts) >= MIN_CHARTS[path.name], (
         f"{path.name}: {len(charts)} chart outputs, expected at least {MIN_CHARTS[path.name]}"
     )
+    assert list(cwd.iterdir()) == [], f"{path.name} left files in its working directory"
+    left = [p.name for p in scratch.iterdir() if p.name.startswith("evalframe-notebook-")]
+    assert left == [], f"{path.name} left its scratch folder behind: {left}"
+    last = nb.cells[-1].outputs[-1]["data"]["text/plain"]
+    assert last == "False"  # WORK no longer exists
+
+
+# --- README's Python example: the same tour without Jupyter -------------------------------
+
+
+def test_readme_python_example_prints_what_it_computed(tmp_path, monkeypatch, capsys) -> None:
+    """The README's Python block, run as written in an empty folder, prints the run table
+    and the comparison (not nothing), and its comment tells the truth about `out/`: a link
+    to the set's current version in .evalframe/out.set/ (the store's atomic swap)."""
+    import os
+    import re
+
+    readme = (NOTEBOOKS.parent / "README.md").read_text(encoding="utf-8")
+    code = re.search(r"## Python API\n\n```python\n(.*?)```", readme, re.DOTALL)
+    assert code is not None
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code.group(1), "README.md", "exec"), {})
+    printed = capsys.readouterr().out
+    for run in ("2026-10-01-v1.4", "2026-10-15-v1.5", "2026-11-01-v1.6"):
+        assert run in printed
+    assert "pass_rate" in printed and "run_passed" in printed
+    assert "regression_detected" in printed and "pass_rate_delta" in printed
+    out = tmp_path / "out"
+    assert out.is_symlink()
+    target = Path(os.readlink(out))
+    assert target.parts[:2] == (".evalframe", "out.set")
+    assert "out/ is a link to the set's" in code.group(1) and ".evalframe/out.set/" in code.group(1)

@@ -52,6 +52,11 @@ def write_tables(
     `out_dir/result_set=<id>/` (id: the config_id of `config_json`; a grid's id for a JSON
     list), replacing `command`'s earlier tables of that set. Otherwise `out_dir` becomes
     the set itself: `out_dir/NAME.parquet` (it must be new, empty, or an earlier set).
+    Such an `out_dir` is a link to the set's current version folder in
+    `out_dir/../.evalframe/<name>.set/` (ResultFolder): a write makes a new version folder
+    and swaps the link in one rename, so a reader or a kill sees the previous set or the
+    new one, never a mix (docs/results.md). That is by design, not a leftover; `cp -rL`
+    copies the set as plain files.
     `config_json` (one config's JSON, or a JSON list for a sweep) and the evalframe version
     go into every file's Parquet metadata; `dataset` (and `inputs_fingerprint`, computed
     from it when not given) are recorded so `evalframe results` can flag stale sets.
