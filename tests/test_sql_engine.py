@@ -222,6 +222,7 @@ def test_duckdb_compare_picks_pairs_from_its_run_summary(tmp_path):
 def test_duckdb_is_the_only_engine_used(tmp_path, monkeypatch):
     """No polars load, no polars scan of the input files: the DuckDB engine reads them."""
     ef.write_demo(tmp_path / "d", n_cases=10)
+    (tmp_path / "d" / "labels.parquet").unlink()  # judge agreement is polars-side (capabilities)
     want = ef.score_tables(tmp_path / "d", ef.Config())
 
     def refuse(*args, **kwargs):
@@ -244,6 +245,7 @@ def test_duckdb_is_the_only_engine_used(tmp_path, monkeypatch):
 
 def test_duckdb_reads_folders_of_files_and_duckdb_databases(tmp_path):
     ef.write_demo(tmp_path / "d", n_cases=12)
+    (tmp_path / "d" / "labels.parquet").unlink()  # judge agreement is polars-side (capabilities)
     want = ef.score_tables(tmp_path / "d", ef.Config())
     folder = tmp_path / "parts"
     scores = pl.read_parquet(tmp_path / "d" / "scores.parquet")
