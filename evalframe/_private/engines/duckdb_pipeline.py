@@ -76,6 +76,9 @@ from evalframe._private.data.validate import (
 )
 from evalframe._private.engines import capabilities as caps
 from evalframe._private.engines.duckdb_engine import (
+    POLICY_TABLES,
+    SCALAR_MACROS,
+    TABLE_MACROS,
     call,
     limit_params,
     load_policy,
@@ -93,41 +96,12 @@ from evalframe._private.summaries.run_summary import RUN_COLUMNS
 
 # --- the objects this engine creates -----------------------------------------------------
 ENGINE_MACROS = (
-    "evaluator_policy",
-    "compare_pairs",
-    "normalize_score",
-    "meets",
-    "exceeds",
-    "run_gate",
-    "case_status",
-    "drop_regressed",
-    "latency_regressed",
-    "ci_low",
-    "ci_high",
-    "mde",
-    "node_score",
-    "node_gate_fired",
-    "verdict_band",
-    "execution_judge_error",
-    "execution_unscored",
-    "execution_required_failed",
-    "execution_score",
-    "execution_verdict",
-    "execution_passed",
-    "clustered_se",
-    "wilson_interval",
-    "mcnemar_p",
-    "comb_ratio",
-    "execution_partials",
-    "execution_scores_of",
-    "case_summary_of",
-    "run_summary_of",
-    "pass_at_k_of",
-    "case_matches_of",
-    "case_deltas_of",
-    "run_deltas_of",
-    "evaluator_deltas_of",
+    *POLICY_TABLES,
+    *SCALAR_MACROS,
+    *(name for name in TABLE_MACROS if not name.endswith("_at")),
 )
+"""The sql/ objects this engine creates, in init.sql's order: the policy tables, every
+scalar macro and the `*_of` table macros (the `*_at` ones are the analysts' shorthands)."""
 PARTIALS = "evalframe_partials"
 SCORED = "evalframe_execution_scores"
 CASES = "evalframe_case_summary"
