@@ -31,10 +31,10 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.rules.boundaries import exceeds
+from evalframe._private.rules.compare import STATUS_REGRESSION
 from evalframe._private.rules.intervals import ci_high, ci_low
 
 PAIR = (S.CONFIG_ID, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID)
-STATUS_REGRESSION = "regression"
 
 N_PAIRED = "n_paired"
 N_FELL = "n_fell"
