@@ -368,6 +368,10 @@ LABELS = "labels"
 """Optional input table of human verdicts / scores per execution × evaluator × rater. Not
 in INPUT_TABLES (the engines' own readers do not read it yet): `dataset.open_labels`
 reads it, `validate.validate_labels` checks it."""
+STORED_INPUT_TABLES = (*INPUT_TABLES, LABELS)
+"""Every input table a dataset folder holds, labels included: what the input-table store
+commits all or nothing, what a result set's fingerprint covers (a changed labels table
+makes the results stale) and what an output location may never overlap."""
 LABEL_TABLES = (JUDGE_AGREEMENT, AGREEMENT_CURVE)
 """The output tables `score` writes when the dataset has a labels table."""
 

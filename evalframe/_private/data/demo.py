@@ -12,7 +12,6 @@ same code makes the 200-case demo and the multi-million-row benchmark data.
 
 from __future__ import annotations
 
-import os
 from datetime import datetime
 from pathlib import Path
 
@@ -246,17 +245,13 @@ def demo_labels(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
 
 
 def write_demo(directory: str | Path, n_cases: int = 200) -> Path:
-    """Write the demo dataset's input tables (`NAME.parquet`) into `directory`, replacing
-    all four at once, the way `ingest` commits (store/input_tables.py): under the
-    dataset's lock, and a kill at any instant leaves the old tables or the new ones. The
-    human labels (`labels.parquet`, `demo_labels`) are written next to them under the same
-    lock (renamed into place: a reader sees the old file or the new one)."""
+    """Write the demo dataset's input tables (`NAME.parquet`, the human labels of
+    `demo_labels` included) into `directory`, replacing all of them at once, the way
+    `ingest` commits (store/input_tables.py): under the dataset's lock, and a kill at any
+    instant leaves the old tables or the new ones."""
     directory = Path(directory)
     tables = generate(n_cases)  # computed before taking the lock
     labels = demo_labels(tables)
     with input_writer(directory, label="demo") as commit:
-        commit(tables)
-        scratch = directory / f".{S.LABELS}.parquet.demo.tmp"
-        labels.write_parquet(scratch)
-        os.replace(scratch, directory / f"{S.LABELS}.parquet")
+        commit({**tables, S.LABELS: labels})
     return directory

@@ -84,7 +84,7 @@ def input_files(dataset: str | Path) -> dict[str, Any]:
     if root.is_file():  # a DuckDB database file
         return {"database": _database_entry(root)}
     out: dict[str, Any] = {}
-    for name in S.INPUT_TABLES:
+    for name in S.STORED_INPUT_TABLES:
         single = root / f"{name}.parquet"
         folder = root / name
         if single.is_file():
@@ -127,7 +127,7 @@ def _legacy_fingerprint(dataset: Path) -> str:
     if dataset.is_file():
         return _digest({"database": entry(dataset, False)})
     out: dict[str, Any] = {}
-    for name in S.INPUT_TABLES:
+    for name in S.STORED_INPUT_TABLES:
         single, folder = dataset / f"{name}.parquet", dataset / name
         if single.is_file():
             out[name] = entry(single, True)

@@ -43,7 +43,7 @@ from evalframe._private.store.lock import writer_lock
 
 POINTER = "current"
 
-_TABLE_TEMP = re.compile(rf"^\.({'|'.join(S.INPUT_TABLES)})\.parquet\..+\.tmp$")
+_TABLE_TEMP = re.compile(rf"^\.({'|'.join(S.STORED_INPUT_TABLES)})\.parquet\..+\.tmp$")
 """A temp file of a table written by an earlier `demo` (it wrote file by file)."""
 _REPORT_TEMP = re.compile(r"^\.report\.html\.[0-9a-f]+\.tmp$")
 """A temp file of DATASET/report.html (`demo`, `report`): renamed within milliseconds, so
@@ -115,7 +115,7 @@ def _stale_entries(root: Path, internals: Path) -> list[Path]:
                 entry.name.startswith("v-") and (current is None or entry.name != current.name)
             ):
                 out.append(entry)
-    for name in S.INPUT_TABLES:
+    for name in S.STORED_INPUT_TABLES:
         p = root / f"{name}.parquet"
         if _is_our_link(p, name) and not p.exists():
             out.append(p)
@@ -152,7 +152,7 @@ def _is_our_link(path: Path, name: str) -> bool:
 
 def _convert(root: Path, internals: Path) -> None:
     """Real table files become links into a version with the same bytes."""
-    paths = {n: root / f"{n}.parquet" for n in S.INPUT_TABLES}
+    paths = {n: root / f"{n}.parquet" for n in S.STORED_INPUT_TABLES}
     real = [n for n, p in paths.items() if p.is_file() and not _is_our_link(p, n)]
     if not real:
         return
@@ -178,7 +178,7 @@ def _commit(root: Path, internals: Path, tables: Mapping[str, pl.DataFrame]) -> 
     os.mkdir(version)
     for name, frame in tables.items():
         fsops.write_parquet(frame, version / f"{name}.parquet", None)
-    for name in S.INPUT_TABLES:  # tables not given stay as they are
+    for name in S.STORED_INPUT_TABLES:  # tables not given stay as they are
         kept = old / f"{name}.parquet" if old is not None else None
         if name not in tables and kept is not None and kept.is_file():
             fsops.link_or_copy(kept, version / f"{name}.parquet")
@@ -213,7 +213,7 @@ def input_writer(
             _cleanup(root, internals)
 
             def commit(tables: Mapping[str, pl.DataFrame]) -> None:
-                unknown = sorted(set(tables) - set(S.INPUT_TABLES))
+                unknown = sorted(set(tables) - set(S.STORED_INPUT_TABLES))
                 if unknown:
                     raise fsops.StoreError(f"not input tables: {', '.join(unknown)}")
                 _commit(root, internals, tables)

@@ -354,7 +354,7 @@ def check_location(target: Path, dataset: str | Path | None, *, store: bool) -> 
                 f"{what} {target} holds the dataset {root}; writing there would replace "
                 "the input tables; hint: use a new folder, e.g. DATASET/results or --out out/."
             )
-        for name in S.INPUT_TABLES:
+        for name in S.STORED_INPUT_TABLES:
             for p in (root / name, root / f"{name}.parquet"):
                 inside = norm == p or norm.is_relative_to(p)
                 if inside or real == p.resolve() or real.is_relative_to(p.resolve()):
