@@ -511,3 +511,30 @@ def test_engine_equals_the_reference_a_few_random_cases(case):
     """The fast lane's share of the random cases above (the slow test runs 50)."""
     sc, labels = case
     check_against_reference(sc, labels)
+
+
+def test_a_lower_is_better_leaf_is_compared_on_the_normalized_scale(tmp_path: Path):
+    """SPEC §11: higher_is_better applies to the judge and the label alike. A
+    hallucination rate of 0.2 judged (s = 0.8, passes 0.7) against a human 0.1 (s = 0.9):
+    agreement, and an MAE of 0.1, not of the raw rates read as higher-is-better."""
+    ds = tmp_path / "ds"
+    ds.mkdir()
+    pl.DataFrame(
+        {S.RUN_ID: ["r"] * 2, S.CASE_ID: ["a", "b"], S.EVALUATOR: ["hallucination"] * 2,
+         S.SCORE: [0.2, 0.6]}
+    ).write_parquet(ds / "scores.parquet")  # fmt: skip
+    pl.DataFrame(
+        {S.RUN_ID: ["r"] * 2, S.CASE_ID: ["a", "b"], S.EVALUATOR: ["hallucination"] * 2,
+         S.RATER: ["human"] * 2, S.LABEL_SCORE: [0.1, 0.7],
+         S.LABEL_PASSED: [True, False]}
+    ).write_parquet(ds / "labels.parquet")  # fmt: skip
+    cfg = ef.config_from_dict(
+        {"threshold": 0.7, "evaluators": {"hallucination": {"higher_is_better": False}}}
+    )
+    got = ef.judge_agreement(ds, cfg).judge_agreement.filter(
+        (pl.col(S.EVALUATOR) == "hallucination") & (pl.col(S.RATER) == "human")
+    )
+    row = got.row(0, named=True)
+    assert (row["tp"], row["tn"], row["fp"], row["fn"]) == (1, 1, 0, 0)  # judge: 0.8, 0.4
+    assert row[S.SCORE_MAE] == pytest.approx(0.1)  # |0.8 - 0.9|, |0.4 - 0.3|
+    assert row[S.SCORE_BIAS] == pytest.approx(0.0)  # +0.1 - 0.1 (judge minus human) / 2

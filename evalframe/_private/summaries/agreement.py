@@ -37,6 +37,7 @@ from evalframe._private.errors import UsageError, ValidationError
 from evalframe._private.rules import agreement as rules
 from evalframe._private.rules.boundaries import meets
 from evalframe._private.rules.constants import EPS
+from evalframe._private.rules.normalize import normalized_score
 from evalframe._private.scoring.execution_scores import execution_scores
 from evalframe._private.scoring.tree import build_tree
 from evalframe._private.summaries.run_summary import run_summary, with_ppi_columns
@@ -46,6 +47,8 @@ JUDGE, LABEL = "_judge", "_label"
 S_JUDGE, S_LABEL = "_s_judge", "_s_label"
 """The normalized judge score and label score (0–1) of a labeled row."""
 GROUP = [S.CONFIG_ID, S.RUN_ID, S.EVALUATOR, S.RATER]
+HIGHER_IS_BETTER = "_higher_is_better"
+"""A leaf's direction (config `higher_is_better`) on the labeled rows."""
 """The grain of judge_agreement and agreement_curve."""
 
 
@@ -59,7 +62,8 @@ def _normalized(score: pl.Expr, scale: pl.Expr) -> pl.Expr:
 def leaf_boundaries(config: Config, data_evaluators: list[str]) -> pl.DataFrame:
     """Per data evaluator value that names a leaf of the config's tree (by its path, or
     by its name when no other leaf has it): the leaf's min_score (null: the execution's
-    threshold). Composite nodes and evaluators outside the tree have no row."""
+    threshold) and its direction (`higher_is_better`). Composite nodes and evaluators
+    outside the tree have no row."""
     tree = build_tree([config], data_evaluators)
     min_score = dict(zip(tree.params[S.PATH], tree.params[S.MIN_SCORE], strict=True))
     keys = tree.evaluator_map()
@@ -67,8 +71,9 @@ def leaf_boundaries(config: Config, data_evaluators: list[str]) -> pl.DataFrame:
         {
             S.EVALUATOR: list(keys),
             S.MIN_SCORE: [min_score[tree.nodes[i].path] for i in keys.values()],
+            HIGHER_IS_BETTER: [tree.nodes[i].higher_is_better for i in keys.values()],
         },
-        schema={S.EVALUATOR: pl.String, S.MIN_SCORE: pl.Float64},
+        schema={S.EVALUATOR: pl.String, S.MIN_SCORE: pl.Float64, HIGHER_IS_BETTER: pl.Boolean},
     )
 
 
@@ -111,9 +116,16 @@ def labeled_decisions(
         .select(*S.SCORE_KEY, _normalized(pl.col(S.SCORE), pl.col(S.SCALE_MAX)).alias(S_JUDGE))
         .filter(pl.col(S_JUDGE).is_not_null())
     )
+    # a lower-is-better leaf (SPEC §2): judge and label scores on the higher-is-better
+    # scale every boundary reads (`rules/normalize.py`, here on scores already on 0–1)
+    direction = pl.col(HIGHER_IS_BETTER)
     leaf_rows = (
         on_leaves.join(judge_scores, on=S.SCORE_KEY, how="inner")
         .join(ex, on=S.EXECUTION_KEY, how="inner")
+        .with_columns(
+            normalized_score(pl, pl.col(c), pl.lit(1.0), direction).alias(c)
+            for c in (S_JUDGE, S_LABEL)
+        )
         .with_columns(meets(pl.col(S_JUDGE), pl.coalesce(S.MIN_SCORE, S.THRESHOLD)).alias(JUDGE))
     )
     columns = [*GROUP, S.CASE_ID, S.ATTEMPT, JUDGE, LABEL, S_JUDGE, S_LABEL]
