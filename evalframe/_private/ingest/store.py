@@ -1,7 +1,8 @@
 """Appending ingested runs to a dataset folder, all or nothing.
 
 The dataset is a folder of `scores.parquet`, `executions.parquet`, `outcomes.parquet` (only
-when there are outcome rows) and `runs.parquet`. Appending reads the existing tables,
+when there are outcome rows), `runs.parquet` and `labels.parquet` (human labels, SPEC §11,
+when a format carries them). Appending reads the existing tables,
 refuses run ids that already exist unless `replace` (which first drops those runs' rows),
 concatenates (diagonally: extra columns on either side are kept), validates the combined
 tables with `Dataset.from_frames`, and only then commits every table as one new version of
@@ -38,7 +39,7 @@ def read_existing(root: Path) -> dict[str, pl.DataFrame]:
             f"{root} is a file; hint: `--to` names a dataset folder (it is created if missing)."
         )
     out: dict[str, pl.DataFrame] = {}
-    for name in S.INPUT_TABLES:
+    for name in S.STORED_INPUT_TABLES:
         if (root / name).is_dir():
             raise IngestError(
                 f"{root / name} is a partitioned table folder; hint: ingest appends to "
@@ -78,7 +79,9 @@ def _concat(name: str, old: pl.DataFrame | None, new: pl.DataFrame | None) -> pl
 def append_tables(
     root: str | Path, new: dict[str, pl.DataFrame], *, replace: bool = False
 ) -> AppendResult:
-    """Add the runs in `new` (scores, executions, outcomes, runs frames) to the dataset."""
+    """Add the runs in `new` (scores, executions, outcomes, runs and, optionally, labels
+    frames) to the dataset. Existing labels are kept (those of replaced runs dropped with
+    their runs) and validated with the rest."""
     root = Path(root)
     if root.exists() and not root.is_dir():
         read_existing(root)  # raises: a file
@@ -108,7 +111,7 @@ def _append(root: Path, new: dict[str, pl.DataFrame], replace: bool, commit) -> 
             S.RUN_ID, S.CASE_ID, attempt.cast(pl.Int64).fill_null(0).alias(S.ATTEMPT)
         ).unique(maintain_order=True)
     combined: dict[str, pl.DataFrame] = {}
-    for name in S.INPUT_TABLES:
+    for name in S.STORED_INPUT_TABLES:
         if name in old or name in new:
             combined[name] = _concat(name, old.get(name), new.get(name))
     if S.OUTCOMES in combined and combined[S.OUTCOMES].height == 0 and S.OUTCOMES not in old:
@@ -119,6 +122,7 @@ def _append(root: Path, new: dict[str, pl.DataFrame], replace: bool, commit) -> 
             combined.get(S.EXECUTIONS),
             combined.get(S.OUTCOMES),
             combined.get(S.RUNS),
+            combined.get(S.LABELS),
             source=str(root),
         )
     except ValidationError as exc:
