@@ -28,6 +28,7 @@ from evalframe._private.sweep.sweep import sweep
 from evalframe._private.sweep.threshold_curve import threshold_curve
 from evalframe._private.summaries.slices import slice_deltas, slice_summary
 from evalframe._private.summaries.agreement import JudgeAgreement, judge_agreement
+from evalframe._private.pipeline.sample import sample_executions
 
 # -- inputs and policy
 from evalframe._private.data.dataset import Dataset, load_dataset
@@ -87,6 +88,7 @@ __all__ = [  # noqa: RUF022 - grouped as the imports above
     "slice_deltas",
     "judge_agreement",
     "JudgeAgreement",
+    "sample_executions",
     # inputs and policy
     "Dataset",
     "load_dataset",

@@ -718,6 +718,81 @@ def agree_command(
         )
 
 
+@app.command("sample")
+@handles_errors
+def sample_command(
+    dataset: DatasetArg,
+    n: Annotated[
+        int, typer.Option("--n", min=1, help="How many judged executions to draw per run.")
+    ] = 200,
+    seed: Annotated[
+        int, typer.Option("--seed", min=0, help="Seed of the draw (same seed, same sample).")
+    ] = 0,
+    run: Annotated[
+        str | None, typer.Option("--run", help="Draw from this run only (default: every run).")
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="Write the keys to this .csv or .parquet file (else print)."
+        ),
+    ] = None,
+    config: ConfigOpt = None,
+    preset: PresetOpt = None,
+    threshold: ThresholdOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Draw a uniform random sample of judged executions (status ok, not unscored) of
+    each run to label by hand: the sample the corrected pass rate needs to be unbiased.
+    Prints their keys (run_id, case_id, attempt) or writes them with --out; add a
+    label_passed column and read it back with [bold]evalframe ingest wide FILE --labels[/bold].
+
+    Example: [bold]evalframe sample runs/ --n 200 --seed 7 --out to_label.csv[/bold]
+    """
+    from evalframe._private.pipeline.sample import (
+        judged_counts,
+        sample_executions,
+        write_sample,
+    )
+
+    cfg = load_config(config, preset=preset, threshold=threshold)
+    ds = load_dataset(dataset)
+    sample = sample_executions(ds, cfg, n=n, seed=seed, run=run)
+    if out is not None:
+        write_sample(sample, out, dataset)
+    if as_json:
+        print_json(
+            sample.to_dicts() if out is None else {"written": str(out), "rows": sample.height}
+        )
+        return
+    if out is None:
+        from rich.table import Table
+
+        table = Table(title=say("executions to label (seed {})", seed), title_justify="left")
+        for header in ("run", "case", "attempt"):
+            table.add_column(header, justify="right" if header == "attempt" else "left")
+        for r in sample.iter_rows(named=True):
+            table.add_row(id_text(r[S.RUN_ID]), id_text(r[S.CASE_ID]), str(r[S.ATTEMPT]))
+        stdout.print(table)
+    counts = judged_counts(ds, cfg).join(
+        sample.group_by(S.RUN_ID).agg(pl.len().alias("drawn")), on=S.RUN_ID, how="inner"
+    )
+    for r in counts.sort(S.RUN_ID).iter_rows(named=True):
+        stdout.print(
+            say("run {}: {} of {} judged executions drawn", r[S.RUN_ID], r["drawn"], r["judged"])
+        )
+    if out is not None:
+        stdout.print(
+            say(
+                "keys written to {}; add a label_passed column (true/false) and run "
+                "[bold]evalframe ingest wide {} --labels --to {}[/bold]",
+                out,
+                out,
+                dataset,
+            )
+        )
+
+
 app.command("ingest")(handles_errors(ingest_command))
 app.command("sql")(handles_errors(sql_command))
 app.command("report")(handles_errors(report_command))

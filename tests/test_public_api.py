@@ -43,6 +43,7 @@ PUBLIC = [
     "slice_deltas",
     "judge_agreement",
     "JudgeAgreement",
+    "sample_executions",
     # inputs and policy
     "Dataset",
     "load_dataset",
