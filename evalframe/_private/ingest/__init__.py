@@ -9,13 +9,21 @@ from pathlib import Path
 from typing import Any
 
 from evalframe._private import schema as S
-from evalframe._private.ingest import agentv, deepeval, inspect_log, lmeval, promptfoo, wide
+from evalframe._private.ingest import (
+    agentv,
+    deepeval,
+    inspect_log,
+    langfuse,
+    lmeval,
+    promptfoo,
+    wide,
+)
 from evalframe._private.ingest._common import IngestError, Parsed, frame
 from evalframe._private.ingest.store import append_tables
 
 __all__ = ["FORMATS", "IngestError", "IngestReport", "ingest"]
 
-FORMATS = ("agentv", "promptfoo", "inspect", "deepeval", "lmeval", "wide")
+FORMATS = ("agentv", "promptfoo", "inspect", "deepeval", "lmeval", "langfuse", "wide")
 
 
 @dataclass(frozen=True)
@@ -69,16 +77,20 @@ def ingest(
     from `run_id`; a source holding several targets / providers gets one
     run per target, `BASE/TARGET`. Existing run ids are refused unless `replace=True`.
     `id_cols`, `scale_max`, `metrics` apply to the `wide` format (and `scale_max` to
-    numeric Inspect and lm-eval scores). Raises IngestError (file and line named) on a malformed
-    source; the dataset is then left unchanged.
+    numeric Inspect, lm-eval and Langfuse scores; `id_cols` to Langfuse's run column and
+    case choice). Langfuse ANNOTATION scores are written to the `labels` table. Raises
+    IngestError (file and line named) on a malformed source; the dataset is then left
+    unchanged.
     """
     fmt = format.lower()
     if fmt not in FORMATS:
         raise IngestError(f"unknown format {format!r}; hint: choose one of {', '.join(FORMATS)}.")
     if not sources:
         raise IngestError("no source files given; hint: name at least one file or folder.")
-    if fmt != "wide" and (id_cols is not None or metrics is not None):
-        raise IngestError("--id-cols and --metrics apply to the `wide` format only.")
+    if fmt != "wide" and metrics is not None:
+        raise IngestError("--metrics applies to the `wide` format only.")
+    if fmt not in ("wide", "langfuse") and id_cols is not None:
+        raise IngestError("--id-cols applies to the `wide` and `langfuse` formats only.")
     parsed = Parsed()
     owners: dict[str, Path] = {}
 
@@ -103,6 +115,9 @@ def ingest(
         elif fmt == "promptfoo":
             for f in _files(path, (".json",)):
                 add(promptfoo.parse(f, run_id=run_id), f)
+        elif fmt == "langfuse":
+            for f in _files(path, langfuse.SUFFIXES):
+                add(langfuse.parse(f, run_id=run_id, id_cols=id_cols, scale_max=scale_max), f)
         elif fmt == "inspect":
             for f in _files(path, (".eval", ".json")):
                 add(inspect_log.parse(f, run_id=run_id, scale_max=scale_max), f)
@@ -121,6 +136,8 @@ def ingest(
     }
     if parsed.outcomes:
         tables[S.OUTCOMES] = frame(parsed.outcomes, S.OUTCOMES)
+    if parsed.labels:
+        tables[S.LABELS] = frame(parsed.labels, S.LABELS)
     result = append_tables(to, tables, replace=replace)
     return IngestReport(
         dataset=str(to),

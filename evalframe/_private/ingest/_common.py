@@ -33,6 +33,8 @@ class Parsed:
     executions: list[dict[str, Any]] = field(default_factory=list)
     outcomes: list[dict[str, Any]] = field(default_factory=list)
     runs: list[dict[str, Any]] = field(default_factory=list)
+    labels: list[dict[str, Any]] = field(default_factory=list)
+    """Human labels (SPEC §11), for formats that carry them (Langfuse annotations)."""
     tree: dict[str, Any] = field(default_factory=dict)
     """Suggested `evaluators` mapping (config syntax); used only when `composite`."""
     composite: bool = False
@@ -49,6 +51,7 @@ class Parsed:
         self.executions += other.executions
         self.outcomes += other.outcomes
         self.runs += other.runs
+        self.labels += other.labels
         merge_tree(self.tree, other.tree)
         self.composite = self.composite or other.composite
         self.notes += other.notes
@@ -418,4 +421,57 @@ def parse_scale_max(
                 "or --scale-max 'faithfulness=5,rubric=10'."
             )
         out[str(name)] = top
+    return out
+
+
+def read_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """(where, row) for every row of a table export: JSONL (`FILE:LINE`), a JSON array of
+    objects (`FILE: [i]`), CSV with a header (`FILE:LINE`; every value a string, empty
+    fields None) or Parquet (`FILE: row N`). Errors name the file and line or row."""
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        return [(f"{path}:{n}", obj) for n, obj in iter_jsonl(path)]
+    if suffix == ".json":
+        data = read_json(path)
+        if not isinstance(data, list):
+            raise IngestError(f"{path}: expected a JSON array of row objects")
+        out = []
+        for i, obj in enumerate(data):
+            if not isinstance(obj, dict):
+                raise IngestError(f"{path}: [{i}] is not a JSON object")
+            out.append((f"{path}: [{i}]", obj))
+        return out
+    if suffix == ".csv":
+        return _csv_records(path)
+    if suffix == ".parquet":
+        try:
+            df = pl.read_parquet(path)
+        except Exception as exc:  # polars raises several error types for bad files
+            raise IngestError(f"{path}: not a readable Parquet file ({exc})") from None
+        return [(f"{path}: row {i}", row) for i, row in enumerate(df.to_dicts(), start=1)]
+    raise IngestError(f"{path}: expected a .jsonl, .json, .csv or .parquet file")
+
+
+def _csv_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    import csv
+    import io
+
+    reader = csv.reader(io.StringIO(read_text(path), newline=""))
+    try:
+        header = next(reader, None)
+        if not header:
+            raise IngestError(f"{path}:1: no header row")
+        out = []
+        start = reader.line_num + 1
+        for fields in reader:
+            where = f"{path}:{start}"
+            start = reader.line_num + 1
+            if not fields:
+                continue
+            if len(fields) != len(header):
+                raise IngestError(f"{where}: {len(fields)} fields, the header has {len(header)}")
+            row = {k: (v if v != "" else None) for k, v in zip(header, fields, strict=True)}
+            out.append((where, row))
+    except csv.Error as exc:
+        raise IngestError(f"{path}:{reader.line_num}: not valid CSV ({exc})") from None
     return out

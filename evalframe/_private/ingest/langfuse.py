@@ -1,0 +1,277 @@
+"""Langfuse score exports: the blob storage integration's `scores/` files (JSONL, JSON,
+CSV or Parquet), one row per score. Judge and API scores become `scores`; human
+ANNOTATION scores become `labels` (SPEC §11). See docs/ingest.md."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from evalframe._private import schema as S
+from evalframe._private.ingest._common import (
+    SOURCE_FILE,
+    SOURCE_FORMAT,
+    IngestError,
+    Parsed,
+    dump_json,
+    finite,
+    parse_scale_max,
+    parse_time,
+    read_records,
+    split_list,
+)
+
+FORMAT = "langfuse"
+SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet")
+DATA_TYPES = ("NUMERIC", "BOOLEAN", "CATEGORICAL")
+SOURCES = ("API", "EVAL", "ANNOTATION")
+ANNOTATION = "ANNOTATION"
+SCORE_SOURCE = "score_source"
+SCORE_ID = "score_id"
+TRACE_ID = "trace_id"
+OBSERVATION_ID = "observation_id"
+REPORTED_METRICS = "reported_metrics"
+CASE_CHOICES = (TRACE_ID, OBSERVATION_ID)
+
+
+def _text(row: Mapping[str, Any], key: str) -> str | None:
+    value = row.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return str(value)
+    out = str(value)
+    return out or None
+
+
+def _value(row: Mapping[str, Any], where: str, name: str) -> float | None:
+    """`value` as a finite number (CSV text read as a number); None when absent."""
+    raw = row.get("value")
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        try:
+            num = float(raw)
+        except ValueError:
+            raise IngestError(
+                f"{where}: value of score {name!r} is {raw!r}, not a number"
+            ) from None
+        return finite(num, where, f"value of score {name!r}")
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        raise IngestError(f"{where}: value of score {name!r} must be a number, got {raw!r}")
+    return finite(raw, where, f"value of score {name!r}")
+
+
+def _time(value: Any) -> datetime | None:
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo else value
+    return parse_time(value)
+
+
+def _options(id_cols: str | Sequence[str] | None, where: str) -> tuple[str | None, str]:
+    """(run column, case column) from `--id-cols run_id=COL,case_id=observation_id`."""
+    run_col, case_col = None, TRACE_ID
+    for item in split_list(id_cols):
+        target, sep, col = item.partition("=")
+        target, col = target.strip(), col.strip()
+        if not sep or not col or target not in (S.RUN_ID, S.CASE_ID):
+            raise IngestError(
+                f"{where}: --id-cols {item!r} is not understood for langfuse; hint: "
+                "'run_id=COLUMN' (e.g. run_id=dataset_run_id, run_id=session_id) and/or "
+                "'case_id=observation_id'."
+            )
+        if target == S.RUN_ID:
+            run_col = col
+        elif col not in CASE_CHOICES:
+            raise IngestError(
+                f"{where}: --id-cols case_id={col!r}: a Langfuse case is a trace or an "
+                "observation; hint: case_id=trace_id (default) or case_id=observation_id."
+            )
+        else:
+            case_col = col
+    return run_col, case_col
+
+
+def parse(
+    path: Path,
+    *,
+    run_id: str | None = None,
+    id_cols: str | Sequence[str] | None = None,
+    scale_max: float | str | Mapping[str, float] | None = None,
+) -> Parsed:
+    """Parse one Langfuse scores export file into row dicts."""
+    run_col, case_col = _options(id_cols, str(path))
+    scales = parse_scale_max(scale_max, str(path))
+    records = read_records(path)
+    if not records:
+        raise IngestError(f"{path}: no score rows")
+    first = records[0][1]
+    missing = [k for k in ("name", "value", "data_type", "source") if k not in first]
+    if missing:
+        raise IngestError(
+            f"{records[0][0]}: not a Langfuse scores export (no {', '.join(missing)}); hint: "
+            "pass the files of the blob storage export's `scores/` folder."
+        )
+    out = Parsed()
+    base = run_id or path.stem
+    executions: dict[tuple[str, str], dict[str, Any]] = {}
+    seen: dict[tuple[str, ...], str] = {}
+    run_level: dict[str, dict[str, Any]] = {}
+    times: dict[str, datetime] = {}
+    categorical: set[str] = set()
+    skipped_annotations: set[str] = set()
+    for where, row in records:
+        name = _text(row, "name")
+        if name is None:
+            raise IngestError(f"{where}: a score without a `name`")
+        dtype = (_text(row, "data_type") or "").upper()
+        if dtype not in DATA_TYPES:
+            raise IngestError(
+                f"{where}: data_type {row.get('data_type')!r} of score {name!r} is not one of "
+                f"{', '.join(DATA_TYPES)}"
+            )
+        source = (_text(row, "source") or "").upper()
+        if source not in SOURCES:
+            raise IngestError(
+                f"{where}: source {row.get('source')!r} of score {name!r} is not one of "
+                f"{', '.join(SOURCES)}"
+            )
+        value = _value(row, where, name)
+        trace = _text(row, TRACE_ID)
+        observation = _text(row, OBSERVATION_ID)
+        if trace is None:
+            # a score on a dataset run or a session: no case to attach it to
+            scope = _text(row, "dataset_run_id") or _text(row, "session_id") or "?"
+            run_level.setdefault(scope, {})[name] = value
+            continue
+        if run_id is not None:
+            rid = run_id
+        elif run_col is not None:
+            found = _text(row, run_col)
+            if found is None:
+                raise IngestError(
+                    f"{where}: no value in the run column {run_col!r} (--id-cols run_id="
+                    f"{run_col}); hint: name a column every trace score has, or pass --run-id."
+                )
+            rid = found
+        else:
+            rid = base
+        case = observation if case_col == OBSERVATION_ID and observation else trace
+        ts = _time(row.get("timestamp"))
+        if ts is not None and (rid not in times or ts < times[rid]):
+            times[rid] = ts
+        ex = executions.setdefault(
+            (rid, case),
+            {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: 0, S.STATUS: S.STATUS_OK, TRACE_ID: trace},
+        )
+        if dtype == "BOOLEAN" and value not in (0.0, 1.0):
+            raise IngestError(f"{where}: BOOLEAN score {name!r} has value {value!r}, not 0 or 1")
+        if source == ANNOTATION:
+            rater = _text(row, "author_user_id") or S.DEFAULT_RATER
+            key = ("label", rid, case, name, rater)
+            _unique(seen, key, where, f"annotation {name!r} by {rater!r} of {case!r}")
+            if dtype == "CATEGORICAL" or value is None:
+                skipped_annotations.add(name)
+                continue
+            top = scales.get(name, scales.get("*", 1.0))
+            if dtype == "NUMERIC":
+                _in_scale(value, top, where, name)
+            out.labels.append(
+                {
+                    S.RUN_ID: rid,
+                    S.CASE_ID: case,
+                    S.ATTEMPT: 0,
+                    S.EVALUATOR: name,
+                    S.RATER: rater,
+                    S.LABEL_PASSED: value == 1.0 if dtype == "BOOLEAN" else None,
+                    S.LABEL_SCORE: value if dtype == "NUMERIC" else None,
+                    S.SCALE_MAX: top if dtype == "NUMERIC" else None,
+                    S.REASON: _text(row, "comment"),
+                    SCORE_ID: _text(row, "id"),
+                }
+            )
+            continue
+        _unique(seen, ("score", rid, case, name), where, f"score {name!r} of {case!r}")
+        if dtype == "CATEGORICAL":
+            categorical.add(name)
+            ex[name] = _text(row, "string_value")
+            continue
+        top = scales.get(name, scales.get("*", 1.0))
+        if dtype == "BOOLEAN":
+            top = 1.0
+        elif value is not None:
+            _in_scale(value, top, where, name)
+        out.scores.append(
+            {
+                S.RUN_ID: rid,
+                S.CASE_ID: case,
+                S.ATTEMPT: 0,
+                S.EVALUATOR: name,
+                S.SCORE: value,
+                S.SCALE_MAX: top,
+                S.LABEL: _text(row, "string_value") if dtype == "BOOLEAN" else None,
+                S.REASON: _text(row, "comment"),
+                SCORE_SOURCE: source,
+                SCORE_ID: _text(row, "id"),
+                OBSERVATION_ID: observation,
+            }
+        )
+    if not executions:
+        raise IngestError(
+            f"{path}: no score is on a trace (every row is a dataset-run or session score); "
+            "nothing to ingest as cases."
+        )
+    out.executions = list(executions.values())
+    for name in sorted(categorical):
+        out.notes.append(
+            f"{path}: CATEGORICAL score {name!r} not scored (a category is not a 0-1 "
+            f"score); its string_value is kept as the executions column {name!r}."
+        )
+    for name in sorted(skipped_annotations):
+        out.notes.append(
+            f"{path}: ANNOTATION {name!r} with a CATEGORICAL or empty value not kept as a "
+            "label (labels are pass/fail or a number)."
+        )
+    run_names = list(dict.fromkeys(rid for rid, _case in executions))
+    reported = None
+    if run_level:
+        if len(run_names) == 1:
+            reported = dump_json(run_level)
+        else:
+            out.notes.append(
+                f"{path}: {sum(len(v) for v in run_level.values())} dataset-run / session "
+                "score(s) not kept: the file holds several runs, which one they belong to is "
+                "not in the export."
+            )
+    for rid in run_names:
+        out.runs.append(
+            {
+                S.RUN_ID: rid,
+                S.CREATED_AT: times.get(rid),
+                S.LABEL: rid,
+                REPORTED_METRICS: reported,
+                SOURCE_FILE: str(path),
+                SOURCE_FORMAT: FORMAT,
+            }
+        )
+    return out
+
+
+def _unique(seen: dict[tuple[str, ...], str], key: tuple[str, ...], where: str, what: str) -> None:
+    first = seen.setdefault(key, where)
+    if first != where:
+        raise IngestError(
+            f"{where}: a second {what} in run {key[1]!r} (the first is at {first}); hint: "
+            "scores on different observations of one trace are separate cases with "
+            "--id-cols case_id=observation_id."
+        )
+
+
+def _in_scale(value: float, top: float, where: str, name: str) -> None:
+    if not 0 <= value <= top:
+        raise IngestError(
+            f"{where}: NUMERIC score {name!r} is {value:g}, outside 0-{top:g}; hint: "
+            f"--scale-max '{name}=N' gives the top of its scale."
+        )
