@@ -45,6 +45,14 @@ def ingest_command(
         str | None,
         typer.Option("--metrics", help="wide: metric columns (default: every numeric column)."),
     ] = None,
+    labels: Annotated[
+        bool,
+        typer.Option(
+            "--labels",
+            help="wide: the files hold human labels of existing executions (run_id, case_id, "
+            "attempt?, evaluator?, rater?, label_passed / label_score), added to `labels`.",
+        ),
+    ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
 ) -> None:
     """Convert other eval tools' results into evalframe tables, appending new runs.
@@ -63,6 +71,7 @@ def ingest_command(
             id_cols=id_cols,
             scale_max=scale_max,
             metrics=metrics,
+            labels=labels,
         )
     except EvalframeError as exc:
         stderr.print(error_line(exc), highlight=False)

@@ -67,6 +67,7 @@ def ingest(
     id_cols: str | Sequence[str] | None = None,
     scale_max: float | str | Mapping[str, float] | None = None,
     metrics: str | Sequence[str] | None = None,
+    labels: bool = False,
 ) -> IngestReport:
     """Convert `sources` (files or folders) of `format` and append them to the dataset
     folder `to` as new runs.
@@ -76,6 +77,8 @@ def ingest(
     lm-eval model folder and timestamp) or
     from `run_id`; a source holding several targets / providers gets one
     run per target, `BASE/TARGET`. Existing run ids are refused unless `replace=True`.
+    With `labels=True` (`wide` only) the files hold human labels of the dataset's existing
+    executions (SPEC §11; docs/ingest.md), added to its `labels` table, nothing else changed.
     `id_cols`, `scale_max`, `metrics` apply to the `wide` format (and `scale_max` to
     numeric Inspect, lm-eval and Langfuse scores; `id_cols` to Langfuse's run column and
     case choice). Langfuse ANNOTATION scores are written to the `labels` table. Raises
@@ -91,6 +94,8 @@ def ingest(
         raise IngestError("--metrics applies to the `wide` format only.")
     if fmt not in ("wide", "langfuse") and id_cols is not None:
         raise IngestError("--id-cols applies to the `wide` and `langfuse` formats only.")
+    if labels:
+        return _ingest_labels(fmt, sources, to, run_id, replace, id_cols, scale_max, metrics)
     parsed = Parsed()
     owners: dict[str, Path] = {}
 
@@ -147,6 +152,23 @@ def ingest(
         rows=result.rows,
         suggested_config=parsed.suggested_config(),
         skipped=tuple(parsed.notes),
+    )
+
+
+def _ingest_labels(fmt, sources, to, run_id, replace, id_cols, scale_max, metrics):
+    """`ingest wide --labels`: the files' labels appended to the dataset's labels table."""
+    if fmt != "wide" or metrics is not None:
+        raise IngestError("--labels reads the `wide` format (without --metrics) only.")
+    parsed = Parsed()
+    for src in sources:
+        path = Path(src)
+        if not path.exists():
+            raise IngestError(f"{path}: no such file or folder")
+        for f in _files(path, wide.SUFFIXES):
+            parsed.extend(wide.parse_labels(f, run_id=run_id, id_cols=id_cols, scale_max=scale_max))
+    result = append_tables(to, {S.LABELS: frame(parsed.labels, S.LABELS)}, replace=replace)
+    return IngestReport(
+        dataset=str(to), format=fmt, runs_added=(), runs_replaced=(), rows=result.rows
     )
 
 

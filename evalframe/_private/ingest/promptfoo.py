@@ -30,6 +30,9 @@ ASSERTION_TYPE = "assertion_type"
 ASSERTION_PASSED = "assertion_passed"
 ERROR_REASON = 2
 """`failureReason` of a provider / harness error (1 is an assertion failure)."""
+HUMAN = "human"
+"""promptfoo's `assertion.type` of a manual rating (the web viewer's thumbs up / down):
+the human's verdict on the whole output, a label (SPEC §11), not a judge score."""
 
 
 def _provider(row: dict[str, Any]) -> str:
@@ -143,6 +146,7 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
         comps = grading.get("componentResults") if isinstance(grading, dict) else None
         if not isinstance(comps, list):
             continue
+        comps = _take_human_ratings(comps, key, out, where)
         test = as_dict(row.get("testCase"))
         asserts = test.get("assert") if isinstance(test.get("assert"), list) else None
         parsed = _components(comps, asserts, where)
@@ -167,6 +171,35 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
             }
         )
     return out
+
+
+def _take_human_ratings(
+    comps: list[Any], key: dict[str, Any], out: Parsed, where: str
+) -> list[Any]:
+    """The component results without promptfoo's manual ratings (`assertion.type` "human",
+    which the viewer appends after the test's assertions); each becomes a label of the
+    execution's verdict (evaluator null, rater "human") from its `pass`. A rating without
+    a boolean `pass` is an IngestError naming the result."""
+    kept = []
+    for i, r in enumerate(comps):
+        if not (isinstance(r, dict) and as_dict(r.get("assertion")).get("type") == HUMAN):
+            kept.append(r)
+            continue
+        if not isinstance(r.get("pass"), bool):
+            raise IngestError(
+                f"{where}: componentResults[{i}] is a manual rating without a true/false "
+                f"`pass` (got {r.get('pass')!r})"
+            )
+        out.labels.append(
+            {
+                **key,
+                S.EVALUATOR: None,
+                S.RATER: S.DEFAULT_RATER,
+                S.LABEL_PASSED: r["pass"],
+                S.LABEL_SCORE: None,
+            }
+        )
+    return kept
 
 
 def _groups(rows: list[dict[str, Any]]) -> dict[int, str]:

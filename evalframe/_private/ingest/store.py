@@ -91,7 +91,9 @@ def append_tables(
 
 def _append(root: Path, new: dict[str, pl.DataFrame], replace: bool, commit) -> AppendResult:
     old = read_existing(root)
-    incoming = sorted(_run_ids(new))
+    if set(new) == {S.LABELS}:  # `ingest wide --labels`: labels of existing executions
+        return _append_labels(root, old, new[S.LABELS], replace, commit)
+    incoming = sorted(_run_ids({k: v for k, v in new.items() if k != S.LABELS}))
     clash = sorted(set(incoming) & _run_ids(old))
     if clash and not replace:
         raise IngestError(
@@ -135,3 +137,35 @@ def _append(root: Path, new: dict[str, pl.DataFrame], replace: bool, commit) -> 
         runs_replaced=tuple(clash),
         rows={name: df.height for name, df in new.items()},
     )
+
+
+def _append_labels(
+    root: Path, old: dict[str, pl.DataFrame], labels: pl.DataFrame, replace: bool, commit
+) -> AppendResult:
+    """Labels alone: add them to the dataset's labels table, every other table kept as
+    it is; validated with the rest (orphans, duplicate keys). With `replace`, a new label
+    replaces an existing one of the same key."""
+    if S.SCORES not in old:
+        raise IngestError(
+            f"{root} holds no dataset to label; hint: ingest the runs first, then their labels."
+        )
+    existing = old.get(S.LABELS)
+    if existing is not None and replace:
+        key = [c for c in S.LABEL_KEY if c in existing.columns and c in labels.columns]
+        existing = existing.join(labels.select(key), on=key, how="anti", nulls_equal=True)
+    combined = _concat(S.LABELS, existing, labels)
+    try:
+        Dataset.from_frames(
+            old[S.SCORES],
+            old.get(S.EXECUTIONS),
+            old.get(S.OUTCOMES),
+            old.get(S.RUNS),
+            combined,
+            source=str(root),
+        )
+    except ValidationError as exc:
+        raise IngestError(
+            f"the labels would make {root} invalid; nothing was written.\n{exc}"
+        ) from None
+    commit({S.LABELS: combined})
+    return AppendResult(runs_added=(), runs_replaced=(), rows={S.LABELS: labels.height})

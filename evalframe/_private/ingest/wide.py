@@ -214,3 +214,102 @@ def _score(value: Any, metric: str, scales: dict[str, float], where: str) -> flo
             f"--scale-max (e.g. --scale-max {metric}=5) for metrics on another scale."
         )
     return float(value)
+
+
+LABEL_COLUMNS = (S.EVALUATOR, S.RATER, S.LABEL_PASSED, S.LABEL_SCORE, S.SCALE_MAX)
+"""The columns a labels file may hold beside the key (`ingest wide --labels`)."""
+_TRUE, _FALSE = ("true", "1", "pass", "yes"), ("false", "0", "fail", "no")
+
+
+def parse_labels(
+    path: Path,
+    *,
+    run_id: str | None = None,
+    id_cols: str | Sequence[str] | None = None,
+    scale_max: float | str | Mapping[str, float] | None = None,
+) -> Parsed:
+    """One wide file of human labels (SPEC §11) into `labels` rows: the key (run_id,
+    case_id, attempt, as for scores: `--id-cols`, `--run-id`), optional `evaluator` (empty:
+    the execution's verdict) and `rater` (empty: "human"), and `label_passed` (true / false,
+    1 / 0, pass / fail, yes / no) and/or `label_score` (a number on the evaluator's raw
+    scale; `scale_max` column or `--scale-max` per evaluator). Other columns are ignored.
+    Errors name the file and line."""
+    df = _read(path)
+    columns = [c for c in df.columns if c != ROW]
+    if S.LABEL_PASSED not in columns and S.LABEL_SCORE not in columns:
+        raise IngestError(
+            f"{path}:1: a labels file needs a label_passed or a label_score column; "
+            f"columns: {', '.join(columns)}"
+        )
+    mapping, case_parts = _id_map(columns, id_cols, path)
+    if run_id is not None and S.RUN_ID in mapping:
+        raise IngestError(f"{path}: the file has a run id column; drop --run-id or --id-cols")
+    if path.suffix == ".csv" and S.ATTEMPT in mapping:
+        df = df.with_columns(_numeric(mapping[S.ATTEMPT], df))
+    scales = parse_scale_max(scale_max, str(path))
+    base = run_id or path.name.rsplit(".", 1)[0]
+    out = Parsed()
+    seen: dict[tuple, int] = {}
+    for row in df.iter_rows(named=True):
+        where = f"{path}:{row[ROW]}" if path.suffix != ".parquet" else f"{path}: row {row[ROW]}"
+        key = _key(row, mapping, case_parts, base, where)
+        evaluator = _text(row.get(S.EVALUATOR))
+        rater = _text(row.get(S.RATER)) or S.DEFAULT_RATER
+        passed = _passed(row.get(S.LABEL_PASSED), where)
+        score = _label_number(row.get(S.LABEL_SCORE), S.LABEL_SCORE, where)
+        top = _label_number(row.get(S.SCALE_MAX), S.SCALE_MAX, where)
+        if scales and evaluator is not None:
+            top = scales.get(evaluator, scales.get("*", top))
+        if passed is None and score is None:
+            continue  # not labeled (yet): a row of `evalframe sample`'s file left empty
+        if score is not None and evaluator is None:
+            raise IngestError(
+                f"{where}: label_score on a verdict row (empty evaluator); hint: a score "
+                "labels one evaluator, name it in the evaluator column."
+            )
+        k = (*key.values(), evaluator, rater)
+        if k in seen:
+            raise IngestError(f"{where}: duplicate label {k} (first at line {seen[k]})")
+        seen[k] = row[ROW]
+        out.labels.append(
+            {
+                **key,
+                S.EVALUATOR: evaluator,
+                S.RATER: rater,
+                S.LABEL_PASSED: passed,
+                S.LABEL_SCORE: score,
+                S.SCALE_MAX: top,
+            }
+        )
+    if not out.labels:
+        raise IngestError(f"{path}: no labeled rows (every label_passed / label_score empty)")
+    return out
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None or value == "" else str(value)
+
+
+def _passed(value: Any, where: str) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE or text in _FALSE:
+        return text in _TRUE
+    if text == "":
+        return None
+    raise IngestError(
+        f"{where}: label_passed must be true/false (1/0, pass/fail, yes/no), got {value!r}"
+    )
+
+
+def _label_number(value: Any, what: str, where: str) -> float | None:
+    if value is None or value == "":
+        return None
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        raise IngestError(f"{where}: {what} must be a number, got {value!r}") from None
+    if isinstance(value, bool) or out != out or out in (float("inf"), float("-inf")):
+        raise IngestError(f"{where}: {what} must be a finite number, got {value!r}")
+    return out
