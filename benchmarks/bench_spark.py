@@ -45,7 +45,7 @@ SPARK = """
 import json, sys, time
 t0 = time.perf_counter()
 import evalframe as ef
-from evalframe._private.engines.spark_engine import use_current_python
+from evalframe._private.engines.spark.read import use_current_python
 use_current_python()
 from pyspark.sql import SparkSession
 from evalframe.spark import collect_tables, score_tables

@@ -27,14 +27,14 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
         "(pyspark >= 3.5, and Java 17 for a local Spark)."
     ) from e
 
-from evalframe._private.engines.spark_compare import compare
-from evalframe._private.engines.spark_engine import (
+from evalframe._private.engines.spark.compare import compare
+from evalframe._private.engines.spark.kernel import execution_scores
+from evalframe._private.engines.spark.read import session
+from evalframe._private.engines.spark.run import (
     case_summary,
     collect_tables,
-    execution_scores,
     run_summary,
     score_tables,
-    session,
 )
 from evalframe._private.errors import SparkValidationError
 

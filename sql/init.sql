@@ -5,8 +5,8 @@
 --          `evalframe score` / `evalframe compare`
 -- columns: see each object below and sql/README.md
 -- usage:   cd my-dataset && duckdb -cmd '.read /path/to/evalframe/sql/init.sql'
--- GENERATED from the object files by evalframe._private.engines.duckdb_engine.render_init_sql(); edit those files, then regenerate:
---   python -m evalframe._private.engines.duckdb_engine
+-- GENERATED from the object files by evalframe._private.engines.duckdb.sql.render_init_sql(); edit those files, then regenerate:
+--   python -m evalframe._private.engines.duckdb.sql
 
 -- ==== scores.sql ================================================================
 -- scores — view over the dataset's judge output (created by init.sql; run duckdb from

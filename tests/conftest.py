@@ -68,7 +68,7 @@ def spark():
             "the Spark tests need Java 17 (`java` is not on PATH; e.g. apt-get install "
             "openjdk-17-jre-headless)"
         )
-    from evalframe._private.engines.spark_engine import use_current_python
+    from evalframe._private.engines.spark.read import use_current_python
 
     use_current_python()
     from pyspark.sql import SparkSession

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import evalframe as ef
-from evalframe._private.engines.duckdb_engine import sql_text
+from evalframe._private.engines.duckdb.sql import sql_text
 from evalframe._private.rules.normalize import normalized_score
 from tests import reference as ref
 from tests.strategies import Scenario, frames, scenarios

@@ -178,8 +178,8 @@ def _duckdb(rows: pl.DataFrame, cfg: Config) -> pl.DataFrame:
 
 
 def _spark(rows: pl.DataFrame, cfg: Config, spark) -> pl.DataFrame:
-    from evalframe._private.engines.spark_engine import case_summary as spark_case_summary
-    from evalframe._private.engines.spark_engine import collect_tables
+    from evalframe._private.engines.spark.run import case_summary as spark_case_summary
+    from evalframe._private.engines.spark.run import collect_tables
 
     frame = spark.createDataFrame(rows.to_arrow())
     got = collect_tables({"t": spark_case_summary(frame, cfg)})["t"]
@@ -317,7 +317,7 @@ def _run_duckdb(rows: pl.DataFrame, cfg: Config) -> pl.DataFrame:
 
 
 def _run_spark(rows: pl.DataFrame, cfg: Config, spark) -> pl.DataFrame:
-    from evalframe._private.engines.spark_engine import collect_tables, run_summary
+    from evalframe._private.engines.spark.run import collect_tables, run_summary
 
     frame = spark.createDataFrame(rows.to_arrow())
     return collect_tables({"t": run_summary(frame, cfg)})["t"].sort(S.RUN_ID)

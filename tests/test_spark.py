@@ -80,7 +80,7 @@ def _rows(frame: pl.DataFrame) -> list[dict]:
 
 
 def _spark_frame(spark, frame: pl.DataFrame):
-    from evalframe._private.engines.spark_engine import _narrow_table
+    from evalframe._private.engines.spark.read import _narrow_table
 
     return spark.createDataFrame(_narrow_table(frame.to_arrow()))
 
@@ -281,8 +281,8 @@ def test_spark_writes_the_evaluator_tables_of_the_polars_engine(spark, tmp_path)
     """evaluator_scores (score --evaluators) and evaluator_deltas (compare) on Spark equal
     the polars engine's on the demo data, for the preset config (flat, no evaluator list:
     each run's own evaluators) and a composite tree."""
-    from evalframe._private.engines.spark_compare import compare_dataset
-    from evalframe._private.engines.spark_engine import score_dataset
+    from evalframe._private.engines.spark.compare import compare_dataset
+    from evalframe._private.engines.spark.run import score_dataset
 
     demo = ef.write_demo(tmp_path / "demo", n_cases=12)
     (demo / f"{S.LABELS}.parquet").unlink()  # judge agreement is the pipeline's, not Spark's
@@ -445,9 +445,9 @@ def _same_frames(a: pl.DataFrame, b: pl.DataFrame, what: str, n_keys: int) -> No
 def test_sql_macros_on_spark_equal_duckdb(spark, tmp_path):
     import duckdb
 
-    from evalframe._private.engines.duckdb_engine import create_macros, sql_text
-    from evalframe._private.engines.spark_engine import _narrow_table
-    from evalframe._private.engines.spark_sql import SPARK_MACROS, spark_expression, spark_sql
+    from evalframe._private.engines.duckdb.sql import create_macros, sql_text
+    from evalframe._private.engines.spark.read import _narrow_table
+    from evalframe._private.engines.spark.sql import SPARK_MACROS, spark_expression, spark_sql
     from evalframe.spark import collect_tables
 
     demo = ef.write_demo(tmp_path / "demo", n_cases=30)

@@ -14,7 +14,7 @@ import evalframe as ef
 from evalframe._private import schema as S
 from evalframe._private.cli.sql_shell import open_connection
 from evalframe._private.data.demo import write_demo
-from evalframe._private.engines.duckdb_engine import (
+from evalframe._private.engines.duckdb.sql import (
     INIT_FILE,
     SQL_OBJECTS,
     render_init_sql,
@@ -66,7 +66,7 @@ def test_every_sql_file_has_a_header_comment(name):
 
 def test_init_sql_is_generated_from_the_object_files():
     assert (SQL / INIT_FILE).read_text() == render_init_sql(), (
-        "sql/init.sql is stale; run `python -m evalframe._private.engines.duckdb_engine`"
+        "sql/init.sql is stale; run `python -m evalframe._private.engines.duckdb.sql`"
     )
 
 

@@ -1,4 +1,4 @@
-"""The DuckDB engine (engines/duckdb_pipeline.py over the sql/ macros) returns the polars
+"""The DuckDB engine (engines/duckdb/ over the sql/ macros) returns the polars
 engine's tables — same columns, dtypes, row order, booleans and strings exactly, floats
 within 1e-9 — for random flat datasets and configs written to files, whatever the input
 row order. Also: what it does not run is refused with the capability table's message, and
@@ -21,8 +21,9 @@ import evalframe as ef
 from evalframe._private import schema as S
 from evalframe._private.compare.compare import compare
 from evalframe._private.engines import capabilities as caps
-from evalframe._private.engines import duckdb_pipeline
-from evalframe._private.engines.duckdb_pipeline import compare_tables_duckdb, score_tables_duckdb
+from evalframe._private.engines.duckdb import read as duckdb_read
+from evalframe._private.engines.duckdb import run as duckdb_pipeline
+from evalframe._private.engines.duckdb.run import compare_tables_duckdb, score_tables_duckdb
 from tests import reference as ref
 from tests.sql_strategies import flat_scenarios, shuffles
 from tests.strategies import Scenario, frames
@@ -127,7 +128,7 @@ def test_unknown_run_ids_raise_like_polars(tmp_path):
         compare_tables_duckdb(tmp_path, ef.Config(), [("r", "nope")])
 
 
-# --- end to end from the files: engines/duckdb_pipeline.py ---------------------------------
+# --- end to end from the files: engines/duckdb/ ---------------------------------
 
 FILE_SETTINGS = settings(
     max_examples=25,
@@ -324,13 +325,13 @@ def test_duckdb_refuses_what_it_does_not_compute(tmp_path):
 def test_duckdb_spills_into_the_given_temp_directory_and_cleans_its_own(tmp_path, monkeypatch):
     ef.write_demo(tmp_path / "d", n_cases=5)
     made: list[str] = []
-    real = duckdb_pipeline.tempfile.mkdtemp
+    real = duckdb_read.tempfile.mkdtemp
 
     def spy(*args, **kwargs):
         made.append(real(*args, **kwargs))
         return made[-1]
 
-    monkeypatch.setattr(duckdb_pipeline.tempfile, "mkdtemp", spy)
+    monkeypatch.setattr(duckdb_read.tempfile, "mkdtemp", spy)
     score_tables_duckdb(tmp_path / "d", ef.Config())
     assert made and not any(os.path.exists(p) for p in made)
     mine = tmp_path / "spill"

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import evalframe as ef
 from evalframe._private import schema as S
-from evalframe._private.engines.duckdb_engine import INIT_FILE, SCALAR_MACROS, sql_dir, sql_text
+from evalframe._private.engines.duckdb.sql import INIT_FILE, SCALAR_MACROS, sql_dir, sql_text
 
 
 @pytest.fixture(scope="module")

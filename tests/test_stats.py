@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import evalframe as ef
 from evalframe._private.compare.compare import compare
-from evalframe._private.engines.duckdb_engine import (
+from evalframe._private.engines.duckdb.sql import (
     COMPARE_MACROS,
     call,
     create_macros,

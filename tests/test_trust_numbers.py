@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 import evalframe as ef
 from evalframe._private.config import parse_memory_limit
-from evalframe._private.engines.duckdb_pipeline import session
+from evalframe._private.engines.duckdb.read import session
 from evalframe._private.errors import ConfigError, UsageError
 from evalframe._private.ingest import ingest
 from evalframe.cli import app

@@ -185,7 +185,7 @@ def test_init_sql_over_a_copied_set_folder_adds_no_result_set_column(two_sets, t
     name `result_set=ID` adds no column (a second `result_set` broke every join)."""
     import duckdb
 
-    from evalframe._private.engines.duckdb_engine import INIT_FILE, sql_dir
+    from evalframe._private.engines.duckdb.sql import INIT_FILE, sql_dir
 
     copy = tmp_path / "copy"
     shutil.copytree(two_sets, copy)

@@ -47,7 +47,7 @@ from evalframe._private.cli.render import (
 )
 from evalframe._private.cli.results_command import describe
 from evalframe._private.data.dataset import load_dataset
-from evalframe._private.engines import duckdb_engine as engine
+from evalframe._private.engines.duckdb import sql as engine
 from evalframe._private.errors import UsageError
 from evalframe._private.store.result_sets import (
     SET_COLUMN,

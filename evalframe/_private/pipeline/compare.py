@@ -1,8 +1,8 @@
 """`compare_tables`: every table `evalframe compare` writes — case_deltas,
 evaluator_deltas, run_deltas — scoring the dataset once and comparing every pair in one
 pass, on the engine asked for (the capability table refuses what it does not run):
-polars here, DuckDB in one session (engines/duckdb_pipeline.py), Spark over one
-partition pass (engines/spark_compare.py).
+polars here, DuckDB in one session (engines/duckdb/), Spark over one
+partition pass (engines/spark/compare.py).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from evalframe._private.compare.pairs import pairs_for
 from evalframe._private.config import Config
 from evalframe._private.data.dataset import Dataset, load_dataset
 from evalframe._private.engines import capabilities as caps
-from evalframe._private.engines.duckdb_pipeline import compare_tables_duckdb
+from evalframe._private.engines.duckdb.run import compare_tables_duckdb
 from evalframe._private.pipeline.score import check_request, require_spark, score_tables
 from evalframe._private.pipeline.tables import Frame, Tables
 from evalframe._private.scoring.execution_scores import evaluator_scores
@@ -115,7 +115,7 @@ def _duckdb_compare(
     memory_limit: str | None,
 ) -> tuple[dict[str, pl.DataFrame], Tables[Frame], list[tuple[str, str]]]:
     """The deltas, the score tables they came from and the pairs compared, all from one
-    DuckDB session over the dataset's files (engines/duckdb_pipeline.py)."""
+    DuckDB session over the dataset's files (engines/duckdb/)."""
     kwargs: dict[str, Any] = {"clamp": clamp}
     if memory_limit is not None:
         kwargs["memory_limit"] = memory_limit
@@ -135,9 +135,9 @@ def _spark_compare(
     remote: str | None,
 ) -> tuple[dict[str, pl.DataFrame], Tables[Frame], list[tuple[str, str]]]:
     """The deltas, the score tables they came from and the pairs compared, from one
-    Spark scoring of the dataset's files (engines/spark_compare.py)."""
+    Spark scoring of the dataset's files (engines/spark/compare.py)."""
     require_spark(remote)
-    from evalframe._private.engines.spark_compare import compare_dataset  # pyspark: optional
+    from evalframe._private.engines.spark.compare import compare_dataset  # pyspark: optional
 
     deltas, tables, chosen = compare_dataset(Path(dataset), cfg, choose, clamp=clamp, remote=remote)
     scored: Tables[Frame] = Tables(tables)

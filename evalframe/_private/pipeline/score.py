@@ -4,10 +4,10 @@ The one scoring entry point the CLI and Python users share. It asks the capabili
 table (engines/capabilities.py) whether the engine runs what was asked, refuses with the
 table's message otherwise, and hands the job to that engine alone (never another):
 
-- `engine="polars"` (engines/polars_engine.py): the aggregate-first streaming pass for a
+- `engine="polars"` (engines/polars/): the aggregate-first streaming pass for a
   flat config on a dataset path, the tree path otherwise;
-- `engine="duckdb"` (engines/duckdb_pipeline.py): the whole job in DuckDB, from the files;
-- `engine="spark"` (engines/spark_engine.py): evalframe's kernel per partition of whole
+- `engine="duckdb"` (engines/duckdb/): the whole job in DuckDB, from the files;
+- `engine="spark"` (engines/spark/): evalframe's kernel per partition of whole
   cases, summaries through the rule layer; local[2] or Spark Connect at `spark_remote`.
 
 slice_summary (`by=`) is computed from the engine's execution_scores (an output-side
@@ -25,8 +25,8 @@ from evalframe._private import schema as S
 from evalframe._private.config import Config, parse_memory_limit
 from evalframe._private.data.dataset import Dataset
 from evalframe._private.engines import capabilities as caps
-from evalframe._private.engines.duckdb_pipeline import score_tables_duckdb
-from evalframe._private.engines.polars_engine import score_tables_polars
+from evalframe._private.engines.duckdb.run import score_tables_duckdb
+from evalframe._private.engines.polars.run import score_tables_polars
 from evalframe._private.errors import UsageError
 from evalframe._private.pipeline.tables import Frame, Tables
 from evalframe._private.summaries.agreement import label_tables
@@ -167,7 +167,7 @@ def _spark(
     dataset: Any, cfg: Config, *, evaluators: bool, clamp: bool, remote: str | None
 ) -> Tables[Frame]:
     require_spark(remote)
-    from evalframe._private.engines.spark_engine import score_dataset  # pyspark: optional
+    from evalframe._private.engines.spark.run import score_dataset  # pyspark: optional
 
     out: Tables[Frame] = Tables(
         score_dataset(Path(dataset), cfg, clamp=clamp, remote=remote, evaluators=evaluators)

@@ -9,7 +9,7 @@ comprehension `[f(x) for x in xs]` becomes `transform(xs, x -> f(x))`, `list_sum
 (`count(*) filter (where ...)`, `quantile_cont`, struct literals, `::` casts, 1-based list
 indexing, `range`).
 
-    from evalframe._private.engines.spark_sql import spark_query
+    from evalframe._private.engines.spark.sql import spark_query
     spark.sql(spark_query("run_summary_of", source="execution_scores", min_pass_rate=0.9))
 
 Covered: the scalar macros and the `*_of` macros over stored results (case_summary_of,
@@ -30,7 +30,7 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
-from evalframe._private.engines.duckdb_engine import SCALAR_MACROS, sql_text
+from evalframe._private.engines.duckdb.sql import SCALAR_MACROS, sql_text
 
 SPARK_MACROS = (
     "case_summary_of",

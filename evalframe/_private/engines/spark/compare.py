@@ -34,7 +34,8 @@ from evalframe._private.compare.compare import (
 )
 from evalframe._private.compare.pairs import check_runs
 from evalframe._private.config import Config
-from evalframe._private.engines.spark_engine import NODES, collect_tables, scored_dataset
+from evalframe._private.engines.spark.kernel import NODES
+from evalframe._private.engines.spark.run import collect_tables, scored_dataset
 from evalframe._private.rules import compare as rules
 from evalframe._private.rules.intervals import ci_high, ci_low, mde
 

@@ -1,7 +1,7 @@
 """The `sql/` folder in DuckDB: its objects, their text, init.sql, and macro calls.
 
 The SQL files are the interface an analyst uses (`sql/README.md`) and the queries the
-DuckDB engine runs (engines/duckdb_pipeline.py, which imports this module, never the
+DuckDB engine runs (engines/duckdb/, which imports this module, never the
 reverse). This module lists the objects in creation order, reads their text, renders
 init.sql, creates the macros in a connection, fills the evaluator_policy table of a
 flat config and builds macro calls whose arguments are bound parameters only
@@ -97,10 +97,10 @@ def sql_dir() -> Path:
     """The folder of the .sql files: inside the installed package (wheel), else the
     repository's top-level `sql/` of a source checkout."""
     here = Path(__file__).resolve()
-    packaged = here.parents[2] / "sql"  # evalframe/sql in a wheel
+    packaged = here.parents[3] / "sql"  # evalframe/sql in a wheel
     if (packaged / INIT_FILE).is_file():
         return packaged
-    return here.parents[3] / "sql"
+    return here.parents[4] / "sql"
 
 
 def sql_text(name: str) -> str:
@@ -120,9 +120,9 @@ def render_init_sql() -> str:
         "--          `evalframe score` / `evalframe compare`\n"
         "-- columns: see each object below and sql/README.md\n"
         "-- usage:   cd my-dataset && duckdb -cmd '.read /path/to/evalframe/sql/init.sql'\n"
-        "-- GENERATED from the object files by evalframe._private.engines.duckdb_engine."
+        "-- GENERATED from the object files by evalframe._private.engines.duckdb.sql."
         "render_init_sql(); edit those files, then regenerate:\n"
-        "--   python -m evalframe._private.engines.duckdb_engine\n"
+        "--   python -m evalframe._private.engines.duckdb.sql\n"
     ]
     for name in SQL_OBJECTS:
         parts.append(f"\n-- ==== {name}.sql " + "=" * max(0, 70 - len(name)) + "\n")
@@ -224,4 +224,4 @@ def limit_params(config: Config) -> dict[str, float | bool]:
 
 
 if __name__ == "__main__":  # pragma: no cover - regenerates sql/init.sql
-    (Path(__file__).resolve().parents[3] / "sql" / INIT_FILE).write_text(render_init_sql())
+    (Path(__file__).resolve().parents[4] / "sql" / INIT_FILE).write_text(render_init_sql())

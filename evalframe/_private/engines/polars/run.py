@@ -1,16 +1,12 @@
 """The polars engine: a dataset path or a loaded Dataset → the score tables, in polars.
 
-    score_tables_polars(dataset, config, *, evaluators, clamp, memory_limit) -> PolarsTables
-        a flat config on a dataset path takes the aggregate-first streaming pass
-        (`flat_execution_scores`: one scan of the judge rows, validation folded in), in
-        batches of runs beyond the memory budget (`run_batches`); a composite tree, a
-        loaded Dataset or more than 62 distinct evaluators take the tree path
-        (`load_dataset` keys the judge rows once, `tree_eval` runs one group-by per
-        level). Both end in the same `apply_policy` and the same summaries.
-
-`flat_execution_scores` is also the kernel the Spark engine runs on each partition of
-whole cases (engines/spark_engine.py): it lives here, below both `pipeline/` and the
-Spark engine.
+score_tables_polars(dataset, config, *, evaluators, clamp, memory_limit) -> PolarsTables
+    a flat config on a dataset path takes the aggregate-first streaming pass
+    (`flat_execution_scores`: one scan of the judge rows, validation folded in), in
+    batches of runs beyond the memory budget (`run_batches`); a composite tree, a
+    loaded Dataset or more than 62 distinct evaluators take the tree path
+    (`load_dataset` keys the judge rows once, `tree_eval` runs one group-by per
+    level). Both end in the same `apply_policy` and the same summaries.
 """
 
 from __future__ import annotations
@@ -26,15 +22,10 @@ from evalframe._private.config import DEFAULT_MEMORY_LIMIT, Config, parse_memory
 from evalframe._private.data.dataset import Dataset, load_dataset, open_tables
 from evalframe._private.data.validate import (
     ClampReport,
-    check_schemas,
-    typed_frame,
-    validate_tables,
 )
-from evalframe._private.errors import ValidationError
+from evalframe._private.engines.polars.kernel import flat_execution_scores
 from evalframe._private.scoring import flat
 from evalframe._private.scoring.execution_scores import (
-    EXECUTION_COLUMNS,
-    apply_policy,
     evaluator_scores,
     execution_scores,
 )
@@ -181,74 +172,3 @@ def _spill_batches(
     out.clamped = clamped
     out.spill = spill  # the scans read these files: they live as long as the tables
     return True
-
-
-def flat_execution_scores(
-    tables: Mapping[str, pl.LazyFrame | None], config: Config, *, clamp: bool = False
-) -> tuple[pl.DataFrame, pl.LazyFrame, ClampReport | None] | None:
-    """execution_scores of a flat config from the raw input scans in one streaming pass
-    over the judge rows (validation folded in). Returns (execution_scores, typed runs,
-    clamp report), or None when the data has more evaluators than the pass handles."""
-    raw = dict(tables)
-    check_schemas(raw)
-    scores = typed_frame(raw[S.SCORES], S.SCORES)  # type: ignore[arg-type]
-    names = flat.evaluator_names(scores)
-    if len(names) > flat.MAX_EVALUATORS:
-        return None
-    leaves = flat.Leaves.of(config, names)
-    partials = flat.execution_partials(scores, leaves, clamp=clamp).collect(engine="streaming")
-    problems, report = flat.score_problems(partials, scores, clamp=clamp)
-    known = partials.filter(pl.col(S.RUN_ID).is_not_null() & pl.col(S.CASE_ID).is_not_null())
-    given = raw.get(S.EXECUTIONS) is not None
-    derived = None if given else known.select(S.EXECUTION_KEY).lazy()
-    typed, _report, side = validate_tables(
-        raw, score_values=False, derived_executions=derived, execution_duplicates=False
-    )
-    problems += side
-    executions = typed[S.EXECUTIONS].collect()
-    outcomes = (
-        typed[S.OUTCOMES]
-        .group_by(S.EXECUTION_KEY)
-        .agg(
-            pl.len().cast(pl.Int64).alias(S.OUTCOMES_TOTAL),
-            pl.col(S.PASSED).sum().cast(pl.Int64).alias(S.OUTCOMES_PASSED),
-        )
-    )
-    frame = flat.execution_frame(executions.lazy(), known, outcomes, leaves, config).collect()
-    extra = [c for c in executions.columns if c not in S.EXECUTIONS_COLUMNS]
-    del executions
-    # sorted once, at the end: execution_scores comes out in key order (deterministic sums
-    # downstream, whatever the input order) and duplicate execution keys are neighbours
-    ex = (
-        apply_policy(frame.lazy())
-        .with_columns(pl.col(S.VERDICT).cast(pl.String))
-        .select(*EXECUTION_COLUMNS, *extra)
-        .sort(S.EXECUTION_KEY, nulls_last=True)
-        .collect()
-    )
-    dup_exec = None
-    if given:
-        dup_exec = flat.neighbour_duplicates(ex, S.EXECUTIONS, S.EXECUTION_KEY)
-        if dup_exec is not None:  # where validate_tables lists it: before the other
-            # tables' duplicate keys and the outcome orphans, after every value check
-            at = next(
-                (
-                    i
-                    for i, p in enumerate(side)
-                    if p.message == "duplicate key (keys listed)"
-                    or p.message.startswith("execution is not in")
-                ),
-                len(side),
-            )
-            problems.insert(len(problems) - len(side) + at, dup_exec)
-    # some rows matched no execution (with duplicate executions the sums can balance)
-    if given and (dup_exec is not None or frame[flat.N_ALL].sum() < known[flat.N_ALL].sum()):
-        orphan = flat.orphan_problem(known, ex.select(S.EXECUTION_KEY))
-        if orphan is not None:
-            problems.append(orphan)
-    dup = flat.duplicate_problem(known, scores)
-    if dup is not None:
-        problems.append(dup)
-    if problems:
-        raise ValidationError(problems)
-    return ex, typed[S.RUNS], report

@@ -1,0 +1,101 @@
+"""The polars engine's aggregate-first kernel: `flat_execution_scores`, execution_scores
+of a flat config from the raw input scans in one streaming pass over the judge rows
+(validation folded in).
+
+It is also the kernel the Spark engine runs on each partition of whole cases
+(engines/spark/kernel.py): it lives here, below both `pipeline/` and the Spark engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import polars as pl
+
+from evalframe._private import schema as S
+from evalframe._private.config import Config
+from evalframe._private.data.validate import (
+    ClampReport,
+    check_schemas,
+    typed_frame,
+    validate_tables,
+)
+from evalframe._private.errors import ValidationError
+from evalframe._private.scoring import flat
+from evalframe._private.scoring.execution_scores import (
+    EXECUTION_COLUMNS,
+    apply_policy,
+)
+
+Frame = pl.DataFrame | pl.LazyFrame
+
+
+def flat_execution_scores(
+    tables: Mapping[str, pl.LazyFrame | None], config: Config, *, clamp: bool = False
+) -> tuple[pl.DataFrame, pl.LazyFrame, ClampReport | None] | None:
+    """execution_scores of a flat config from the raw input scans in one streaming pass
+    over the judge rows (validation folded in). Returns (execution_scores, typed runs,
+    clamp report), or None when the data has more evaluators than the pass handles."""
+    raw = dict(tables)
+    check_schemas(raw)
+    scores = typed_frame(raw[S.SCORES], S.SCORES)  # type: ignore[arg-type]
+    names = flat.evaluator_names(scores)
+    if len(names) > flat.MAX_EVALUATORS:
+        return None
+    leaves = flat.Leaves.of(config, names)
+    partials = flat.execution_partials(scores, leaves, clamp=clamp).collect(engine="streaming")
+    problems, report = flat.score_problems(partials, scores, clamp=clamp)
+    known = partials.filter(pl.col(S.RUN_ID).is_not_null() & pl.col(S.CASE_ID).is_not_null())
+    given = raw.get(S.EXECUTIONS) is not None
+    derived = None if given else known.select(S.EXECUTION_KEY).lazy()
+    typed, _report, side = validate_tables(
+        raw, score_values=False, derived_executions=derived, execution_duplicates=False
+    )
+    problems += side
+    executions = typed[S.EXECUTIONS].collect()
+    outcomes = (
+        typed[S.OUTCOMES]
+        .group_by(S.EXECUTION_KEY)
+        .agg(
+            pl.len().cast(pl.Int64).alias(S.OUTCOMES_TOTAL),
+            pl.col(S.PASSED).sum().cast(pl.Int64).alias(S.OUTCOMES_PASSED),
+        )
+    )
+    frame = flat.execution_frame(executions.lazy(), known, outcomes, leaves, config).collect()
+    extra = [c for c in executions.columns if c not in S.EXECUTIONS_COLUMNS]
+    del executions
+    # sorted once, at the end: execution_scores comes out in key order (deterministic sums
+    # downstream, whatever the input order) and duplicate execution keys are neighbours
+    ex = (
+        apply_policy(frame.lazy())
+        .with_columns(pl.col(S.VERDICT).cast(pl.String))
+        .select(*EXECUTION_COLUMNS, *extra)
+        .sort(S.EXECUTION_KEY, nulls_last=True)
+        .collect()
+    )
+    dup_exec = None
+    if given:
+        dup_exec = flat.neighbour_duplicates(ex, S.EXECUTIONS, S.EXECUTION_KEY)
+        if dup_exec is not None:  # where validate_tables lists it: before the other
+            # tables' duplicate keys and the outcome orphans, after every value check
+            at = next(
+                (
+                    i
+                    for i, p in enumerate(side)
+                    if p.message == "duplicate key (keys listed)"
+                    or p.message.startswith("execution is not in")
+                ),
+                len(side),
+            )
+            problems.insert(len(problems) - len(side) + at, dup_exec)
+    # some rows matched no execution (with duplicate executions the sums can balance)
+    if given and (dup_exec is not None or frame[flat.N_ALL].sum() < known[flat.N_ALL].sum()):
+        orphan = flat.orphan_problem(known, ex.select(S.EXECUTION_KEY))
+        if orphan is not None:
+            problems.append(orphan)
+    dup = flat.duplicate_problem(known, scores)
+    if dup is not None:
+        problems.append(dup)
+    if problems:
+        raise ValidationError(problems)
+    return ex, typed[S.RUNS], report

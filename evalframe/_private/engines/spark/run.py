@@ -1,0 +1,359 @@
+"""The Spark engine: evalframe's own kernel per partition, summaries by the rule layer.
+
+    scores ─┐  tagged wide frame: one row per input row, the table's columns prefixed
+ executions ├─ (`scores__score`, `executions__status`, ...) plus the partition key
+   outcomes ┘  (run_id, case_id) cast to string
+                 └ repartition(n, run_id, case_id): every row of a case in one partition
+                 └ mapInArrow: gather ALL Arrow batches of the partition, split by tag,
+                   run `flat_execution_scores` (engines/polars/; flat configs)
+                   or the tree path on them, cast to the declared Arrow schema
+                   → execution_scores; with `evaluators` (FULL for score --evaluators,
+                   NODES for compare) also evaluator_scores, both leaving as one tagged
+                   frame (`_tagged`) that `kernel_tables` cuts back into two
+ execution_scores → case_summary, run_summary: rules/attempts.py, rules/runs.py and
+                   rules/run_gates.py through narwhals (pass@k: `_comb_ratio`)
+ `scored_dataset`: a dataset path read by Spark, scored once (persisted), the tables lazy
+ (engines/spark/compare.py compares them)
+
+pyspark is imported here at module level: only `evalframe.spark`, the Spark adapters and
+`pipeline/` (inside the function that runs `--engine spark`) import this module, never
+core evalframe.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import TypeVar
+
+import narwhals as nw
+import polars as pl
+import pyarrow as pa
+from pyspark import StorageLevel
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+from pyspark.sql.pandas.types import to_arrow_schema
+
+from evalframe._private import schema as S
+from evalframe._private.config import Config
+from evalframe._private.engines.spark.kernel import (
+    FULL,
+    VALIDATION_MARKER,
+    has_column,
+    kernel_tables,
+)
+from evalframe._private.engines.spark.read import read_dataset, session, to_arrow, typed_runs
+from evalframe._private.errors import SparkValidationError
+from evalframe._private.rules import attempts, run_gates
+from evalframe._private.rules import runs as rules_runs
+from evalframe._private.summaries.case_summary import CASE_COLUMNS
+from evalframe._private.summaries.run_summary import COUNT_COLUMNS, RUN_COLUMNS
+
+K = TypeVar("K")
+
+PARTITION_NOTE = (
+    "\n(Spark checks each partition of whole cases on its own: the counts and examples above"
+    " are those of one partition; `evalframe validate DATASET` lists every problem.)"
+)
+
+
+# --- case_summary and run_summary in native Spark ----------------------------------------
+_CASE_KEY = [S.CONFIG_ID, S.RUN_ID, S.CASE_ID]
+
+
+def _case_stats(ex: DataFrame) -> DataFrame:
+    """`rules.attempts.case_aggregations`, run natively by Spark through narwhals."""
+    return nw.from_native(ex).group_by(*_CASE_KEY).agg(*attempts.case_aggregations(nw)).to_native()
+
+
+def case_summary(ex: DataFrame, cfg: Config, *, stats: DataFrame | None = None) -> DataFrame:
+    """case_summary (SPEC §4) from execution_scores: one group-by per (run, case), the
+    rules of `rules.attempts` run natively by Spark."""
+    st = _case_stats(ex) if stats is None else stats
+    policy = (nw.lit(cfg.attempts.score), nw.lit(cfg.attempts.passed))
+    return (
+        nw.from_native(st)
+        .with_columns(*attempts.case_columns(nw, *policy))
+        .select(*CASE_COLUMNS)
+        .to_native()
+    )
+
+
+def _comb_ratio(a: Column, b: Column, k: int) -> Column:
+    """C(a, k) / C(b, k) = Π (a − i) / (b − i): 0 when a < k, null when b < k."""
+    prod = F.lit(1.0)
+    for i in range(k):  # a loop over the factors of one k, not over cases
+        prod = prod * ((a - i).cast("double") / (b - i).cast("double"))
+    return F.when(b < k, F.lit(None).cast("double")).when(a < k, F.lit(0.0)).otherwise(prod)
+
+
+def _mean_and_se(value: Column, name: str) -> list[Column]:
+    g = F.count(value)
+    se = F.when(g >= 2, F.stddev_samp(value) / F.sqrt(g.cast("double")))
+    return [F.avg(value).alias(name), se.alias(S.se_of(name))]
+
+
+def run_summary(
+    ex: DataFrame,
+    cfg: Config,
+    *,
+    runs: DataFrame | None = None,
+    stats: DataFrame | None = None,
+) -> DataFrame:
+    """run_summary (SPEC §5) from execution_scores: the rules of `rules/runs.py` and
+    `rules/run_gates.py` run natively by Spark through narwhals (exact percentiles:
+    Spark's `percentile`, linear interpolation like polars'), pass@k by the Spark kernel
+    `_comb_ratio`; the runs table's rows and columns joined as the local engine does."""
+    keys = [S.CONFIG_ID, S.RUN_ID]
+    base = (
+        nw.from_native(ex)
+        .group_by(*keys)
+        .agg(*rules_runs.execution_aggregations(nw), *rules_runs.cost_aggregations(nw))
+        .to_native()
+    )
+    st = _case_stats(ex) if stats is None else stats
+    per_case = (
+        nw.from_native(st)
+        .select(*keys, *rules_runs.per_case_columns(nw))
+        .with_columns(*rules_runs.case_level_terms(nw, keys, nw.lit(cfg.attempts.passed)))
+    )
+    levels = per_case.group_by(*keys).agg(*rules_runs.case_level_aggregations(nw)).to_native()
+    ks = list(cfg.attempts.k)
+    if ks:  # pass@k / pass^k: the one engine-specific kernel (a product of k factors)
+        n_att = F.col(rules_runs.CASE_N).cast("long")
+        c_att = F.col(rules_runs.CASE_K).cast("long")
+        pass_k = []
+        for k in ks:  # the configured k values
+            pass_k += _mean_and_se(1.0 - _comb_ratio(n_att - c_att, n_att, k), S.pass_at(k))
+            pass_k += _mean_and_se(_comb_ratio(c_att, n_att, k), S.pass_all(k))
+        levels = levels.join(per_case.to_native().groupBy(*keys).agg(*pass_k), on=keys, how="left")
+    summary = base.join(levels, on=keys, how="left")
+    if runs is not None:
+        runs = typed_runs(runs)
+        present = summary.select(S.RUN_ID)
+        empty = (
+            runs.select(F.col(S.RUN_ID).cast("string").alias(S.RUN_ID))
+            .distinct()
+            .join(present, on=S.RUN_ID, how="left_anti")
+            .select(
+                F.lit(cfg.config_id).alias(S.CONFIG_ID),
+                S.RUN_ID,
+                *(F.lit(0).cast("long").alias(c) for c in COUNT_COLUMNS),
+            )
+        )
+        summary = summary.unionByName(empty, allowMissingColumns=True)
+        meta = runs.withColumn(S.RUN_ID, F.col(S.RUN_ID).cast("string"))
+        if has_column(meta, S.CONFIG):
+            meta = meta.withColumnRenamed(S.CONFIG, f"run_{S.CONFIG}")
+        summary = summary.join(meta, on=S.RUN_ID, how="left")
+    else:  # the runs table's columns, null, as the local engine has them without one
+        for col, (dtype, _required, _default) in S.RUNS_COLUMNS.items():
+            if col != S.RUN_ID:
+                kind = "timestamp_ntz" if isinstance(dtype, pl.Datetime) else "string"
+                name = f"run_{S.CONFIG}" if col == S.CONFIG else col
+                summary = summary.withColumn(name, F.lit(None).cast(kind))
+    gates = run_gates.gate_columns(nw, cfg.run_gates.min_mean_score, cfg.run_gates.min_pass_rate)
+    summary = (
+        nw.from_native(summary)
+        .with_columns(
+            nw.lit(cfg.run_gates.min_mean_score).alias(S.MIN_MEAN_SCORE),
+            nw.lit(cfg.run_gates.min_pass_rate).alias(S.MIN_PASS_RATE),
+        )
+        .with_columns(*gates)
+        .with_columns(run_gates.run_passed(nw))
+        .to_native()
+    )
+    head = [*RUN_COLUMNS]
+    pk = [c for k in ks for col in (S.pass_at(k), S.pass_all(k)) for c in (col, S.se_of(col))]
+    extra = [c for c in summary.columns if c not in head and c not in pk]
+    order = [S.CONFIG_ID, S.RUN_ID]
+    if S.CREATED_AT in summary.columns:
+        order = [S.CONFIG_ID, S.CREATED_AT, S.RUN_ID]
+    # one row per run: sorted in one partition (a global orderBy would first run a job
+    # sampling the rows for its range partitioner)
+    return (
+        summary.select(*head, *pk, *extra)
+        .repartition(1)
+        .sortWithinPartitions(*(F.col(c).asc_nulls_last() for c in order))
+    )
+
+
+def score_tables(
+    scores_df: DataFrame,
+    config: Config | None = None,
+    executions_df: DataFrame | None = None,
+    outcomes_df: DataFrame | None = None,
+    runs_df: DataFrame | None = None,
+    *,
+    partitions: int | None = None,
+    clamp: bool = False,
+    evaluators: bool = False,
+) -> dict[str, DataFrame]:
+    """execution_scores, case_summary and run_summary of Spark input tables, as lazy Spark
+    DataFrames (nothing runs until an action); `evaluators=True` adds evaluator_scores
+    (one row per execution × tree node, root included as path "", from the same
+    partition pass). `partitions` is the number of hash partitions of (run_id, case_id)
+    the kernel runs on (default spark.sql.shuffle.partitions). The tables share one
+    scoring: `.persist()` execution_scores (with `evaluators=True`: write or persist the
+    tables, or use `collect_tables`) when you read more than one, or each action
+    rescores."""
+    _scored, tables = _score_tables(
+        scores_df,
+        config if config is not None else Config(),
+        executions_df,
+        outcomes_df,
+        runs_df,
+        partitions=partitions,
+        clamp=clamp,
+        evaluators=FULL if evaluators else None,
+    )
+    return tables
+
+
+def _score_tables(
+    scores_df: DataFrame,
+    cfg: Config,
+    executions_df: DataFrame | None,
+    outcomes_df: DataFrame | None,
+    runs_df: DataFrame | None,
+    *,
+    partitions: int | None,
+    clamp: bool,
+    evaluators: str | None,
+) -> tuple[DataFrame, dict[str, DataFrame]]:
+    """(the kernel's mapInArrow frame, the score tables derived from it)."""
+    scored, tables = kernel_tables(
+        scores_df,
+        cfg,
+        executions_df,
+        outcomes_df,
+        partitions=partitions,
+        clamp=clamp,
+        evaluators=evaluators,
+    )
+    ex = tables[S.EXECUTION_SCORES]
+    stats = _case_stats(ex)
+    tables[S.CASE_SUMMARY] = case_summary(ex, cfg, stats=stats)
+    tables[S.RUN_SUMMARY] = run_summary(ex, cfg, runs=runs_df, stats=stats)
+    if S.EVALUATOR_SCORES in tables:  # after the three, as the local engine orders them
+        tables[S.EVALUATOR_SCORES] = tables.pop(S.EVALUATOR_SCORES)
+    return scored, tables
+
+
+def collect_tables(tables: Mapping[K, DataFrame]) -> dict[K, pl.DataFrame]:
+    """Run several lazy Spark tables in ONE job and bring them to the driver as polars
+    DataFrames (row order kept). The tables of `score_tables` / `compare` share their
+    scoring and case statistics: in one query plan Spark computes those shared stages once
+    (exchange reuse) instead of once per action, with no `.cache()`."""
+    names = list(tables)
+    if not names:
+        return {}
+    slots = [f"_ef_t{i}" for i in range(len(names))]
+    parts = []
+    for name, slot in zip(names, slots, strict=True):
+        df = tables[name]
+        # every field nullable: in the union a table's struct is null on the other rows
+        loose = T.StructType([T.StructField(f.name, f.dataType, True) for f in df.schema])
+        packed = F.struct(*(F.col(f"`{c}`") for c in df.columns)).cast(loose)
+        parts.append(df.select(packed.alias(slot)))
+    union = parts[0]
+    for part in parts[1:]:
+        union = union.unionByName(part, allowMissingColumns=True)
+    try:
+        arrow = to_arrow(union)
+    except Exception as e:
+        message = validation_message(e)
+        if message is None:
+            raise
+        raise SparkValidationError(message + PARTITION_NOTE) from None
+    out: dict[K, pl.DataFrame] = {}
+    for name, slot in zip(names, slots, strict=True):
+        column = arrow.column(slot)
+        rows = column.filter(column.is_valid()).combine_chunks()
+        fields = [tables[name].schema[c].name for c in tables[name].columns]
+        flat = pa.Table.from_arrays(rows.flatten(), names=fields) if len(rows) else None
+        if flat is None:
+            empty = to_arrow_schema(tables[name].schema).empty_table()
+            flat = empty
+        frame = pl.from_arrow(flat)
+        assert isinstance(frame, pl.DataFrame)
+        out[name] = frame
+    return out
+
+
+@contextmanager
+def scored_dataset(
+    dataset: str | os.PathLike[str],
+    config: Config,
+    *,
+    clamp: bool = False,
+    remote: str | None = None,
+    partitions: int | None = None,
+    evaluators: str | None = None,
+) -> Iterator[dict[str, DataFrame]]:
+    """The score tables of a dataset path on Spark (a local[2] session, the active one,
+    or Spark Connect at `remote`) as lazy Spark DataFrames over ONE kernel pass: its
+    output is persisted (spilling to disk when large) and checked — a partition that
+    failed validation is a SparkValidationError — before the body runs, and unpersisted
+    after it."""
+    spark = session(remote)
+    inputs = read_dataset(spark, dataset)
+    scored, tables = _score_tables(
+        inputs[S.SCORES],
+        config,
+        inputs.get(S.EXECUTIONS),
+        inputs.get(S.OUTCOMES),
+        inputs.get(S.RUNS),
+        partitions=partitions,
+        clamp=clamp,
+        evaluators=evaluators,
+    )
+    # the kernel runs once: without the cache each table's branch would rescore
+    scored = scored.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        try:
+            scored.count()
+        except Exception as e:
+            message = validation_message(e)
+            if message is None:
+                raise
+            raise SparkValidationError(message + PARTITION_NOTE) from None
+        yield tables
+    finally:
+        scored.unpersist()
+
+
+def score_dataset(
+    dataset: str | os.PathLike[str],
+    config: Config,
+    *,
+    clamp: bool = False,
+    remote: str | None = None,
+    partitions: int | None = None,
+    evaluators: bool = False,
+) -> dict[str, pl.DataFrame]:
+    """execution_scores, case_summary and run_summary (and evaluator_scores with
+    `evaluators=True`) of a dataset path scored on Spark, collected in one Spark job as
+    polars DataFrames (for the results store); see `scored_dataset`."""
+    with scored_dataset(
+        dataset,
+        config,
+        clamp=clamp,
+        remote=remote,
+        partitions=partitions,
+        evaluators=FULL if evaluators else None,
+    ) as tables:
+        return collect_tables(tables)
+
+
+def validation_message(error: BaseException) -> str | None:
+    """The evalframe input problems inside a Spark job failure, or None."""
+    text = str(error)
+    at = text.find(VALIDATION_MARKER)
+    if at < 0:
+        return None
+    body = text[at + len(VALIDATION_MARKER) :].strip()
+    # the Python traceback Spark appends follows the message
+    return body.split("\n\n\tat ")[0].split("\nJVM stacktrace")[0].strip()
