@@ -403,10 +403,24 @@ def test_error_messages_keep_long_paths_whole_off_a_terminal(tmp_path):
 # --- pty: a real terminal ------------------------------------------------------------
 
 
+_OPEN_TERMINALS: list[Terminal] = []
+"""Terminals a test started; `_close_terminals` ends any left running (a failed test's)."""
+
+
+@pytest.fixture(autouse=True)
+def _close_terminals():
+    """After each test, kill and reap what a failing pty test left running: an unreaped
+    child would otherwise fail a later test with an unraisable ResourceWarning."""
+    yield
+    while _OPEN_TERMINALS:
+        _OPEN_TERMINALS.pop().close()
+
+
 class Terminal:
     """A child process on a pseudo-terminal: stdin, stdout and stderr are the pty."""
 
     def __init__(self, args: list[str], env: dict[str, str], cwd: Path | None = None):
+        _OPEN_TERMINALS.append(self)
         self.fd, child = pty.openpty()
         os.set_blocking(self.fd, False)
         self.proc = subprocess.Popen(
@@ -470,8 +484,17 @@ class Terminal:
             self.drain()
         self.drain()
         code = self.proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-        os.close(self.fd)
+        self.close()
         return code
+
+    def close(self) -> None:
+        """Kill the child if it still runs, reap it, close the pty (idempotent)."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
 
 def _tty_env(tmp_path: Path) -> dict[str, str]:
