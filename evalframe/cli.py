@@ -16,6 +16,16 @@ from typing import Annotated, Any, TypeVar
 import polars as pl
 import typer
 
+from evalframe import (
+    compare_tables,
+    load_config,
+    load_dataset,
+    load_grid,
+    score_tables,
+    sweep_tables,
+    write_demo,
+    write_tables,
+)
 from evalframe._private import schema as S
 from evalframe._private.cli.ingest_command import ingest_command
 from evalframe._private.cli.options import (
@@ -54,17 +64,13 @@ from evalframe._private.cli.results_command import results_command
 from evalframe._private.cli.sql_shell import sql_command
 from evalframe._private.cli.stats_report import power_notes, slice_notes
 from evalframe._private.compare.pairs import series_note
-from evalframe._private.config import load_config
-from evalframe._private.data.dataset import READ_ERRORS, load_dataset, read_failure
-from evalframe._private.data.demo import write_demo
+from evalframe._private.data.dataset import READ_ERRORS, read_failure
 from evalframe._private.display import with_pass_k_cases
 from evalframe._private.errors import EvalframeError, UsageError, ValidationError
-from evalframe._private.pipeline.compare import compare_tables
-from evalframe._private.pipeline.score import score_tables
-from evalframe._private.pipeline.sweep import grid_evaluators, sweep_tables, tree_groups
+from evalframe._private.pipeline.sweep import grid_evaluators, tree_groups
 from evalframe._private.store.fingerprint import inputs_fingerprint
-from evalframe._private.store.output import config_metadata, write_tables
-from evalframe._private.sweep.sweep import MAX_CONFIGS, load_grid
+from evalframe._private.store.output import config_metadata
+from evalframe._private.sweep.sweep import MAX_CONFIGS
 from evalframe._private.version import __version__
 
 app = typer.Typer(
@@ -607,7 +613,7 @@ def cases_command(
 
     Example: [bold]evalframe cases runs/ --run 2026-11-01-v1.6 --status regression[/bold]
     """
-    from evalframe._private.pipeline.cases import cases
+    from evalframe import cases
 
     if csv and as_json:
         raise UsageError("--csv and --json exclude each other; hint: pick one.")
@@ -749,11 +755,8 @@ def sample_command(
 
     Example: [bold]evalframe sample runs/ --n 200 --seed 7 --out to_label.csv[/bold]
     """
-    from evalframe._private.pipeline.sample import (
-        judged_counts,
-        sample_executions,
-        write_sample,
-    )
+    from evalframe import sample_executions
+    from evalframe._private.pipeline.sample import judged_counts, write_sample
 
     cfg = load_config(config, preset=preset, threshold=threshold)
     ds = load_dataset(dataset)

@@ -29,8 +29,16 @@ STAGES: tuple[tuple[str, ...], ...] = (
     ("pipeline",),  # score_tables, compare_tables, sweep_tables, cases
     ("ingest",),  # other tools' files -> dataset tables
     ("report",),  # charts and report.html
-    ("cli",),  # the terminal: renderers and commands
-    ("evalframe", "evalframe.cli", "evalframe.plots", "evalframe.spark", "evalframe.__main__"),
+    # the public API and the command line on it (cli: the terminal's renderers and
+    # commands, which import the public API: test_the_cli_imports_only_the_public_api...)
+    (
+        "evalframe",
+        "evalframe.cli",
+        "evalframe.plots",
+        "evalframe.spark",
+        "evalframe.__main__",
+        "cli",
+    ),
 )
 """Stages from the bottom up: groups are the folders (or modules) under evalframe/_private,
 and the public modules on top."""
@@ -209,3 +217,59 @@ def test_the_graph_sees_function_level_imports():
         )
     ]
     assert nested, "no function-level import found: the walker would miss hidden cycles"
+
+
+CLI_MAY_IMPORT = ("cli", "schema", "errors", "display", "version")
+"""What the command line may import besides the public API (`evalframe`, its public
+modules): its own renderers and commands (`_private/cli/`) and the names, errors and
+display rules every stage shares."""
+
+CLI_PRIVATE_IMPORTS_LEFT = {
+    "evalframe._private.compare.pairs",
+    "evalframe._private.config",
+    "evalframe._private.data.dataset",
+    "evalframe._private.engines.duckdb.sql",
+    "evalframe._private.ingest",
+    "evalframe._private.pipeline.sample",
+    "evalframe._private.pipeline.sweep",
+    "evalframe._private.report.cases",
+    "evalframe._private.report.html",
+    "evalframe._private.report.plots",
+    "evalframe._private.report.tables",
+    "evalframe._private.rules.constants",
+    "evalframe._private.scoring.tree",
+    "evalframe._private.stats.power",
+    "evalframe._private.store.fingerprint",
+    "evalframe._private.store.fsops",
+    "evalframe._private.store.output",
+    "evalframe._private.store.result_sets",
+    "evalframe._private.summaries.slices",
+    "evalframe._private.sweep.sweep",
+}
+"""Issue 19 item 4, not done yet: the private modules the CLI still imports. The list
+only shrinks: remove a module from it when the CLI stops importing it (through the public
+API, or by moving a CLI-only helper into `_private/cli/`)."""
+
+
+def _cli_private_imports() -> dict[str, list[str]]:
+    found: dict[str, list[str]] = defaultdict(list)
+    for module in sorted(MODULES):
+        if module != "evalframe.cli" and _group(module) != "cli":
+            continue
+        for target, _, line in _imports(module):
+            resolved = _resolve(target)
+            if resolved and resolved.startswith("evalframe._private"):
+                group = _group(resolved)
+                if resolved != "evalframe._private" and group not in CLI_MAY_IMPORT:
+                    found[resolved].append(f"{MODULES[module].relative_to(ROOT)}:{line}")
+    return found
+
+
+def test_the_cli_imports_only_the_public_api_and_its_own_renderers():
+    found = _cli_private_imports()
+    new = {m: where for m, where in found.items() if m not in CLI_PRIVATE_IMPORTS_LEFT}
+    assert new == {}, "the CLI imports private modules outside its own:\n" + "\n".join(
+        f"{m} ({', '.join(where)})" for m, where in sorted(new.items())
+    )
+    gone = sorted(CLI_PRIVATE_IMPORTS_LEFT - set(found))
+    assert gone == [], f"no longer imported by the CLI; drop from CLI_PRIVATE_IMPORTS_LEFT: {gone}"

@@ -9,9 +9,10 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from evalframe import IngestReport, ingest
 from evalframe._private.cli.render import error_line, id_text, print_json, say, stderr, stdout
 from evalframe._private.errors import EvalframeError
-from evalframe._private.ingest import FORMATS, IngestReport, ingest
+from evalframe._private.ingest import FORMATS
 
 
 def ingest_command(

@@ -9,7 +9,8 @@ from typing import Annotated
 
 import typer
 
-from evalframe._private.config import PRESETS, Config, config_from_dict, parse_memory_limit
+from evalframe import PRESETS, Config, config_from_dict
+from evalframe._private.config import parse_memory_limit
 from evalframe._private.errors import UsageError
 
 DatasetArg = Annotated[

@@ -14,12 +14,11 @@ import polars as pl
 import typer
 from rich.table import Table
 
+from evalframe import load_config, pairs_for, score_tables
 from evalframe._private import schema as S
 from evalframe._private.cli.options import ConfigOpt, DatasetArg, JsonOpt, PresetOpt
 from evalframe._private.cli.render import num, print_json, progress, say, stdout
-from evalframe._private.compare.pairs import check_runs, pairs_for
-from evalframe._private.config import load_config
-from evalframe._private.pipeline.score import score_tables
+from evalframe._private.compare.pairs import check_runs
 from evalframe._private.stats.power import MDE_FACTOR, plan_rows
 
 

@@ -8,17 +8,15 @@ from typing import Annotated
 
 import typer
 
+from evalframe import Config, StoreError, load_config, load_dataset, load_grid
 from evalframe._private.cli.options import ConfigOpt, DatasetArg, PresetOpt, SeriesOpt
 from evalframe._private.cli.render import progress, say, stderr, stdout
-from evalframe._private.config import Config, load_config
-from evalframe._private.data.dataset import load_dataset
 from evalframe._private.pipeline.sweep import grid_evaluators
 from evalframe._private.report.cases import CASES_PER_PAIR
 from evalframe._private.report.html import write_report
 from evalframe._private.report.tables import report_tables
-from evalframe._private.store.fsops import StoreError, check_writable_folder
+from evalframe._private.store.fsops import check_writable_folder
 from evalframe._private.store.result_sets import check_location
-from evalframe._private.sweep.sweep import load_grid
 
 
 def default_report_path(dataset: Path) -> Path:

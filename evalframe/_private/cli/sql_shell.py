@@ -32,6 +32,7 @@ from duckdb.sqltypes import DuckDBPyType
 from rich.table import Table
 from rich.text import Text
 
+from evalframe import load_dataset
 from evalframe._private import schema as S
 from evalframe._private.cli.options import DatasetArg
 from evalframe._private.cli.render import (
@@ -46,7 +47,6 @@ from evalframe._private.cli.render import (
     visible_lines,
 )
 from evalframe._private.cli.results_command import describe
-from evalframe._private.data.dataset import load_dataset
 from evalframe._private.engines.duckdb import sql as engine
 from evalframe._private.errors import UsageError
 from evalframe._private.store.result_sets import (
