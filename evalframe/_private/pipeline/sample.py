@@ -27,7 +27,7 @@ from evalframe._private.data.dataset import Dataset, load_dataset
 from evalframe._private.errors import UnknownRunError, UsageError
 from evalframe._private.scoring.execution_scores import execution_scores
 from evalframe._private.store import fsops
-from evalframe._private.store.result_sets import _dataset_root, _inside_internals, _normal
+from evalframe._private.store.result_sets import dataset_root, inside_internals, normal_path
 from evalframe._private.summaries.agreement import judged
 
 SAMPLE_COLUMNS = list(S.EXECUTION_KEY)
@@ -96,11 +96,11 @@ def check_sample_location(out: Path, dataset: str | Path) -> None:
     than .csv / .parquet."""
     if out.suffix not in SUFFIXES:
         raise UsageError(f"--out {out}: write a .csv or a .parquet file (the suffix decides)")
-    norm, real = _normal(out), out.expanduser().resolve()
+    norm, real = normal_path(out), out.expanduser().resolve()
     data = Path(dataset).expanduser().resolve()
     if real == data:
         raise UsageError(f"--out {out} is the dataset {dataset}; hint: pick another file.")
-    root = _dataset_root(dataset)
+    root = dataset_root(dataset)
     if root is not None:
         for name in S.STORED_INPUT_TABLES:
             for p in (root / name, root / f"{name}.parquet"):
@@ -115,7 +115,7 @@ def check_sample_location(out: Path, dataset: str | Path) -> None:
                         "would replace input rows; hint: pick a file outside the input "
                         f"tables, e.g. {root / 'to_label.csv'}."
                     )
-    owner = _inside_internals(norm)
+    owner = inside_internals(norm)
     if owner is not None:
         raise UsageError(
             f"--out {out} is inside {owner}, which evalframe keeps unchanged; hint: pick "

@@ -276,7 +276,7 @@ def _resolved_version(slot: Path) -> Path | None:
     return target if target.is_dir() else None
 
 
-def _normal(path: str | Path) -> Path:
+def normal_path(path: str | Path) -> Path:
     """Absolute path with the parent resolved but the last part kept (it may be a link)."""
     p = Path(path).expanduser().absolute()
     return p.parent.resolve() / p.name
@@ -292,13 +292,13 @@ def _folder_internals(path: Path) -> Path:
 
 def is_store(path: str | Path) -> bool:
     """A results store: a real folder whose sets are `result_set=<id>` entries."""
-    p = _normal(path)
+    p = normal_path(path)
     if p.is_symlink() or not p.is_dir():
         return False
     return _store_internals(p).is_dir() or any(p.glob(f"{SET_PREFIX}*"))
 
 
-def _dataset_root(dataset: str | Path | None) -> Path | None:
+def dataset_root(dataset: str | Path | None) -> Path | None:
     if dataset is None:
         return None
     d = Path(dataset).expanduser().resolve()
@@ -311,7 +311,7 @@ def default_store(dataset: str | Path) -> Path:
     return (d if d.is_dir() else d.parent) / "results"
 
 
-def _inside_internals(norm: Path) -> str | None:
+def inside_internals(norm: Path) -> str | None:
     """What evalframe keeps in the `.evalframe` folder `norm` is inside (None: not inside
     one): the versions of input tables or of result sets, which must never change."""
     parts = norm.parts
@@ -339,8 +339,8 @@ def check_location(target: Path, dataset: str | Path | None, *, store: bool) -> 
     """Refuse an output location that would damage the dataset or a result set, or
     cannot be written."""
     what = "results store" if store else "output folder"
-    root = _dataset_root(dataset)
-    norm = _normal(target)  # a set's own link (an earlier --out) is not followed
+    root = dataset_root(dataset)
+    norm = normal_path(target)  # a set's own link (an earlier --out) is not followed
     real = target.resolve()
     if not store and is_store(norm.parent):
         raise StoreError(
@@ -363,7 +363,7 @@ def check_location(target: Path, dataset: str | Path | None, *, store: bool) -> 
                         "writing there would turn outputs into input rows; hint: pick a "
                         f"folder outside {root}'s input tables, e.g. {root / 'results'}."
                     )
-    owner = _inside_internals(norm)
+    owner = inside_internals(norm)
     if owner is not None:
         raise StoreError(
             f"{what} {target} is inside {owner}, which evalframe keeps unchanged; hint: "
@@ -521,7 +521,7 @@ class ResultStore:
     """A folder of result sets side by side (`result_set=<id>`), one per config or grid."""
 
     def __init__(self, path: str | Path, *, lock_timeout: float | None = None):
-        self.path = _normal(path)
+        self.path = normal_path(path)
         self.internals = _store_internals(self.path)
         self.lock_timeout = lock_timeout
 
@@ -725,7 +725,7 @@ class ResultFolder:
     to a version folder in DIR/../.evalframe/DIR.set/, swapped atomically per commit."""
 
     def __init__(self, path: str | Path, *, lock_timeout: float | None = None):
-        self.path = _normal(path)
+        self.path = normal_path(path)
         self.internals = _folder_internals(self.path)
         self.lock_timeout = lock_timeout
 
@@ -902,9 +902,9 @@ def looks_like_dataset(path: Path) -> bool:
 def open_results(path: str | Path) -> ResultStore | ResultFolder:
     """The results at `path`: a dataset (its DATASET/results), a store, or one set's folder
     (an --out folder, or any folder of `<table>.parquet` files)."""
-    p = _normal(path)
+    p = normal_path(path)
     if p.exists() and not p.is_symlink() and looks_like_dataset(p):
-        p = _normal(default_store(p))
+        p = normal_path(default_store(p))
     if is_store(p):
         return ResultStore(p)
     if p.is_symlink() or (p.is_dir() and any(p.glob("*.parquet"))):
