@@ -206,16 +206,19 @@ def test_the_graph_sees_function_level_imports():
     """A guard for the walker itself: validate.py once imported scoring inside a function."""
     probe = "evalframe._private.rules.sql"  # imports narwhals lazily, evalframe eagerly
     assert "evalframe._private.schema" in GRAPH[probe]
-    nested = [
-        (m, t)
-        for m in MODULES
-        for t, _, line in _imports(m)
-        if line
-        and any(
-            isinstance(node, ast.FunctionDef) and node.lineno < line <= (node.end_lineno or 0)
-            for node in ast.walk(ast.parse(MODULES[m].read_text(encoding="utf-8")))
-        )
-    ]
+
+    def function_spans(module: str) -> list[tuple[int, int]]:
+        tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+        return [
+            (node.lineno, node.end_lineno or 0)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef)
+        ]
+
+    nested = []
+    for m in MODULES:
+        spans = function_spans(m)  # parsed once per module
+        nested += [(m, t) for t, _, line in _imports(m) if any(a < line <= b for a, b in spans)]
     assert nested, "no function-level import found: the walker would miss hidden cycles"
 
 

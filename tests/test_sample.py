@@ -69,6 +69,7 @@ def test_reproducible_and_independent_of_row_order_and_other_runs(tmp_path: Path
     assert only.equals(a.filter(pl.col("run_id") == "r2"))
 
 
+@pytest.mark.slow
 def test_every_execution_has_the_same_chance(tmp_path: Path):
     """Over 400 seeds drawing 2 of 10 judged executions, each is drawn about 80 times
     (binomial sd 8; the draw is deterministic in the seed, so this cannot flake)."""

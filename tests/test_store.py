@@ -101,6 +101,7 @@ def test_a_smaller_demo_drops_the_deltas_of_a_larger_one(tmp_path):
         ef.read_results(demo, "case_deltas")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mask", [0o022, 0o027, 0o077], ids=oct)
 def test_every_written_file_and_folder_follows_the_umask(mask, tmp_path):
     root = tmp_path / "root"
