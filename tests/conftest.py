@@ -9,7 +9,9 @@ Under CI a skipped ingest test (tests/test_ingest_*.py) is a failure.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
+import polars as pl
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -107,3 +109,29 @@ def _cli_exceptions_propagate(monkeypatch: pytest.MonkeyPatch) -> None:
         return invoke(self, *args, catch_exceptions=catch_exceptions, **kwargs)
 
     monkeypatch.setattr(CliRunner, "invoke", strict)
+
+
+@pytest.fixture(scope="module")
+def alternating(tmp_path_factory) -> Path:
+    """AgentV-style trend runs alternating targets claude → gpt-5 → claude → gpt-5 (the
+    `--series` tests of compare and report): within a target nothing moves, across targets
+    every pair looks like a regression (or an improvement)."""
+    path = tmp_path_factory.mktemp("series") / "data"
+    path.mkdir()
+    runs = ["r1", "r2", "r3", "r4"]
+    targets = ["claude", "gpt-5", "claude", "gpt-5"]
+    good = {"claude": [0.9, 0.85, 0.95], "gpt-5": [0.6, 0.5, 0.65]}
+    rows = [
+        {"run_id": run, "case_id": f"c{k}", "evaluator": "m", "score": good[target][k]}
+        for run, target in zip(runs, targets, strict=True)
+        for k in range(3)
+    ]
+    pl.DataFrame(rows).write_parquet(path / "scores.parquet")
+    pl.DataFrame(
+        {
+            "run_id": runs,
+            "created_at": [f"2026-10-0{k + 1}T09:00:00" for k in range(4)],
+            "target": targets,
+        }
+    ).with_columns(pl.col("created_at").str.to_datetime()).write_parquet(path / "runs.parquet")
+    return path

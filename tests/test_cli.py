@@ -259,30 +259,6 @@ def test_usage_errors_off_a_terminal_are_plain_lines(tmp_path):
 # --- pairs within a series (issue 21) -------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def alternating(tmp_path_factory) -> Path:
-    """AgentV-style trend runs that alternate targets claude → gpt-5 → claude → gpt-5."""
-    path = tmp_path_factory.mktemp("series") / "data"
-    path.mkdir()
-    runs = ["r1", "r2", "r3", "r4"]
-    targets = ["claude", "gpt-5", "claude", "gpt-5"]
-    good = {"claude": [0.9, 0.85, 0.95], "gpt-5": [0.6, 0.5, 0.65]}
-    rows = [
-        {"run_id": run, "case_id": f"c{k}", "evaluator": "m", "score": good[target][k]}
-        for run, target in zip(runs, targets, strict=True)
-        for k in range(3)
-    ]
-    pl.DataFrame(rows).write_parquet(path / "scores.parquet")
-    pl.DataFrame(
-        {
-            "run_id": runs,
-            "created_at": [f"2026-10-0{k + 1}T09:00:00" for k in range(4)],
-            "target": targets,
-        }
-    ).with_columns(pl.col("created_at").str.to_datetime()).write_parquet(path / "runs.parquet")
-    return path
-
-
 def test_series_pairs_runs_within_a_target_only(alternating, tmp_path):
     runs = pl.read_parquet(alternating / "runs.parquet")
     assert ef.pairs_for(runs, mode="consecutive") == [("r1", "r2"), ("r2", "r3"), ("r3", "r4")]

@@ -5,7 +5,6 @@ report notes pairs that mix model/target/agent values, as compare does."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -16,31 +15,6 @@ import evalframe.plots as efp
 from evalframe.cli import app
 
 runner = CliRunner()
-
-
-@pytest.fixture(scope="module")
-def alternating(tmp_path_factory) -> Path:
-    """Runs alternating targets claude → gpt-5 → claude → gpt-5: within a target nothing
-    moves, across targets every pair looks like a regression (or an improvement)."""
-    path = tmp_path_factory.mktemp("series") / "data"
-    path.mkdir()
-    runs = ["r1", "r2", "r3", "r4"]
-    targets = ["claude", "gpt-5", "claude", "gpt-5"]
-    good = {"claude": [0.9, 0.85, 0.95], "gpt-5": [0.6, 0.5, 0.65]}
-    rows = [
-        {"run_id": run, "case_id": f"c{k}", "evaluator": "m", "score": good[target][k]}
-        for run, target in zip(runs, targets, strict=True)
-        for k in range(3)
-    ]
-    pl.DataFrame(rows).write_parquet(path / "scores.parquet")
-    pl.DataFrame(
-        {
-            "run_id": runs,
-            "created_at": [f"2026-10-0{k + 1}T09:00:00" for k in range(4)],
-            "target": targets,
-        }
-    ).with_columns(pl.col("created_at").str.to_datetime()).write_parquet(path / "runs.parquet")
-    return path
 
 
 def _pairs(tables: dict[str, pl.DataFrame]) -> list[tuple[str, str]]:

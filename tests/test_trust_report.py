@@ -22,21 +22,11 @@ from evalframe._private.display import INVISIBLE, visible
 from evalframe._private.report import html as report_html
 from evalframe._private.report import plots as report_plots
 from evalframe.cli import app
+from tests.test_report import ALL_CHARTS as REPORT_CHARTS
 
 runner = CliRunner()
 
-ALL_CHARTS = {
-    "pass_rate",
-    "verdicts",
-    "trend",
-    "score_distribution",
-    "regression_waterfall",
-    "evaluator_heatmap",
-    "threshold_curve",
-    "sweep_heatmap",
-    "slice_forest",
-    "power_curve",
-}
+ALL_CHARTS = set(REPORT_CHARTS)
 
 
 def write_history(path: Path, run_ids: list[str], n_cases: int = 3) -> Path:
