@@ -292,12 +292,39 @@ class Compare(_Model):
     mean_delta_ci_high < 0 (SPEC §10); the latency rule is unchanged."""
 
 
+class History(_Model):
+    """Thresholds of the case history across a series of runs (SPEC §12, `case_history`)."""
+
+    model_config = _STRICT
+
+    min_runs: int = Field(default=5, ge=1, strict=True)
+    """A case is a quarantine candidate only with at least this many runs of history."""
+    flaky_flip_rate: float = Field(default=0.3, ge=0.0, le=1.0)
+    """A case with at least `min_runs` runs whose flip_rate meets this is quarantined."""
+
+
+class Decide(_Model):
+    """Non-inferiority margins of the three-outcome decision per pair (SPEC §12)."""
+
+    model_config = _STRICT
+
+    pass_rate_margin: float = Field(default=0.05, ge=0.0, le=1.0)
+    """The candidate is not worse when paired_pass_delta's interval low end meets −margin;
+    worse (fail) when its high end lies below −margin."""
+    mean_score_margin: float = Field(default=0.05, ge=0.0, le=1.0)
+    """The same rule on mean_delta's interval (0.05 = 5 points of 100)."""
+
+
 _LATER_DEFAULTS: tuple[tuple[str, str, Any], ...] = (
     ("attempts", "k", []),
     ("compare", "require_significance", False),
+    ("history", "min_runs", 5),
+    ("history", "flaky_flip_rate", 0.3),
+    ("decide", "pass_rate_margin", 0.05),
+    ("decide", "mean_score_margin", 0.05),
 )
 """(section, key, default) of config fields added after 0.1, omitted from canonical_json
-at their default (see Config.canonical_json)."""
+at their default (see Config.canonical_json); a section left empty is omitted too."""
 
 
 _LATER_ENTRY_DEFAULTS: tuple[tuple[str, Any], ...] = (("higher_is_better", True),)
@@ -341,6 +368,10 @@ class Config(_Model):
     """Run-level gates."""
     compare: Compare = Compare()
     """Limits for run comparisons."""
+    history: History = History()
+    """Thresholds of `case_history` (flaky cases across a series of runs)."""
+    decide: Decide = Decide()
+    """Non-inferiority margins of `run_deltas.decision` (`compare --decide`)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -386,6 +417,9 @@ class Config(_Model):
         for section, key, default in _LATER_DEFAULTS:
             if data[section].get(key) == default:
                 del data[section][key]
+        for section in {section for section, _, _ in _LATER_DEFAULTS}:
+            if not data[section]:
+                del data[section]
         _drop_later_entry_defaults(data.get("evaluators"))
         return json.dumps(data, sort_keys=True, separators=(",", ":"))
 

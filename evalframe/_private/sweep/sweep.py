@@ -62,6 +62,10 @@ SWEEPABLE = (
     "compare.max_latency_increase",
     "compare.case_delta",
     "compare.require_significance",
+    "history.min_runs",
+    "history.flaky_flip_rate",
+    "decide.pass_rate_margin",
+    "decide.mean_score_margin",
 )
 """Scalar config fields a grid may list values for (dotted = nested)."""
 
