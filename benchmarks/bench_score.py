@@ -37,18 +37,28 @@ import resource, subprocess, sys, time
 t0 = time.perf_counter()
 rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
 dt = time.perf_counter() - t0
-print(dt, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, rc)
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(dt, u.ru_maxrss, rc, u.ru_utime + u.ru_stime)
 """
 
 
-def measure(cmd: list[str]) -> tuple[float, float]:
+def measure_full(cmd: list[str]) -> tuple[float, float, float]:
+    """Run `cmd` as a whole process under a wrapper process: (wall seconds, peak RSS in MB
+    of the process tree from the OS, CPU seconds user + system). Exit codes 0 and 1 (a
+    failed gate) count as success."""
     out = subprocess.run(
         [sys.executable, "-c", _MEASURE, *cmd], capture_output=True, text=True, check=True
     ).stdout.split()
-    seconds, rss_kb, rc = float(out[0]), int(out[1]), int(out[2])
+    seconds, rss_kb, rc, cpu = float(out[0]), int(out[1]), int(out[2]), float(out[3])
     if rc not in (0, 1):
         raise SystemExit(f"command failed ({rc}): {' '.join(cmd)}")
-    return seconds, rss_kb / 1024
+    return seconds, rss_kb / 1024, cpu
+
+
+def measure(cmd: list[str]) -> tuple[float, float]:
+    """(wall seconds, peak RSS in MB) of `cmd` as a whole process (see measure_full)."""
+    seconds, rss_mb, _ = measure_full(cmd)
+    return seconds, rss_mb
 
 
 def make_dataset(path: Path, n_executions: int, metrics: tuple[str, ...]) -> int:
@@ -267,11 +277,9 @@ def bench_compare(work: Path, n_cases: int) -> dict:
     return entry
 
 
-def bench_sweep(work: Path, n_exec: int) -> dict:
-    """`sweep` over 100 configs against `score` of one config, same data."""
-    data = work / f"sw{n_exec}"
-    make_dataset(data, n_exec, tuple(CONNEXITY_WEIGHTS))
-    grid = work / "grid100.json"
+def write_grid120(grid: Path) -> Path:
+    """The sweep grid of issue 24: 10 thresholds x 2 outcome modes x 2 gates x 3 weight sets
+    (120 configs) over the connexity preset."""
     grid.write_text(
         json.dumps(
             {
@@ -289,6 +297,14 @@ def bench_sweep(work: Path, n_exec: int) -> dict:
             }
         )
     )
+    return grid
+
+
+def bench_sweep(work: Path, n_exec: int) -> dict:
+    """`sweep` over 100 configs against `score` of one config, same data."""
+    data = work / f"sw{n_exec}"
+    make_dataset(data, n_exec, tuple(CONNEXITY_WEIGHTS))
+    grid = write_grid120(work / "grid120.json")
     cli = [sys.executable, "-m", "evalframe.cli"]
     score = measure(
         [*cli, "score", str(data), "--preset", "connexity", "--json", "-o", str(work / "sw-out")]
