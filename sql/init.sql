@@ -321,6 +321,42 @@ create or replace macro ci_high(value, se) as
 create or replace macro mde(se) as
     (se * cast(2.801585 as double));
 
+-- ==== decide_part.sql ===========================================================
+-- decide_part(ci_low, ci_high, margin) — scalar macro: one part of a pair's three-outcome
+-- decision (rules/decide.py, SPEC §12): 'fail' when the paired 95 % interval's high end lies
+-- below −margin (ci_high < −margin − EPS), 'pass' when its low end meets −margin
+-- (ci_low ≥ −margin − EPS), else 'inconclusive' (also when the interval is null).
+-- grain:   one value
+-- inputs:  ci_low, ci_high (the interval of paired_pass_delta or mean_delta), margin
+--          (decide.pass_rate_margin or decide.mean_score_margin)
+-- returns: varchar 'pass' | 'fail' | 'inconclusive', never null
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
+create or replace macro decide_part(ci_low, ci_high, margin) as
+    (case when coalesce(((-ci_high) > (margin + cast(1e-09 as double))), false) then 'fail' else (case when coalesce(((ci_low >= ((-margin) - cast(1e-09 as double))) and (not isnan(ci_low))), false) then 'pass' else 'inconclusive' end) end);
+
+-- ==== decide_latency.sql ========================================================
+-- decide_latency(baseline_latency, candidate_latency, limit_value) — scalar macro: the
+-- latency part of a pair's decision (rules/decide.py, SPEC §12): 'fail' when the latency
+-- rule of SPEC §6 regressed (latency_regressed), else 'pass'.
+-- grain:   one value
+-- inputs:  baseline_latency, candidate_latency (latency_mean), limit_value
+--          (compare.max_latency_increase, a fraction)
+-- returns: varchar 'pass' | 'fail', never null
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
+create or replace macro decide_latency(baseline_latency, candidate_latency, limit_value) as
+    (case when coalesce(((case when (baseline_latency > 0) then ((candidate_latency - baseline_latency) / baseline_latency) else null end) > (limit_value + cast(1e-09 as double))), false) then 'fail' else 'pass' end);
+
+-- ==== decide_pair.sql ===========================================================
+-- decide_pair(pass_rate_part, mean_score_part, latency_part) — scalar macro: a pair's
+-- decision from its three parts (rules/decide.py, SPEC §12): 'fail' if any part fails, else
+-- 'inconclusive' if any is, else 'pass'.
+-- grain:   one value
+-- inputs:  the parts (varchar 'pass' | 'fail' | 'inconclusive'; decide_part, decide_latency)
+-- returns: varchar 'pass' | 'fail' | 'inconclusive'
+-- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
+create or replace macro decide_pair(pass_rate_part, mean_score_part, latency_part) as
+    (case when (((pass_rate_part = 'fail') or (mean_score_part = 'fail')) or (latency_part = 'fail')) then 'fail' else (case when (((pass_rate_part = 'inconclusive') or (mean_score_part = 'inconclusive')) or (latency_part = 'inconclusive')) then 'inconclusive' else 'pass' end) end);
+
 -- ==== node_score.sql ============================================================
 -- node_score(present, required_failed, aggregator, wavg, s_min, s_max, threshold,
 --            pass_ratio, safety_gate_fired, wavg_rest) — scalar macro: a composite node's
@@ -2064,7 +2100,8 @@ from case_deltas_of(
 --          candidate [null], max_pass_rate_drop [0.0], max_mean_score_drop [0.05],
 --          max_latency_increase [0.2], case_delta [0.05], pairs_source ['compare_pairs'],
 --          require_significance [false]: drops count only when their paired 95 % interval
---          lies wholly below 0
+--          lies wholly below 0, pass_rate_margin [0.05], mean_score_margin [0.05] (the
+--          non-inferiority margins of the decision, config `decide:`)
 -- columns: config_id, baseline_run_id, candidate_run_id, baseline_/candidate_ pass_rate,
 --          mean_score, latency_mean, latency_p95, cost_usd; pass_rate_delta,
 --          mean_score_delta, latency_mean_delta, latency_p95_delta, cost_delta; n_new,
@@ -2073,7 +2110,10 @@ from case_deltas_of(
 --          n_passed_to_failed, n_failed_to_passed, mcnemar_p; paired_pass_delta,
 --          paired_pass_delta_se, paired_pass_delta_ci_low, paired_pass_delta_ci_high,
 --          mde_pass_rate, mde_mean_score (mde(se)); reasons (list of
---          'pass_rate_drop', 'mean_score_drop', 'latency_increase'), regression_detected
+--          'pass_rate_drop', 'mean_score_drop', 'latency_increase'), regression_detected;
+--          decision ('pass' | 'fail' | 'inconclusive': decide_part on each paired
+--          interval, decide_latency, decide_pair) and decision_reasons (list of the
+--          parts that are not 'pass': 'pass_rate', 'mean_score', 'latency')
 create or replace macro run_deltas_of(
     case_source := 'case_summary',
     run_source := 'run_summary',
@@ -2084,14 +2124,18 @@ create or replace macro run_deltas_of(
     max_latency_increase := 0.2,
     case_delta := 0.05,
     pairs_source := 'compare_pairs',
-    require_significance := false
+    require_significance := false,
+    pass_rate_margin := 0.05,
+    mean_score_margin := 0.05
 ) as table
 with limit_settings as (
     select
         cast(max_pass_rate_drop as double) as limit_pass_rate_drop,
         cast(max_mean_score_drop as double) as limit_mean_score_drop,
         cast(max_latency_increase as double) as limit_latency_increase,
-        coalesce(cast(require_significance as boolean), false) as limit_significance
+        coalesce(cast(require_significance as boolean), false) as limit_significance,
+        cast(pass_rate_margin as double) as margin_pass_rate,
+        cast(mean_score_margin as double) as margin_mean_score
 ),
 given_pairs as (
     select
@@ -2241,7 +2285,20 @@ pair_reasons as (
                 end
             ],
             lambda reason: reason is not null
-        )::varchar[] as regression_reasons
+        )::varchar[] as regression_reasons,
+        decide_part(
+            ci_low(r.paired_pass_delta, r.paired_pass_delta_se),
+            ci_high(r.paired_pass_delta, r.paired_pass_delta_se),
+            s.margin_pass_rate
+        ) as part_pass_rate,
+        decide_part(
+            ci_low(r.mean_delta, r.mean_delta_se),
+            ci_high(r.mean_delta, r.mean_delta_se),
+            s.margin_mean_score
+        ) as part_mean_score,
+        decide_latency(
+            r.baseline_latency_mean, r.candidate_latency_mean, s.limit_latency_increase
+        ) as part_latency
     from pair_rows as r
     cross join limit_settings as s
 )
@@ -2285,7 +2342,16 @@ select
     mde(paired_pass_delta_se) as mde_pass_rate,
     mde(mean_delta_se) as mde_mean_score,
     regression_reasons as reasons,
-    len(regression_reasons) > 0 as regression_detected
+    len(regression_reasons) > 0 as regression_detected,
+    decide_pair(part_pass_rate, part_mean_score, part_latency) as decision,
+    list_filter(
+        [
+            case when part_pass_rate <> 'pass' then 'pass_rate' end,
+            case when part_mean_score <> 'pass' then 'mean_score' end,
+            case when part_latency <> 'pass' then 'latency' end
+        ],
+        lambda part: part is not null
+    )::varchar[] as decision_reasons
 from pair_reasons
 order by config_id, pair_index;
 
@@ -2298,7 +2364,8 @@ order by config_id, pair_index;
 --          baseline / candidate are not given
 -- params:  those of run_summary_at, plus baseline [null], candidate [null],
 --          max_pass_rate_drop [0.0], max_mean_score_drop [0.05], max_latency_increase
---          [0.2], case_delta [0.05], require_significance [false]
+--          [0.2], case_delta [0.05], require_significance [false], pass_rate_margin
+--          [0.05], mean_score_margin [0.05]
 -- columns: as run_deltas_of
 create or replace macro run_deltas_at(
     baseline := null,
@@ -2320,7 +2387,9 @@ create or replace macro run_deltas_at(
     max_mean_score_drop := 0.05,
     max_latency_increase := 0.2,
     case_delta := 0.05,
-    require_significance := false
+    require_significance := false,
+    pass_rate_margin := 0.05,
+    mean_score_margin := 0.05
 ) as table
 with scored_executions as (
     select *
@@ -2363,7 +2432,9 @@ from run_deltas_of(
     max_mean_score_drop := max_mean_score_drop,
     max_latency_increase := max_latency_increase,
     case_delta := case_delta,
-    require_significance := require_significance
+    require_significance := require_significance,
+    pass_rate_margin := pass_rate_margin,
+    mean_score_margin := mean_score_margin
 );
 
 -- ==== evaluator_deltas_of.sql ===================================================

@@ -6,7 +6,8 @@
 --          baseline / candidate are not given
 -- params:  those of run_summary_at, plus baseline [null], candidate [null],
 --          max_pass_rate_drop [0.0], max_mean_score_drop [0.05], max_latency_increase
---          [0.2], case_delta [0.05], require_significance [false]
+--          [0.2], case_delta [0.05], require_significance [false], pass_rate_margin
+--          [0.05], mean_score_margin [0.05]
 -- columns: as run_deltas_of
 create or replace macro run_deltas_at(
     baseline := null,
@@ -28,7 +29,9 @@ create or replace macro run_deltas_at(
     max_mean_score_drop := 0.05,
     max_latency_increase := 0.2,
     case_delta := 0.05,
-    require_significance := false
+    require_significance := false,
+    pass_rate_margin := 0.05,
+    mean_score_margin := 0.05
 ) as table
 with scored_executions as (
     select *
@@ -71,5 +74,7 @@ from run_deltas_of(
     max_mean_score_drop := max_mean_score_drop,
     max_latency_increase := max_latency_increase,
     case_delta := case_delta,
-    require_significance := require_significance
+    require_significance := require_significance,
+    pass_rate_margin := pass_rate_margin,
+    mean_score_margin := mean_score_margin
 );

@@ -9,7 +9,8 @@
 --          candidate [null], max_pass_rate_drop [0.0], max_mean_score_drop [0.05],
 --          max_latency_increase [0.2], case_delta [0.05], pairs_source ['compare_pairs'],
 --          require_significance [false]: drops count only when their paired 95 % interval
---          lies wholly below 0
+--          lies wholly below 0, pass_rate_margin [0.05], mean_score_margin [0.05] (the
+--          non-inferiority margins of the decision, config `decide:`)
 -- columns: config_id, baseline_run_id, candidate_run_id, baseline_/candidate_ pass_rate,
 --          mean_score, latency_mean, latency_p95, cost_usd; pass_rate_delta,
 --          mean_score_delta, latency_mean_delta, latency_p95_delta, cost_delta; n_new,
@@ -18,7 +19,10 @@
 --          n_passed_to_failed, n_failed_to_passed, mcnemar_p; paired_pass_delta,
 --          paired_pass_delta_se, paired_pass_delta_ci_low, paired_pass_delta_ci_high,
 --          mde_pass_rate, mde_mean_score (mde(se)); reasons (list of
---          'pass_rate_drop', 'mean_score_drop', 'latency_increase'), regression_detected
+--          'pass_rate_drop', 'mean_score_drop', 'latency_increase'), regression_detected;
+--          decision ('pass' | 'fail' | 'inconclusive': decide_part on each paired
+--          interval, decide_latency, decide_pair) and decision_reasons (list of the
+--          parts that are not 'pass': 'pass_rate', 'mean_score', 'latency')
 create or replace macro run_deltas_of(
     case_source := 'case_summary',
     run_source := 'run_summary',
@@ -29,14 +33,18 @@ create or replace macro run_deltas_of(
     max_latency_increase := 0.2,
     case_delta := 0.05,
     pairs_source := 'compare_pairs',
-    require_significance := false
+    require_significance := false,
+    pass_rate_margin := 0.05,
+    mean_score_margin := 0.05
 ) as table
 with limit_settings as (
     select
         cast(max_pass_rate_drop as double) as limit_pass_rate_drop,
         cast(max_mean_score_drop as double) as limit_mean_score_drop,
         cast(max_latency_increase as double) as limit_latency_increase,
-        coalesce(cast(require_significance as boolean), false) as limit_significance
+        coalesce(cast(require_significance as boolean), false) as limit_significance,
+        cast(pass_rate_margin as double) as margin_pass_rate,
+        cast(mean_score_margin as double) as margin_mean_score
 ),
 given_pairs as (
     select
@@ -186,7 +194,20 @@ pair_reasons as (
                 end
             ],
             lambda reason: reason is not null
-        )::varchar[] as regression_reasons
+        )::varchar[] as regression_reasons,
+        decide_part(
+            ci_low(r.paired_pass_delta, r.paired_pass_delta_se),
+            ci_high(r.paired_pass_delta, r.paired_pass_delta_se),
+            s.margin_pass_rate
+        ) as part_pass_rate,
+        decide_part(
+            ci_low(r.mean_delta, r.mean_delta_se),
+            ci_high(r.mean_delta, r.mean_delta_se),
+            s.margin_mean_score
+        ) as part_mean_score,
+        decide_latency(
+            r.baseline_latency_mean, r.candidate_latency_mean, s.limit_latency_increase
+        ) as part_latency
     from pair_rows as r
     cross join limit_settings as s
 )
@@ -230,6 +251,15 @@ select
     mde(paired_pass_delta_se) as mde_pass_rate,
     mde(mean_delta_se) as mde_mean_score,
     regression_reasons as reasons,
-    len(regression_reasons) > 0 as regression_detected
+    len(regression_reasons) > 0 as regression_detected,
+    decide_pair(part_pass_rate, part_mean_score, part_latency) as decision,
+    list_filter(
+        [
+            case when part_pass_rate <> 'pass' then 'pass_rate' end,
+            case when part_mean_score <> 'pass' then 'mean_score' end,
+            case when part_latency <> 'pass' then 'latency' end
+        ],
+        lambda part: part is not null
+    )::varchar[] as decision_reasons
 from pair_reasons
 order by config_id, pair_index;

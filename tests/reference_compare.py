@@ -12,6 +12,8 @@ from collections import defaultdict
 from fractions import Fraction
 from typing import Any
 
+from tests.reference_decide import decide
+
 EPS = Fraction("1e-9")
 Z = Fraction("1.96")
 MDE = 2.801585  # z_.975 + z_.80 (SPEC §10)
@@ -215,6 +217,14 @@ def reference_compare(
                 reasons.append("latency_increase")
             run["reasons"] = reasons
             run["regression_detected"] = bool(reasons)
+            run.update(
+                decide(
+                    run,
+                    lim.get("pass_rate_margin", 0.05),
+                    lim.get("mean_score_margin", 0.05),
+                    lim["max_latency_increase"],
+                )
+            )
             run_rows.append(run)
 
     eval_rows: list[Row] = []

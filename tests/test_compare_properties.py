@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalframe._private.compare.compare import compare
-from evalframe._private.config import Compare, Config
+from evalframe._private.config import Compare, Config, Decide
 from tests.reference_compare import reference_compare
 
 pytestmark = pytest.mark.slow  # outside the fast lane (pyproject `slow`)
@@ -99,7 +99,9 @@ def inputs(draw):
         )
         for _ in range(draw(st.integers(1, 2)))
     ]
-    configs = {Config(compare=lim).config_id: Config(compare=lim) for lim in limits}
+    margins = [Decide(pass_rate_margin=draw(LIMIT), mean_score_margin=draw(LIMIT)) for _ in limits]
+    made = [Config(compare=lim, decide=m) for lim, m in zip(limits, margins, strict=True)]
+    configs = {c.config_id: c for c in made}
     cids = list(configs)
     cases, runs, evals = [], [], []
     for cid in cids:
@@ -173,7 +175,7 @@ def test_engine_equals_reference(data):
     )
     got = dict(zip(out, pl.collect_all(list(out.values())), strict=True))
     configs = [config] if isinstance(config, Config) else config
-    limits = {c.config_id: c.compare.model_dump() for c in configs}
+    limits = {c.config_id: {**c.compare.model_dump(), **c.decide.model_dump()} for c in configs}
     want = reference_compare(cases, pairs, limits, runs, evals)
     for name in ("case_deltas", "evaluator_deltas", "run_deltas"):
         assert_tables_equal(name, got[name], want[name])

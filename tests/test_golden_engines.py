@@ -19,6 +19,7 @@ import pytest
 import evalframe as ef
 from evalframe._private import schema as S
 from tests import reference as ref
+from tests import reference_decide as ref_decide
 
 SCORES = [  # run, case, evaluator, raw score (0–5)
     ("r1", "c1", "correctness", 5), ("r1", "c1", "tone", 4), ("r1", "c1", "safety", 5),
@@ -59,6 +60,8 @@ EXPECTED_CASE_DELTAS = [  # case, score_delta, status (baseline r1, candidate r2
     ("c2", 1.0, "improvement"),  # neither passed; the score rose
     ("c3", None, "error"),  # the baseline has no scored attempt
 ]
+
+EXPECTED_DECISION = ("inconclusive", ["mean_score"])  # run_deltas r1 → r2 (SPEC §12)
 
 
 @pytest.fixture(scope="module")
@@ -141,6 +144,13 @@ def test_compare_golden(dataset, engine):
     rd = _frame(tables[S.RUN_DELTAS]).row(0, named=True)
     assert (rd[S.REASONS] or []) == []  # the pass rate held (1/3 → 1/3); the mean rose
     assert not rd[S.REGRESSION_DETECTED]
+    # SPEC §12: the pass rate is settled (every paired pass delta is 0: the interval is
+    # [0, 0], within the 0.05 margin); two paired score deltas (−0.16, +1.0) leave the
+    # mean score's interval across −0.05; no latency: that part passes
+    assert (rd[S.DECISION], rd[S.DECISION_REASONS]) == EXPECTED_DECISION
+    assert (rd[S.DECISION], rd[S.DECISION_REASONS]) == tuple(
+        ref_decide.decide(rd, 0.05, 0.05, 0.2).values()
+    )
 
 
 def _reference_rows() -> tuple[list[dict], list[dict], list[dict]]:

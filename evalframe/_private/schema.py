@@ -165,6 +165,17 @@ SLICE = "slice"
 SLICE_VALUE = "slice_value"
 Q_VALUE = "q_value"
 SLICE_BY_TAG = "tag"
+
+# three-outcome decisions (SPEC §12, `run_deltas.decision`)
+DECISION = "decision"
+DECISION_REASONS = "decision_reasons"
+DECISION_PASS = "pass"
+DECISION_FAIL = "fail"
+DECISION_INCONCLUSIVE = "inconclusive"
+DECISION_VALUES = (DECISION_PASS, DECISION_FAIL, DECISION_INCONCLUSIVE)
+"""Values of `decision` (and of each part of it)."""
+DECISION_PARTS = ("pass_rate", "mean_score", "latency")
+"""The parts a decision weighs, in the order `decision_reasons` names them."""
 """`--by tag` slices on the values of executions.tags (any other name is a column)."""
 
 

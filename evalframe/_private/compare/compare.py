@@ -21,6 +21,7 @@ from evalframe._private.compare.pairs import check_runs
 from evalframe._private.config import Config
 from evalframe._private.errors import UsageError
 from evalframe._private.rules import compare as rules
+from evalframe._private.rules import decide as rules_decide
 from evalframe._private.rules.compare import (
     CASE_STATUSES,
 )
@@ -41,6 +42,8 @@ STATUS_COUNTS = {status: f"n_{status}" for status in CASE_STATUSES}
 LIMITS = ("max_pass_rate_drop", "max_mean_score_drop", "max_latency_increase", "case_delta")
 REQUIRE_SIGNIFICANCE = "require_significance"
 """compare.require_significance, carried per config_id beside the LIMITS (SPEC §10)."""
+MARGINS = ("pass_rate_margin", "mean_score_margin")
+"""decide margins (SPEC §12), carried per config_id beside the LIMITS."""
 
 PAIR_KEY = (S.CONFIG_ID, BASELINE_RUN_ID, CANDIDATE_RUN_ID)
 PAIR_INDEX = "_pair"
@@ -85,6 +88,8 @@ _RUN_DELTAS_COLUMNS: dict[str, pl.DataType | type[pl.DataType]] = {
     **PAIRED_SCHEMA,
     REASONS: pl.List(pl.String),
     REGRESSION_DETECTED: pl.Boolean,
+    S.DECISION: pl.String,
+    S.DECISION_REASONS: pl.List(pl.String),
 }
 RUN_DELTAS_SCHEMA = pl.Schema(_RUN_DELTAS_COLUMNS)
 
@@ -117,8 +122,10 @@ def limits_table(config: Config | Sequence[Config], config_ids: Sequence[str]) -
     """config_id → compare limits. One Config applies to every config_id in the data."""
     if isinstance(config, Config):
         rows = dict.fromkeys(config_ids, config.compare)
+        decides = dict.fromkeys(config_ids, config.decide)
     else:
         given = {c.config_id: c.compare for c in config}
+        given_decide = {c.config_id: c.decide for c in config}
         missing = sorted(set(config_ids) - set(given))
         if missing:
             raise UsageError(
@@ -127,16 +134,19 @@ def limits_table(config: Config | Sequence[Config], config_ids: Sequence[str]) -
                 "data was scored with, or one Config to apply its limits to all."
             )
         rows = {cid: given[cid] for cid in config_ids}
+        decides = {cid: given_decide[cid] for cid in config_ids}
     return pl.DataFrame(
         {
             S.CONFIG_ID: list(rows),
             **{name: [getattr(c, name) for c in rows.values()] for name in LIMITS},
             REQUIRE_SIGNIFICANCE: [c.require_significance for c in rows.values()],
+            **{name: [getattr(d, name) for d in decides.values()] for name in MARGINS},
         },
         schema={
             S.CONFIG_ID: pl.String,
             **{name: pl.Float64 for name in LIMITS},
             REQUIRE_SIGNIFICANCE: pl.Boolean,
+            **{name: pl.Float64 for name in MARGINS},
         },
     )
 
@@ -307,6 +317,7 @@ def _run_deltas(
     reasons = pl.concat_list(
         [pl.when(check).then(pl.lit(code)) for code, check in checks.items()]
     ).list.drop_nulls()
+    parts = decision_parts(pl)
     return (
         rows.with_columns(
             *(
@@ -314,12 +325,39 @@ def _run_deltas(
                 for col, name in _RUN_DELTA_NAMES.items()
             ),
             reasons.alias(REASONS),
+            rules_decide.pair_decision(pl, *parts.values()).alias(S.DECISION),
+            decision_reasons(parts).alias(S.DECISION_REASONS),
         )
         .with_columns((pl.col(REASONS).list.len() > 0).alias(REGRESSION_DETECTED))
         .sort(S.CONFIG_ID, PAIR_INDEX)
         .select(RUN_DELTAS_SCHEMA.names())
         .cast(RUN_DELTAS_SCHEMA)
     )
+
+
+def decision_parts(ns: object) -> dict[str, pl.Expr]:
+    """`rules.decide.decision_parts` over run_deltas' columns (intervals, latency means)
+    and the carried margins and latency limit (SPEC §12); `ns` is polars or narwhals."""
+    col = ns.col  # type: ignore[attr-defined]
+    return rules_decide.decision_parts(
+        ns,
+        pass_delta_ci_low=col(S.PAIRED_PASS_DELTA_CI_LOW),
+        pass_delta_ci_high=col(S.PAIRED_PASS_DELTA_CI_HIGH),
+        mean_delta_ci_low=col(S.MEAN_DELTA_CI_LOW),
+        mean_delta_ci_high=col(S.MEAN_DELTA_CI_HIGH),
+        baseline_latency=col(f"{BASELINE}_{S.LATENCY_MEAN}"),
+        candidate_latency=col(f"{CANDIDATE}_{S.LATENCY_MEAN}"),
+        pass_rate_margin=col(MARGINS[0]),
+        mean_score_margin=col(MARGINS[1]),
+        max_latency_increase=col(LIMITS[2]),
+    )
+
+
+def decision_reasons(parts: dict[str, pl.Expr]) -> pl.Expr:
+    """decision_reasons: the parts that are not "pass", in rules.decide's order."""
+    return pl.concat_list(
+        [pl.when(rules_decide.names_part(p)).then(pl.lit(name)) for name, p in parts.items()]
+    ).list.drop_nulls()
 
 
 # --- public ----------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from evalframe._private.rules import (
     verdicts,
 )
 from evalframe._private.rules import compare as rules_compare
+from evalframe._private.rules import decide as rules_decide
 from evalframe._private.rules.constants import Z_95
 
 SQL_DIR = Path(__file__).resolve().parents[3] / "sql"
@@ -283,6 +284,52 @@ returns: boolean, never null
 """,
         ("baseline_latency", "candidate_latency", "limit_value"),
         rules_compare.latency_regressed,
+        with_namespace=True,
+    ),
+    ScalarMacro(
+        "decide_part",
+        """
+decide_part(ci_low, ci_high, margin) — scalar macro: one part of a pair's three-outcome
+decision (rules/decide.py, SPEC §12): 'fail' when the paired 95 % interval's high end lies
+below −margin (ci_high < −margin − EPS), 'pass' when its low end meets −margin
+(ci_low ≥ −margin − EPS), else 'inconclusive' (also when the interval is null).
+grain:   one value
+inputs:  ci_low, ci_high (the interval of paired_pass_delta or mean_delta), margin
+         (decide.pass_rate_margin or decide.mean_score_margin)
+returns: varchar 'pass' | 'fail' | 'inconclusive', never null
+""",
+        ("ci_low", "ci_high", "margin"),
+        rules_decide.part_decision,
+        with_namespace=True,
+    ),
+    ScalarMacro(
+        "decide_latency",
+        """
+decide_latency(baseline_latency, candidate_latency, limit_value) — scalar macro: the
+latency part of a pair's decision (rules/decide.py, SPEC §12): 'fail' when the latency
+rule of SPEC §6 regressed (latency_regressed), else 'pass'.
+grain:   one value
+inputs:  baseline_latency, candidate_latency (latency_mean), limit_value
+         (compare.max_latency_increase, a fraction)
+returns: varchar 'pass' | 'fail', never null
+""",
+        ("baseline_latency", "candidate_latency", "limit_value"),
+        rules_decide.latency_decision,
+        with_namespace=True,
+    ),
+    ScalarMacro(
+        "decide_pair",
+        """
+decide_pair(pass_rate_part, mean_score_part, latency_part) — scalar macro: a pair's
+decision from its three parts (rules/decide.py, SPEC §12): 'fail' if any part fails, else
+'inconclusive' if any is, else 'pass'.
+grain:   one value
+inputs:  the parts (varchar 'pass' | 'fail' | 'inconclusive'; decide_part, decide_latency)
+returns: varchar 'pass' | 'fail' | 'inconclusive'
+""",
+        ("pass_rate_part", "mean_score_part", "latency_part"),
+        rules_decide.pair_decision,
+        strings=("pass_rate_part", "mean_score_part", "latency_part"),
         with_namespace=True,
     ),
     ScalarMacro(

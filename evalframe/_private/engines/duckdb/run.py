@@ -65,6 +65,7 @@ from evalframe._private.engines.duckdb.kernel import partials_in
 from evalframe._private.engines.duckdb.read import PARTIALS, ident, session
 from evalframe._private.engines.duckdb.sql import (
     call,
+    decide_params,
     limit_params,
     scoring_params,
     summary_params,
@@ -221,7 +222,7 @@ def compare_tables_duckdb(
             )
         params = {"case_source": CASES, "pairs_source": PAIRS, **limit_params(config)}
         case_params = {k: params[k] for k in ("case_source", "case_delta", "pairs_source")}
-        run_params = {"run_source": RUNS_OUT, **params}
+        run_params = {"run_source": RUNS_OUT, **params, **decide_params(config)}
         ev_params = {
             "partials_source": PARTIALS,
             "pairs_source": PAIRS,

@@ -39,6 +39,9 @@ SCALAR_MACROS = (
     "ci_low",
     "ci_high",
     "mde",
+    "decide_part",
+    "decide_latency",
+    "decide_pair",
     "node_score",
     "node_gate_fired",
     "verdict_band",
@@ -220,6 +223,14 @@ def limit_params(config: Config) -> dict[str, float | bool]:
         "max_mean_score_drop": limits.max_mean_score_drop,
         "max_latency_increase": limits.max_latency_increase,
         "case_delta": limits.case_delta,
+    }
+
+
+def decide_params(config: Config) -> dict[str, float]:
+    """Named parameters of run_deltas_of: the decide margins (SPEC §12)."""
+    return {
+        "pass_rate_margin": config.decide.pass_rate_margin,
+        "mean_score_margin": config.decide.mean_score_margin,
     }
 
 

@@ -37,6 +37,7 @@ from evalframe._private.config import Config
 from evalframe._private.engines.spark.kernel import NODES
 from evalframe._private.engines.spark.run import collect_tables, scored_dataset
 from evalframe._private.rules import compare as rules
+from evalframe._private.rules import decide as rules_decide
 from evalframe._private.rules.intervals import ci_high, ci_low, mde
 
 B, C = "baseline", "candidate"
@@ -239,9 +240,25 @@ def run_deltas(
         pass_delta_ci_high=nw.col(S.PAIRED_PASS_DELTA_CI_HIGH),
         mean_delta_ci_high=nw.col(S.MEAN_DELTA_CI_HIGH),
     )
+    parts = rules_decide.decision_parts(
+        nw,
+        pass_delta_ci_low=nw.col(S.PAIRED_PASS_DELTA_CI_LOW),
+        pass_delta_ci_high=nw.col(S.PAIRED_PASS_DELTA_CI_HIGH),
+        mean_delta_ci_low=nw.col(S.MEAN_DELTA_CI_LOW),
+        mean_delta_ci_high=nw.col(S.MEAN_DELTA_CI_HIGH),
+        baseline_latency=side(B, S.LATENCY_MEAN),
+        candidate_latency=side(C, S.LATENCY_MEAN),
+        pass_rate_margin=nw.lit(cfg.decide.pass_rate_margin),
+        mean_score_margin=nw.lit(cfg.decide.mean_score_margin),
+        max_latency_increase=lim[LIMITS[2]],
+    )
     rows = (
         nw.from_native(rows)
-        .with_columns(*(check.alias(f"_check_{code}") for code, check in checks.items()))
+        .with_columns(
+            *(check.alias(f"_check_{code}") for code, check in checks.items()),
+            *(rules_decide.names_part(p).alias(f"_names_{name}") for name, p in parts.items()),
+            rules_decide.pair_decision(nw, *parts.values()).alias(S.DECISION),
+        )
         .to_native()
     )
     reasons = F.filter(
@@ -249,7 +266,11 @@ def run_deltas(
         lambda x: x.isNotNull(),
     )
     deltas = {f"{c.removesuffix('_usd')}_delta": _c(c) - _b(c) for c in RUN_STATS}
-    rows = rows.withColumns({**deltas, S.REASONS: reasons}).withColumn(
+    named = F.filter(
+        F.array(*(F.when(F.col(f"_names_{name}"), F.lit(name)) for name in parts)),
+        lambda x: x.isNotNull(),
+    )
+    rows = rows.withColumns({**deltas, S.REASONS: reasons, S.DECISION_REASONS: named}).withColumn(
         S.REGRESSION_DETECTED, F.size(S.REASONS) > 0
     )
     # one row per pair: sorted in one partition, no sampling job of a global orderBy
