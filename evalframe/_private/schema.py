@@ -30,6 +30,8 @@ SLICE_SUMMARY = "slice_summary"
 SLICE_DELTAS = "slice_deltas"
 JUDGE_AGREEMENT = "judge_agreement"
 AGREEMENT_CURVE = "agreement_curve"
+SERIES_TREND = "series_trend"
+CASE_HISTORY = "case_history"
 OUTPUT_TABLES = (
     EXECUTION_SCORES,
     EVALUATOR_SCORES,
@@ -465,3 +467,65 @@ PPI_COLUMNS = [
     PPI_PASS_RATE_CI_HIGH,
 ]
 """The columns run_summary gains when the dataset has a labels table, in order."""
+
+# --- history across runs (SPEC §12): series_trend, case_history -----------------------
+HISTORY_TABLES = (SERIES_TREND, CASE_HISTORY)
+"""The tables `evalframe trend` writes, as one result set."""
+SERIES = "series"
+"""The series value as text (null without --series; a null runs value its own series)."""
+SERIES_COLUMN = "series_column"
+"""The runs column the series come from (null without --series)."""
+N_RUNS = "runs"
+"""Runs of a series (series_trend) or of a case's history (case_history)."""
+PASS_RATE_SLOPE = "pass_rate_slope"
+PASS_RATE_SLOPE_SE = "pass_rate_slope_se"
+PASS_RATE_SLOPE_CI_LOW = "pass_rate_slope_ci_low"
+PASS_RATE_SLOPE_CI_HIGH = "pass_rate_slope_ci_high"
+PASS_RATE_DEGRADING = "pass_rate_degrading"
+MEAN_SCORE_SLOPE = "mean_score_slope"
+MEAN_SCORE_SLOPE_SE = "mean_score_slope_se"
+MEAN_SCORE_SLOPE_CI_LOW = "mean_score_slope_ci_low"
+MEAN_SCORE_SLOPE_CI_HIGH = "mean_score_slope_ci_high"
+MEAN_SCORE_DEGRADING = "mean_score_degrading"
+CHANGE_RUN_ID = "change_run_id"
+CHANGE_Z = "change_z"
+CHANGE_P = "change_p"
+SERIES_TREND_COLUMNS = [
+    CONFIG_ID,
+    SERIES_COLUMN,
+    SERIES,
+    N_RUNS,
+    PASS_RATE_SLOPE,
+    PASS_RATE_SLOPE_SE,
+    PASS_RATE_SLOPE_CI_LOW,
+    PASS_RATE_SLOPE_CI_HIGH,
+    PASS_RATE_DEGRADING,
+    MEAN_SCORE_SLOPE,
+    MEAN_SCORE_SLOPE_SE,
+    MEAN_SCORE_SLOPE_CI_LOW,
+    MEAN_SCORE_SLOPE_CI_HIGH,
+    MEAN_SCORE_DEGRADING,
+    CHANGE_RUN_ID,
+    CHANGE_Z,
+    CHANGE_P,
+]
+PASSES = "passes"
+FLIPS = "flips"
+FLIP_RATE = "flip_rate"
+SHRUNK_PASS_RATE = "shrunk_pass_rate"
+LAST_PASSED = "last_passed"
+QUARANTINE = "quarantine"
+CASE_HISTORY_COLUMNS = [
+    CONFIG_ID,
+    SERIES_COLUMN,
+    SERIES,
+    CASE_ID,
+    N_RUNS,
+    PASSES,
+    PASS_RATE,
+    FLIPS,
+    FLIP_RATE,
+    SHRUNK_PASS_RATE,
+    LAST_PASSED,
+    QUARANTINE,
+]
