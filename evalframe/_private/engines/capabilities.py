@@ -50,6 +50,7 @@ WIDE_UNLISTED = Feature(
 )
 MEMORY_LIMIT = Feature("memory_limit", "`--memory-limit`")
 SPARK_CONNECT = Feature("spark_connect", "Spark Connect (`--spark-remote`)")
+BOOTSTRAP = Feature("bootstrap", "`--bootstrap` (case bootstrap of run_summary)")
 
 FEATURES = (
     COMPOSITE_TREES,
@@ -64,6 +65,7 @@ FEATURES = (
     WIDE_UNLISTED,
     MEMORY_LIMIT,
     SPARK_CONNECT,
+    BOOTSTRAP,
 )
 """Every feature, in the docs' order."""
 

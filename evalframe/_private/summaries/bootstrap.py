@@ -1,0 +1,223 @@
+"""The case bootstrap of run_summary (SPEC §12), over any engine's frame (narwhals).
+
+`bootstrap_columns(execution_scores, ...)` takes the engine's execution_scores as a native
+lazy frame (a polars LazyFrame, a DuckDB relation, a Spark DataFrame) and returns, in the
+same engine, one row per (config_id, run_id) with the columns of
+`rules.bootstrap.boot_columns`. Every rule is `rules/bootstrap.py` (the generator, the
+weights, the replicate statistics, the percentiles) and `rules/run_gates.py` (the gates);
+this module only arranges the frames:
+
+1. per case (config × run × case): executions n, passed k, scored m, Σ⌊score·2^32⌋ q and,
+   per k of attempts.k, [n ≥ k] and ⌊pass@k·2^32⌋, ⌊pass^k·2^32⌋; the case ordinal (dense
+   rank of case_id within the config) and its key;
+2. the runs that share their cases: a run's case count and Σ of its case keys (a
+   fingerprint; runs of a config with the same pair are ranked together);
+3. per chunk of replicates (`replicates(start, stop)`: the engine's frame of replicate
+   numbers; chunks sized by the caller from --memory-limit): cases × replicates (a cross
+   join), the weight of each row, Σ w·x per (config, run, replicate) — a loop over a few
+   chunks, never over replicates or cases;
+4. per (config, run, replicate): the statistics, the gates, the rank among the runs that
+   share their cases (runs of total weight 0 left out of that replicate);
+5. per run: the 2.5 % / 97.5 % percentiles, run_passed_prob, rank_low/high, p_best.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import narwhals as nw
+
+from evalframe._private import schema as S
+from evalframe._private.rules import bootstrap as B
+from evalframe._private.rules import run_gates
+
+NativeFrame = Any
+"""A polars LazyFrame, a DuckDB relation or a Spark DataFrame."""
+
+REP = "_rep"
+"""The replicate number column of the frame `replicates(start, stop)` returns (Int64)."""
+_ORD, _CKEY, _RKEY, _W = "_ord", "_case_key", "_rep_key", "_w"
+_N, _K, _M, _Q = "_n", "_k", "_m", "_q"
+_FP_N, _FP, _RUN = "_fp_n", "_fp", "_run"
+_WN, _WK, _WM, _WQ = "_wn", "_wk", "_wm", "_wq"
+_PASSED, _RANK = "_run_passed", "_rank"
+RUN_KEY = (S.CONFIG_ID, S.RUN_ID)
+BYTES_PER_CELL = 96
+"""Memory of one case × replicate row of a chunk (a handful of Int64 columns, doubled):
+sets how many replicates one chunk holds under --memory-limit."""
+
+
+def _has_k(k: int) -> str:
+    return f"_has_{k}"
+
+
+def _pk(stat: str) -> str:
+    return f"_q_{stat}"
+
+
+def _wsum(column: str) -> str:
+    return f"_w{column}"
+
+
+def _k_stats(ks: Sequence[int]) -> list[tuple[int, str, Any]]:
+    """(k, column, per-case rule) of every pass@k statistic, in run_summary's order."""
+    return [
+        (k, name, rule)
+        for k in ks
+        for name, rule in (
+            (S.pass_at(k), B.pass_at_k_case),
+            (S.pass_all(k), B.pass_all_k_case),
+        )
+    ]
+
+
+def replicates_per_chunk(case_rows: int, memory_limit_bytes: int, replicates: int) -> int:
+    """How many replicates one chunk of cases × replicates holds under the memory limit."""
+    per_replicate = max(1, case_rows) * BYTES_PER_CELL
+    return max(1, min(replicates, memory_limit_bytes // per_replicate))
+
+
+def per_case(execution_scores: NativeFrame, seed: int, ks: Sequence[int]) -> nw.LazyFrame[Any]:
+    """Step 1: one row per (config × run × case) with the sums a replicate weighs."""
+    ex = nw.from_native(execution_scores)
+    if not isinstance(ex, nw.LazyFrame):
+        ex = ex.lazy()
+    cases = ex.group_by(S.CONFIG_ID, S.RUN_ID, S.CASE_ID).agg(
+        nw.len().cast(nw.Int64).alias(_N),
+        nw.col(S.PASSED).fill_null(False).cast(nw.Int64).sum().cast(nw.Int64).alias(_K),
+        nw.col(S.SCORE).count().cast(nw.Int64).alias(_M),
+        B.fixed(nw, nw.col(S.SCORE)).sum().cast(nw.Int64).alias(_Q),
+    )
+    n, c = nw.col(_N), nw.col(_K)
+    terms = [(n >= k).cast(nw.Int64).alias(_has_k(k)) for k in dict.fromkeys(ks)]
+    terms += [B.fixed(nw, rule(nw, n, c, k)).alias(_pk(name)) for k, name, rule in _k_stats(ks)]
+    ordinal = nw.col(S.CASE_ID).rank("dense").over(S.CONFIG_ID).cast(nw.Int64)
+    run = nw.col(S.RUN_ID).rank("dense").over(S.CONFIG_ID).cast(nw.Int64)
+    keyed = B.apply(
+        cases.with_columns(*terms, ordinal.alias(_ORD), run.alias(_RUN)),
+        B.case_key_stages(nw, seed, nw.col(_ORD), _CKEY),
+    )
+    return keyed.with_columns(
+        nw.col(_Q).fill_null(0),
+        nw.len().over(*RUN_KEY).cast(nw.Int64).alias(_FP_N),
+        nw.col(_CKEY).sum().over(*RUN_KEY).cast(nw.Int64).alias(_FP),
+    )
+
+
+def replicate_sums(
+    cases: nw.LazyFrame[Any], reps: NativeFrame, seed: int, ks: Sequence[int]
+) -> nw.LazyFrame[Any]:
+    """Step 3 for one chunk: Σ w·x per (config, run, replicate) over cases × `reps`."""
+    r = nw.from_native(reps)
+    r = B.apply(r, B.replicate_key_stages(nw, seed, nw.col(REP), _RKEY))
+    weighted = B.apply(
+        cases.join(r, how="cross"), B.draw_stages(nw, nw.col(_CKEY), nw.col(_RKEY), _W)
+    ).with_columns(B.poisson_weight(nw, nw.col(_W)).alias(_W))
+    sums = [_N, _K, _M, _Q, *(_has_k(k) for k in dict.fromkeys(ks))]
+    sums += [_pk(name) for _, name, _ in _k_stats(ks)]
+    w = nw.col(_W)
+    # integer keys only (the config's run number); the ids are joined back per run
+    return weighted.group_by(_RUN, REP).agg(
+        *((w * nw.col(c)).sum().cast(nw.Int64).alias(_wsum(c)) for c in sums)
+    )
+
+
+def replicate_statistics(
+    sums: nw.LazyFrame[Any], ks: Sequence[int], min_mean_score: float, min_pass_rate: float
+) -> nw.LazyFrame[Any]:
+    """Step 4: per (config, run, replicate) with total weight > 0: the statistics, whether
+    the run gates hold, the rank by pass_rate among the runs that share their cases."""
+    stats = [
+        B.ratio(nw, nw.col(_wsum(_K)), nw.col(_wsum(_N))).alias(S.PASS_RATE),
+        B.ratio(nw, nw.col(_wsum(_Q)), nw.col(_wsum(_M)), B.FIXED_SCALE).alias(S.MEAN_SCORE),
+    ]
+    stats += [
+        B.ratio(nw, nw.col(_wsum(_pk(name))), nw.col(_wsum(_has_k(k))), B.FIXED_SCALE).alias(name)
+        for k, name, _ in _k_stats(ks)
+    ]
+    holds = run_gates.gate(nw.col(S.MEAN_SCORE), min_mean_score) & run_gates.gate(
+        nw.col(S.PASS_RATE), min_pass_rate
+    )
+    rank = nw.col(S.PASS_RATE).rank("min", descending=True).over(S.CONFIG_ID, _FP_N, _FP, REP)
+    return (
+        sums.filter(nw.col(_wsum(_N)) > 0)
+        .with_columns(*stats)
+        .with_columns(holds.alias(_PASSED), rank.cast(nw.Int64).alias(_RANK))
+    )
+
+
+def _percentile_terms(column: str) -> list[Any]:
+    """Window columns of one statistic: its 0-based order among a run's non-null values
+    and their count (the percentile's order statistics are picked from these)."""
+    value = nw.col(column)
+    return [
+        (value.rank("ordinal").over(*RUN_KEY).cast(nw.Int64) - 1).alias(f"_i{column}"),
+        value.count().over(*RUN_KEY).cast(nw.Int64).alias(f"_c{column}"),
+    ]
+
+
+def _percentile(column: str, p: Any, name: str) -> list[Any]:
+    """Aggregations giving the linear-interpolation percentile p of `column` per run."""
+    lo, hi, frac = B.percentile_index(nw, nw.col(f"_c{column}"), p)
+    i, v = nw.col(f"_i{column}"), nw.col(column).cast(nw.Float64)
+    return [
+        nw.when(i == lo).then(v).max().alias(f"{name}_vlo"),
+        nw.when(i == hi).then(v).max().alias(f"{name}_vhi"),
+        frac.max().alias(f"{name}_frac"),
+    ]
+
+
+def run_columns(reps: nw.LazyFrame[Any], ks: Sequence[int]) -> nw.LazyFrame[Any]:
+    """Step 5: per (config, run) the percentiles, run_passed_prob, rank band and p_best."""
+    stats = [S.PASS_RATE, S.MEAN_SCORE, *(name for _, name, _ in _k_stats(ks))]
+    banded = [*stats, _RANK]
+    windows = [t for c in banded for t in _percentile_terms(c)]
+    named = [
+        (c, p, out)
+        for c in banded
+        for p, out in (
+            (B.P_LOW, B.boot_low(c) if c != _RANK else B.RANK_LOW),
+            (B.P_HIGH, B.boot_high(c) if c != _RANK else B.RANK_HIGH),
+        )
+    ]
+    aggs = [a for c, p, out in named for a in _percentile(c, p, out)]
+    aggs += [
+        nw.col(_PASSED).cast(nw.Float64).mean().alias(B.RUN_PASSED_PROB),
+        (nw.col(_RANK) == 1).cast(nw.Float64).mean().alias(B.P_BEST),
+    ]
+    out = reps.with_columns(*windows).group_by(*RUN_KEY).agg(*aggs)
+    finals = [
+        B.interpolate(nw.col(f"{o}_vlo"), nw.col(f"{o}_vhi"), nw.col(f"{o}_frac")).alias(o)
+        for _, _, o in named
+    ]
+    return out.with_columns(*finals).select(*RUN_KEY, *B.boot_columns(list(ks)))
+
+
+def bootstrap_columns(
+    execution_scores: NativeFrame,
+    *,
+    replicates: int,
+    seed: int,
+    ks: Sequence[int],
+    min_mean_score: float,
+    min_pass_rate: float,
+    replicate_frame: Callable[[int, int], NativeFrame],
+    chunk: int,
+    materialize: Callable[[nw.LazyFrame[Any]], nw.LazyFrame[Any]] = lambda f: f,
+) -> nw.LazyFrame[Any]:
+    """The bootstrap columns per (config_id, run_id) of one config's execution_scores, in
+    the engine of `execution_scores` (see the module docstring). `replicate_frame(a, b)`
+    returns that engine's frame of one Int64 column `_rep` = a, ..., b − 1; `chunk`
+    replicates are weighed at a time; `materialize` computes a chunk's sums (the polars
+    engine collects them, so one chunk at a time is in memory)."""
+    cases = materialize(per_case(execution_scores, seed, ks))
+    parts = [
+        materialize(replicate_sums(cases, replicate_frame(a, min(a + chunk, replicates)), seed, ks))
+        for a in range(0, replicates, max(1, chunk))  # a few chunks, each vectorized
+    ]
+    sums = nw.concat(parts, how="vertical") if len(parts) > 1 else parts[0]
+    runs = cases.select(S.CONFIG_ID, S.RUN_ID, _RUN, _FP_N, _FP).unique()
+    sums = sums.join(runs, on=_RUN, how="inner")
+    reps = replicate_statistics(sums, ks, min_mean_score, min_pass_rate)
+    return run_columns(reps, ks)
