@@ -419,3 +419,55 @@ def test_tables_are_documented(table: str, columns: list[str]) -> None:
     text = _section((DOCS / "tables.md").read_text(encoding="utf-8"), table)
     missing = [c for c in columns if f"`{c}`" not in text]
     assert not missing, f"docs/tables.md `## {table}` does not mention {missing}"
+
+
+# --- the report's History section -----------------------------------------------------------
+def _flaky_dataset(root: Path, n_runs: int) -> Path:
+    rnd = random.Random(3)
+    root.mkdir(parents=True)
+    rows = [
+        {
+            "run_id": f"run{r}",
+            "case_id": f"case{c:02d}",
+            "evaluator": "m",
+            "score": min(1.0, max(0.0, 0.8 - 0.05 * r + rnd.uniform(-0.3, 0.3))),
+        }
+        for r in range(n_runs)
+        for c in range(12)
+    ]
+    pl.DataFrame(rows).write_parquet(root / "scores.parquet")
+    pl.DataFrame(
+        {
+            "run_id": [f"run{r}" for r in range(n_runs)],
+            "created_at": [T0 + timedelta(days=r) for r in range(n_runs)],
+            "model": ["a", "b"] * (n_runs // 2) + ["a"] * (n_runs % 2),
+        }
+    ).write_parquet(root / "runs.parquet")
+    return root
+
+
+@pytest.mark.parametrize(("n_runs", "shown"), [(2, False), (3, True), (6, True)])
+def test_report_has_a_history_section_from_three_runs(tmp_path, n_runs, shown) -> None:
+    import evalframe as ef
+    from evalframe._private.report.html import build_report
+
+    data = _flaky_dataset(tmp_path / "data", n_runs)
+    tables = ef.score_tables(data)
+    page = build_report({k: v.lazy().collect() for k, v in tables.items()})
+    assert ("<h2 id='history'>History</h2>" in page) is shown
+    assert ("href='#history'" in page) is shown
+    if shown:
+        section = page[page.index("<h2 id='history'>") : page.index("<h2 id='charts'>")]
+        assert "id='history-history_trend'" in section and "<svg" in section
+        assert "role-mark" in section
+
+
+def test_report_history_per_series(tmp_path) -> None:
+    import evalframe as ef
+    from evalframe._private.report.html import build_report
+
+    data = _flaky_dataset(tmp_path / "data", 6)
+    tables = ef.score_tables(data)
+    page = build_report({k: v.lazy().collect() for k, v in tables.items()}, series="model")
+    section = page[page.index("<h2 id='history'>") : page.index("<h2 id='charts'>")]
+    assert "model=a" in section and "model=b" in section

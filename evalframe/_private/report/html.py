@@ -45,6 +45,7 @@ from evalframe._private.report.cases import (
     KIND_REGRESSION,
     case_details,
 )
+from evalframe._private.report.history import history_section
 from evalframe._private.report.plots import (
     CHART_TABLES,
     CHARTS,
@@ -704,13 +705,22 @@ def build_report(
                 pairing_note(rs, rd, series),
             )
         )
+    one = None if isinstance(config, (list, tuple)) else config
+    history = history_section(frames, one, series)
+    if history:  # three or more runs of a config (report/history.py)
+        sections.append(history)
     sections.append("<h2 id='charts'>Charts</h2>" + figures)
     if notes:
         sections.append("<p class='note'>Not drawn: " + "<br>".join(_e(n) for n in notes) + "</p>")
     nav = " ".join(
         f"<a href='#{a}'>{t}</a>"
-        for a, t in (("runs", "Runs"), ("compare", "Comparison"), ("charts", "Charts"))
-        if a != "compare" or (rd is not None and rd.height)
+        for a, t in (
+            ("runs", "Runs"),
+            ("compare", "Comparison"),
+            ("history", "History"),
+            ("charts", "Charts"),
+        )
+        if (a != "compare" or (rd is not None and rd.height)) and (a != "history" or history)
     )
     meta = f"evalframe {__version__} · config {_e(config_ids)}"
     if source:

@@ -306,3 +306,36 @@ def case_history(
         out.select(S.CASE_HISTORY_COLUMNS).sort(S.CONFIG_ID, S.SERIES, S.CASE_ID, nulls_last=True),
         is_polars,
     )
+
+
+TREND_FIT = "pass_rate_fit"
+"""Column of `trend_points`: the fitted pass rate of the run on the series' WLS line."""
+RUN_INDEX = "run_index"
+"""Column of `trend_points`: the run's position 0..N−1 in its series."""
+
+
+def trend_points(run_summary: Any, *, series: str | None = None, window: int | None = None) -> Any:
+    """One row per config × run kept by `window`: series, series_column, run_id, created_at,
+    run_index, pass_rate and pass_rate_fit (ȳ + slope · (x − x̄), the line of
+    series_trend's pass-rate fit; null for a run left out of the fit or a series with
+    fewer than two runs in it) — the data of the report's trend chart."""
+    ns, frame, is_polars = _namespace(run_summary)
+    runs = series_runs(ns, frame, series=series, window=window)
+    rows, _ = _fit(ns, runs, S.PASS_RATE, S.PASS_RATE_SE)
+    fitted = rows.select(
+        *_KEYS,
+        S.RUN_ID,
+        (ns.col(S.PASS_RATE) - ns.col("_dy") + ns.col("_slope") * ns.col("_dx")).alias(TREND_FIT),
+    )
+    out = runs.join(fitted, on=[*_KEYS, S.RUN_ID], how="left").select(
+        S.CONFIG_ID,
+        S.SERIES_COLUMN,
+        S.SERIES,
+        S.RUN_ID,
+        S.CREATED_AT,
+        ns.col(_IDX).cast(ns.Int64).alias(RUN_INDEX),
+        S.PASS_RATE,
+        S.PASS_RATE_SE,
+        TREND_FIT,
+    )
+    return _native(out.sort(S.CONFIG_ID, S.SERIES, RUN_INDEX, nulls_last=True), is_polars)
