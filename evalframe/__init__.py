@@ -6,64 +6,140 @@ polars frames. Public names are table names (docs/tables.md): each output table 
 function below (`execution_scores`, `case_summary`, ...) or a key of the `Tables` that
 `score_tables`, `compare_tables` and `sweep_tables` return. Every error is an
 `EvalframeError`, importable from here.
+
+Names load on first use (PEP 562: `__getattr__` below reads `_EXPORTS`), so `import
+evalframe` (and the command line, which imports it first) costs no polars, DuckDB or
+pyarrow until a function is used.
 """
 
-# isort: off
-# -- the pipeline: what the CLI runs, one `Tables` (table name -> DataFrame) per command
-from evalframe._private.pipeline.tables import Tables
-from evalframe._private.pipeline.score import score_tables
-from evalframe._private.pipeline.compare import compare_tables
-from evalframe._private.pipeline.sweep import sweep_tables
-from evalframe._private.store.output import read_metadata, write_tables
-from evalframe._private.store.result_sets import read_results
-from evalframe._private.pipeline.cases import cases
+from __future__ import annotations
 
-# -- one function per table, for notebooks (LazyFrames in, LazyFrames out)
-from evalframe._private.scoring.execution_scores import evaluator_scores, execution_scores
-from evalframe._private.summaries.case_summary import case_summary
-from evalframe._private.summaries.run_summary import run_summary
-from evalframe._private.compare.compare import compare
-from evalframe._private.compare.pairs import pairs_for
-from evalframe._private.sweep.sweep import sweep
-from evalframe._private.sweep.threshold_curve import threshold_curve
-from evalframe._private.summaries.slices import slice_deltas, slice_summary
-from evalframe._private.summaries.agreement import JudgeAgreement, judge_agreement
-from evalframe._private.pipeline.sample import sample_executions
+import importlib
+from typing import TYPE_CHECKING, Any
 
-# -- inputs and policy
-from evalframe._private.data.dataset import Dataset, load_dataset
-from evalframe._private.data.demo import write_demo
-from evalframe._private.ingest import IngestReport, ingest
-from evalframe._private.config import PRESETS, Config, Evaluator, config_from_dict, load_config
-from evalframe._private.sweep.sweep import Grid, grid_from_dict, load_grid
+_EXPORTS: dict[str, str] = {
+    # the pipeline: what the CLI runs, one `Tables` (table name -> DataFrame) per command
+    "Tables": "evalframe._private.pipeline.tables",
+    "score_tables": "evalframe._private.pipeline.score",
+    "compare_tables": "evalframe._private.pipeline.compare",
+    "sweep_tables": "evalframe._private.pipeline.sweep",
+    "read_metadata": "evalframe._private.store.output",
+    "write_tables": "evalframe._private.store.output",
+    "read_results": "evalframe._private.store.result_sets",
+    "cases": "evalframe._private.pipeline.cases",
+    # one function per table, for notebooks (LazyFrames in, LazyFrames out)
+    "evaluator_scores": "evalframe._private.scoring.execution_scores",
+    "execution_scores": "evalframe._private.scoring.execution_scores",
+    "case_summary": "evalframe._private.summaries.case_summary",
+    "run_summary": "evalframe._private.summaries.run_summary",
+    "compare": "evalframe._private.compare.compare",
+    "pairs_for": "evalframe._private.compare.pairs",
+    "sweep": "evalframe._private.sweep.sweep",
+    "threshold_curve": "evalframe._private.sweep.threshold_curve",
+    "slice_deltas": "evalframe._private.summaries.slices",
+    "slice_summary": "evalframe._private.summaries.slices",
+    "JudgeAgreement": "evalframe._private.summaries.agreement",
+    "judge_agreement": "evalframe._private.summaries.agreement",
+    "sample_executions": "evalframe._private.pipeline.sample",
+    # inputs and policy
+    "Dataset": "evalframe._private.data.dataset",
+    "load_dataset": "evalframe._private.data.dataset",
+    "write_demo": "evalframe._private.data.demo",
+    "IngestReport": "evalframe._private.ingest",
+    "ingest": "evalframe._private.ingest",
+    "PRESETS": "evalframe._private.config",
+    "Config": "evalframe._private.config",
+    "Evaluator": "evalframe._private.config",
+    "config_from_dict": "evalframe._private.config",
+    "load_config": "evalframe._private.config",
+    "Grid": "evalframe._private.sweep.sweep",
+    "grid_from_dict": "evalframe._private.sweep.sweep",
+    "load_grid": "evalframe._private.sweep.sweep",
+    # errors (all in evalframe/_private/errors.py)
+    "ChartInputError": "evalframe._private.errors",
+    "ConfigDeprecationWarning": "evalframe._private.errors",
+    "ConfigError": "evalframe._private.errors",
+    "CorruptManifestError": "evalframe._private.errors",
+    "DatasetNotFoundError": "evalframe._private.errors",
+    "EvalframeError": "evalframe._private.errors",
+    "IngestError": "evalframe._private.errors",
+    "Problem": "evalframe._private.errors",
+    "ReportWriteError": "evalframe._private.errors",
+    "ResultsNotFoundError": "evalframe._private.errors",
+    "SetReplacedError": "evalframe._private.errors",
+    "SparkValidationError": "evalframe._private.errors",
+    "StoreError": "evalframe._private.errors",
+    "StoreWriteError": "evalframe._private.errors",
+    "UnknownRunError": "evalframe._private.errors",
+    "UsageError": "evalframe._private.errors",
+    "ValidationError": "evalframe._private.errors",
+    "__version__": "evalframe._private.version",
+    # deprecated aliases, importable but not in __all__
+    "CompareTables": "evalframe._private.pipeline.tables",
+    "ScoreTables": "evalframe._private.pipeline.tables",
+    "score": "evalframe._private.scoring.execution_scores",
+}
+"""Public name -> the module that defines it: the one table `__getattr__` and `__dir__`
+read (the imports under TYPE_CHECKING list the same names for mypy and IDEs; the deprecated
+aliases are importable, not in `__all__`)."""
 
-# -- errors (all in evalframe/_private/errors.py)
-from evalframe._private.errors import (
-    ChartInputError,
-    ConfigDeprecationWarning,
-    ConfigError,
-    CorruptManifestError,
-    DatasetNotFoundError,
-    EvalframeError,
-    IngestError,
-    Problem,
-    ReportWriteError,
-    ResultsNotFoundError,
-    SetReplacedError,
-    SparkValidationError,
-    StoreError,
-    StoreWriteError,
-    UnknownRunError,
-    UsageError,
-    ValidationError,
-)
-from evalframe._private.version import __version__
+if TYPE_CHECKING:
+    # isort: off
+    # -- the pipeline: what the CLI runs, one `Tables` (table name -> DataFrame) per command
+    from evalframe._private.pipeline.tables import Tables
+    from evalframe._private.pipeline.score import score_tables
+    from evalframe._private.pipeline.compare import compare_tables
+    from evalframe._private.pipeline.sweep import sweep_tables
+    from evalframe._private.store.output import read_metadata, write_tables
+    from evalframe._private.store.result_sets import read_results
+    from evalframe._private.pipeline.cases import cases
 
-# -- deprecated aliases, importable but not in __all__
-from evalframe._private.pipeline.tables import CompareTables as CompareTables
-from evalframe._private.pipeline.tables import ScoreTables as ScoreTables
-from evalframe._private.scoring.execution_scores import score as score
-# isort: on
+    # -- one function per table, for notebooks (LazyFrames in, LazyFrames out)
+    from evalframe._private.scoring.execution_scores import evaluator_scores, execution_scores
+    from evalframe._private.summaries.case_summary import case_summary
+    from evalframe._private.summaries.run_summary import run_summary
+    from evalframe._private.compare.compare import compare
+    from evalframe._private.compare.pairs import pairs_for
+    from evalframe._private.sweep.sweep import sweep
+    from evalframe._private.sweep.threshold_curve import threshold_curve
+    from evalframe._private.summaries.slices import slice_deltas, slice_summary
+    from evalframe._private.summaries.agreement import JudgeAgreement, judge_agreement
+    from evalframe._private.pipeline.sample import sample_executions
+
+    # -- inputs and policy
+    from evalframe._private.data.dataset import Dataset, load_dataset
+    from evalframe._private.data.demo import write_demo
+    from evalframe._private.ingest import IngestReport, ingest
+    from evalframe._private.config import PRESETS, Config, Evaluator, config_from_dict, load_config
+    from evalframe._private.sweep.sweep import Grid, grid_from_dict, load_grid
+
+    # -- errors (all in evalframe/_private/errors.py)
+    from evalframe._private.errors import (
+        ChartInputError,
+        ConfigDeprecationWarning,
+        ConfigError,
+        CorruptManifestError,
+        DatasetNotFoundError,
+        EvalframeError,
+        IngestError,
+        Problem,
+        ReportWriteError,
+        ResultsNotFoundError,
+        SetReplacedError,
+        SparkValidationError,
+        StoreError,
+        StoreWriteError,
+        UnknownRunError,
+        UsageError,
+        ValidationError,
+    )
+    from evalframe._private.version import __version__
+
+    # -- deprecated aliases, importable but not in __all__
+    from evalframe._private.pipeline.tables import CompareTables as CompareTables
+    from evalframe._private.pipeline.tables import ScoreTables as ScoreTables
+    from evalframe._private.scoring.execution_scores import score as score
+    # isort: on
 
 __all__ = [  # noqa: RUF022 - grouped as the imports above
     # the pipeline
@@ -123,3 +199,17 @@ __all__ = [  # noqa: RUF022 - grouped as the imports above
     "ConfigDeprecationWarning",
     "__version__",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use (PEP 562) and keep the value."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -1,5 +1,11 @@
 """The `evalframe` command line: a thin layer over the Python API.
 
+Each command declares its options here and makes one call to its body in
+`evalframe/_private/cli/<name>_command.py`, imported inside the command: parse → one
+call → render. At import this module loads typer, rich and the light option declarations
+(`_private/cli/options.py`) only, so `--help`, `--version` and usage errors never pay for
+polars, DuckDB or pyarrow (tests/test_startup.py).
+
 Exit codes: 0 ok; 1 a gate failed (`score --check`) or a regression was detected
 (`compare`); 2 bad input or usage.
 """
@@ -8,73 +14,62 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
-import polars as pl
 import typer
+from typer.core import TyperGroup
 
-from evalframe import (
-    compare_tables,
-    load_config,
-    load_dataset,
-    load_grid,
-    score_tables,
-    sweep_tables,
-    write_demo,
-    write_tables,
-)
-from evalframe._private import schema as S
-from evalframe._private.cli.ingest_command import ingest_command
+from evalframe._private.cli.console import stderr, stdout
 from evalframe._private.cli.options import (
+    MODES,
+    ByOpt,
+    ClampOpt,
     ConfigOpt,
     DatasetArg,
+    Engine,
+    EngineOpt,
+    FormatArg,
+    IdColsOpt,
     JsonOpt,
+    LabelsOpt,
     MemoryLimitOpt,
+    MetricsOpt,
     OutOpt,
     PresetOpt,
+    ReplaceOpt,
+    RunIdOpt,
+    ScaleMaxOpt,
     SeriesOpt,
+    SourcesArg,
+    SparkRemoteOpt,
     ThresholdOpt,
+    ToOpt,
+    check_mode,
+    fill_late_help,
 )
-from evalframe._private.cli.plan_command import plan_command
-from evalframe._private.cli.render import (
-    Prose,
-    cases_report,
-    compare_report,
-    error_line,
-    id_text,
-    message_text,
-    policy_note,
-    print_csv,
-    print_json,
-    progress,
-    run_table,
-    say,
-    slice_table,
-    stderr,
-    stdout,
-    steps,
-    sweep_progress,
-    sweep_report,
-)
-from evalframe._private.cli.report_command import demo_report, report_command
-from evalframe._private.cli.results_command import results_command
-from evalframe._private.cli.sql_shell import sql_command
-from evalframe._private.cli.stats_report import power_notes, slice_notes
-from evalframe._private.compare.pairs import series_note
-from evalframe._private.data.dataset import READ_ERRORS, read_failure
-from evalframe._private.display import with_pass_k_cases
-from evalframe._private.errors import EvalframeError, UsageError, ValidationError
-from evalframe._private.pipeline.sweep import grid_evaluators, tree_groups
-from evalframe._private.store.fingerprint import inputs_fingerprint
-from evalframe._private.store.output import config_metadata
-from evalframe._private.sweep.sweep import MAX_CONFIGS
+from evalframe._private.errors import EvalframeError
 from evalframe._private.version import __version__
+
+
+class _Group(TyperGroup):
+    """The command group: a command's help fills its late fields (options.LATE_HELP) when
+    -h/--help follows the command, so help that names presets or limits costs nothing
+    otherwise."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None and set(rest) & set(ctx.help_option_names):
+            fill_late_help(command)
+        return name, command, rest
+
 
 app = typer.Typer(
     name="evalframe",
+    cls=_Group,
     help="Vectorized analytics over LLM-judge outputs: scores, verdicts, gates, regressions.",
     no_args_is_help=True,
     add_completion=False,
@@ -107,20 +102,41 @@ def _main(
     """Vectorized analytics over LLM-judge outputs: scores, verdicts, gates, regressions."""
 
 
+def _read_errors() -> tuple[type[BaseException], ...]:
+    """What polars, pyarrow and DuckDB raise on a corrupt file (data.dataset.READ_ERRORS),
+    imported only when a command failed."""
+    from evalframe._private.data.dataset import READ_ERRORS
+
+    return READ_ERRORS
+
+
 def handles_errors(fn: F) -> F:
     """Turn EvalframeError into its message on stderr and exit code 2 (the message
-    quotes ids and example keys: printed literally, control characters visible)."""
+    quotes ids and example keys: printed literally, control characters visible); a corrupt
+    file polars, pyarrow or DuckDB choked on (some polars panics are BaseExceptions) into
+    `read_failure`'s message, exit code 2."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
+        except (typer.Exit, typer.Abort, KeyboardInterrupt, SystemExit):
+            raise
         except EvalframeError as exc:
+            from evalframe._private.cli.render import error_line
+
             stderr.print(error_line(exc), highlight=False)
             raise typer.Exit(exc.exit_code) from None
-        except READ_ERRORS as exc:  # a corrupt file polars / pyarrow / DuckDB choked on
-            if os.environ.get("EVALFRAME_DEBUG"):
+        except BaseException as exc:
+            if (
+                not {"polars", "pyarrow", "duckdb"} & set(sys.modules)
+                or not isinstance(exc, _read_errors())
+                or os.environ.get("EVALFRAME_DEBUG")
+            ):
                 raise
+            from evalframe._private.cli.render import error_line
+            from evalframe._private.data.dataset import read_failure
+
             err = read_failure(exc, kwargs.get("dataset"))
             stderr.print(error_line(err), highlight=False)
             raise typer.Exit(err.exit_code) from None
@@ -139,106 +155,6 @@ def _check_pairs(value: str | None) -> str | None:
             f"{value!r}; to pick runs, give --baseline and/or --candidate instead."
         )
     return value
-
-
-class Engine(StrEnum):
-    """Which engine computes the tables (what each runs: engines/capabilities.py)."""
-
-    polars = "polars"
-    duckdb = "duckdb"
-    spark = "spark"
-
-
-EngineOpt = Annotated[
-    Engine,
-    typer.Option(
-        "--engine",
-        help="polars (everything), duckdb (flat configs: sql/ macros) or spark "
-        '(pip install "evalframe[spark]"; local[2], or Spark Connect with --spark-remote); '
-        "docs/architecture.md#capabilities lists what each runs.",
-    ),
-]
-SparkRemoteOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--spark-remote",
-        metavar="sc://HOST:PORT",
-        help="With --engine spark: run on the Spark Connect server at this address.",
-    ),
-]
-ClampOpt = Annotated[
-    bool,
-    typer.Option("--clamp", help="Clamp out-of-range scores, turn NaN/inf into null."),
-]
-
-
-ByOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--by",
-        help="Slice by 'tag' (each value of executions.tags) or an executions column; "
-        "score writes slice_summary, compare writes slice_deltas.",
-    ),
-]
-
-
-def _default_out(dataset: Path, out: Path | None) -> Path:
-    if out is not None:
-        return out
-    return (dataset if dataset.is_dir() else dataset.parent) / "results"
-
-
-def _score_and_write(
-    dataset: Path,
-    config: Path | None,
-    preset: str | None,
-    threshold: float | None,
-    out: Path | None,
-    evaluators: bool,
-    clamp: bool,
-    engine: str = Engine.polars,
-    memory_limit: str | None = None,
-    by: str | None = None,
-    spark_remote: str | None = None,
-) -> tuple[pl.DataFrame, Path, int, Any]:
-    """Score and commit; returns run_summary, the folder, rows --clamp changed, the tables."""
-    cfg = load_config(config, preset=preset, threshold=threshold)
-    target = _default_out(dataset, out)
-    fingerprint = inputs_fingerprint(dataset)  # before reading: a later change marks it stale
-    with progress(f"scoring {dataset} under config {cfg.config_id} ({engine})"):
-        tables = score_tables(
-            dataset,
-            cfg,
-            evaluators=evaluators,
-            clamp=clamp,
-            engine=str(engine),
-            memory_limit=memory_limit,
-            by=by,
-            spark_remote=spark_remote,
-        )
-        write_tables(
-            tables,
-            target,
-            config_json=cfg.canonical_json(),
-            command="score",
-            dataset=dataset,
-            inputs_fingerprint=fingerprint,
-        )
-    changed = tables.clamped.changed if tables.clamped else 0
-    if changed and tables.clamped is not None:
-        stderr.print(
-            f"--clamp changed {changed} score rows ({tables.clamped.clamped} clamped, "
-            f"{tables.clamped.nulled} NaN/inf set to null)"
-        )
-    summary = tables[S.RUN_SUMMARY]
-    assert isinstance(summary, pl.DataFrame)  # run_summary is always materialized
-    return summary, target, changed, tables
-
-
-def _with_pass_k_cases(summary: pl.DataFrame, scored: Any) -> pl.DataFrame:
-    """The run summary with, per k of attempts.k, how many cases have >= k attempts (the
-    rule the report's run table uses too: display.with_pass_k_cases)."""
-    return with_pass_k_cases(summary, scored.get(S.CASE_SUMMARY))
 
 
 @app.command("score")
@@ -267,33 +183,23 @@ def score_command(
 
     Example: [bold]evalframe score runs/ --preset connexity --threshold 0.75 --check[/bold]
     """
-    policy = load_config(config, preset=preset, threshold=threshold)  # stated under the table
-    summary, target, _, scored = _score_and_write(
+    from evalframe._private.cli.score_command import score_command as body
+
+    body(
         dataset,
-        config,
-        preset,
-        threshold,
-        out,
-        evaluators,
-        clamp,
-        engine,
-        memory_limit,
-        by,
-        spark_remote,
+        config=config,
+        preset=preset,
+        threshold=threshold,
+        out=out,
+        check=check,
+        evaluators=evaluators,
+        clamp=clamp,
+        engine=str(engine),
+        memory_limit=memory_limit,
+        by=by,
+        spark_remote=spark_remote,
+        as_json=as_json,
     )
-    if as_json:
-        print_json(summary.to_dicts())
-    else:
-        stdout.print(run_table(_with_pass_k_cases(summary, scored)))
-        if summary[S.CONFIG_ID].eq(policy.config_id).all():
-            stdout.print(policy_note(policy))
-        if by is not None and S.SLICE_SUMMARY in scored:
-            stdout.print(slice_table(scored[S.SLICE_SUMMARY]))
-        stdout.print(say("tables written to {}/", target))
-    if check and not summary[S.RUN_PASSED].all():
-        failed = summary.filter(~pl.col(S.RUN_PASSED))[S.RUN_ID].to_list()
-        stderr.print(say("run gate failed for: {}", ", ".join(map(str, failed))))
-        raise typer.Exit(1)
 
 
 @app.command("validate")
@@ -307,48 +213,9 @@ def validate_command(
 
     Example: [bold]evalframe validate runs/[/bold]
     """
-    try:
-        ds = load_dataset(dataset, clamp=clamp)
-    except ValidationError as exc:
-        if not as_json:
-            raise
-        print_json(
-            {
-                "valid": False,
-                "problems": [
-                    {
-                        "table": p.table,
-                        "column": p.column,
-                        "message": p.message,
-                        "count": p.count,
-                        "examples": list(p.examples),
-                    }
-                    for p in exc.problems
-                ],
-            }
-        )
-        raise typer.Exit(exc.exit_code) from None
-    except EvalframeError as exc:
-        if not as_json:
-            raise
-        print_json({"valid": False, "problems": [], "error": str(exc)})
-        raise typer.Exit(exc.exit_code) from None
-    counts = pl.collect_all(
-        [
-            ds.scores.select(pl.len()),
-            ds.executions.select(pl.len()),
-            ds.outcomes.select(pl.len()),
-            ds.runs.select(pl.len()),
-        ]
-    )
-    report = dict(zip(S.INPUT_TABLES, (c.item() for c in counts), strict=True))
-    if as_json:
-        print_json(
-            {"valid": True, "rows": report, "clamped": ds.clamped.changed if ds.clamped else 0}
-        )
-    else:
-        sizes = ", ".join(f"{name} {n:,}" for name, n in report.items())
-        stdout.print(f"[green]valid[/green]: {sizes} rows")
+    from evalframe._private.cli.validate_command import validate_command as body
+
+    body(dataset, clamp=clamp, as_json=as_json)
 
 
 @app.command("demo")
@@ -365,30 +232,9 @@ def demo_command(
 
     Example: [bold]evalframe demo /tmp/evalframe-demo[/bold]
     """
-    with steps(3) as step:
-        step(f"writing the demo dataset ({cases:,} cases × 3 runs) to {directory}")
-        write_demo(directory, n_cases=cases)
-        summary, target, _, _scored = _score_and_write(
-            directory, None, None, None, None, False, False
-        )
-        step("writing the HTML report")
-        report = demo_report(directory)
-    if as_json:
-        print_json(summary.to_dicts())
-        return
-    stdout.print(say("demo dataset written to {}/", directory))
-    stdout.print(run_table(summary))
-    stdout.print(say("tables written to {}/", target))
-    if report is not None:
-        stdout.print(say("report written to {}", report))
-    stdout.print(
-        say(
-            "next: [bold]evalframe score {} --preset connexity[/bold]  ·  "
-            "[bold]evalframe compare {} --pairs consecutive[/bold]",
-            directory,
-            directory,
-        )
-    )
+    from evalframe._private.cli.demo_command import demo_command as body
+
+    body(directory, cases=cases, as_json=as_json)
 
 
 @app.command("compare")
@@ -433,63 +279,26 @@ def compare_command(
 
     Example: [bold]evalframe compare runs/ -b 2026-10-01-v1.4 --candidate 2026-11-01-v1.6[/bold]
     """
-    cfg = load_config(config, preset=preset, threshold=threshold)
-    target = _default_out(dataset, out)
-    fingerprint = inputs_fingerprint(dataset)
-    with progress(f"scoring and comparing runs ({engine})"):
-        tables = compare_tables(
-            dataset,
-            cfg,
-            baseline=baseline,
-            candidate=candidate,
-            pairs=pairs,
-            clamp=clamp,
-            engine=str(engine),
-            memory_limit=memory_limit,
-            by=by,
-            series=series,
-            spark_remote=spark_remote,
-        )
-        written = write_tables(
-            tables,
-            target,
-            config_json=cfg.canonical_json(),
-            command="compare",
-            dataset=dataset,
-            inputs_fingerprint=fingerprint,
-        )
-    run_deltas = pl.read_parquet(written[S.RUN_DELTAS])
-    mixed = None if series is not None or tables.scored is None else _series_note(tables)
-    if mixed is not None:
-        stderr.print(message_text(mixed), highlight=False)
-    if as_json:
-        print_json(run_deltas.to_dicts())
-    else:
-        case_deltas = pl.read_parquet(written[S.CASE_DELTAS])
-        evaluator_deltas = (
-            pl.read_parquet(written[S.EVALUATOR_DELTAS]) if S.EVALUATOR_DELTAS in written else None
-        )
-        stdout.print(policy_note(cfg))
-        for part in compare_report(
-            run_deltas,
-            case_deltas,
-            limits=cfg.compare,
-            top=top,
-            evaluator_deltas=evaluator_deltas,
-        ):
-            stdout.print(part)
-        slices = pl.read_parquet(written[S.SLICE_DELTAS]) if S.SLICE_DELTAS in written else None
-        for note in [*slice_notes(slices), *power_notes(run_deltas, cfg.compare)]:
-            stdout.print(Prose(note))
-        stdout.print(say("\ntables written to {}/", target))
-    if run_deltas["regression_detected"].any():
-        raise typer.Exit(1)
+    from evalframe._private.cli.compare_command import compare_command as body
 
-
-def _series_note(tables: Any) -> str | None:
-    """The note that compared pairs join runs of several series (`pairs.series_note`)."""
-    summary = tables.scored[S.RUN_SUMMARY]
-    return series_note(summary, tables.pairs)
+    body(
+        dataset,
+        baseline=baseline,
+        candidate=candidate,
+        pairs=pairs,
+        top=top,
+        config=config,
+        preset=preset,
+        threshold=threshold,
+        out=out,
+        clamp=clamp,
+        engine=str(engine),
+        memory_limit=memory_limit,
+        by=by,
+        series=series,
+        spark_remote=spark_remote,
+        as_json=as_json,
+    )
 
 
 @app.command("sweep")
@@ -506,44 +315,30 @@ def sweep_command(
     ] = False,
     clamp: ClampOpt = False,
     max_configs: Annotated[
-        int,
+        int | None,
         typer.Option(
             "--max-configs",
             min=1,
-            help=f"Refuse grids of more configs than this (default {MAX_CONFIGS:,}).",
+            show_default=False,
+            help="Refuse grids of more configs than this (default {max_configs}).",
         ),
-    ] = MAX_CONFIGS,
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Recompute every run under many configs at once; write sweep and sweep_configs.
 
     Example: [bold]evalframe sweep runs/ --grid grid.yaml --curve[/bold]
     """
-    spec = load_grid(grid, evaluators=grid_evaluators(dataset), max_configs=max_configs)
-    target = _default_out(dataset, out)
-    fingerprint = inputs_fingerprint(dataset)
-    with sweep_progress([len(g) for g in tree_groups(spec.configs)]) as on_chunk:
-        tables = sweep_tables(dataset, spec, curve=curve, clamp=clamp, on_chunk=on_chunk)
-    write_tables(
-        tables,
-        target,
-        config_json=config_metadata([c.canonical_json() for c in spec.configs]),
-        command="sweep",
-        dataset=dataset,
-        inputs_fingerprint=fingerprint,
-    )
-    table = tables[S.SWEEP]
-    if as_json:
-        print_json(table.to_dicts())
-        return
-    for part in sweep_report(table, spec.params):
-        stdout.print(part)
-    stdout.print(
-        say(
-            f"{len(spec.configs)} configs × {table[S.RUN_ID].n_unique()} runs; "
-            "tables written to {}/",
-            target,
-        )
+    from evalframe._private.cli.sweep_command import sweep_command as body
+
+    body(
+        dataset,
+        grid=grid,
+        out=out,
+        curve=curve,
+        clamp=clamp,
+        max_configs=max_configs,
+        as_json=as_json,
     )
 
 
@@ -613,25 +408,18 @@ def cases_command(
 
     Example: [bold]evalframe cases runs/ --run 2026-11-01-v1.6 --status regression[/bold]
     """
-    from evalframe import cases
+    from evalframe._private.cli.cases_command import cases_command as body
 
-    if csv and as_json:
-        raise UsageError("--csv and --json exclude each other; hint: pick one.")
-    frame = cases(
+    body(
         dataset,
-        run,
+        run=run,
         status=str(status),
         evaluator=evaluator,
         results=results,
         result_set=result_set,
+        as_json=as_json,
+        csv=csv,
     )
-    if as_json:
-        print_json(frame.to_dicts())
-    elif csv:
-        print_csv(frame)
-    else:
-        for part in cases_report(frame, str(status)):
-            stdout.print(part)
 
 
 @app.command("agree")
@@ -650,78 +438,9 @@ def agree_command(
 
     Example: [bold]evalframe agree runs/ --config policy.yaml[/bold]
     """
-    import evalframe
-    from evalframe._private.display import num, pct
+    from evalframe._private.cli.agree_command import agree_command as body
 
-    cfg = load_config(config, preset=preset, threshold=threshold)
-    with progress(f"measuring the judge of {dataset} under config {cfg.config_id}"):
-        result = evalframe.judge_agreement(dataset, cfg)
-    runs = result.run_summary.select(S.RUN_ID, S.PASS_RATE, *S.PPI_COLUMNS)
-    if as_json:
-        print_json(
-            {
-                "config_id": result.config_id,
-                "judge_agreement": result.judge_agreement.to_dicts(),
-                "agreement_curve": result.agreement_curve.to_dicts(),
-                "runs": runs.to_dicts(),
-                "ignored_labels": result.ignored_labels,
-            }
-        )
-        return
-    from rich.table import Table
-
-    agreement = result.judge_agreement
-    alpha = agreement.filter(pl.col(S.RATER).is_null()).select(
-        S.RUN_ID, S.EVALUATOR, S.KRIPPENDORFF_ALPHA
-    )
-    rows = agreement.filter(pl.col(S.RATER).is_not_null()).drop(S.KRIPPENDORFF_ALPHA)
-    rows = rows.join(alpha, on=[S.RUN_ID, S.EVALUATOR], how="left", nulls_equal=True)
-    table = Table(title=f"judge vs human labels (config {cfg.config_id})", title_justify="left")
-    for header in ("run", "evaluator", "rater", "labeled", "kappa", "sensitivity"):
-        table.add_column(
-            header, justify="left" if header in ("run", "evaluator", "rater") else "right"
-        )
-    for header in ("specificity", "agreement", "score MAE", "best threshold", "alpha"):
-        table.add_column(header, justify="right")
-    for r in rows.iter_rows(named=True):
-        table.add_row(
-            id_text(r[S.RUN_ID]),
-            "(verdict)" if r[S.EVALUATOR] is None else id_text(r[S.EVALUATOR]),
-            id_text(r[S.RATER]),
-            str(r[S.N_LABELED]),
-            num(r[S.KAPPA]),
-            pct(r[S.SENSITIVITY]),
-            pct(r[S.SPECIFICITY]),
-            pct(r[S.AGREEMENT]),
-            num(r[S.SCORE_MAE]),
-            num(r[S.BEST_KAPPA_THRESHOLD]),
-            num(r[S.KRIPPENDORFF_ALPHA]),
-        )
-    stdout.print(table)
-    corrected = Table(title="pass rate: judge vs corrected by the labels", title_justify="left")
-    for header in ("run", "judge pass rate", "labeled", "corrected (PPI)", "95 % interval"):
-        corrected.add_column(header, justify="left" if header == "run" else "right")
-    for r in runs.iter_rows(named=True):
-        low, high = r[S.PPI_PASS_RATE_CI_LOW], r[S.PPI_PASS_RATE_CI_HIGH]
-        interval = "—" if low is None else f"{pct(max(low, 0.0))} – {pct(min(high, 1.0))}"
-        corrected.add_row(
-            id_text(r[S.RUN_ID]),
-            pct(r[S.PASS_RATE]),
-            str(r[S.N_LABELED]),
-            pct(r[S.PPI_PASS_RATE]),
-            interval,
-        )
-    stdout.print(corrected)
-    stdout.print(
-        "kappa: agreement beyond chance (1 = perfect, 0 = chance); sensitivity / specificity:"
-        " the share of human passes / fails the judge also passes / fails; the corrected "
-        "pass rate assumes the labeled executions are a random sample (docs/statistics.md)."
-    )
-    if result.ignored_labels:
-        stderr.print(
-            f"note: {result.ignored_labels} label rows name a composite node or an evaluator "
-            "outside the config's tree; they were left out."
-        )
+    body(dataset, config=config, preset=preset, threshold=threshold, as_json=as_json)
 
 
 @app.command("sample")
@@ -755,52 +474,254 @@ def sample_command(
 
     Example: [bold]evalframe sample runs/ --n 200 --seed 7 --out to_label.csv[/bold]
     """
-    from evalframe import sample_executions
-    from evalframe._private.pipeline.sample import judged_counts, write_sample
+    from evalframe._private.cli.sample_command import sample_command as body
 
-    cfg = load_config(config, preset=preset, threshold=threshold)
-    ds = load_dataset(dataset)
-    sample = sample_executions(ds, cfg, n=n, seed=seed, run=run)
-    if out is not None:
-        write_sample(sample, out, dataset)
-    if as_json:
-        print_json(
-            sample.to_dicts() if out is None else {"written": str(out), "rows": sample.height}
-        )
-        return
-    if out is None:
-        from rich.table import Table
-
-        table = Table(title=say("executions to label (seed {})", seed), title_justify="left")
-        for header in ("run", "case", "attempt"):
-            table.add_column(header, justify="right" if header == "attempt" else "left")
-        for r in sample.iter_rows(named=True):
-            table.add_row(id_text(r[S.RUN_ID]), id_text(r[S.CASE_ID]), str(r[S.ATTEMPT]))
-        stdout.print(table)
-    counts = judged_counts(ds, cfg).join(
-        sample.group_by(S.RUN_ID).agg(pl.len().alias("drawn")), on=S.RUN_ID, how="inner"
+    body(
+        dataset,
+        n=n,
+        seed=seed,
+        run=run,
+        out=out,
+        config=config,
+        preset=preset,
+        threshold=threshold,
+        as_json=as_json,
     )
-    for r in counts.sort(S.RUN_ID).iter_rows(named=True):
-        stdout.print(
-            say("run {}: {} of {} judged executions drawn", r[S.RUN_ID], r["drawn"], r["judged"])
-        )
-    if out is not None:
-        stdout.print(
-            say(
-                "keys written to {}; add a label_passed column (true/false) and run "
-                "[bold]evalframe ingest wide {} --labels --to {}[/bold]",
-                out,
-                out,
-                dataset,
-            )
-        )
 
 
-app.command("ingest")(handles_errors(ingest_command))
-app.command("sql")(handles_errors(sql_command))
-app.command("report")(handles_errors(report_command))
-app.command("results")(handles_errors(results_command))
-app.command("plan")(handles_errors(plan_command))
+@app.command("ingest")
+@handles_errors
+def ingest_command(
+    format: FormatArg,
+    sources: SourcesArg,
+    to: ToOpt,
+    run_id: RunIdOpt = None,
+    replace: ReplaceOpt = False,
+    id_cols: IdColsOpt = None,
+    scale_max: ScaleMaxOpt = None,
+    metrics: MetricsOpt = None,
+    labels: LabelsOpt = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Convert other eval tools' results into evalframe tables, appending new runs.
+
+    Example: [bold]evalframe ingest promptfoo results.json --to data/[/bold]
+    then [bold]evalframe score data/[/bold]. Nested grader groups come with a suggested
+    config; save it (--json) and pass it with --config. See docs/ingest.md.
+    """
+    from evalframe._private.cli.ingest_command import ingest_command as body
+
+    body(
+        format,
+        sources,
+        to,
+        run_id=run_id,
+        replace=replace,
+        id_cols=id_cols,
+        scale_max=scale_max,
+        metrics=metrics,
+        labels=labels,
+        json_out=json_out,
+    )
+
+
+@app.command("sql")
+@handles_errors
+def sql_command(
+    dataset: DatasetArg,
+    query: Annotated[
+        str | None,
+        typer.Argument(help="SQL to run; without it an interactive prompt opens."),
+    ] = None,
+    csv: Annotated[bool, typer.Option("--csv", help="Print the result as CSV.")] = False,
+    json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    mode: Annotated[
+        str,
+        typer.Option(
+            "--mode",
+            callback=check_mode,
+            metavar="|".join(MODES),
+            help="How a result shows on screen: table, line (one `column = value` line per "
+            "column, like DuckDB's .mode line) or auto (line when a row is too wide).",
+        ),
+    ] = "auto",
+    results: Annotated[
+        Path | None,
+        typer.Option(
+            "--results",
+            "-r",
+            help="Results to open: a store or a folder written with --out "
+            "(default: DATASET/results).",
+        ),
+    ] = None,
+    read_only: Annotated[
+        bool,
+        typer.Option(
+            "--read-only",
+            help="Seal the connection for SQL you did not write: queries read the dataset's "
+            "tables and result sets and nothing else; COPY ... TO, ATTACH, reading other "
+            "files, extensions and SET of settings are refused.",
+        ),
+    ] = False,
+) -> None:
+    """Query a dataset with DuckDB: its tables, its result sets and the sql/ macros.
+
+    Each table of the latest result set is a view (run_summary, case_deltas, sweep, ...:
+    one config's tables, never a mix); NAME_all reads NAME of every set with a result_set
+    column; result_sets lists the sets. DATASET may also be an --out folder.
+
+    A query has DuckDB's full reach: it can read any file the user can (read_csv,
+    read_parquet, ...), write any path (COPY ... TO, EXPORT DATABASE — also over the
+    dataset's own tables) and ATTACH databases. --read-only takes all of that away
+    (sql/README.md, "What a query can read and write").
+
+    Example: [bold]evalframe sql runs/ "select * from run_summary_at(threshold := 0.7)"[/bold]
+    """
+    from evalframe._private.cli.sql_shell import sql_command as body
+
+    body(
+        dataset,
+        query,
+        csv=csv,
+        json=json,
+        mode=mode,
+        results=results,
+        read_only=read_only,
+    )
+
+
+@app.command("report")
+@handles_errors
+def report_command(
+    dataset: DatasetArg,
+    config: ConfigOpt = None,
+    preset: PresetOpt = None,
+    threshold: Annotated[
+        float | None,
+        typer.Option("--threshold", "-t", min=0.0, max=1.0, help="Pass threshold 0-1."),
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            "-b",
+            help="Compare every other run against this run (default: each run against "
+            "the one before it).",
+        ),
+    ] = None,
+    grid: Annotated[
+        Path | None,
+        typer.Option(
+            "--grid",
+            "-g",
+            help="What-if grid file for the sweep heatmap (default: threshold 0.6-0.9 × "
+            "outcomes mode).",
+        ),
+    ] = None,
+    what_if: Annotated[
+        bool,
+        typer.Option("--what-if/--no-what-if", help="Include the sweep and threshold charts."),
+    ] = True,
+    by: Annotated[
+        str | None,
+        typer.Option(
+            "--by",
+            help="Slice the comparison by 'tag' or an executions column (forest plot; "
+            "default: tag when the executions have tags).",
+        ),
+    ] = None,
+    series: SeriesOpt = None,
+    top: Annotated[
+        int | None,
+        typer.Option(
+            "--top",
+            min=0,
+            show_default=False,
+            help="Regressed cases embedded per pair and failing cases per run (worst first; "
+            "the page says how to list the rest; default {cases_per_pair}).",
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="HTML file to write (default: DATASET/report.html)."),
+    ] = None,
+    clamp: ClampOpt = False,
+) -> None:
+    """Write one self-contained HTML report (no network needed to view it): the policy
+    (threshold, band, gates, limits), run table with gates and Wilson intervals, comparisons
+    with reasons, which evaluator moved (ties marked), paired interval and McNemar p, every
+    regressed and failing case with its judge reasons and outcome checks (search, sort,
+    expand), and the charts.
+
+    Example: [bold]evalframe report runs/ --baseline 2026-10-01-v1.4 --out report.html[/bold]
+    """
+    from evalframe._private.cli.report_command import report_command as body
+
+    body(
+        dataset,
+        config=config,
+        preset=preset,
+        threshold=threshold,
+        baseline=baseline,
+        grid=grid,
+        what_if=what_if,
+        by=by,
+        series=series,
+        top=top,
+        out=out,
+        clamp=clamp,
+    )
+
+
+@app.command("results")
+@handles_errors
+def results_command(
+    dataset: Annotated[
+        Path,
+        typer.Argument(help="Dataset folder, results store, or a folder written with --out."),
+    ],
+    as_json: JsonOpt = False,
+) -> None:
+    """List the result sets (config_id, command, created_at, tables, rows) and flag the
+    stale ones: sets whose input tables changed since they were computed.
+
+    Example: [bold]evalframe results runs/[/bold]
+    """
+    from evalframe._private.cli.results_command import results_command as body
+
+    body(dataset, as_json=as_json)
+
+
+@app.command("plan")
+@handles_errors
+def plan_command(
+    dataset: DatasetArg,
+    detect: Annotated[
+        float,
+        typer.Option(
+            "--detect",
+            "-d",
+            min=0.0001,
+            max=1.0,
+            help="The change to detect, on 0-1 (0.03 = 3 points of pass rate / mean score).",
+        ),
+    ] = 0.03,
+    run: Annotated[
+        str | None,
+        typer.Option("--run", "-r", help="Run whose variance to use (default: the newest)."),
+    ] = None,
+    config: ConfigOpt = None,
+    preset: PresetOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """How many cases a suite needs to see a change of --detect (α 0.05, power 0.8), from
+    one run's clustered per-case variance; and the smallest change it sees now.
+
+    Example: [bold]evalframe plan runs/ --detect 0.03 --run 2026-11-01-v1.6[/bold]
+    """
+    from evalframe._private.cli.plan_command import plan_command as body
+
+    body(dataset, detect=detect, run=run, config=config, preset=preset, as_json=as_json)
 
 
 def main() -> None:

@@ -115,11 +115,12 @@ def test_spark_all_snapshot() -> None:
 
 
 def _imported_from() -> dict[str, str]:
-    """Public name -> the module evalframe/__init__.py imports it from."""
+    """Public name -> the module evalframe/__init__.py imports it from (its imports sit
+    under `if TYPE_CHECKING:`; at run time the names load lazily)."""
     tree = ast.parse((ROOT / "__init__.py").read_text())
     return {
         (alias.asname or alias.name): node.module
-        for node in tree.body
+        for node in ast.walk(tree)
         if isinstance(node, ast.ImportFrom) and node.module is not None
         for alias in node.names
     }

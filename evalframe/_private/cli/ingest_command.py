@@ -3,65 +3,42 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Annotated
 
 import typer
 from rich.table import Table
 
 from evalframe import IngestReport, ingest
-from evalframe._private.cli.render import error_line, id_text, print_json, say, stderr, stdout
+from evalframe._private.cli.console import stderr, stdout
+from evalframe._private.cli.options import (
+    FormatArg,
+    IdColsOpt,
+    JsonOpt,
+    LabelsOpt,
+    MetricsOpt,
+    ReplaceOpt,
+    RunIdOpt,
+    ScaleMaxOpt,
+    SourcesArg,
+    ToOpt,
+)
+from evalframe._private.cli.render import error_line, id_text, print_json, say
 from evalframe._private.errors import EvalframeError
-from evalframe._private.ingest import FORMATS
 
 
 def ingest_command(
-    format: Annotated[str, typer.Argument(help=f"Source format: {', '.join(FORMATS)}.")],
-    sources: Annotated[list[Path], typer.Argument(help="Result files or folders of that format.")],
-    to: Annotated[
-        Path, typer.Option("--to", help="Dataset folder to append to (created if missing).")
-    ],
-    run_id: Annotated[
-        str | None,
-        typer.Option("--run-id", help="Run id instead of the one derived from the source."),
-    ] = None,
-    replace: Annotated[
-        bool, typer.Option("--replace", help="Overwrite runs whose ids already exist.")
-    ] = False,
-    id_cols: Annotated[
-        str | None,
-        typer.Option(
-            "--id-cols",
-            help="wide: key columns, e.g. 'case_id=question,run_id=model,attempt=seed'.",
-        ),
-    ] = None,
-    scale_max: Annotated[
-        str | None,
-        typer.Option(
-            "--scale-max",
-            help="wide/inspect/lmeval: top of the raw scale, '5' or 'faith=5,rubric=10'.",
-        ),
-    ] = None,
-    metrics: Annotated[
-        str | None,
-        typer.Option("--metrics", help="wide: metric columns (default: every numeric column)."),
-    ] = None,
-    labels: Annotated[
-        bool,
-        typer.Option(
-            "--labels",
-            help="wide: the files hold human labels of existing executions (run_id, case_id, "
-            "attempt?, evaluator?, rater?, label_passed / label_score), added to `labels`.",
-        ),
-    ] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
+    format: FormatArg,
+    sources: SourcesArg,
+    to: ToOpt,
+    run_id: RunIdOpt = None,
+    replace: ReplaceOpt = False,
+    id_cols: IdColsOpt = None,
+    scale_max: ScaleMaxOpt = None,
+    metrics: MetricsOpt = None,
+    labels: LabelsOpt = False,
+    json_out: JsonOpt = False,
 ) -> None:
-    """Convert other eval tools' results into evalframe tables, appending new runs.
-
-    Example: [bold]evalframe ingest promptfoo results.json --to data/[/bold]
-    then [bold]evalframe score data/[/bold]. Nested grader groups come with a suggested
-    config; save it (--json) and pass it with --config. See docs/ingest.md.
-    """
+    """The body of `evalframe ingest` (its help: evalframe/cli.py); the options are
+    declared in options.py, so this function is a typer command of its own too."""
     try:
         report = ingest(
             format,

@@ -1,16 +1,22 @@
 """The options several commands share, declared once (typer reads the Annotated
 metadata): the dataset argument, --config, --preset, --threshold, --out, --json,
---memory-limit."""
+--memory-limit, --series, --engine, --clamp, --by, --spark-remote.
+
+Light to import (typer and the standard library): `evalframe --help` builds every
+command's options from here without loading polars. Help text that names a value of a
+heavy module (the presets, the grid size limit, the ingest formats) says `{name}` and is
+filled in from `LATE_HELP` only when a command's help is shown (`fill_late_help`)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from evalframe import PRESETS, Config, config_from_dict
-from evalframe._private.config import parse_memory_limit
 from evalframe._private.errors import UsageError
 
 DatasetArg = Annotated[
@@ -24,7 +30,9 @@ ConfigOpt = Annotated[
 def describe_preset(name: str) -> str:
     """What a preset (config.PRESETS) sets, from the config it loads: threshold, borderline
     band, weighted evaluators, missing evaluators, outcomes and run gates."""
-    cfg: Config = config_from_dict(dict(PRESETS[name]), source=f"preset {name}")
+    from evalframe import PRESETS, config_from_dict
+
+    cfg = config_from_dict(dict(PRESETS[name]), source=f"preset {name}")
     band = "no borderline band" if cfg.borderline is None else f"borderline from {cfg.borderline:g}"
     tree = (
         "every evaluator weighted equally"
@@ -39,14 +47,67 @@ def describe_preset(name: str) -> str:
     )
 
 
-PRESET_HELP = (
-    "Base policy (--config and --threshold apply on top): "
-    + "; ".join(describe_preset(name) for name in PRESETS)
-    + ". score, compare and report state the policy they used."
-)
-"""--preset's help: every preset and what it sets (generated from config.PRESETS)."""
+def preset_help() -> str:
+    """--preset's help: every preset and what it sets (generated from config.PRESETS)."""
+    from evalframe import PRESETS
 
-PresetOpt = Annotated[str | None, typer.Option("--preset", "-p", help=PRESET_HELP)]
+    return (
+        "Base policy (--config and --threshold apply on top): "
+        + "; ".join(describe_preset(name) for name in PRESETS)
+        + ". score, compare and report state the policy they used."
+    )
+
+
+def _max_configs() -> str:
+    from evalframe._private.sweep.sweep import MAX_CONFIGS
+
+    return f"{MAX_CONFIGS:,}"
+
+
+def _formats() -> str:
+    from evalframe._private.ingest import FORMATS
+
+    return ", ".join(FORMATS)
+
+
+def _cases_per_pair() -> str:
+    from evalframe._private.report.cases import CASES_PER_PAIR
+
+    return str(CASES_PER_PAIR)
+
+
+LATE_HELP: dict[str, Callable[[], str]] = {
+    "presets": preset_help,
+    "max_configs": _max_configs,
+    "formats": _formats,
+    "cases_per_pair": _cases_per_pair,
+}
+"""`{name}` in an option's help -> the text it stands for, computed when help is shown
+(each needs a module that imports polars)."""
+
+_FIELD = re.compile(r"\{(\w+)\}")
+
+
+def fill_late_help(command: Any) -> None:
+    """Replace the `{name}` fields of LATE_HELP in the help of `command`'s parameters (a
+    click command; each field is computed once per help shown)."""
+    cache: dict[str, str] = {}
+
+    def value(m: re.Match[str]) -> str:
+        name = m[1]
+        if name not in LATE_HELP:
+            return m[0]
+        if name not in cache:
+            cache[name] = LATE_HELP[name]()
+        return cache[name]
+
+    for param in getattr(command, "params", []):
+        help_text = getattr(param, "help", None)
+        if help_text and "{" in help_text:
+            param.help = _FIELD.sub(value, help_text)
+
+
+PresetOpt = Annotated[str | None, typer.Option("--preset", "-p", help="{presets}")]
 ThresholdOpt = Annotated[
     float | None,
     typer.Option(
@@ -67,6 +128,8 @@ def check_memory_limit(value: str | None) -> str | None:
     """The --memory-limit callback: the one parser (config.parse_memory_limit), so a bad
     size is a usage error (exit 2) before anything is read, whatever the engine."""
     if value is not None:
+        from evalframe._private.config import parse_memory_limit
+
         try:
             parse_memory_limit(value)
         except UsageError as exc:
@@ -93,3 +156,97 @@ SeriesOpt = Annotated[
         "the newest run of each series with the one before it.",
     ),
 ]
+
+
+class Engine(StrEnum):
+    """Which engine computes the tables (what each runs: engines/capabilities.py)."""
+
+    polars = "polars"
+    duckdb = "duckdb"
+    spark = "spark"
+
+
+EngineOpt = Annotated[
+    Engine,
+    typer.Option(
+        "--engine",
+        help="polars (everything), duckdb (flat configs: sql/ macros) or spark "
+        '(pip install "evalframe[spark]"; local[2], or Spark Connect with --spark-remote); '
+        "docs/architecture.md#capabilities lists what each runs.",
+    ),
+]
+SparkRemoteOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--spark-remote",
+        metavar="sc://HOST:PORT",
+        help="With --engine spark: run on the Spark Connect server at this address.",
+    ),
+]
+ClampOpt = Annotated[
+    bool,
+    typer.Option("--clamp", help="Clamp out-of-range scores, turn NaN/inf into null."),
+]
+ByOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--by",
+        help="Slice by 'tag' (each value of executions.tags) or an executions column; "
+        "score writes slice_summary, compare writes slice_deltas.",
+    ),
+]
+
+
+# --- ingest (declared here, not in cli.py: tests register `ingest_command` on an app of
+# their own, so its signature carries these declarations too)
+FormatArg = Annotated[str, typer.Argument(help="Source format: {formats}.")]
+SourcesArg = Annotated[list[Path], typer.Argument(help="Result files or folders of that format.")]
+ToOpt = Annotated[
+    Path, typer.Option("--to", help="Dataset folder to append to (created if missing).")
+]
+RunIdOpt = Annotated[
+    str | None,
+    typer.Option("--run-id", help="Run id instead of the one derived from the source."),
+]
+ReplaceOpt = Annotated[
+    bool, typer.Option("--replace", help="Overwrite runs whose ids already exist.")
+]
+IdColsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--id-cols",
+        help="wide: key columns, e.g. 'case_id=question,run_id=model,attempt=seed'.",
+    ),
+]
+ScaleMaxOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--scale-max",
+        help="wide/inspect/lmeval: top of the raw scale, '5' or 'faith=5,rubric=10'.",
+    ),
+]
+MetricsOpt = Annotated[
+    str | None,
+    typer.Option("--metrics", help="wide: metric columns (default: every numeric column)."),
+]
+LabelsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--labels",
+        help="wide: the files hold human labels of existing executions (run_id, case_id, "
+        "attempt?, evaluator?, rater?, label_passed / label_score), added to `labels`.",
+    ),
+]
+
+# --- sql
+MODES = ("auto", "table", "line")
+"""How `evalframe sql` shows a result on screen: `table`; `line` (one `column = value` line
+per column, rows apart, like DuckDB's `.mode line` or psql's `\\x`); `auto` (default): line
+when a row is too wide for the terminal (`sql_shell.too_wide`)."""
+
+
+def check_mode(value: str) -> str:
+    """The --mode callback: one of MODES, else a usage error (exit 2)."""
+    if value not in MODES:
+        raise typer.BadParameter(f"must be one of {', '.join(MODES)}, not {value!r}.")
+    return value

@@ -8,45 +8,28 @@ the current G it detects MDE = (z_.975 + z_.80) · se. Formulas: docs/statistics
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
 
 import polars as pl
-import typer
 from rich.table import Table
 
 from evalframe import load_config, pairs_for, score_tables
 from evalframe._private import schema as S
-from evalframe._private.cli.options import ConfigOpt, DatasetArg, JsonOpt, PresetOpt
 from evalframe._private.cli.render import num, print_json, progress, say, stdout
 from evalframe._private.compare.pairs import check_runs
 from evalframe._private.stats.power import MDE_FACTOR, plan_rows
 
 
 def plan_command(
-    dataset: DatasetArg,
-    detect: Annotated[
-        float,
-        typer.Option(
-            "--detect",
-            "-d",
-            min=0.0001,
-            max=1.0,
-            help="The change to detect, on 0-1 (0.03 = 3 points of pass rate / mean score).",
-        ),
-    ] = 0.03,
-    run: Annotated[
-        str | None,
-        typer.Option("--run", "-r", help="Run whose variance to use (default: the newest)."),
-    ] = None,
-    config: ConfigOpt = None,
-    preset: PresetOpt = None,
-    as_json: JsonOpt = False,
+    dataset: Path,
+    *,
+    detect: float = 0.03,
+    run: str | None = None,
+    config: Path | None = None,
+    preset: str | None = None,
+    as_json: bool = False,
 ) -> None:
-    """How many cases a suite needs to see a change of --detect (α 0.05, power 0.8), from
-    one run's clustered per-case variance; and the smallest change it sees now.
-
-    Example: [bold]evalframe plan runs/ --detect 0.03 --run 2026-11-01-v1.6[/bold]
-    """
+    """The body of `evalframe plan` (its options and help: evalframe/cli.py)."""
     cfg = load_config(config, preset=preset)
     with progress(f"scoring {dataset} under config {cfg.config_id}"):
         summary = score_tables(dataset, cfg)[S.RUN_SUMMARY]

@@ -18,6 +18,8 @@ from rich.table import Table
 from rich.text import Text
 
 from evalframe._private import schema as S
+from evalframe._private.cli.console import stderr as stderr
+from evalframe._private.cli.console import stdout as stdout
 from evalframe._private.display import (
     LONG,
     VALUE,
@@ -37,15 +39,6 @@ from evalframe._private.display import (
 from evalframe._private.report.plots import RATE_INTERVAL, rate_interval
 from evalframe._private.rules.constants import EPS, Z_95
 from evalframe._private.scoring.tree import SEP
-
-_plain = not sys.stdout.isatty()
-# soft_wrap: plain text (messages, paths) is never hard-wrapped at the console width, so a
-# path in a message stays one piece when the output goes to a file or a pipe; tables are
-# still laid out to the width (160 columns when stdout is not a terminal).
-# emoji=False: `:smile:` in an id or a path stays that text (no emoji codes in messages)
-stdout = Console(soft_wrap=True, width=160 if _plain else None, emoji=False)
-stderr = Console(stderr=True, soft_wrap=True, emoji=False)
-
 
 # --- data in the terminal -----------------------------------------------------------------
 # Run ids, case ids, evaluator names, config ids, slice values and paths come from other

@@ -4,13 +4,10 @@ comparisons and every chart (docs/report.md)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
-
-import typer
 
 from evalframe import Config, StoreError, load_config, load_dataset, load_grid
-from evalframe._private.cli.options import ConfigOpt, DatasetArg, PresetOpt, SeriesOpt
-from evalframe._private.cli.render import progress, say, stderr, stdout
+from evalframe._private.cli.console import stderr, stdout
+from evalframe._private.cli.render import progress, say
 from evalframe._private.pipeline.sweep import grid_evaluators
 from evalframe._private.report.cases import CASES_PER_PAIR
 from evalframe._private.report.html import write_report
@@ -116,70 +113,22 @@ def make_report(
 
 
 def report_command(
-    dataset: DatasetArg,
-    config: ConfigOpt = None,
-    preset: PresetOpt = None,
-    threshold: Annotated[
-        float | None,
-        typer.Option("--threshold", "-t", min=0.0, max=1.0, help="Pass threshold 0-1."),
-    ] = None,
-    baseline: Annotated[
-        str | None,
-        typer.Option(
-            "--baseline",
-            "-b",
-            help="Compare every other run against this run (default: each run against "
-            "the one before it).",
-        ),
-    ] = None,
-    grid: Annotated[
-        Path | None,
-        typer.Option(
-            "--grid",
-            "-g",
-            help="What-if grid file for the sweep heatmap (default: threshold 0.6-0.9 × "
-            "outcomes mode).",
-        ),
-    ] = None,
-    what_if: Annotated[
-        bool,
-        typer.Option("--what-if/--no-what-if", help="Include the sweep and threshold charts."),
-    ] = True,
-    by: Annotated[
-        str | None,
-        typer.Option(
-            "--by",
-            help="Slice the comparison by 'tag' or an executions column (forest plot; "
-            "default: tag when the executions have tags).",
-        ),
-    ] = None,
-    series: SeriesOpt = None,
-    top: Annotated[
-        int,
-        typer.Option(
-            "--top",
-            min=0,
-            help="Regressed cases embedded per pair and failing cases per run (worst first; "
-            "the page says how to list the rest).",
-        ),
-    ] = CASES_PER_PAIR,
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", "-o", help="HTML file to write (default: DATASET/report.html)."),
-    ] = None,
-    clamp: Annotated[
-        bool,
-        typer.Option("--clamp", help="Clamp out-of-range scores, turn NaN/inf into null."),
-    ] = False,
+    dataset: Path,
+    *,
+    config: Path | None = None,
+    preset: str | None = None,
+    threshold: float | None = None,
+    baseline: str | None = None,
+    grid: Path | None = None,
+    what_if: bool = True,
+    by: str | None = None,
+    series: str | None = None,
+    top: int | None = None,
+    out: Path | None = None,
+    clamp: bool = False,
 ) -> None:
-    """Write one self-contained HTML report (no network needed to view it): the policy
-    (threshold, band, gates, limits), run table with gates and Wilson intervals, comparisons
-    with reasons, which evaluator moved (ties marked), paired interval and McNemar p, every
-    regressed and failing case with its judge reasons and outcome checks (search, sort,
-    expand), and the charts.
-
-    Example: [bold]evalframe report runs/ --baseline 2026-10-01-v1.4 --out report.html[/bold]
-    """
+    """The body of `evalframe report` (its options and help: evalframe/cli.py); `top` None
+    is CASES_PER_PAIR."""
     cfg = load_config(config, preset=preset, threshold=threshold)
     target = out if out is not None else default_report_path(dataset)
     with progress(f"building the report of {dataset} under config {cfg.config_id}"):
@@ -192,7 +141,7 @@ def report_command(
             what_if=what_if,
             by=by,
             clamp=clamp,
-            top=top,
+            top=CASES_PER_PAIR if top is None else top,
             series=series,
         )
     stdout.print(say("report written to {}", path))

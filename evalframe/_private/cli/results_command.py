@@ -4,13 +4,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-import typer
 from rich.table import Table
 from rich.text import Text
 
-from evalframe._private.cli.options import JsonOpt
 from evalframe._private.cli.render import id_column, id_text, print_json, say, stdout
 from evalframe._private.store.result_sets import ResultSet, open_results
 
@@ -40,18 +38,8 @@ def _stale_text(value: bool | None) -> str:
     return "[bold red]stale[/bold red]" if value else "[green]current[/green]"
 
 
-def results_command(
-    dataset: Annotated[
-        Path,
-        typer.Argument(help="Dataset folder, results store, or a folder written with --out."),
-    ],
-    as_json: JsonOpt = False,
-) -> None:
-    """List the result sets (config_id, command, created_at, tables, rows) and flag the
-    stale ones: sets whose input tables changed since they were computed.
-
-    Example: [bold]evalframe results runs/[/bold]
-    """
+def results_command(dataset: Path, as_json: bool = False) -> None:
+    """The body of `evalframe results` (its options and help: evalframe/cli.py)."""
     where = open_results(dataset)
     sets = where.sets()
     rows = [describe(s, i == len(sets) - 1) for i, s in enumerate(sets)]

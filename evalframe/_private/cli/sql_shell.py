@@ -23,7 +23,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
 
 import duckdb
 import polars as pl
@@ -34,7 +33,7 @@ from rich.text import Text
 
 from evalframe import load_dataset
 from evalframe._private import schema as S
-from evalframe._private.cli.options import DatasetArg
+from evalframe._private.cli.options import MODES
 from evalframe._private.cli.render import (
     id_text,
     json_text,
@@ -434,10 +433,6 @@ def _type_label(dtype: pl.DataType) -> str:
     return text if len(text) <= 24 else dtype.base_type().__name__
 
 
-MODES = ("auto", "table", "line")
-"""How `evalframe sql` shows a result on screen: `table`; `line` (one `column = value` line
-per column, rows apart, like DuckDB's `.mode line` or psql's `\\x`); `auto` (default): line
-when a row is too wide for the terminal (`too_wide`)."""
 MIN_COLUMN = 10
 """Width (cells) a table column needs at least to be readable; a result whose columns cannot
 all get that much (or their full width, when less) on the terminal is shown in line mode."""
@@ -682,62 +677,18 @@ def line_editing() -> Iterator[Callable[[str], str]]:
             stdout.print(say("[dim]history not saved to {}: {}[/dim]", path, exc.strerror))
 
 
-def _check_mode(value: str) -> str:
-    if value not in MODES:
-        raise typer.BadParameter(f"must be one of {', '.join(MODES)}, not {value!r}.")
-    return value
-
-
 def sql_command(
-    dataset: DatasetArg,
-    query: Annotated[
-        str | None,
-        typer.Argument(help="SQL to run; without it an interactive prompt opens."),
-    ] = None,
-    csv: Annotated[bool, typer.Option("--csv", help="Print the result as CSV.")] = False,
-    json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
-    mode: Annotated[
-        str,
-        typer.Option(
-            "--mode",
-            callback=_check_mode,
-            metavar="auto|table|line",
-            help="How a result shows on screen: table, line (one `column = value` line per "
-            "column, like DuckDB's .mode line) or auto (line when a row is too wide).",
-        ),
-    ] = "auto",
-    results: Annotated[
-        Path | None,
-        typer.Option(
-            "--results",
-            "-r",
-            help="Results to open: a store or a folder written with --out "
-            "(default: DATASET/results).",
-        ),
-    ] = None,
-    read_only: Annotated[
-        bool,
-        typer.Option(
-            "--read-only",
-            help="Seal the connection for SQL you did not write: queries read the dataset's "
-            "tables and result sets and nothing else; COPY ... TO, ATTACH, reading other "
-            "files, extensions and SET of settings are refused.",
-        ),
-    ] = False,
+    dataset: Path,
+    query: str | None = None,
+    *,
+    csv: bool = False,
+    json: bool = False,
+    mode: str = "auto",
+    results: Path | None = None,
+    read_only: bool = False,
 ) -> None:
-    """Query a dataset with DuckDB: its tables, its result sets and the sql/ macros.
-
-    Each table of the latest result set is a view (run_summary, case_deltas, sweep, ...:
-    one config's tables, never a mix); NAME_all reads NAME of every set with a result_set
-    column; result_sets lists the sets. DATASET may also be an --out folder.
-
-    A query has DuckDB's full reach: it can read any file the user can (read_csv,
-    read_parquet, ...), write any path (COPY ... TO, EXPORT DATABASE — also over the
-    dataset's own tables) and ATTACH databases. --read-only takes all of that away
-    (sql/README.md, "What a query can read and write").
-
-    Example: [bold]evalframe sql runs/ "select * from run_summary_at(threshold := 0.7)"[/bold]
-    """
+    """The body of `evalframe sql` (its options and help: evalframe/cli.py): run `query`,
+    or the prompt without one."""
     if csv and json:
         raise UsageError("--csv and --json exclude each other; hint: pick one.")
     con, found = open_connection(dataset, results, read_only=read_only)
