@@ -45,6 +45,7 @@ from evalframe._private.report.cases import (
     KIND_REGRESSION,
     case_details,
 )
+from evalframe._private.report.decisions import decision_notes
 from evalframe._private.report.history import history_section
 from evalframe._private.report.plots import (
     CHART_TABLES,
@@ -428,8 +429,10 @@ def _compare_section(
     groups: dict[tuple, tuple[int, int]] | None = None,
     dataset: str | None = None,
     pairing: str = "",
+    decide: Any = None,
 ) -> str:
     parts = ["<h2 id='compare'>Comparison</h2>", pairing]
+    decisions = decision_notes(run_deltas, decide, limits)  # SPEC §12 (report/decisions.py)
     summary = (
         evaluator_summary(evaluator_deltas, case_deltas)
         if evaluator_deltas is not None and evaluator_deltas.height and case_deltas is not None
@@ -443,6 +446,7 @@ def _compare_section(
             else "<span class='pill ok'>no run-level regression</span>"
         )
         parts.append(f"<h3>{_id(b)} → {_id(c)} {verdict}</h3>")
+        parts.append(decisions.get((r[S.CONFIG_ID], b, c), ""))
         if r[S.REASONS]:
             parts.append(
                 "<p><b>Why:</b> "
@@ -703,6 +707,7 @@ def build_report(
                 groups,
                 source,
                 pairing_note(rs, rd, series),
+                getattr(config, "decide", None),
             )
         )
     one = None if isinstance(config, (list, tuple)) else config

@@ -15,7 +15,10 @@ from typing import Any
 
 import polars as pl
 
+from evalframe._private import schema as S
+from evalframe._private.rules import decide as rules_decide
 from evalframe._private.rules import intervals
+from evalframe._private.rules.compare import latency_ratio
 from evalframe._private.rules.constants import CEIL_TOLERANCE, EPS, MDE_FACTOR
 
 Z_975 = NormalDist().inv_cdf(0.975)
@@ -127,3 +130,143 @@ def plan_rows(run_summary: pl.DataFrame, detect: float) -> pl.DataFrame:
             )
         )
     return pl.concat(parts).select(PLAN_COLUMNS)
+
+
+# --- three-outcome decisions (SPEC §12): what leaves a part open, and what settles it ---
+DECISION_PART_COLUMNS = (
+    S.CONFIG_ID,
+    S.BASELINE_RUN_ID,
+    S.CANDIDATE_RUN_ID,
+    "part",
+    "part_decision",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "margin",
+    "n_paired",
+    "cases_to_settle",
+    "more_cases",
+)
+"""The columns of `decision_parts_table`, one row per pair × part that is not "pass"."""
+_INTERVAL_PARTS = (
+    # part, estimate, ci_low, ci_high, se, decide field
+    (
+        rules_decide.PART_PASS_RATE,
+        S.PAIRED_PASS_DELTA,
+        S.PAIRED_PASS_DELTA_CI_LOW,
+        S.PAIRED_PASS_DELTA_CI_HIGH,
+        S.PAIRED_PASS_DELTA_SE,
+        "pass_rate_margin",
+    ),
+    (
+        rules_decide.PART_MEAN_SCORE,
+        S.MEAN_DELTA,
+        S.MEAN_DELTA_CI_LOW,
+        S.MEAN_DELTA_CI_HIGH,
+        S.MEAN_DELTA_SE,
+        "mean_score_margin",
+    ),
+)
+
+
+def decision_parts_table(run_deltas: pl.DataFrame, decide: Any, limits: Any) -> pl.DataFrame:
+    """Per run_deltas row (a pair) and part of its decision that is not "pass" (SPEC §12,
+    rules/decide.py), in `decision_reasons` order: the part's decision; for pass_rate and
+    mean_score the point estimate, its 95 % interval, the margin, n_paired and
+    `cases_to_settle` / `more_cases` (rules/decide.py: the paired cases at which the
+    interval would clear −margin on one side, with the same estimate and per-case SD; n
+    is n_paired for both parts); for latency the relative latency_mean increase as
+    `estimate` and compare.max_latency_increase as `margin`. `decide` is the config's
+    `decide` block, `limits` its `compare` block. Vectorized over the pairs."""
+    keys = [S.CONFIG_ID, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID]
+    n = pl.col(S.N_PAIRED).cast(pl.Int64)
+    frames = []
+    for order, (part, est, lo, hi, se, field) in enumerate(_INTERVAL_PARTS):
+        margin = pl.lit(float(getattr(decide, field)), dtype=pl.Float64)
+        decision = rules_decide.part_decision(pl, pl.col(lo), pl.col(hi), margin)
+        frames.append(
+            run_deltas.with_row_index("_row").select(
+                "_row",
+                pl.lit(order).alias("_order"),
+                *keys,
+                pl.lit(part).alias("part"),
+                decision.alias("part_decision"),
+                pl.col(est).cast(pl.Float64).alias("estimate"),
+                pl.col(lo).cast(pl.Float64).alias("ci_low"),
+                pl.col(hi).cast(pl.Float64).alias("ci_high"),
+                margin.alias("margin"),
+                n.alias("n_paired"),
+                rules_decide.cases_to_settle(pl, n, pl.col(est), pl.col(se), margin)
+                .cast(pl.Int64)
+                .alias("cases_to_settle"),
+                rules_decide.more_cases(pl, n, pl.col(est), pl.col(se), margin)
+                .cast(pl.Int64)
+                .alias("more_cases"),
+            )
+        )
+    base, cand = pl.col(f"baseline_{S.LATENCY_MEAN}"), pl.col(f"candidate_{S.LATENCY_MEAN}")
+    limit = pl.lit(float(limits.max_latency_increase), dtype=pl.Float64)
+    frames.append(
+        run_deltas.with_row_index("_row").select(
+            "_row",
+            pl.lit(len(_INTERVAL_PARTS)).alias("_order"),
+            *keys,
+            pl.lit(rules_decide.PART_LATENCY).alias("part"),
+            rules_decide.latency_decision(pl, base, cand, limit).alias("part_decision"),
+            latency_ratio(pl, base, cand).cast(pl.Float64).alias("estimate"),
+            pl.lit(None, dtype=pl.Float64).alias("ci_low"),
+            pl.lit(None, dtype=pl.Float64).alias("ci_high"),
+            limit.alias("margin"),
+            n.alias("n_paired"),
+            pl.lit(None, dtype=pl.Int64).alias("cases_to_settle"),
+            pl.lit(None, dtype=pl.Int64).alias("more_cases"),
+        )
+    )
+    return (
+        pl.concat(frames)
+        .filter(rules_decide.names_part(pl.col("part_decision")))
+        .with_columns(
+            pl.when(pl.col("part_decision") == rules_decide.INCONCLUSIVE).then(
+                pl.col("cases_to_settle")
+            ),
+            pl.when(pl.col("part_decision") == rules_decide.INCONCLUSIVE).then(
+                pl.col("more_cases")
+            ),
+        )
+        .sort("_row", "_order")
+        .select(DECISION_PART_COLUMNS)
+    )
+
+
+def decision_part_text(part: Mapping[str, Any]) -> str:
+    """One row of `decision_parts_table` in words: which limit left the part open (or
+    failed it) and, for an open interval, how many more paired cases would settle it."""
+    name, decision = part["part"], part["part_decision"]
+    if name == rules_decide.PART_LATENCY:
+        ratio = part["estimate"]
+        return (
+            f"latency: latency_mean rose {100 * ratio:.0f} %, beyond "
+            f"compare.max_latency_increase = {100 * part['margin']:.0f} %"
+        )
+    metric = "pass rate" if name == rules_decide.PART_PASS_RATE else "mean score"
+    field = f"decide.{name}_margin"
+
+    def show(x: float) -> str:
+        return f"{100 * x:+.1f} pts" if name == rules_decide.PART_PASS_RATE else f"{x:+.3f}"
+
+    bound = show(0.0 - part["margin"] + 0.0)  # a margin of 0 shows as +0, not −0
+    if part["ci_low"] is None:
+        return (
+            f"{metric}: no interval ({part['n_paired']} paired cases; it needs at least 2), "
+            f"so it cannot be held to {field} ({bound})"
+        )
+    interval = f"[{show(part['ci_low'])}, {show(part['ci_high'])}]"
+    if decision == rules_decide.FAIL:
+        return f"{metric}: the 95 % interval {interval} lies below −{field} ({bound})"
+    text = f"{metric}: the 95 % interval {interval} spans −{field} ({bound})"
+    if part["more_cases"] is None:
+        return text + "; its estimate sits on the margin, so more cases alone do not settle it"
+    return (
+        text + f"; about {part['more_cases']} more paired cases ({part['cases_to_settle']} in "
+        "all, at the same estimate and spread) would settle it"
+    )
