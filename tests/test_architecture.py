@@ -235,10 +235,7 @@ CLI_PRIVATE_IMPORTS_LEFT = {
     "evalframe._private.ingest",
     "evalframe._private.pipeline.sample",
     "evalframe._private.pipeline.sweep",
-    "evalframe._private.report.cases",
-    "evalframe._private.report.html",
     "evalframe._private.report.plots",
-    "evalframe._private.report.tables",
     "evalframe._private.rules.constants",
     "evalframe._private.scoring.tree",
     "evalframe._private.stats.power",
@@ -247,7 +244,6 @@ CLI_PRIVATE_IMPORTS_LEFT = {
     "evalframe._private.store.output",
     "evalframe._private.store.result_sets",
     "evalframe._private.summaries.slices",
-    "evalframe._private.sweep.sweep",
 }
 """Issue 19 item 4, not done yet: the private modules the CLI still imports. The list
 only shrinks: remove a module from it when the CLI stops importing it (through the public

@@ -9,6 +9,7 @@ filled in from `LATE_HELP` only when a command's help is shown (`fill_late_help`
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable
 from enum import StrEnum
@@ -58,10 +59,16 @@ def preset_help() -> str:
     )
 
 
-def _max_configs() -> str:
-    from evalframe._private.sweep.sweep import MAX_CONFIGS
+def default_of(function: Callable[..., Any], parameter: str) -> Any:
+    """The default of a public function's parameter: where a limit the CLI states in its
+    help is written (load_grid's max_configs, report_tables' per_pair)."""
+    return inspect.signature(function).parameters[parameter].default
 
-    return f"{MAX_CONFIGS:,}"
+
+def _max_configs() -> str:
+    from evalframe import load_grid
+
+    return f"{default_of(load_grid, 'max_configs'):,}"
 
 
 def _formats() -> str:
@@ -71,9 +78,9 @@ def _formats() -> str:
 
 
 def _cases_per_pair() -> str:
-    from evalframe._private.report.cases import CASES_PER_PAIR
+    from evalframe.plots import report_tables
 
-    return str(CASES_PER_PAIR)
+    return str(default_of(report_tables, "per_pair"))
 
 
 LATE_HELP: dict[str, Callable[[], str]] = {

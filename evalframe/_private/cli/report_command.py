@@ -7,13 +7,12 @@ from pathlib import Path
 
 from evalframe import Config, StoreError, load_config, load_dataset, load_grid
 from evalframe._private.cli.console import stderr, stdout
+from evalframe._private.cli.options import default_of
 from evalframe._private.cli.render import progress, say
 from evalframe._private.pipeline.sweep import grid_evaluators
-from evalframe._private.report.cases import CASES_PER_PAIR
-from evalframe._private.report.html import write_report
-from evalframe._private.report.tables import report_tables
 from evalframe._private.store.fsops import check_writable_folder
 from evalframe._private.store.result_sets import check_location
+from evalframe.plots import report_tables, write_report
 
 
 def default_report_path(dataset: Path) -> Path:
@@ -80,7 +79,7 @@ def make_report(
     what_if: bool = True,
     by: str | None = None,
     clamp: bool = False,
-    top: int = CASES_PER_PAIR,
+    top: int | None = None,
     series: str | None = None,
 ) -> Path:
     """Compute the report's tables from `dataset` under `cfg` and write the page to `out`
@@ -89,6 +88,8 @@ def make_report(
     check_report_path(out, dataset)
     ds = load_dataset(dataset, clamp=clamp)
     spec = load_grid(grid, evaluators=grid_evaluators(ds)) if grid is not None else None
+    if top is None:  # the report's own number of cases per pair (and per run)
+        top = int(default_of(report_tables, "per_pair"))
     tables = report_tables(
         ds,
         cfg,
@@ -128,7 +129,7 @@ def report_command(
     clamp: bool = False,
 ) -> None:
     """The body of `evalframe report` (its options and help: evalframe/cli.py); `top` None
-    is CASES_PER_PAIR."""
+    embeds the report's default number of cases."""
     cfg = load_config(config, preset=preset, threshold=threshold)
     target = out if out is not None else default_report_path(dataset)
     with progress(f"building the report of {dataset} under config {cfg.config_id}"):
@@ -141,7 +142,7 @@ def report_command(
             what_if=what_if,
             by=by,
             clamp=clamp,
-            top=CASES_PER_PAIR if top is None else top,
+            top=top,
             series=series,
         )
     stdout.print(say("report written to {}", path))

@@ -12,7 +12,6 @@ from evalframe._private.cli.score_command import default_out
 from evalframe._private.pipeline.sweep import grid_evaluators, tree_groups
 from evalframe._private.store.fingerprint import inputs_fingerprint
 from evalframe._private.store.output import config_metadata
-from evalframe._private.sweep.sweep import MAX_CONFIGS
 
 
 def sweep_command(
@@ -26,9 +25,9 @@ def sweep_command(
     as_json: bool = False,
 ) -> None:
     """The body of `evalframe sweep` (its options: evalframe/cli.py); `max_configs` None is
-    sweep.MAX_CONFIGS."""
-    limit = MAX_CONFIGS if max_configs is None else max_configs
-    spec = load_grid(grid, evaluators=grid_evaluators(dataset), max_configs=limit)
+    load_grid's limit."""
+    limit = {} if max_configs is None else {"max_configs": max_configs}
+    spec = load_grid(grid, evaluators=grid_evaluators(dataset), **limit)
     target = default_out(dataset, out)
     fingerprint = inputs_fingerprint(dataset)
     with sweep_progress([len(g) for g in tree_groups(spec.configs)]) as on_chunk:
