@@ -270,12 +270,22 @@ def compare_command(
     series: SeriesOpt = None,
     spark_remote: SparkRemoteOpt = None,
     as_json: JsonOpt = False,
+    decide: Annotated[
+        bool,
+        typer.Option(
+            "--decide",
+            help="Print each pair's three-outcome decision (pass / fail / inconclusive, "
+            "margins from the config's decide: section) and exit by it: 1 if any pair "
+            "fails, else 3 if any is inconclusive, else 0.",
+        ),
+    ] = False,
 ) -> None:
     """Compare runs case by case; write case_deltas, evaluator_deltas, run_deltas (and
     slice_deltas with --by).
 
     With --baseline alone, every other run is compared against it; with neither, the
-    newest run against the one before it. Exit 1 when any pair shows a regression.
+    newest run against the one before it. Exit 1 when any pair shows a regression; with
+    --decide, exit 1 when any pair's decision fails, 3 when one is inconclusive.
 
     Example: [bold]evalframe compare runs/ -b 2026-10-01-v1.4 --candidate 2026-11-01-v1.6[/bold]
     """
@@ -298,6 +308,7 @@ def compare_command(
         series=series,
         spark_remote=spark_remote,
         as_json=as_json,
+        decide=decide,
     )
 
 

@@ -433,3 +433,47 @@ def test_decide_exit_code_literal():
     assert decide_exit_code(frame(["pass", "pass"])) == 0
     assert decide_exit_code(frame(["pass", "inconclusive"])) == 3
     assert decide_exit_code(frame(["inconclusive", "fail", "pass"])) == 1
+
+
+# --- evalframe compare --decide ----------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("name", "decided", "undecided"),
+    [("pass", 0, 0), ("fail", 1, 1), ("inconclusive", 3, 1), ("slower", 1, 1)],
+)
+def test_compare_decide_exit_codes(datasets, tmp_path, name, decided, undecided):
+    from typer.testing import CliRunner
+
+    from evalframe.cli import app
+
+    path = str(datasets[name])
+    runner = CliRunner()
+    plain = runner.invoke(app, ["compare", path, "-o", str(tmp_path / "a")])
+    assert plain.exit_code == undecided, plain.output  # without --decide: unchanged
+    assert "decisions (non-inferiority" not in plain.output
+    result = runner.invoke(app, ["compare", path, "--decide", "-o", str(tmp_path / "b")])
+    assert result.exit_code == decided, result.output
+    want = "fail" if name == "slower" else name
+    assert f"  {want}  a-base → b-cand" in result.output
+    as_json = runner.invoke(app, ["compare", path, "--decide", "--json", "-o", str(tmp_path / "c")])
+    assert as_json.exit_code == decided, as_json.output
+
+
+def test_compare_decide_says_what_left_the_pair_open(datasets, tmp_path):
+    from typer.testing import CliRunner
+
+    from evalframe.cli import app
+
+    result = CliRunner().invoke(
+        app, ["compare", str(datasets["inconclusive"]), "--decide", "-o", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 3, result.output
+    text = " ".join(result.output.split())
+    assert "pass rate: the 95 % interval" in text and "spans −decide.pass_rate_margin" in text
+    assert "mean score: the 95 % interval" in text
+    assert "more paired case" in text and "would settle it" in text
+    slower = CliRunner().invoke(
+        app, ["compare", str(datasets["slower"]), "--decide", "-o", str(tmp_path / "s")]
+    )
+    assert "latency: latency_mean rose 50 %, beyond compare.max_latency_increase = 20 %" in (
+        " ".join(slower.output.split())
+    )

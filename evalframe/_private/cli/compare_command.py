@@ -11,6 +11,7 @@ import typer
 from evalframe import compare_tables, load_config, write_tables
 from evalframe._private import schema as S
 from evalframe._private.cli.console import stderr, stdout
+from evalframe._private.cli.decide_report import decide_exit_code, decision_lines
 from evalframe._private.cli.render import (
     Prose,
     compare_report,
@@ -44,9 +45,12 @@ def compare_command(
     series: str | None = None,
     spark_remote: str | None = None,
     as_json: bool = False,
+    decide: bool = False,
 ) -> None:
     """The body of `evalframe compare` (its options: evalframe/cli.py); exit 1 when any
-    pair shows a regression."""
+    pair shows a regression. With `decide` (SPEC §12): print each pair's decision and why
+    (cli/decide_report.py), and exit 1 if any pair fails, else 3 if any is inconclusive,
+    else 0."""
     cfg = load_config(config, preset=preset, threshold=threshold)
     target = default_out(dataset, out)
     fingerprint = inputs_fingerprint(dataset)
@@ -95,8 +99,15 @@ def compare_command(
         slices = pl.read_parquet(written[S.SLICE_DELTAS]) if S.SLICE_DELTAS in written else None
         for note in [*slice_notes(slices), *power_notes(run_deltas, cfg.compare)]:
             stdout.print(Prose(note))
+        if decide:
+            for line in decision_lines(run_deltas, cfg.decide, cfg.compare):
+                stdout.print(line)
         stdout.print(say("\ntables written to {}/", target))
-    if run_deltas["regression_detected"].any():
+    if decide:
+        code = decide_exit_code(run_deltas)
+        if code:
+            raise typer.Exit(code)
+    elif run_deltas["regression_detected"].any():
         raise typer.Exit(1)
 
 

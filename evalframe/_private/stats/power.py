@@ -266,7 +266,10 @@ def decision_part_text(part: Mapping[str, Any]) -> str:
     text = f"{metric}: the 95 % interval {interval} spans −{field} ({bound})"
     if part["more_cases"] is None:
         return text + "; its estimate sits on the margin, so more cases alone do not settle it"
+    more = part["more_cases"]
+    towards = "fail" if part["estimate"] + part["margin"] < 0 else "pass"
     return (
-        text + f"; about {part['more_cases']} more paired cases ({part['cases_to_settle']} in "
-        "all, at the same estimate and spread) would settle it"
+        text + f"; about {more} more paired case{'' if more == 1 else 's'} "
+        f"({part['cases_to_settle']} in all, at the same estimate and spread) would settle "
+        f"it, as {towards}"
     )
