@@ -66,9 +66,11 @@ def bootstrap_frame(
     engine: str = "polars",
     memory_limit: str | None = None,
     spark_remote: str | None = None,
+    chunk: int | None = None,
 ) -> pl.DataFrame:
     """The bootstrap columns per (config_id, run_id), computed by `engine` from the
-    engine's execution_scores (see the module docstring)."""
+    engine's execution_scores (see the module docstring). `chunk` (replicates weighed at a
+    time) defaults to what --memory-limit holds."""
     check_bootstrap(replicates, seed)
     caps.check_engine(engine)
     caps.require(engine, caps.BOOTSTRAP)
@@ -77,7 +79,8 @@ def bootstrap_frame(
     ks: Sequence[int] = list(dict.fromkeys(cfg.attempts.k))
     gates = (cfg.run_gates.min_mean_score, cfg.run_gates.min_pass_rate)
     rows = ex.select(pl.len()).collect().item()
-    chunk = SB.replicates_per_chunk(rows, limit, replicates)
+    if chunk is None:
+        chunk = SB.replicates_per_chunk(rows, limit, replicates)
     if engine == "duckdb":
         return _duckdb(ex, ks, gates, replicates, seed, chunk, memory_limit)
     if engine == "spark":
@@ -142,6 +145,12 @@ def _duckdb(
         return out.to_native().pl().sort(SB.RUN_KEY)
 
 
+def _wide_string(t: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_large_string(t) or pa.types.is_string_view(t))
+
+
 def _spark(
     ex: pl.LazyFrame,
     ks: Sequence[int],
@@ -153,11 +162,16 @@ def _spark(
 ) -> pl.DataFrame:
     """The bootstrap on Spark: execution_scores as a Spark DataFrame, every step a Spark
     DataFrame (narwhals), the result fetched at the end."""
-    from evalframe._private.engines.spark.read import session
+    import pyarrow as pa
+
+    from evalframe._private.engines.spark.read import session, to_arrow
 
     spark = session(remote)
-    frame = ex.collect()
-    source = spark.createDataFrame(frame.to_pandas())
+    arrow = ex.collect().to_arrow()
+    narrow = [  # Spark's Arrow reader wants 32-bit strings
+        pa.field(f.name, pa.string() if _wide_string(f.type) else f.type) for f in arrow.schema
+    ]
+    source = spark.createDataFrame(arrow.cast(pa.schema(narrow)))
 
     def reps(a: int, b: int) -> Any:
         return spark.range(a, b).withColumnRenamed("id", SB.REP)
@@ -172,8 +186,9 @@ def _spark(
         replicate_frame=reps,
         chunk=chunk,
     )
-    rows = out.to_native().toPandas()
-    return pl.from_pandas(rows).sort(SB.RUN_KEY)
+    result = pl.from_arrow(to_arrow(out.to_native()))
+    assert isinstance(result, pl.DataFrame)
+    return result.sort(SB.RUN_KEY)
 
 
 def with_bootstrap(
