@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from pathlib import Path
@@ -61,6 +62,7 @@ def _polars_parts(rows: list[tuple]) -> list[str]:
     return frame.select(expr.alias("d"))["d"].to_list()
 
 
+@functools.cache
 def _duckdb(macros: tuple[str, ...]) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
     for name in ("ci_low", "ci_high", *macros):
@@ -78,8 +80,11 @@ def test_part_equals_the_exact_reference_at_the_margin(data):
         rows.append((lo, hi, m))
     want = [ref.part(lo, hi, m) for lo, hi, m in rows]
     assert _polars_parts(rows) == want
-    con = _duckdb(("decide_part",))
-    got = [con.execute("select decide_part(?, ?, ?)", list(r)).fetchone()[0] for r in rows]
+    con = _duckdb(("decide_part",)).cursor()
+    con.register(
+        "t", pl.DataFrame(rows, schema=dict.fromkeys(("lo", "hi", "m"), pl.Float64), orient="row")
+    )
+    got = [r[0] for r in con.execute("select decide_part(lo, hi, m) from t").fetchall()]
     assert got == want
 
 
@@ -390,7 +395,10 @@ def datasets(tmp_path_factory) -> dict[str, Path]:
 DECISION_COLUMNS = [S.DECISION, S.DECISION_REASONS]
 
 
-@pytest.mark.parametrize("margin", [0.0, 0.05, 0.5])
+@pytest.mark.parametrize(
+    "margin",
+    [pytest.param(0.0, marks=pytest.mark.slow), 0.05, pytest.param(0.5, marks=pytest.mark.slow)],
+)
 def test_polars_and_duckdb_decide_alike(datasets, margin):
     cfg = ef.config_from_dict({"decide": {"pass_rate_margin": margin, "mean_score_margin": margin}})
     for name, path in datasets.items():
@@ -477,3 +485,23 @@ def test_compare_decide_says_what_left_the_pair_open(datasets, tmp_path):
     assert "latency: latency_mean rose 50 %, beyond compare.max_latency_increase = 20 %" in (
         " ".join(slower.output.split())
     )
+
+
+def test_decide_margins_are_sweep_axes_and_each_grid_config_decides_by_its_own(tmp_path):
+    """docs/sweep.md: decide.* change no sweep number; they are axes so that a grid's
+    configs can be compared under each margin."""
+    path = _write(tmp_path / "shifted", [(f"c{i}", 0.9, 0.87) for i in range(10)])
+    grid = ef.grid_from_dict({"grid": {"decide.mean_score_margin": [0.02, 0.05]}})
+    swept = ef.sweep(ef.load_dataset(path), grid)
+    assert sorted(swept["sweep_decide_mean_score_margin"].to_list()) == [0.02, 0.02, 0.05, 0.05]
+    assert swept.filter(pl.col("sweep_decide_mean_score_margin") == 0.02)["mean_score"].equals(
+        swept.filter(pl.col("sweep_decide_mean_score_margin") == 0.05)["mean_score"]
+    )
+    decided = {
+        c.decide.mean_score_margin: ef.compare_tables(path, c)[S.RUN_DELTAS].row(0, named=True)
+        for c in grid.configs
+    }
+    assert {m: (r[S.DECISION], r[S.DECISION_REASONS]) for m, r in decided.items()} == {
+        0.02: ("fail", ["mean_score"]),
+        0.05: ("pass", []),
+    }
