@@ -595,11 +595,7 @@ with settings as (
         coalesce(
             cast(configured as boolean), exists (select 1 from evaluator_policy)
         ) as cfg_configured,
-        cast(required_children as varchar[]) as cfg_rc,
-        coalesce(cast(clamp as boolean), false) as cfg_clamp,
-        coalesce(cast(keep_threshold_scores as boolean), false) as cfg_keep_t,
-        coalesce(cast(keep_leaf_scores as boolean), false) as cfg_keep_leaves,
-        len(cast(required_children as varchar[])) > 0 as cfg_has_rc
+        cast(required_children as varchar[]) as cfg_rc
 ),
 data_evaluators as (
     select evaluator, (row_number() over (order by evaluator) - 1)::integer as ev
@@ -641,7 +637,7 @@ score_rows as (
         coalesce(s.weight < 0 or not isfinite(s.weight), false) as is_bad_weight,
         normalize_score(
             case
-                when not st.cfg_clamp then s.score
+                when not coalesce(cast(clamp as boolean), false) then s.score
                 when not isfinite(s.score) then null
                 else least(greatest(s.score, 0.0), s.scale_max)
             end,
@@ -662,10 +658,7 @@ score_rows as (
         case
             when l.policy_weight is not null then l.cw1_fixed
             when s.weight is null then 1::hugeint << 80
-        end as w_fixed,
-        st.cfg_has_rc as has_rc,
-        st.cfg_keep_t as keep_t,
-        st.cfg_keep_leaves as keep_leaves
+        end as w_fixed
     from scores as s
     left join evaluator_leaves as l on l.evaluator = s.evaluator
     cross join settings as st
@@ -693,75 +686,144 @@ exact_rows as (
         end as w_q,
         case when cw1_exact then cw1_fixed end as cw1_q
     from exact_flags
+),
+grouped as (
+    select
+        run_id,
+        case_id,
+        attempt,
+        count(*)::bigint as n_all,
+        count(*) filter (where evaluator is null)::bigint as null_eval,
+        count(*) filter (where leaf)::bigint as n_rows,
+        count(*) filter (where leaf and s is null)::bigint as n_null,
+        count(*) filter (where not leaf and evaluator is not null)::bigint as n_ignored,
+        count(*) filter (where leaf and s is not null)::bigint as n_present,
+        sum(w * s) filter (where leaf and s is not null) as sws,
+        sum(w) filter (where leaf and s is not null) as sw,
+        sum(w) filter (where leaf and s is null) as w_null,
+        sum(cw1) filter (where leaf) as cw_rows,
+        sum(ws_q) filter (where leaf and s is not null and exact) as sws_q,
+        sum(w_q) filter (where leaf and s is not null and exact) as sw_q,
+        sum(w_q) filter (where leaf and s is null and exact) as w_null_q,
+        sum(cw1_q) filter (where leaf and cw1_exact) as cw_rows_q,
+        count(*) filter (where leaf and not exact and s is not null)::bigint as n_out,
+        count(*) filter (where leaf and not exact and s is null)::bigint as n_out_null,
+        min(s) filter (where leaf) as s_min,
+        max(s) filter (where leaf) as s_max,
+        count(*) filter (where leaf and req)::bigint as req_rows,
+        count(*) filter (
+            where leaf and req and min_score is not null and not coalesce(meets(s, min_score), false)
+        )::bigint as req_ms_fail,
+        count(*) filter (where leaf and req and min_score is null and s is null)::bigint
+            as req_t_null,
+        min(s) filter (where leaf and req and min_score is null) as req_t_min,
+        count(*) filter (where leaf and rc)::bigint as rc_rows_x,
+        count(*) filter (
+            where leaf and rc and min_score is not null and not coalesce(meets(s, min_score), false)
+        )::bigint as rc_ms_fail_x,
+        count(*) filter (where leaf and rc and min_score is null and s is null)::bigint
+            as rc_t_null_x,
+        min(s) filter (where leaf and rc and min_score is null) as rc_t_min_x,
+        count(*) filter (where leaf and not rc)::bigint as n_rows_rest_x,
+        count(*) filter (where leaf and not rc and s is null)::bigint as n_null_rest_x,
+        count(*) filter (where leaf and not rc and s is not null)::bigint as n_present_rest_x,
+        sum(w * s) filter (where leaf and not rc and s is not null) as sws_rest_x,
+        sum(w) filter (where leaf and not rc and s is not null) as sw_rest_x,
+        sum(w) filter (where leaf and not rc and s is null) as w_null_rest_x,
+        sum(cw1) filter (where leaf and not rc) as cw_rows_rest_x,
+        sum(ws_q) filter (where leaf and not rc and s is not null and exact) as sws_rest_q_x,
+        sum(w_q) filter (where leaf and not rc and s is not null and exact) as sw_rest_q_x,
+        sum(w_q) filter (where leaf and not rc and s is null and exact) as w_null_rest_q_x,
+        sum(cw1_q) filter (where leaf and not rc and cw1_exact) as cw_rows_rest_q_x,
+        count(*) filter (
+            where leaf and s is not null and min_score is not null and meets(s, min_score)
+        )::bigint as n_pass_ms,
+        list(s) filter (
+            where leaf and s is not null and min_score is null
+        ) as t_scores_x,
+        list({'evaluator': evaluator, 's': s}) filter (
+            where leaf
+        ) as leaf_scores_x,
+        bit_or(bit) as mask,
+        max(ev) as ev_max,
+        count(*) filter (where is_nan)::bigint as bad_nan,
+        count(*) filter (where is_neg)::bigint as bad_neg,
+        count(*) filter (where is_above)::bigint as bad_above,
+        count(*) filter (where is_bad_scale)::bigint as bad_scale,
+        count(*) filter (where is_bad_weight)::bigint as bad_weight,
+        count(*) filter (where (is_neg or is_above) and not is_nan)::bigint as n_clamped,
+        count(*) filter (where is_nan)::bigint as n_nulled
+    from exact_rows
+    group by run_id, case_id, attempt
 )
+-- the options are macro parameters here, outside the aggregates: a bound value is a
+-- constant, so DuckDB drops the aggregates an option turns off (without
+-- required_children the rc_ columns are 0 / null and the _rest columns are the sums
+-- above; without keep_* the lists are null), instead of computing them per row
 select
     run_id,
     case_id,
     attempt,
-    count(*)::bigint as n_all,
-    count(*) filter (where evaluator is null)::bigint as null_eval,
-    count(*) filter (where leaf)::bigint as n_rows,
-    count(*) filter (where leaf and s is null)::bigint as n_null,
-    count(*) filter (where not leaf and evaluator is not null)::bigint as n_ignored,
-    count(*) filter (where leaf and s is not null)::bigint as n_present,
-    sum(w * s) filter (where leaf and s is not null) as sws,
-    sum(w) filter (where leaf and s is not null) as sw,
-    sum(w) filter (where leaf and s is null) as w_null,
-    sum(cw1) filter (where leaf) as cw_rows,
-    sum(ws_q) filter (where leaf and s is not null and exact) as sws_q,
-    sum(w_q) filter (where leaf and s is not null and exact) as sw_q,
-    sum(w_q) filter (where leaf and s is null and exact) as w_null_q,
-    sum(cw1_q) filter (where leaf and cw1_exact) as cw_rows_q,
-    count(*) filter (where leaf and not exact and s is not null)::bigint as n_out,
-    count(*) filter (where leaf and not exact and s is null)::bigint as n_out_null,
-    min(s) filter (where leaf) as s_min,
-    max(s) filter (where leaf) as s_max,
-    count(*) filter (where leaf and req)::bigint as req_rows,
-    count(*) filter (
-        where leaf and req and min_score is not null and not coalesce(meets(s, min_score), false)
-    )::bigint as req_ms_fail,
-    count(*) filter (where leaf and req and min_score is null and s is null)::bigint
-        as req_t_null,
-    min(s) filter (where leaf and req and min_score is null) as req_t_min,
-    count(*) filter (where leaf and rc)::bigint as rc_rows,
-    count(*) filter (
-        where leaf and rc and min_score is not null and not coalesce(meets(s, min_score), false)
-    )::bigint as rc_ms_fail,
-    count(*) filter (where leaf and rc and min_score is null and s is null)::bigint
-        as rc_t_null,
-    min(s) filter (where leaf and rc and min_score is null) as rc_t_min,
-    count(*) filter (where leaf and not rc)::bigint as n_rows_rest,
-    count(*) filter (where leaf and not rc and s is null)::bigint as n_null_rest,
-    count(*) filter (where leaf and not rc and s is not null)::bigint as n_present_rest,
-    sum(w * s) filter (where leaf and not rc and s is not null) as sws_rest,
-    sum(w) filter (where leaf and not rc and s is not null) as sw_rest,
-    sum(w) filter (where leaf and not rc and s is null) as w_null_rest,
-    sum(cw1) filter (where leaf and not rc) as cw_rows_rest,
-    -- (the _rest_q sums only with required_children: without, they equal the sums above)
-    sum(ws_q) filter (where has_rc and leaf and not rc and s is not null and exact) as sws_rest_q,
-    sum(w_q) filter (where has_rc and leaf and not rc and s is not null and exact) as sw_rest_q,
-    sum(w_q) filter (where has_rc and leaf and not rc and s is null and exact) as w_null_rest_q,
-    sum(cw1_q) filter (where has_rc and leaf and not rc and cw1_exact) as cw_rows_rest_q,
-    count(*) filter (
-        where leaf and s is not null and min_score is not null and meets(s, min_score)
-    )::bigint as n_pass_ms,
-    list(s) filter (
-        where keep_t and leaf and s is not null and min_score is null
-    ) as t_scores,
-    list({'evaluator': evaluator, 's': s}) filter (
-        where keep_leaves and leaf
-    ) as leaf_scores,
-    bit_or(bit) as mask,
-    max(ev) as ev_max,
-    count(*) filter (where is_nan)::bigint as bad_nan,
-    count(*) filter (where is_neg)::bigint as bad_neg,
-    count(*) filter (where is_above)::bigint as bad_above,
-    count(*) filter (where is_bad_scale)::bigint as bad_scale,
-    count(*) filter (where is_bad_weight)::bigint as bad_weight,
-    count(*) filter (where (is_neg or is_above) and not is_nan)::bigint as n_clamped,
-    count(*) filter (where is_nan)::bigint as n_nulled
-from exact_rows
-group by run_id, case_id, attempt;
+    n_all,
+    null_eval,
+    n_rows,
+    n_null,
+    n_ignored,
+    n_present,
+    sws,
+    sw,
+    w_null,
+    cw_rows,
+    sws_q,
+    sw_q,
+    w_null_q,
+    cw_rows_q,
+    n_out,
+    n_out_null,
+    s_min,
+    s_max,
+    req_rows,
+    req_ms_fail,
+    req_t_null,
+    req_t_min,
+    case when len(cast(required_children as varchar[])) > 0 then rc_rows_x else 0 end as rc_rows,
+    case when len(cast(required_children as varchar[])) > 0 then rc_ms_fail_x else 0 end
+        as rc_ms_fail,
+    case when len(cast(required_children as varchar[])) > 0 then rc_t_null_x else 0 end as rc_t_null,
+    case when len(cast(required_children as varchar[])) > 0 then rc_t_min_x end as rc_t_min,
+    case when len(cast(required_children as varchar[])) > 0 then n_rows_rest_x else n_rows end
+        as n_rows_rest,
+    case when len(cast(required_children as varchar[])) > 0 then n_null_rest_x else n_null end
+        as n_null_rest,
+    case when len(cast(required_children as varchar[])) > 0 then n_present_rest_x else n_present end
+        as n_present_rest,
+    case when len(cast(required_children as varchar[])) > 0 then sws_rest_x else sws end as sws_rest,
+    case when len(cast(required_children as varchar[])) > 0 then sw_rest_x else sw end as sw_rest,
+    case when len(cast(required_children as varchar[])) > 0 then w_null_rest_x else w_null end
+        as w_null_rest,
+    case when len(cast(required_children as varchar[])) > 0 then cw_rows_rest_x else cw_rows end
+        as cw_rows_rest,
+    case when len(cast(required_children as varchar[])) > 0 then sws_rest_q_x end as sws_rest_q,
+    case when len(cast(required_children as varchar[])) > 0 then sw_rest_q_x end as sw_rest_q,
+    case when len(cast(required_children as varchar[])) > 0 then w_null_rest_q_x end
+        as w_null_rest_q,
+    case when len(cast(required_children as varchar[])) > 0 then cw_rows_rest_q_x end
+        as cw_rows_rest_q,
+    n_pass_ms,
+    case when coalesce(cast(keep_threshold_scores as boolean), false) then t_scores_x end
+        as t_scores,
+    case when coalesce(cast(keep_leaf_scores as boolean), false) then leaf_scores_x end
+        as leaf_scores,
+    mask,
+    ev_max,
+    bad_nan,
+    bad_neg,
+    bad_above,
+    bad_scale,
+    bad_weight,
+    n_clamped,
+    n_nulled
+from grouped;
 
 -- ==== execution_scores_of.sql ===================================================
 -- execution_scores_of(partials_source, ...) — table macro: execution_scores of a flat
