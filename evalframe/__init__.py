@@ -41,6 +41,9 @@ _EXPORTS: dict[str, str] = {
     "JudgeAgreement": "evalframe._private.summaries.agreement",
     "judge_agreement": "evalframe._private.summaries.agreement",
     "sample_executions": "evalframe._private.pipeline.sample",
+    "history_tables": "evalframe._private.pipeline.history",
+    "series_trend": "evalframe._private.summaries.history",
+    "case_history": "evalframe._private.summaries.history",
     # inputs and policy
     "Dataset": "evalframe._private.data.dataset",
     "load_dataset": "evalframe._private.data.dataset",
@@ -105,6 +108,8 @@ if TYPE_CHECKING:
     from evalframe._private.summaries.slices import slice_deltas, slice_summary
     from evalframe._private.summaries.agreement import JudgeAgreement, judge_agreement
     from evalframe._private.pipeline.sample import sample_executions
+    from evalframe._private.pipeline.history import history_tables
+    from evalframe._private.summaries.history import case_history, series_trend
 
     # -- inputs and policy
     from evalframe._private.data.dataset import Dataset, load_dataset
@@ -165,6 +170,9 @@ __all__ = [  # noqa: RUF022 - grouped as the imports above
     "judge_agreement",
     "JudgeAgreement",
     "sample_executions",
+    "history_tables",
+    "series_trend",
+    "case_history",
     # inputs and policy
     "Dataset",
     "load_dataset",

@@ -157,6 +157,23 @@ def _check_pairs(value: str | None) -> str | None:
     return value
 
 
+BootstrapOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--bootstrap",
+        metavar="B",
+        show_default=False,
+        help="Case bootstrap with B replicates (1-1000000; default off): run_summary gets "
+        "95 % bootstrap intervals, run_passed_prob, rank_low/high and p_best "
+        "(docs/statistics.md).",
+    ),
+]
+SeedOpt = Annotated[
+    int,
+    typer.Option("--seed", metavar="S", help="Seed of the --bootstrap replicates (0-2147483646)."),
+]
+
+
 @app.command("score")
 @handles_errors
 def score_command(
@@ -177,6 +194,8 @@ def score_command(
     by: ByOpt = None,
     spark_remote: SparkRemoteOpt = None,
     as_json: JsonOpt = False,
+    bootstrap: BootstrapOpt = None,
+    seed: SeedOpt = 0,
 ) -> None:
     """Score every execution; write execution_scores, case_summary and run_summary
     (and slice_summary with --by).
@@ -199,6 +218,8 @@ def score_command(
         by=by,
         spark_remote=spark_remote,
         as_json=as_json,
+        bootstrap=bootstrap,
+        seed=seed,
     )
 
 
@@ -279,6 +300,8 @@ def compare_command(
             "fails, else 3 if any is inconclusive, else 0.",
         ),
     ] = False,
+    bootstrap: BootstrapOpt = None,
+    seed: SeedOpt = 0,
 ) -> None:
     """Compare runs case by case; write case_deltas, evaluator_deltas, run_deltas (and
     slice_deltas with --by).
@@ -309,6 +332,8 @@ def compare_command(
         spark_remote=spark_remote,
         as_json=as_json,
         decide=decide,
+        bootstrap=bootstrap,
+        seed=seed,
     )
 
 
@@ -500,6 +525,111 @@ def sample_command(
     )
 
 
+HistorySeriesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--series",
+        metavar="COLUMN",
+        help="One series per value of this runs column (model, target, agent, ...; a null "
+        "value is a series of its own); default: all runs are one series.",
+    ),
+]
+WindowOpt = Annotated[
+    int | None,
+    typer.Option("--window", min=1, metavar="N", help="Keep the last N runs of each series."),
+]
+
+
+@app.command("trend")
+@handles_errors
+def trend_command(
+    dataset: DatasetArg,
+    series: HistorySeriesOpt = None,
+    window: WindowOpt = None,
+    fail_on_degrading: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-degrading",
+            help="Exit 1 when a series' pass-rate or mean-score slope interval lies below 0.",
+        ),
+    ] = False,
+    config: ConfigOpt = None,
+    preset: PresetOpt = None,
+    threshold: ThresholdOpt = None,
+    out: OutOpt = None,
+    clamp: ClampOpt = False,
+    engine: EngineOpt = Engine.polars,
+    memory_limit: MemoryLimitOpt = None,
+    spark_remote: SparkRemoteOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The history of the runs: write series_trend and case_history; print per series the
+    weighted slope of pass rate and mean score (points per run, 95 % interval) and the
+    change run of the pass rate with its Bonferroni p.
+
+    Runs are ordered by runs.created_at (runs without one last), then run_id.
+
+    Example: [bold]evalframe trend runs/ --series model --window 20 --fail-on-degrading[/bold]
+    """
+    from evalframe._private.cli.history_command import trend_command as body
+
+    body(
+        dataset,
+        series=series,
+        window=window,
+        fail_on_degrading=fail_on_degrading,
+        config=config,
+        preset=preset,
+        threshold=threshold,
+        out=out,
+        clamp=clamp,
+        engine=str(engine),
+        memory_limit=memory_limit,
+        spark_remote=spark_remote,
+        as_json=as_json,
+    )
+
+
+@app.command("flaky")
+@handles_errors
+def flaky_command(
+    dataset: DatasetArg,
+    series: HistorySeriesOpt = None,
+    window: WindowOpt = None,
+    config: ConfigOpt = None,
+    preset: PresetOpt = None,
+    threshold: ThresholdOpt = None,
+    out: OutOpt = None,
+    clamp: ClampOpt = False,
+    engine: EngineOpt = Engine.polars,
+    memory_limit: MemoryLimitOpt = None,
+    spark_remote: SparkRemoteOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The quarantine candidates of the runs' history: write series_trend and case_history
+    and list the cases case_history quarantines, worst first (highest flip_rate, then most
+    runs, then series and case_id).
+
+    Example: [bold]evalframe flaky runs/ --series model --window 20[/bold]
+    """
+    from evalframe._private.cli.history_command import flaky_command as body
+
+    body(
+        dataset,
+        series=series,
+        window=window,
+        config=config,
+        preset=preset,
+        threshold=threshold,
+        out=out,
+        clamp=clamp,
+        engine=str(engine),
+        memory_limit=memory_limit,
+        spark_remote=spark_remote,
+        as_json=as_json,
+    )
+
+
 @app.command("ingest")
 @handles_errors
 def ingest_command(
@@ -657,6 +787,8 @@ def report_command(
         typer.Option("--out", "-o", help="HTML file to write (default: DATASET/report.html)."),
     ] = None,
     clamp: ClampOpt = False,
+    bootstrap: BootstrapOpt = None,
+    seed: SeedOpt = 0,
 ) -> None:
     """Write one self-contained HTML report (no network needed to view it): the policy
     (threshold, band, gates, limits), run table with gates and Wilson intervals, comparisons
@@ -681,6 +813,8 @@ def report_command(
         top=top,
         out=out,
         clamp=clamp,
+        bootstrap=bootstrap,
+        seed=seed,
     )
 
 

@@ -422,7 +422,7 @@ def test_tables_are_documented(table: str, columns: list[str]) -> None:
 
 
 # --- the report's History section -----------------------------------------------------------
-def _flaky_dataset(root: Path, n_runs: int) -> Path:
+def _flaky_dataset(root: Path, n_runs: int, drift: float = 0.05, noise: float = 0.3) -> Path:
     rnd = random.Random(3)
     root.mkdir(parents=True)
     rows = [
@@ -430,7 +430,7 @@ def _flaky_dataset(root: Path, n_runs: int) -> Path:
             "run_id": f"run{r}",
             "case_id": f"case{c:02d}",
             "evaluator": "m",
-            "score": min(1.0, max(0.0, 0.8 - 0.05 * r + rnd.uniform(-0.3, 0.3))),
+            "score": min(1.0, max(0.0, 0.8 - drift * r + rnd.uniform(-noise, noise))),
         }
         for r in range(n_runs)
         for c in range(12)
@@ -471,3 +471,101 @@ def test_report_history_per_series(tmp_path) -> None:
     page = build_report({k: v.lazy().collect() for k, v in tables.items()}, series="model")
     section = page[page.index("<h2 id='history'>") : page.index("<h2 id='charts'>")]
     assert "model=a" in section and "model=b" in section
+
+
+# --- the command line -------------------------------------------------------------------------
+def _cli(*args: str) -> Any:
+    from typer.testing import CliRunner
+
+    from evalframe.cli import app
+
+    return CliRunner().invoke(app, [*args])
+
+
+def test_trend_writes_both_tables_as_one_result_set(tmp_path) -> None:
+    data = _flaky_dataset(tmp_path / "data", 6)
+    out = tmp_path / "out"
+    result = _cli("trend", str(data), "--series", "model", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["case_history.parquet", "series_trend.parquet"]
+    trend = pl.read_parquet(out / "series_trend.parquet")
+    assert trend.columns == S.SERIES_TREND_COLUMNS and trend[S.SERIES].to_list() == ["a", "b"]
+    assert "model=a — 3 runs" in result.output and "pts/run" in result.output
+    assert pl.read_parquet(out / "case_history.parquet").columns == S.CASE_HISTORY_COLUMNS
+
+
+def test_trend_fail_on_degrading_exits_1(tmp_path) -> None:
+    data = _flaky_dataset(tmp_path / "data", 6, drift=0.12, noise=0.1)
+    trend = series_trend(__import__("evalframe").score_tables(data)["run_summary"].lazy())
+    degrading = trend.collect()[S.MEAN_SCORE_DEGRADING].item()
+    assert degrading  # the dataset drifts down 12 points a run
+    ok = _cli("trend", str(data), "-o", str(tmp_path / "a"))
+    assert ok.exit_code == 0, ok.output
+    assert "DEGRADING" in ok.output
+    failed = _cli("trend", str(data), "--fail-on-degrading", "-o", str(tmp_path / "b"))
+    assert failed.exit_code == 1
+    assert "degrading (slope interval below 0): (all runs)" in failed.output
+
+
+def test_unknown_series_column_is_exit_2_naming_the_runs_columns(tmp_path) -> None:
+    data = _flaky_dataset(tmp_path / "data", 3)
+    for command in ("trend", "flaky"):
+        result = _cli(command, str(data), "--series", "modle", "-o", str(tmp_path / command))
+        assert result.exit_code == 2
+        text = " ".join(result.output.split())
+        assert "--series 'modle' is not a column of the runs table" in text
+        assert "created_at, model" in text
+        assert not (tmp_path / command).exists()
+
+
+def test_bad_window_is_exit_2(tmp_path) -> None:
+    data = _flaky_dataset(tmp_path / "data", 3)
+    assert _cli("trend", str(data), "--window", "0").exit_code == 2
+
+
+def test_flaky_lists_quarantine_candidates_worst_first(tmp_path) -> None:
+    data = _flaky_dataset(tmp_path / "data", 8)
+    out = tmp_path / "out"
+    result = _cli("flaky", str(data), "--json", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    import json
+
+    rows = json.loads(result.output)
+    history = pl.read_parquet(out / "case_history.parquet")
+    want = history.filter(pl.col(S.QUARANTINE)).height
+    assert len(rows) == want > 0
+    rates = [(r[S.FLIP_RATE], r[S.N_RUNS]) for r in rows]
+    assert rates == sorted(rates, reverse=True)
+    text = _cli("flaky", str(data), "-o", str(tmp_path / "o2"))
+    assert text.exit_code == 0 and "quarantine candidates, worst first" in text.output
+
+
+def test_history_tables_on_every_engine_agree(tmp_path) -> None:
+    import evalframe as ef
+
+    data = _flaky_dataset(tmp_path / "data", 5)
+    want = ef.history_tables(data, series="model")
+    got = ef.history_tables(data, series="model", engine="duckdb")
+    for name in S.HISTORY_TABLES:
+        a, b = got[name].to_dicts(), want[name].to_dicts()
+        assert len(a) == len(b) > 0
+        for x, y in zip(a, b, strict=True):
+            assert all(_close(x[k], y[k]) if isinstance(y[k], float) else x[k] == y[k] for k in y)
+
+
+@pytest.mark.slow
+def test_history_tables_on_spark_agree(tmp_path) -> None:
+    pytest.importorskip("pyspark")
+    import evalframe as ef
+    from evalframe._private.pipeline.score import java_available
+
+    if not java_available():
+        pytest.skip("no Java for a local Spark")
+    data = _flaky_dataset(tmp_path / "data", 5)
+    want = ef.history_tables(data, series="model", window=4)
+    got = ef.history_tables(data, series="model", window=4, engine="spark")
+    for name in S.HISTORY_TABLES:
+        a, b = got[name].to_dicts(), want[name].to_dicts()
+        assert len(a) == len(b) > 0
+        for x, y in zip(a, b, strict=True):
+            assert all(_close(x[k], y[k]) if isinstance(y[k], float) else x[k] == y[k] for k in y)

@@ -44,6 +44,9 @@ PUBLIC = [
     "judge_agreement",
     "JudgeAgreement",
     "sample_executions",
+    "history_tables",
+    "series_trend",
+    "case_history",
     # inputs and policy
     "Dataset",
     "load_dataset",

@@ -47,6 +47,8 @@ OUTPUT_TABLES = (
     SLICE_DELTAS,
     JUDGE_AGREEMENT,
     AGREEMENT_CURVE,
+    SERIES_TREND,
+    CASE_HISTORY,
 )
 """Every table evalframe writes (each is an `evalframe` function or a `Tables` key)."""
 

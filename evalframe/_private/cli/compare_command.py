@@ -46,6 +46,8 @@ def compare_command(
     spark_remote: str | None = None,
     as_json: bool = False,
     decide: bool = False,
+    bootstrap: int | None = None,
+    seed: int = 0,
 ) -> None:
     """The body of `evalframe compare` (its options: evalframe/cli.py); exit 1 when any
     pair shows a regression. With `decide` (SPEC §12): print each pair's decision and why
@@ -67,6 +69,8 @@ def compare_command(
             by=by,
             series=series,
             spark_remote=spark_remote,
+            bootstrap=bootstrap,
+            seed=seed,
         )
         written = write_tables(
             tables,

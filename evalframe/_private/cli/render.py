@@ -380,6 +380,10 @@ def run_table(summary: pl.DataFrame, title: str = "run summary") -> FitTable:
     ks = pass_k_values(summary.columns)
     for k in ks:
         columns.insert(4 + ks.index(k), (f"pass@{k}", _pass_at_cell(k), "right"))
+    boot = S.P_BEST in summary.columns  # --bootstrap: interval and rank band by the rates
+    if boot:
+        columns.insert(3, ("boot 95%", _boot_cell, "right"))
+        columns.insert(4, ("rank", _rank_cell, "right"))
     ids = {0}
     if summary[S.CONFIG_ID].n_unique() > 1:
         columns.insert(0, ("config", lambda r: id_text(r[S.CONFIG_ID]), "left"))
@@ -391,6 +395,8 @@ def run_table(summary: pl.DataFrame, title: str = "run summary") -> FitTable:
         notes.append(SE_FOOTNOTE)
     if any(run_rate(r) is None for r in records):
         notes.append(UNSCORED_FOOTNOTE)
+    if boot:
+        notes.append(BOOT_FOOTNOTE)
     return FitTable(
         title,
         [
@@ -451,6 +457,28 @@ def _with_se(text: str, se: float | None) -> str:
     if se is None or text == "—":
         return text
     return f"{text} ± {se:.3f}"
+
+
+BOOT_FOOTNOTE = (
+    "boot 95%: the pass rate's 2.5-97.5 % case-bootstrap percentiles (--bootstrap). rank: "
+    "the 95 % band of the run's pass-rate rank among the runs sharing its cases (1 = best), "
+    "with the share of replicates ranking it first."
+)
+
+
+def _boot_cell(r: dict) -> str:
+    """`[low, high]` of the pass rate's bootstrap interval; — without one."""
+    low, high = r.get(S.boot_low(S.PASS_RATE)), r.get(S.boot_high(S.PASS_RATE))
+    return "—" if low is None or high is None else f"[{pct(low)}, {pct(high)}]"
+
+
+def _rank_cell(r: dict) -> str:
+    """The rank band `1–2` (or `1`) with p_best in parentheses; — without one."""
+    low, high, best = r.get(S.RANK_LOW), r.get(S.RANK_HIGH), r.get(S.P_BEST)
+    if low is None or high is None or best is None:
+        return "—"
+    band = f"{low:g}" if low == high else f"{low:g}–{high:g}"
+    return f"{band} ({pct(best)})"
 
 
 def _with_wilson(frame: pl.DataFrame) -> pl.DataFrame:

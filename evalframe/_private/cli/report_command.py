@@ -81,6 +81,8 @@ def make_report(
     clamp: bool = False,
     top: int | None = None,
     series: str | None = None,
+    bootstrap: int | None = None,
+    seed: int = 0,
 ) -> Path:
     """Compute the report's tables from `dataset` under `cfg` and write the page to `out`
     (checked first: `check_report_path`); `series` pairs and trends runs within each value
@@ -100,6 +102,8 @@ def make_report(
         per_pair=top,
         per_run=top,
         series=series,
+        bootstrap=bootstrap,
+        seed=seed,
     )
     return write_report(
         tables,
@@ -127,6 +131,8 @@ def report_command(
     top: int | None = None,
     out: Path | None = None,
     clamp: bool = False,
+    bootstrap: int | None = None,
+    seed: int = 0,
 ) -> None:
     """The body of `evalframe report` (its options and help: evalframe/cli.py); `top` None
     embeds the report's default number of cases."""
@@ -144,6 +150,8 @@ def report_command(
             clamp=clamp,
             top=top,
             series=series,
+            bootstrap=bootstrap,
+            seed=seed,
         )
     stdout.print(say("report written to {}", path))
 

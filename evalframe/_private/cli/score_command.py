@@ -42,6 +42,8 @@ def score_and_write(
     memory_limit: str | None = None,
     by: str | None = None,
     spark_remote: str | None = None,
+    bootstrap: int | None = None,
+    seed: int = 0,
 ) -> tuple[pl.DataFrame, Path, int, Any]:
     """Score and commit; returns run_summary, the folder, rows --clamp changed, the tables."""
     cfg = load_config(config, preset=preset, threshold=threshold)
@@ -57,6 +59,8 @@ def score_and_write(
             memory_limit=memory_limit,
             by=by,
             spark_remote=spark_remote,
+            bootstrap=bootstrap,
+            seed=seed,
         )
         write_tables(
             tables,
@@ -92,6 +96,8 @@ def score_command(
     by: str | None = None,
     spark_remote: str | None = None,
     as_json: bool = False,
+    bootstrap: int | None = None,
+    seed: int = 0,
 ) -> None:
     """The body of `evalframe score` (its options: evalframe/cli.py)."""
     policy = load_config(config, preset=preset, threshold=threshold)  # stated under the table
@@ -107,6 +113,8 @@ def score_command(
         memory_limit,
         by,
         spark_remote,
+        bootstrap,
+        seed,
     )
     if as_json:
         print_json(summary.to_dicts())

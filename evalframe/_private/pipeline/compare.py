@@ -42,6 +42,8 @@ def compare_tables(
     by: str | None = None,
     series: str | None = None,
     spark_remote: str | None = None,
+    bootstrap: int | None = None,
+    seed: int = 0,
 ) -> Tables[pl.DataFrame]:
     """Compare runs case by case (SPEC §6): a `Tables` of case_deltas, evaluator_deltas
     and run_deltas, with `.pairs` (the pairs compared) and `.scored` (the score tables
@@ -51,7 +53,9 @@ def compare_tables(
     `by` ("tag" or an executions column) adds `slice_deltas` (SPEC §10). `series` (a runs
     column: model, target, agent) pairs runs within each of its values only (`pairs_for`).
     `engine` is "polars", "duckdb" or "spark" (`spark_remote`: Spark Connect), as for
-    `score_tables`. Raises UnknownRunError (listing the known run ids) for a run not in the data."""
+    `score_tables`; `bootstrap`/`seed` add the case-bootstrap columns to `.scored`'s
+    run_summary, as `score_tables` does. Raises UnknownRunError (listing the known run ids)
+    for a run not in the data."""
     cfg = config if config is not None else Config()
 
     def choose(rs: pl.DataFrame) -> list[tuple[str, str]]:
@@ -70,6 +74,10 @@ def compare_tables(
         )
 
     check_request(engine, dataset, cfg, memory_limit=memory_limit, spark_remote=spark_remote)
+    if bootstrap is not None:  # refused before any input is read
+        from evalframe._private.pipeline.bootstrap import check_bootstrap
+
+        check_bootstrap(bootstrap, seed)
     caps.require(engine, caps.COMPARE)
     caps.require(engine, caps.EVALUATOR_DELTAS)
     if engine == "duckdb":  # scores and compares in one DuckDB session
@@ -100,6 +108,11 @@ def compare_tables(
         tables[S.SLICE_DELTAS] = slice_deltas(
             scored[S.EXECUTION_SCORES].lazy(), chosen, cfg, by=by
         ).collect()
+    if bootstrap is not None:
+        from evalframe._private.pipeline.bootstrap import with_bootstrap
+
+        kw = {"memory_limit": memory_limit, "spark_remote": spark_remote}
+        with_bootstrap(scored, cfg, replicates=bootstrap, seed=seed, engine=engine, **kw)
     out = Tables(tables)
     out.pairs = chosen
     out.scored = scored

@@ -45,6 +45,8 @@ def score_tables(
     memory_limit: str | None = None,
     by: str | None = None,
     spark_remote: str | None = None,
+    bootstrap: int | None = None,
+    seed: int = 0,
 ) -> Tables[Frame]:
     """Score a dataset under one config: a `Tables` of execution_scores, case_summary and
     run_summary.
@@ -56,6 +58,8 @@ def score_tables(
     `by` ("tag" or an executions column) adds slice_summary (SPEC §10).
     `engine="spark"` scores on Spark (the `spark` extra): a local[2] session, the active
     one, or Spark Connect at `spark_remote` (sc://HOST:PORT).
+    `bootstrap=B` adds the case-bootstrap columns of SPEC §12 to run_summary (B replicates
+    drawn from `seed`, computed by the same engine: `pipeline/bootstrap.py`).
     Raises ValidationError listing every input problem at once.
     """
     cfg = config if config is not None else Config()
@@ -67,13 +71,23 @@ def score_tables(
         spark_remote=spark_remote,
         evaluators=evaluators,
     )
+    if bootstrap is not None:  # refused before any input is read
+        from evalframe._private.pipeline.bootstrap import check_bootstrap
+
+        check_bootstrap(bootstrap, seed)
     if engine == "spark":
         out = _spark(dataset, cfg, evaluators=evaluators, clamp=clamp, remote=spark_remote)
     elif engine == "duckdb":
         out = _duckdb(dataset, cfg, clamp=clamp, memory_limit=memory_limit)
     else:
         out = _polars(dataset, cfg, evaluators=evaluators, clamp=clamp, memory_limit=memory_limit)
-    return _with_slices(label_tables(out, dataset, cfg), cfg, by)
+    out = _with_slices(label_tables(out, dataset, cfg), cfg, by)
+    if bootstrap is not None:
+        from evalframe._private.pipeline.bootstrap import with_bootstrap
+
+        kw = {"memory_limit": memory_limit, "spark_remote": spark_remote}
+        with_bootstrap(out, cfg, replicates=bootstrap, seed=seed, engine=engine, **kw)
+    return out
 
 
 def _polars(

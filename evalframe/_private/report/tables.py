@@ -55,6 +55,8 @@ def report_tables(
     per_pair: int = CASES_PER_PAIR,
     per_run: int = CASES_PER_RUN,
     series: str | None = None,
+    bootstrap: int | None = None,
+    seed: int = 0,
 ) -> dict[str, pl.DataFrame]:
     """execution_scores, case_summary and run_summary; with two runs or more case_deltas,
     evaluator_deltas and run_deltas (each run against the one before it, or every run
@@ -65,7 +67,8 @@ def report_tables(
     the `per_run` worst failing cases of the latest runs) with the judge's labels and
     reasons and the outcome checks. `series` (a runs column: model, target, agent) pairs
     runs within each of its values only (`compare_tables(series=...)`); draw the trend per
-    series by passing it to `build_report` too."""
+    series by passing it to `build_report` too. `bootstrap`/`seed`: run_summary with the
+    case-bootstrap columns (SPEC §12; the runs part shows the rank bands)."""
     cfg = config if config is not None else Config()
     ds = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, clamp=clamp)
     n_runs = ds.executions.select(pl.col(S.RUN_ID).n_unique()).collect().item()
@@ -78,13 +81,15 @@ def report_tables(
             baseline=baseline,
             pairs=None if baseline else "consecutive",
             series=series,
+            bootstrap=bootstrap,
+            seed=seed,
         )
         scored = compared.scored
         assert scored is not None  # compare_tables always keeps the scores it compared
         tables.update(compared)
         pairs = compared.pairs
     else:
-        scored = score_tables(ds, cfg)
+        scored = score_tables(ds, cfg, bootstrap=bootstrap, seed=seed)
     for name in (S.EXECUTION_SCORES, S.CASE_SUMMARY, S.RUN_SUMMARY):
         frame = scored[name]
         tables[name] = frame.collect() if isinstance(frame, pl.LazyFrame) else frame

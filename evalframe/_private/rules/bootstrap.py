@@ -76,23 +76,13 @@ P_LOW: Final = Fraction(1, 40)
 P_HIGH: Final = Fraction(39, 40)
 """The percentiles of the interval and of the rank band: 2.5 % and 97.5 %."""
 
-# column suffixes and names (SPEC §12)
-BOOT_LOW_SUFFIX: Final = "_boot_low"
-BOOT_HIGH_SUFFIX: Final = "_boot_high"
-RUN_PASSED_PROB: Final = "run_passed_prob"
-RANK_LOW: Final = "rank_low"
-RANK_HIGH: Final = "rank_high"
-P_BEST: Final = "p_best"
-
-
-def boot_low(stat: str) -> str:
-    """The 2.5 % bootstrap percentile column of a run_summary statistic."""
-    return f"{stat}{BOOT_LOW_SUFFIX}"
-
-
-def boot_high(stat: str) -> str:
-    """The 97.5 % bootstrap percentile column of a run_summary statistic."""
-    return f"{stat}{BOOT_HIGH_SUFFIX}"
+# column names (SPEC §12): schema.py
+RUN_PASSED_PROB: Final = S.RUN_PASSED_PROB
+RANK_LOW: Final = S.RANK_LOW
+RANK_HIGH: Final = S.RANK_HIGH
+P_BEST: Final = S.P_BEST
+boot_low = S.boot_low
+boot_high = S.boot_high
 
 
 def boot_columns(ks: tuple[int, ...] | list[int] = ()) -> list[str]:
