@@ -17,6 +17,7 @@ Families (one module each):
 - `run_gates`  the run gates (SPEC §5)
 - `compare`    a case's status in a pair, a pair's regression reasons (SPEC §6, §10)
 - `intervals`  95 % intervals and minimum detectable effects (SPEC §6, §10)
+- `decide`     the three-outcome decision per pair and the cases that settle it (SPEC §12)
 - `wilson`     the Wilson interval with the clustered effective sample size (report)
 - `sql`        renders the SQL macros above from these functions (dev time)
 
