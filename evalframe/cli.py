@@ -7,7 +7,8 @@ call → render. At import this module loads typer, rich and the light option de
 polars, DuckDB or pyarrow (tests/test_startup.py).
 
 Exit codes: 0 ok; 1 a gate failed (`score --check`) or a regression was detected
-(`compare`); 2 bad input or usage.
+(`compare`; with `--decide`, a pair's decision fails); 2 bad input or usage; 3 `compare
+--decide`: no pair fails, one is inconclusive.
 """
 
 from __future__ import annotations
