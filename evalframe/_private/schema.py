@@ -215,23 +215,6 @@ def boot_high(column: str) -> str:
     return f"{column}_boot_high"
 
 
-# case bootstrap (SPEC §12, `run_summary` with --bootstrap)
-RUN_PASSED_PROB = "run_passed_prob"
-RANK_LOW = "rank_low"
-RANK_HIGH = "rank_high"
-P_BEST = "p_best"
-
-
-def boot_low(column: str) -> str:
-    """The 2.5 % case-bootstrap percentile column of a run_summary statistic."""
-    return f"{column}_boot_low"
-
-
-def boot_high(column: str) -> str:
-    """The 97.5 % case-bootstrap percentile column of a run_summary statistic."""
-    return f"{column}_boot_high"
-
-
 # --- declared input schemas: column -> (dtype, required, default) --------------------
 # dtype is the polars type values are cast to after validation; `None` default = null.
 ColumnSpec = tuple[pl.DataType, bool, object]
