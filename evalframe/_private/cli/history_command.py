@@ -212,7 +212,7 @@ def flaky_command(
         )
     else:
         table = Table(
-            title=say("quarantine candidates, worst first ({})", candidates.height),
+            title=f"quarantine candidates, worst first ({candidates.height})",
             title_justify="left",
         )
         for header in ("series", "case", "runs", "passes", "flips", "flip rate", "shrunk", "last"):
