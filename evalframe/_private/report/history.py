@@ -333,7 +333,7 @@ def _candidates(cases: pl.DataFrame) -> str:
     more = f" and {flagged.height - worst.height} more" if flagged.height > worst.height else ""
     return (
         f"<p class='note'><b>{flagged.height} quarantine candidate(s)</b> "
-        f"(`evalframe flaky` lists them): {names}{more}.</p>"
+        f"(<code>evalframe flaky</code> lists them): {names}{more}.</p>"
     )
 
 
