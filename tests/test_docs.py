@@ -41,6 +41,8 @@ OUTPUT_TABLES = (
     S.SWEEP,
     S.SWEEP_CONFIGS,
     S.THRESHOLD_CURVE,
+    S.SERIES_TREND,
+    S.CASE_HISTORY,
 )
 
 
@@ -68,6 +70,12 @@ def produced(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
     ex = ef.execution_scores(ds, cfg).collect()
     cases = ef.case_summary(ex.lazy(), cfg).collect()
     runs = ef.run_summary(ex.lazy(), cfg, runs=ds.runs).collect()
+    # the case-bootstrap columns of run_summary (`--bootstrap`, SPEC §12)
+    boot = ef.score_tables(root, cfg, bootstrap=20)[S.RUN_SUMMARY]
+    runs = runs.join(
+        boot.select(S.RUN_ID, *(c for c in boot.columns if c not in runs.columns)), on=S.RUN_ID
+    )
+    history = ef.history_tables(root, cfg)
     nodes = ef.evaluator_scores(ds, cfg).collect()
     deltas = compare(
         cases.lazy(),
@@ -101,6 +109,8 @@ def produced(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
             }
         ),
         S.THRESHOLD_CURVE: curve,
+        S.SERIES_TREND: history[S.SERIES_TREND],
+        S.CASE_HISTORY: history[S.CASE_HISTORY],
     }
     assert set(tables) == set(OUTPUT_TABLES)
     # passthrough columns (extra input columns) are the user's own, not the engine's
