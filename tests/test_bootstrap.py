@@ -301,3 +301,80 @@ def test_bad_replicates_or_seed_are_refused(demo, replicates, seed):
         bootstrap_frame(
             _executions([_row("a", "c", True)]), _config(), replicates=replicates, seed=seed
         )
+
+
+# --- command line, report, docs ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--bootstrap", "0"],
+        ["--bootstrap", "-5"],
+        ["--bootstrap", "x"],
+        ["--bootstrap", "10", "--seed", "-1"],
+        ["--bootstrap", "10", "--seed", str(2**31)],
+    ],
+)
+@pytest.mark.parametrize("command", ["score", "compare", "report"])
+def test_bad_bootstrap_options_exit_2(demo, tmp_path, command, args):
+    from typer.testing import CliRunner
+
+    from evalframe.cli import app
+
+    out = ["--out", str(tmp_path / ("r.html" if command == "report" else "o"))]
+    result = CliRunner().invoke(app, [command, str(demo), *args, *out])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+
+
+def test_score_and_compare_print_and_write_the_columns(demo, tmp_path):
+    from typer.testing import CliRunner
+
+    from evalframe.cli import app
+
+    runner = CliRunner()
+    args = ["--bootstrap", "30", "--seed", "2", "--out", str(tmp_path / "s")]
+    result = runner.invoke(app, ["score", str(demo), *args], env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    assert "boot 95%" in result.output and "rank" in result.output
+    written = pl.read_parquet(tmp_path / "s" / f"{S.RUN_SUMMARY}.parquet")
+    assert set(B.boot_columns()) <= set(written.columns)
+    # the same numbers through the Python API
+    want = ef.score_tables(demo, bootstrap=30, seed=2)[S.RUN_SUMMARY]
+    assert written.select(B.boot_columns()).equals(want.select(B.boot_columns()))
+    args = ["--bootstrap", "30", "--seed", "2", "--out", str(tmp_path / "c")]
+    result = runner.invoke(app, ["compare", str(demo), *args], env={"COLUMNS": "250"})
+    assert result.exit_code in (0, 1), result.output
+    assert "runs (case bootstrap)" in result.output and "boot 95%" in result.output
+    plain = runner.invoke(app, ["score", str(demo), "--out", str(tmp_path / "p")])
+    assert "boot 95%" not in plain.output
+
+
+def test_the_report_shows_rank_bands_only_with_bootstrap(demo, tmp_path):
+    from typer.testing import CliRunner
+
+    from evalframe.cli import app
+
+    runner = CliRunner()
+    base = ["report", str(demo), "--no-what-if", "--out"]
+    result = runner.invoke(app, [*base, str(tmp_path / "b.html"), "--bootstrap", "20"])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "b.html").read_text(encoding="utf-8")
+    assert "chart-rank_bands" in page and "p best" in page
+    result = runner.invoke(app, [*base, str(tmp_path / "p.html")])
+    assert "chart-rank_bands" not in (tmp_path / "p.html").read_text(encoding="utf-8")
+
+
+def test_the_columns_are_documented():
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    tables = (docs / "tables.md").read_text(encoding="utf-8")
+    section = tables.split("## run_summary", 1)[1].split("\n## ", 1)[0]
+    templates = [
+        c.replace("pass_at_1", "pass_at_<k>").replace("pass_all_1", "pass_all_<k>")
+        for c in B.boot_columns([1])
+    ]
+    missing = [c for c in templates if f"`{c}`" not in section]
+    assert not missing, f"docs/tables.md ## run_summary does not mention {missing}"
+    statistics = (docs / "statistics.md").read_text(encoding="utf-8")
+    assert "## Case bootstrap" in statistics
+    for a, c in B.ROUND_CONSTANTS:  # the generator as the page writes it
+        assert f"{a}, {c}" in statistics

@@ -19,6 +19,7 @@ from evalframe._private.cli.render import (
     policy_note,
     print_json,
     progress,
+    run_table,
     say,
 )
 from evalframe._private.cli.score_command import default_out
@@ -106,6 +107,8 @@ def compare_command(
         if decide:
             for line in decision_lines(run_deltas, cfg.decide, cfg.compare):
                 stdout.print(line)
+        if bootstrap is not None and tables.scored is not None:  # intervals and rank bands
+            stdout.print(run_table(tables.scored[S.RUN_SUMMARY], title="runs (case bootstrap)"))
         stdout.print(say("\ntables written to {}/", target))
     if decide:
         code = decide_exit_code(run_deltas)

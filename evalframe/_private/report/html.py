@@ -37,6 +37,7 @@ from evalframe._private.display import (
     with_pass_k_cases,
 )
 from evalframe._private.errors import ReportWriteError
+from evalframe._private.report.bootstrap_plots import rank_bands_figure
 from evalframe._private.report.cases import (
     CASE_DETAILS,
     CASE_RUNS,
@@ -310,7 +311,7 @@ def _runs_section(
         f"count as not passed), with its {RATE_INTERVAL}. Mean-score brackets: value ± "
         f"{Z_95} × the standard error clustered by case (attempts of one case are not "
         "independent), clipped to 0–1. An unscored run has no pass rate (—), not 0 %."
-        f"{PASS_K_NOTE if ks else ''}</p>" + explorers
+        f"{PASS_K_NOTE if ks else ''}</p>" + rank_bands_figure(rs) + explorers
     )
 
 
