@@ -166,7 +166,10 @@ def apply(frame: Any, stages: Stages) -> Any:
 def poisson_weight(ns: Namespace, d: Expr) -> Expr:
     """The Poisson(1) weight of a draw: the number of thresholds T_j it exceeds (Int64)."""
     terms = [(d > _lit(ns, t)).cast(ns.Int64) for t in THRESHOLDS]
-    return ns.sum_horizontal(*terms).cast(ns.Int64)
+    weight = terms[0]
+    for term in terms[1:]:  # a chain of additions (cheaper than sum_horizontal)
+        weight = weight + term
+    return weight
 
 
 # --- per-case terms ---------------------------------------------------------------------------
