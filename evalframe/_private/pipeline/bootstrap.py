@@ -117,8 +117,9 @@ def _duckdb(
     from evalframe._private.engines.duckdb.read import session
 
     with session(memory_limit or DEFAULT_MEMORY_LIMIT) as con:
-        arrow = ex.collect().to_arrow()  # noqa: F841 (read by the SQL below, by name)
-        con.execute("create temp table evalframe_boot_input as select * from arrow")
+        con.register("evalframe_boot_arrow", ex.collect().to_arrow())
+        con.execute("create temp table evalframe_boot_input as select * from evalframe_boot_arrow")
+        con.unregister("evalframe_boot_arrow")
         source = con.table("evalframe_boot_input")
 
         def reps(a: int, b: int) -> Any:

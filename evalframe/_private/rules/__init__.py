@@ -19,6 +19,7 @@ Families (one module each):
 - `intervals`  95 % intervals and minimum detectable effects (SPEC §6, §10)
 - `decide`     the three-outcome decision per pair and the cases that settle it (SPEC §12)
 - `wilson`     the Wilson interval with the clustered effective sample size (report)
+- `bootstrap`  the case bootstrap: generator, Poisson(1) weights, percentiles (SPEC §12)
 - `history`    trends, change points and flaky cases across a series of runs (SPEC §12)
 - `sql`        renders the SQL macros above from these functions (dev time)
 
