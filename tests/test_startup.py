@@ -17,7 +17,7 @@ import evalframe as ef
 from evalframe.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("polars", "duckdb", "pyarrow")
+HEAVY = ("polars", "duckdb", "pyarrow", "numpy", "altair")
 """Libraries a command loads when it needs them, never at start-up."""
 
 
