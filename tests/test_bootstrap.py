@@ -378,3 +378,9 @@ def test_the_columns_are_documented():
     assert "## Case bootstrap" in statistics
     for a, c in B.ROUND_CONSTANTS:  # the generator as the page writes it
         assert f"{a}, {c}" in statistics
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_no_executions_give_no_rows(engine):
+    out = bootstrap_frame(_executions([]), _config([2]), replicates=5, seed=0, engine=engine)
+    assert out.height == 0 and out.columns == [S.CONFIG_ID, S.RUN_ID, *B.boot_columns([2])]
