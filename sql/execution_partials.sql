@@ -10,7 +10,11 @@
 --          root safety_gate's), clamp [false] (scores clamped into [0, scale_max], NaN/inf
 --          become null), keep_threshold_scores [false] (list the scores the `threshold`
 --          aggregator compares with each execution's threshold), keep_leaf_scores [false]
---          (list every leaf's score, for evaluator_deltas)
+--          (list every leaf's score, for evaluator_deltas), on_missing [null] (a value other
+--          than 'zero': w_null, cw_rows and their _rest and _q forms are null — only
+--          on_missing = 'zero' reads them), any_required [null] (false: no evaluator is
+--          required, req_rows / req_ms_fail / req_t_null are 0 and req_t_min null, as they
+--          are then anyway, without computing them)
 -- columns: run_id, case_id, attempt; n_all, null_eval, n_rows (rows of leaves), n_null,
 --          n_ignored, n_present, sws (Σ w·s), sw (Σ w), w_null (weight of null rows),
 --          cw_rows (Σ configured weight or 1), s_min, s_max; req_rows, req_ms_fail,
@@ -34,7 +38,9 @@ create or replace macro execution_partials(
     required_children := []::varchar[],
     clamp := false,
     keep_threshold_scores := false,
-    keep_leaf_scores := false
+    keep_leaf_scores := false,
+    on_missing := null,
+    any_required := null
 ) as table
 with settings as (
     select
@@ -146,23 +152,23 @@ grouped as (
         count(*) filter (where leaf and s is not null)::bigint as n_present,
         sum(w * s) filter (where leaf and s is not null) as sws,
         sum(w) filter (where leaf and s is not null) as sw,
-        sum(w) filter (where leaf and s is null) as w_null,
-        sum(cw1) filter (where leaf) as cw_rows,
+        sum(w) filter (where leaf and s is null) as w_null_x,
+        sum(cw1) filter (where leaf) as cw_rows_x,
         sum(ws_q) filter (where leaf and s is not null and exact) as sws_q,
         sum(w_q) filter (where leaf and s is not null and exact) as sw_q,
-        sum(w_q) filter (where leaf and s is null and exact) as w_null_q,
-        sum(cw1_q) filter (where leaf and cw1_exact) as cw_rows_q,
+        sum(w_q) filter (where leaf and s is null and exact) as w_null_q_x,
+        sum(cw1_q) filter (where leaf and cw1_exact) as cw_rows_q_x,
         count(*) filter (where leaf and not exact and s is not null)::bigint as n_out,
         count(*) filter (where leaf and not exact and s is null)::bigint as n_out_null,
         min(s) filter (where leaf) as s_min,
         max(s) filter (where leaf) as s_max,
-        count(*) filter (where leaf and req)::bigint as req_rows,
+        count(*) filter (where leaf and req)::bigint as req_rows_x,
         count(*) filter (
             where leaf and req and min_score is not null and not coalesce(meets(s, min_score), false)
-        )::bigint as req_ms_fail,
+        )::bigint as req_ms_fail_x,
         count(*) filter (where leaf and req and min_score is null and s is null)::bigint
-            as req_t_null,
-        min(s) filter (where leaf and req and min_score is null) as req_t_min,
+            as req_t_null_x,
+        min(s) filter (where leaf and req and min_score is null) as req_t_min_x,
         count(*) filter (where leaf and rc)::bigint as rc_rows_x,
         count(*) filter (
             where leaf and rc and min_score is not null and not coalesce(meets(s, min_score), false)
@@ -205,7 +211,8 @@ grouped as (
 -- the options are macro parameters here, outside the aggregates: a bound value is a
 -- constant, so DuckDB drops the aggregates an option turns off (without
 -- required_children the rc_ columns are 0 / null and the _rest columns are the sums
--- above; without keep_* the lists are null), instead of computing them per row
+-- above; without keep_* the lists are null; see on_missing and any_required above),
+-- instead of computing them per row
 select
     run_id,
     case_id,
@@ -218,20 +225,27 @@ select
     n_present,
     sws,
     sw,
-    w_null,
-    cw_rows,
+    case when coalesce(cast(on_missing as varchar), 'zero') = 'zero' then w_null_x end
+        as w_null,
+    case when coalesce(cast(on_missing as varchar), 'zero') = 'zero' then cw_rows_x end
+        as cw_rows,
     sws_q,
     sw_q,
-    w_null_q,
-    cw_rows_q,
+    case when coalesce(cast(on_missing as varchar), 'zero') = 'zero' then w_null_q_x end
+        as w_null_q,
+    case when coalesce(cast(on_missing as varchar), 'zero') = 'zero' then cw_rows_q_x end
+        as cw_rows_q,
     n_out,
     n_out_null,
     s_min,
     s_max,
-    req_rows,
-    req_ms_fail,
-    req_t_null,
-    req_t_min,
+    case when coalesce(cast(any_required as boolean), true) then req_rows_x else 0 end::bigint
+        as req_rows,
+    case when coalesce(cast(any_required as boolean), true) then req_ms_fail_x else 0 end::bigint
+        as req_ms_fail,
+    case when coalesce(cast(any_required as boolean), true) then req_t_null_x else 0 end::bigint
+        as req_t_null,
+    case when coalesce(cast(any_required as boolean), true) then req_t_min_x end as req_t_min,
     case when len(cast(required_children as varchar[])) > 0 then rc_rows_x else 0 end as rc_rows,
     case when len(cast(required_children as varchar[])) > 0 then rc_ms_fail_x else 0 end
         as rc_ms_fail,
@@ -245,16 +259,28 @@ select
         as n_present_rest,
     case when len(cast(required_children as varchar[])) > 0 then sws_rest_x else sws end as sws_rest,
     case when len(cast(required_children as varchar[])) > 0 then sw_rest_x else sw end as sw_rest,
-    case when len(cast(required_children as varchar[])) > 0 then w_null_rest_x else w_null end
-        as w_null_rest,
-    case when len(cast(required_children as varchar[])) > 0 then cw_rows_rest_x else cw_rows end
-        as cw_rows_rest,
+    case
+        when coalesce(cast(on_missing as varchar), 'zero') <> 'zero' then null
+        when len(cast(required_children as varchar[])) > 0 then w_null_rest_x
+        else w_null_x
+    end as w_null_rest,
+    case
+        when coalesce(cast(on_missing as varchar), 'zero') <> 'zero' then null
+        when len(cast(required_children as varchar[])) > 0 then cw_rows_rest_x
+        else cw_rows_x
+    end as cw_rows_rest,
     case when len(cast(required_children as varchar[])) > 0 then sws_rest_q_x end as sws_rest_q,
     case when len(cast(required_children as varchar[])) > 0 then sw_rest_q_x end as sw_rest_q,
-    case when len(cast(required_children as varchar[])) > 0 then w_null_rest_q_x end
-        as w_null_rest_q,
-    case when len(cast(required_children as varchar[])) > 0 then cw_rows_rest_q_x end
-        as cw_rows_rest_q,
+    case
+        when coalesce(cast(on_missing as varchar), 'zero') = 'zero'
+            and len(cast(required_children as varchar[])) > 0
+            then w_null_rest_q_x
+    end as w_null_rest_q,
+    case
+        when coalesce(cast(on_missing as varchar), 'zero') = 'zero'
+            and len(cast(required_children as varchar[])) > 0
+            then cw_rows_rest_q_x
+    end as cw_rows_rest_q,
     n_pass_ms,
     case when coalesce(cast(keep_threshold_scores as boolean), false) then t_scores_x end
         as t_scores,

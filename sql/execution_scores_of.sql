@@ -113,7 +113,21 @@ execution_rows as (
         end as n_expected,
         p.* exclude (run_id, case_id, attempt, n_ignored),
         coalesce(o.outcomes_total, 0) as n_outcomes,
-        coalesce(o.outcomes_passed, 0) as n_outcomes_passed
+        coalesce(o.outcomes_passed, 0) as n_outcomes_passed,
+        -- the executions columns the output keeps, carried from this one join (renamed:
+        -- no clash with the partials' columns); evalframe_x_evalframe_end marks the end
+        e.latency_ms as evalframe_k_latency_ms,
+        e.cost_usd as evalframe_k_cost_usd,
+        e.input_tokens as evalframe_k_input_tokens,
+        e.output_tokens as evalframe_k_output_tokens,
+        e.tags as evalframe_k_tags,
+        columns(
+            e.* exclude (
+                run_id, case_id, attempt, status, threshold, latency_ms, cost_usd, input_tokens,
+                output_tokens, tags
+            )
+        ) as 'evalframe_x_\0',
+        null as evalframe_x_evalframe_end
     from executions as e
     cross join settings as st
     cross join policy_totals as pt
@@ -293,42 +307,40 @@ execution_verdicts as (
     from execution_finals as f
     cross join settings as st
 )
-select
-    v.run_id,
-    v.case_id,
-    v.attempt,
-    st.cfg_config_id as config_id,
-    v.status,
-    v.t as threshold,
-    v.final_score as score,
-    v.final_verdict as verdict,
-    execution_passed(
-        v.is_ok,
-        v.is_judge_error,
-        v.final_verdict,
-        v.n_outcomes,
-        v.n_outcomes_passed,
-        st.cfg_outcomes
-    ) as passed,
-    v.is_required_failed as required_failed,
-    v.is_judge_error as judge_error,
-    case
-        when not v.is_ok then 0
-        when v.has_rows then v.n_missing
-        else v.n_expected
-    end::bigint as n_missing,
-    case when v.is_ok then v.n_ignored else 0 end::bigint as n_ignored,
-    v.n_outcomes::bigint as outcomes_total,
-    v.n_outcomes_passed::bigint as outcomes_passed,
-    x.latency_ms,
-    x.cost_usd,
-    x.input_tokens,
-    x.output_tokens,
-    x.tags,
-    x.* exclude (
-        run_id, case_id, attempt, status, threshold, latency_ms, cost_usd, input_tokens,
-        output_tokens, tags
-    )
-from execution_verdicts as v
-inner join executions as x using (run_id, case_id, attempt)
-cross join settings as st;
+select * exclude (evalframe_end) from (
+    select
+        v.run_id,
+        v.case_id,
+        v.attempt,
+        st.cfg_config_id as config_id,
+        v.status,
+        v.t as threshold,
+        v.final_score as score,
+        v.final_verdict as verdict,
+        execution_passed(
+            v.is_ok,
+            v.is_judge_error,
+            v.final_verdict,
+            v.n_outcomes,
+            v.n_outcomes_passed,
+            st.cfg_outcomes
+        ) as passed,
+        v.is_required_failed as required_failed,
+        v.is_judge_error as judge_error,
+        case
+            when not v.is_ok then 0
+            when v.has_rows then v.n_missing
+            else v.n_expected
+        end::bigint as n_missing,
+        case when v.is_ok then v.n_ignored else 0 end::bigint as n_ignored,
+        v.n_outcomes::bigint as outcomes_total,
+        v.n_outcomes_passed::bigint as outcomes_passed,
+        v.evalframe_k_latency_ms as latency_ms,
+        v.evalframe_k_cost_usd as cost_usd,
+        v.evalframe_k_input_tokens as input_tokens,
+        v.evalframe_k_output_tokens as output_tokens,
+        v.evalframe_k_tags as tags,
+        columns('^evalframe_x_(.*)$') as '\1'
+    from execution_verdicts as v
+    cross join settings as st
+);

@@ -564,7 +564,11 @@ create or replace macro comb_ratio(a, b, k) as
 --          root safety_gate's), clamp [false] (scores clamped into [0, scale_max], NaN/inf
 --          become null), keep_threshold_scores [false] (list the scores the `threshold`
 --          aggregator compares with each execution's threshold), keep_leaf_scores [false]
---          (list every leaf's score, for evaluator_deltas)
+--          (list every leaf's score, for evaluator_deltas), on_missing [null] (a value other
+--          than 'zero': w_null, cw_rows and their _rest and _q forms are null — only
+--          on_missing = 'zero' reads them), any_required [null] (false: no evaluator is
+--          required, req_rows / req_ms_fail / req_t_null are 0 and req_t_min null, as they
+--          are then anyway, without computing them)
 -- columns: run_id, case_id, attempt; n_all, null_eval, n_rows (rows of leaves), n_null,
 --          n_ignored, n_present, sws (Σ w·s), sw (Σ w), w_null (weight of null rows),
 --          cw_rows (Σ configured weight or 1), s_min, s_max; req_rows, req_ms_fail,
@@ -588,7 +592,9 @@ create or replace macro execution_partials(
     required_children := []::varchar[],
     clamp := false,
     keep_threshold_scores := false,
-    keep_leaf_scores := false
+    keep_leaf_scores := false,
+    on_missing := null,
+    any_required := null
 ) as table
 with settings as (
     select
@@ -700,23 +706,23 @@ grouped as (
         count(*) filter (where leaf and s is not null)::bigint as n_present,
         sum(w * s) filter (where leaf and s is not null) as sws,
         sum(w) filter (where leaf and s is not null) as sw,
-        sum(w) filter (where leaf and s is null) as w_null,
-        sum(cw1) filter (where leaf) as cw_rows,
+        sum(w) filter (where leaf and s is null) as w_null_x,
+        sum(cw1) filter (where leaf) as cw_rows_x,
         sum(ws_q) filter (where leaf and s is not null and exact) as sws_q,
         sum(w_q) filter (where leaf and s is not null and exact) as sw_q,
-        sum(w_q) filter (where leaf and s is null and exact) as w_null_q,
-        sum(cw1_q) filter (where leaf and cw1_exact) as cw_rows_q,
+        sum(w_q) filter (where leaf and s is null and exact) as w_null_q_x,
+        sum(cw1_q) filter (where leaf and cw1_exact) as cw_rows_q_x,
         count(*) filter (where leaf and not exact and s is not null)::bigint as n_out,
         count(*) filter (where leaf and not exact and s is null)::bigint as n_out_null,
         min(s) filter (where leaf) as s_min,
         max(s) filter (where leaf) as s_max,
-        count(*) filter (where leaf and req)::bigint as req_rows,
+        count(*) filter (where leaf and req)::bigint as req_rows_x,
         count(*) filter (
             where leaf and req and min_score is not null and not coalesce(meets(s, min_score), false)
-        )::bigint as req_ms_fail,
+        )::bigint as req_ms_fail_x,
         count(*) filter (where leaf and req and min_score is null and s is null)::bigint
-            as req_t_null,
-        min(s) filter (where leaf and req and min_score is null) as req_t_min,
+            as req_t_null_x,
+        min(s) filter (where leaf and req and min_score is null) as req_t_min_x,
         count(*) filter (where leaf and rc)::bigint as rc_rows_x,
         count(*) filter (
             where leaf and rc and min_score is not null and not coalesce(meets(s, min_score), false)
@@ -759,7 +765,8 @@ grouped as (
 -- the options are macro parameters here, outside the aggregates: a bound value is a
 -- constant, so DuckDB drops the aggregates an option turns off (without
 -- required_children the rc_ columns are 0 / null and the _rest columns are the sums
--- above; without keep_* the lists are null), instead of computing them per row
+-- above; without keep_* the lists are null; see on_missing and any_required above),
+-- instead of computing them per row
 select
     run_id,
     case_id,
@@ -772,20 +779,27 @@ select
     n_present,
     sws,
     sw,
-    w_null,
-    cw_rows,
+    case when coalesce(cast(on_missing as varchar), 'zero') = 'zero' then w_null_x end
+        as w_null,
+    case when coalesce(cast(on_missing as varchar), 'zero') = 'zero' then cw_rows_x end
+        as cw_rows,
     sws_q,
     sw_q,
-    w_null_q,
-    cw_rows_q,
+    case when coalesce(cast(on_missing as varchar), 'zero') = 'zero' then w_null_q_x end
+        as w_null_q,
+    case when coalesce(cast(on_missing as varchar), 'zero') = 'zero' then cw_rows_q_x end
+        as cw_rows_q,
     n_out,
     n_out_null,
     s_min,
     s_max,
-    req_rows,
-    req_ms_fail,
-    req_t_null,
-    req_t_min,
+    case when coalesce(cast(any_required as boolean), true) then req_rows_x else 0 end::bigint
+        as req_rows,
+    case when coalesce(cast(any_required as boolean), true) then req_ms_fail_x else 0 end::bigint
+        as req_ms_fail,
+    case when coalesce(cast(any_required as boolean), true) then req_t_null_x else 0 end::bigint
+        as req_t_null,
+    case when coalesce(cast(any_required as boolean), true) then req_t_min_x end as req_t_min,
     case when len(cast(required_children as varchar[])) > 0 then rc_rows_x else 0 end as rc_rows,
     case when len(cast(required_children as varchar[])) > 0 then rc_ms_fail_x else 0 end
         as rc_ms_fail,
@@ -799,16 +813,28 @@ select
         as n_present_rest,
     case when len(cast(required_children as varchar[])) > 0 then sws_rest_x else sws end as sws_rest,
     case when len(cast(required_children as varchar[])) > 0 then sw_rest_x else sw end as sw_rest,
-    case when len(cast(required_children as varchar[])) > 0 then w_null_rest_x else w_null end
-        as w_null_rest,
-    case when len(cast(required_children as varchar[])) > 0 then cw_rows_rest_x else cw_rows end
-        as cw_rows_rest,
+    case
+        when coalesce(cast(on_missing as varchar), 'zero') <> 'zero' then null
+        when len(cast(required_children as varchar[])) > 0 then w_null_rest_x
+        else w_null_x
+    end as w_null_rest,
+    case
+        when coalesce(cast(on_missing as varchar), 'zero') <> 'zero' then null
+        when len(cast(required_children as varchar[])) > 0 then cw_rows_rest_x
+        else cw_rows_x
+    end as cw_rows_rest,
     case when len(cast(required_children as varchar[])) > 0 then sws_rest_q_x end as sws_rest_q,
     case when len(cast(required_children as varchar[])) > 0 then sw_rest_q_x end as sw_rest_q,
-    case when len(cast(required_children as varchar[])) > 0 then w_null_rest_q_x end
-        as w_null_rest_q,
-    case when len(cast(required_children as varchar[])) > 0 then cw_rows_rest_q_x end
-        as cw_rows_rest_q,
+    case
+        when coalesce(cast(on_missing as varchar), 'zero') = 'zero'
+            and len(cast(required_children as varchar[])) > 0
+            then w_null_rest_q_x
+    end as w_null_rest_q,
+    case
+        when coalesce(cast(on_missing as varchar), 'zero') = 'zero'
+            and len(cast(required_children as varchar[])) > 0
+            then cw_rows_rest_q_x
+    end as cw_rows_rest_q,
     n_pass_ms,
     case when coalesce(cast(keep_threshold_scores as boolean), false) then t_scores_x end
         as t_scores,
@@ -941,7 +967,21 @@ execution_rows as (
         end as n_expected,
         p.* exclude (run_id, case_id, attempt, n_ignored),
         coalesce(o.outcomes_total, 0) as n_outcomes,
-        coalesce(o.outcomes_passed, 0) as n_outcomes_passed
+        coalesce(o.outcomes_passed, 0) as n_outcomes_passed,
+        -- the executions columns the output keeps, carried from this one join (renamed:
+        -- no clash with the partials' columns); evalframe_x_evalframe_end marks the end
+        e.latency_ms as evalframe_k_latency_ms,
+        e.cost_usd as evalframe_k_cost_usd,
+        e.input_tokens as evalframe_k_input_tokens,
+        e.output_tokens as evalframe_k_output_tokens,
+        e.tags as evalframe_k_tags,
+        columns(
+            e.* exclude (
+                run_id, case_id, attempt, status, threshold, latency_ms, cost_usd, input_tokens,
+                output_tokens, tags
+            )
+        ) as 'evalframe_x_\0',
+        null as evalframe_x_evalframe_end
     from executions as e
     cross join settings as st
     cross join policy_totals as pt
@@ -1121,45 +1161,43 @@ execution_verdicts as (
     from execution_finals as f
     cross join settings as st
 )
-select
-    v.run_id,
-    v.case_id,
-    v.attempt,
-    st.cfg_config_id as config_id,
-    v.status,
-    v.t as threshold,
-    v.final_score as score,
-    v.final_verdict as verdict,
-    execution_passed(
-        v.is_ok,
-        v.is_judge_error,
-        v.final_verdict,
-        v.n_outcomes,
-        v.n_outcomes_passed,
-        st.cfg_outcomes
-    ) as passed,
-    v.is_required_failed as required_failed,
-    v.is_judge_error as judge_error,
-    case
-        when not v.is_ok then 0
-        when v.has_rows then v.n_missing
-        else v.n_expected
-    end::bigint as n_missing,
-    case when v.is_ok then v.n_ignored else 0 end::bigint as n_ignored,
-    v.n_outcomes::bigint as outcomes_total,
-    v.n_outcomes_passed::bigint as outcomes_passed,
-    x.latency_ms,
-    x.cost_usd,
-    x.input_tokens,
-    x.output_tokens,
-    x.tags,
-    x.* exclude (
-        run_id, case_id, attempt, status, threshold, latency_ms, cost_usd, input_tokens,
-        output_tokens, tags
-    )
-from execution_verdicts as v
-inner join executions as x using (run_id, case_id, attempt)
-cross join settings as st;
+select * exclude (evalframe_end) from (
+    select
+        v.run_id,
+        v.case_id,
+        v.attempt,
+        st.cfg_config_id as config_id,
+        v.status,
+        v.t as threshold,
+        v.final_score as score,
+        v.final_verdict as verdict,
+        execution_passed(
+            v.is_ok,
+            v.is_judge_error,
+            v.final_verdict,
+            v.n_outcomes,
+            v.n_outcomes_passed,
+            st.cfg_outcomes
+        ) as passed,
+        v.is_required_failed as required_failed,
+        v.is_judge_error as judge_error,
+        case
+            when not v.is_ok then 0
+            when v.has_rows then v.n_missing
+            else v.n_expected
+        end::bigint as n_missing,
+        case when v.is_ok then v.n_ignored else 0 end::bigint as n_ignored,
+        v.n_outcomes::bigint as outcomes_total,
+        v.n_outcomes_passed::bigint as outcomes_passed,
+        v.evalframe_k_latency_ms as latency_ms,
+        v.evalframe_k_cost_usd as cost_usd,
+        v.evalframe_k_input_tokens as input_tokens,
+        v.evalframe_k_output_tokens as output_tokens,
+        v.evalframe_k_tags as tags,
+        columns('^evalframe_x_(.*)$') as '\1'
+    from execution_verdicts as v
+    cross join settings as st
+);
 
 -- ==== execution_scores_at.sql ===================================================
 -- execution_scores_at(...) — table macro: execution_scores of a flat config, straight from

@@ -81,6 +81,10 @@ def partials_in(
         "clamp": clamp,
         "keep_threshold_scores": config.aggregator == "threshold",
         "keep_leaf_scores": keep_leaf_scores,
+        # what the rules read: the weights of null and absent leaves only on_missing =
+        # zero does; the required-leaf counts only when some evaluator is required
+        "on_missing": config.on_missing,
+        "any_required": any(e.required for e in (config.evaluators or {}).values()),
     }
     con.execute(
         f"create temp table {PARTIALS} as {call('execution_partials', partial_params)}",
