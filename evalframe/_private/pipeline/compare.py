@@ -15,12 +15,20 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.compare.compare import compare
+from evalframe._private.compare.leaf_deltas import (
+    evaluator_deltas_from_cases,
+    leaf_case_means,
+)
 from evalframe._private.compare.pairs import pairs_for
 from evalframe._private.config import Config
 from evalframe._private.data.dataset import Dataset, load_dataset
 from evalframe._private.engines import capabilities as caps
 from evalframe._private.engines.duckdb.run import compare_tables_duckdb
-from evalframe._private.pipeline.score import check_request, require_spark, score_tables
+from evalframe._private.pipeline.score import (
+    check_request,
+    require_spark,
+    score_tables_with_leaves,
+)
 from evalframe._private.pipeline.tables import Frame, Tables
 from evalframe._private.scoring.execution_scores import evaluator_scores
 from evalframe._private.summaries.slices import slice_deltas
@@ -89,21 +97,30 @@ def compare_tables(
             dataset, cfg, choose, clamp=clamp, remote=spark_remote
         )
     else:
-        scored = score_tables(dataset, cfg, clamp=clamp, engine=engine, memory_limit=memory_limit)
+        # the flat pass keeps its per-execution leaf partials: evaluator_deltas comes from
+        # them, not from a second read of the judge rows through the tree path
+        scored, leaves = score_tables_with_leaves(
+            dataset, cfg, clamp=clamp, memory_limit=memory_limit
+        )
         rs, cs = scored[S.RUN_SUMMARY], scored[S.CASE_SUMMARY]
         assert isinstance(rs, pl.DataFrame)  # run_summary is always materialized
         chosen = choose(rs)
-        ds = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, clamp=clamp)
-        nodes = evaluator_scores(ds, cfg, passthrough=False).select(COMPARE_NODE_COLUMNS)
-        lazy = compare(
-            cs.lazy(),
-            chosen,
-            cfg,
-            evaluator_scores=nodes.collect().lazy(),
-            run_summary=rs.lazy(),
-        )
-        names = list(lazy)
-        tables = dict(zip(names, pl.collect_all([lazy[n] for n in names]), strict=True))
+        nodes = None
+        if leaves is None:  # the tree path, or batches of runs: the tree path's nodes
+            ds = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, clamp=clamp)
+            nodes = evaluator_scores(ds, cfg, passthrough=False).select(COMPARE_NODE_COLUMNS)
+            nodes = nodes.collect().lazy()
+        lazy = compare(cs.lazy(), chosen, cfg, evaluator_scores=nodes, run_summary=rs.lazy())
+        order = list(lazy)  # compare's table order
+        if leaves is not None:
+            ex = scored[S.EXECUTION_SCORES]
+            assert isinstance(ex, pl.DataFrame)  # the flat pass in one batch
+            per_case = leaf_case_means(leaves, ex, cfg)
+            del leaves  # the per-execution leaf partials are done with
+            lazy[S.EVALUATOR_DELTAS] = evaluator_deltas_from_cases(per_case, chosen, cfg).lazy()
+            del per_case
+        collected = pl.collect_all([lazy[n] for n in order])
+        tables = dict(zip(order, collected, strict=True))
     if by is not None:
         tables[S.SLICE_DELTAS] = slice_deltas(
             scored[S.EXECUTION_SCORES].lazy(), chosen, cfg, by=by

@@ -21,6 +21,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from evalframe._private import schema as S
 from evalframe._private.config import Config, parse_memory_limit
 from evalframe._private.data.dataset import Dataset
@@ -91,14 +93,45 @@ def score_tables(
 
 
 def _polars(
-    dataset: Any, cfg: Config, *, evaluators: bool, clamp: bool, memory_limit: str | None
+    dataset: Any,
+    cfg: Config,
+    *,
+    evaluators: bool,
+    clamp: bool,
+    memory_limit: str | None,
+    leaves: list[pl.DataFrame] | None = None,
 ) -> Tables[Frame]:
     tables = score_tables_polars(
-        dataset, cfg, evaluators=evaluators, clamp=clamp, memory_limit=memory_limit
+        dataset,
+        cfg,
+        evaluators=evaluators,
+        clamp=clamp,
+        memory_limit=memory_limit,
+        leaf_scores=leaves is not None,
     )
+    if leaves is not None and tables.leaf_scores is not None:
+        leaves.append(tables.leaf_scores)
     out: Tables[Frame] = Tables(tables)
     out.clamped, out.path, out.spill = tables.clamped, tables.path, tables.spill
     return out
+
+
+def score_tables_with_leaves(
+    dataset: str | Path | Dataset,
+    cfg: Config,
+    *,
+    clamp: bool = False,
+    memory_limit: str | None = None,
+) -> tuple[Tables[Frame], pl.DataFrame | None]:
+    """`score_tables` on the polars engine (the request checked by the caller), plus the
+    flat pass's per-execution leaf partials (`engines/polars/run.py` `leaf_scores`) when
+    the flat pass ran in one batch, else None: what `compare` derives evaluator_deltas
+    from without reading the judge rows again."""
+    leaves: list[pl.DataFrame] = []
+    out = _polars(
+        dataset, cfg, evaluators=False, clamp=clamp, memory_limit=memory_limit, leaves=leaves
+    )
+    return label_tables(out, dataset, cfg), (leaves[0] if leaves else None)
 
 
 def check_request(

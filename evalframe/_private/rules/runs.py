@@ -30,8 +30,18 @@ P50, P95 = 0.5, 0.95
 """The latency percentiles of run_summary (linear interpolation between order statistics)."""
 
 
-def _count(ns: Namespace, condition: Expr) -> Expr:
+def _count(ns: Namespace, condition: Expr, weight: Expr | None = None) -> Expr:
+    if weight is not None:  # rows standing for `weight` equal rows each (sweep states)
+        return (condition.cast(ns.Int64) * weight).sum().cast(ns.Int64)
     return condition.cast(ns.Int64).sum().cast(ns.Int64)
+
+
+def _mean(ns: Namespace, value: Expr, weight: Expr | None) -> Expr:
+    """The mean of the non-null values; with `weight`, each row counted `weight` times."""
+    if weight is None:
+        return value.mean()
+    n = (value.is_not_null().cast(ns.Int64) * weight).sum()
+    return ns.when(n > 0).then((value * weight).sum() / n)
 
 
 def _sum_or_null(ns: Namespace, column: str, dtype: Any) -> Expr:
@@ -40,24 +50,26 @@ def _sum_or_null(ns: Namespace, column: str, dtype: Any) -> Expr:
     return ns.when(value.count() > 0).then(value.sum().cast(dtype)).alias(column)
 
 
-def execution_aggregations(ns: Namespace) -> list[Expr]:
+def execution_aggregations(ns: Namespace, weight: Expr | None = None) -> list[Expr]:
     """Aggregations of a run's execution rows that depend on the config: executions,
     passed, failed (scored and not passed), errored, unscored, the three verdict bands,
-    pass_rate and mean_score."""
+    pass_rate and mean_score. With `weight` (an integer column), each row stands for
+    that many executions (sweep's distinct execution states)."""
     status, verdict, passed = ns.col(S.STATUS), ns.col(S.VERDICT), ns.col(S.PASSED)
     errored = status == S.STATUS_ERROR
     unscored = verdict == S.VERDICT_UNSCORED
+    n = ns.len() if weight is None else weight.sum()
     return [
-        ns.len().cast(ns.Int64).alias(S.N_EXECUTIONS),
-        _count(ns, passed).alias(S.PASSED),
-        _count(ns, ~passed & ~errored & ~unscored).alias(S.FAILED),
-        _count(ns, errored).alias(S.ERRORED),
-        _count(ns, unscored).alias(S.UNSCORED),
-        _count(ns, verdict == S.VERDICT_PASS).alias(S.N_PASS),
-        _count(ns, verdict == S.VERDICT_BORDERLINE).alias(S.N_BORDERLINE),
-        _count(ns, verdict == S.VERDICT_FAIL).alias(S.N_FAIL),
-        passed.cast(ns.Float64).mean().alias(S.PASS_RATE),
-        ns.col(S.SCORE).mean().alias(S.MEAN_SCORE),
+        n.cast(ns.Int64).alias(S.N_EXECUTIONS),
+        _count(ns, passed, weight).alias(S.PASSED),
+        _count(ns, ~passed & ~errored & ~unscored, weight).alias(S.FAILED),
+        _count(ns, errored, weight).alias(S.ERRORED),
+        _count(ns, unscored, weight).alias(S.UNSCORED),
+        _count(ns, verdict == S.VERDICT_PASS, weight).alias(S.N_PASS),
+        _count(ns, verdict == S.VERDICT_BORDERLINE, weight).alias(S.N_BORDERLINE),
+        _count(ns, verdict == S.VERDICT_FAIL, weight).alias(S.N_FAIL),
+        _mean(ns, passed.cast(ns.Float64), weight).alias(S.PASS_RATE),
+        _mean(ns, ns.col(S.SCORE), weight).alias(S.MEAN_SCORE),
     ]
 
 
@@ -89,34 +101,44 @@ def _deviation(sx: str) -> str:
     return f"_dev{sx}"
 
 
-def case_level_terms(ns: Namespace, keys: Sequence[str], passed_rule: Expr) -> list[Expr]:
+def case_level_terms(
+    ns: Namespace, keys: Sequence[str], passed_rule: Expr, weight: Expr | None = None
+) -> list[Expr]:
     """Per-case terms (window sums over the run `keys`): whether the case passes under
     attempts.passed, and each case's squared deviation (sx_c − nc_c · x̄)² of the
     clustered SE, for the pass rate (sx = passed, nc = attempts) and the mean score
-    (sx = Σ score, nc = scored attempts)."""
+    (sx = Σ score, nc = scored attempts). With `weight`, each row stands for that many
+    equal cases."""
     terms = [case_passed(ns, ns.col(CASE_N), ns.col(CASE_K), passed_rule).alias(CASE_PASSED)]
     for sx, nc in ((CASE_K, CASE_N), (CASE_SS, CASE_NS)):
-        mean = ns.col(sx).sum().over(*keys) / ns.col(nc).sum().over(*keys)
+        x, n = ns.col(sx), ns.col(nc)
+        if weight is not None:
+            x, n = x * weight, n * weight
+        mean = x.sum().over(*keys) / n.sum().over(*keys)
         deviation = (ns.col(sx) - ns.col(nc) * mean) ** 2
         terms.append(ns.when(ns.col(nc) > 0).then(deviation).alias(_deviation(sx)))
     return terms
 
 
-def clustered_se(ns: Namespace, sx: str, nc: str) -> Expr:
+def clustered_se(ns: Namespace, sx: str, nc: str, weight: Expr | None = None) -> Expr:
     """The case-clustered standard error of Σ sx / Σ nc (SPEC §5):
     sqrt(G/(G−1) · Σ_c (sx_c − nc_c · x̄)²) / n with n = Σ nc and G the cases with
-    nc > 0; null when G < 2."""
-    g = _count(ns, ns.col(nc) > 0)
-    n = ns.col(nc).sum()
-    return ns.when(g >= 2).then((g / (g - 1) * ns.col(_deviation(sx)).sum()).sqrt() / n)
+    nc > 0; null when G < 2. With `weight`, each row stands for that many equal cases."""
+    g = _count(ns, ns.col(nc) > 0, weight)
+    if weight is None:
+        n, dev = ns.col(nc).sum(), ns.col(_deviation(sx)).sum()
+    else:
+        n, dev = (ns.col(nc) * weight).sum(), (ns.col(_deviation(sx)) * weight).sum()
+    return ns.when(g >= 2).then((g / (g - 1) * dev).sqrt() / n)
 
 
-def case_level_aggregations(ns: Namespace) -> list[Expr]:
+def case_level_aggregations(ns: Namespace, weight: Expr | None = None) -> list[Expr]:
     """cases, case_pass_rate and the two clustered SEs of a run, over the rows of
-    `case_level_terms`."""
+    `case_level_terms` (with `weight`, each row stands for that many equal cases)."""
+    cases = ns.len() if weight is None else weight.sum()
     return [
-        ns.len().cast(ns.Int64).alias(S.CASES),
-        ns.col(CASE_PASSED).cast(ns.Float64).mean().alias(S.CASE_PASS_RATE),
-        clustered_se(ns, CASE_K, CASE_N).alias(S.PASS_RATE_SE),
-        clustered_se(ns, CASE_SS, CASE_NS).alias(S.MEAN_SCORE_SE),
+        cases.cast(ns.Int64).alias(S.CASES),
+        _mean(ns, ns.col(CASE_PASSED).cast(ns.Float64), weight).alias(S.CASE_PASS_RATE),
+        clustered_se(ns, CASE_K, CASE_N, weight).alias(S.PASS_RATE_SE),
+        clustered_se(ns, CASE_SS, CASE_NS, weight).alias(S.MEAN_SCORE_SE),
     ]

@@ -169,10 +169,28 @@ def evaluator_names(scores: pl.LazyFrame) -> tuple[str, ...]:
     return tuple(sorted(col[S.EVALUATOR].drop_nulls()))
 
 
-def execution_partials(scores: pl.LazyFrame, leaves: Leaves, *, clamp: bool) -> pl.LazyFrame:
+LEAF_SCORE = "_leaf_score:"
+"""Prefix of the per-leaf columns `execution_partials(leaf_paths=...)` adds: the
+leaf's normalized score in the execution (null when absent or null), named by path."""
+
+
+def paths_of_leaves(leaves: Leaves, config: Config) -> list[str]:
+    """The leaf paths in leaf-index order: the config's evaluators, or the data's."""
+    return list(config.evaluators) if config.evaluators is not None else list(leaves.names)
+
+
+def execution_partials(
+    scores: pl.LazyFrame,
+    leaves: Leaves,
+    *,
+    clamp: bool,
+    leaf_paths: list[str] | None = None,
+) -> pl.LazyFrame:
     """The one pass over the judge rows: partial sums per execution key.
 
-    `scores` is the typed scan (declared columns cast, defaults filled)."""
+    `scores` is the typed scan (declared columns cast, defaults filled). `leaf_paths`
+    (`paths_of_leaves`) also keeps each leaf's score per execution (`LEAF_SCORE` + path:
+    what compare's evaluator_deltas reads) in the same group-by."""
     raw = pl.col(S.SCORE)
     mx = pl.col(S.SCALE_MAX)
     finite = raw.is_finite()
@@ -289,6 +307,9 @@ def execution_partials(scores: pl.LazyFrame, leaves: Leaves, *, clamp: bool) -> 
             ]
     if clamp:
         aggs += [pl.col(NULLED).sum().cast(pl.Int64), pl.col(CLAMPED).sum().cast(pl.Int64)]
+    for i, path in enumerate(leaf_paths or ()):  # a loop over the leaves (≤ 62 columns)
+        terms.append(pl.when(pl.col(_LEAF) == i).then(s).alias(LEAF_SCORE + path))
+        aggs.append(pl.col(LEAF_SCORE + path).max())
     keep = [S.RUN_ID, S.CASE_ID, S.ATTEMPT, *_CHECKS, *((NULLED, CLAMPED) if clamp else ())]
     return (
         rows.with_columns(w)

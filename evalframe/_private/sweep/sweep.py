@@ -30,6 +30,7 @@ from evalframe._private.config import (
 from evalframe._private.data.dataset import Dataset
 from evalframe._private.data.keyed import EXEC
 from evalframe._private.errors import ConfigError
+from evalframe._private.rules import runs
 from evalframe._private.scoring.execution_scores import (
     apply_policy,
     execution_inputs,
@@ -233,6 +234,10 @@ def load_grid(
 RUN_IDX = "_run"
 CASE_IDX = "_case"
 RUN_KEY_INT = "_rk"
+N_SAME = "_n_same"
+"""Executions in one distinct state (sweep crosses configs with states)."""
+STATE_ROWS_PER_CHUNK = 2_000_000
+"""(config × state) rows per query when configs are crossed with execution states."""
 
 
 def sweep(
@@ -273,23 +278,40 @@ def sweep(
         S.OUTCOMES_PASSED,
         S.ATTEMPT,
     ]
-    lean, root, run_ids, per_run = pl.collect_all(
+    lean, run_ids, per_run = pl.collect_all(
         [
             inputs.select(lean_cols),
-            root_rows(plan),
             inputs.select(RUN_IDX, S.RUN_ID).unique(),
             inputs.group_by(RUN_IDX).agg(*latency_aggs()),
         ]
     )
     policy = plan.policy.collect()
-    # each execution once per tree group, with that group's root values
-    lean_root = lean.join(policy.select(TREE).unique(), how="cross").join(
-        root, on=[TREE, EXEC], how="left"
-    )
+    trees = policy.select(TREE).unique().sort(TREE)
     n_runs = max(1, run_ids.height)
     n_cases = int(lean[CASE_IDX].max() or 0) + 1  # type: ignore[arg-type]
     single = lean.height == 0 or lean[S.ATTEMPT].min() == lean[S.ATTEMPT].max()
-    per_chunk = max(1, rows_per_chunk // max(lean.height, 1))
+    weight = None
+    if single and not configured_ks(config_list):
+        # one attempt per case: executions of a run in the same state (every input of the
+        # verdict rules) behave alike under every config of the group — cross the configs
+        # with the distinct states and their counts, not with the executions. One tree
+        # group (weight set, on_missing) at a time: its root rows, then its states.
+        weight = N_SAME
+        lean = lean.drop(CASE_IDX, S.ATTEMPT)
+        lean_root = pl.concat(
+            [
+                _states(lean, _group_root(plan, tree), trees.filter(pl.col(TREE) == tree))
+                for tree in trees[TREE]  # a loop over tree groups, not rows
+            ],
+            how="diagonal_relaxed",
+        )
+        rows_per_chunk = min(rows_per_chunk, STATE_ROWS_PER_CHUNK)
+    else:  # each execution once per tree group, with that group's root values
+        lean_root = lean.join(trees, how="cross").join(
+            root_rows(plan).collect(), on=[TREE, EXEC], how="left"
+        )
+    per_config = lean.height if weight is None else lean_root.height  # rows of one config
+    per_chunk = max(1, rows_per_chunk // max(per_config, 1))
     parts: list[pl.DataFrame] = []
     n_chunks = -(-len(config_list) // per_chunk)
     for k, start in enumerate(range(0, len(config_list), per_chunk)):
@@ -300,7 +322,7 @@ def sweep(
         ).with_columns((pl.col(CFG).cast(pl.Int64) * n_runs + pl.col(RUN_IDX)).alias(RUN_KEY_INT))
         chunk_configs = config_list[start : start + per_chunk]
         summary = _chunk_summary(
-            rows, single=single, n_cases=n_cases, ks=configured_ks(chunk_configs)
+            rows, single=single, n_cases=n_cases, ks=configured_ks(chunk_configs), weight=weight
         ).collect()
         decoded = _decode(summary.lazy(), n_runs, chunk_policy, run_ids, per_run)
         parts.append(
@@ -316,13 +338,63 @@ def sweep(
     return result
 
 
+def _group_root(plan: Any, tree: int) -> pl.DataFrame:
+    """The root rows of one tree group of the plan (`root_rows` on that group alone)."""
+    one = dataclasses.replace(plan, tree_policy=plan.tree_policy.filter(pl.col(CFG) == tree))
+    return root_rows(one).collect()
+
+
+def _states(lean: pl.DataFrame, root: pl.DataFrame, trees: pl.DataFrame) -> pl.DataFrame:
+    """The distinct execution states per tree group with their counts (`N_SAME`): each
+    execution's row in `lean` with its tree group's root values (`root`; every tree group
+    holds root rows for the same executions, those with leaf rows), null for an
+    execution without leaf rows, grouped by every column but the execution id."""
+    first = root.filter(pl.col(TREE) == pl.col(TREE).min()).select(EXEC)
+    rows = pl.concat(
+        [
+            root.lazy().join(lean.lazy(), on=EXEC, how="inner"),
+            lean.lazy().join(first.lazy(), on=EXEC, how="anti").join(trees.lazy(), how="cross"),
+        ],
+        how="diagonal_relaxed",
+    )
+    keep = [c for c in rows.collect_schema().names() if c != EXEC]
+    return rows.group_by(keep).agg(pl.len().cast(pl.Int64).alias(N_SAME)).collect()
+
+
 def _chunk_summary(
-    rows: pl.LazyFrame, *, single: bool, n_cases: int, ks: Sequence[int] = ()
+    rows: pl.LazyFrame,
+    *,
+    single: bool,
+    n_cases: int,
+    ks: Sequence[int] = (),
+    weight: str | None = None,
 ) -> pl.LazyFrame:
     """Run statistics per packed (config, run) key from verdict rows of one chunk; with
-    `ks`, pass@k / pass^k per k (attempts.k of the chunk's configs)."""
-    base = rows.group_by(RUN_KEY_INT).agg(*execution_aggs())
+    `ks`, pass@k / pass^k per k (attempts.k of the chunk's configs). With `weight` (one
+    attempt per case, no `ks`), each row is a distinct execution state standing for that
+    many executions."""
     score = pl.col(S.SCORE)
+    if weight is not None:
+        w = pl.col(weight)
+        base = rows.group_by(RUN_KEY_INT).agg(*runs.execution_aggregations(pl, w))
+        states = rows.select(
+            RUN_KEY_INT,
+            ATTEMPT_PASSED,
+            weight,
+            pl.lit(1.0).alias(runs.CASE_N),
+            pl.col(S.PASSED).cast(pl.Float64).alias(runs.CASE_K),
+            score.is_not_null().cast(pl.Float64).alias(runs.CASE_NS),
+            score.fill_null(0.0).alias(runs.CASE_SS),
+        )
+        levels = (
+            states.with_columns(
+                *runs.case_level_terms(pl, [RUN_KEY_INT], pl.col(ATTEMPT_PASSED), w)
+            )
+            .group_by(RUN_KEY_INT)
+            .agg(*runs.case_level_aggregations(pl, w))
+        )
+        return base.join(levels, on=RUN_KEY_INT, how="left")
+    base = rows.group_by(RUN_KEY_INT).agg(*execution_aggs())
     if single:  # one attempt per case: the case rows are the execution rows
         per_case = rows.select(
             RUN_KEY_INT,

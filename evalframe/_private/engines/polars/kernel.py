@@ -31,11 +31,18 @@ Frame = pl.DataFrame | pl.LazyFrame
 
 
 def flat_execution_scores(
-    tables: Mapping[str, pl.LazyFrame | None], config: Config, *, clamp: bool = False
+    tables: Mapping[str, pl.LazyFrame | None],
+    config: Config,
+    *,
+    clamp: bool = False,
+    leaf_scores: list[pl.DataFrame] | None = None,
 ) -> tuple[pl.DataFrame, pl.LazyFrame, ClampReport | None] | None:
     """execution_scores of a flat config from the raw input scans in one streaming pass
     over the judge rows (validation folded in). Returns (execution_scores, typed runs,
-    clamp report), or None when the data has more evaluators than the pass handles."""
+    clamp report), or None when the data has more evaluators than the pass handles.
+    A `leaf_scores` list receives the per-execution leaf partials of the same pass: the
+    execution key, the rows counted (`flat.N_ROWS`), the evaluator bitmask (`flat.MASK`)
+    and one `flat.LEAF_SCORE` column per leaf (what compare's evaluator_deltas reads)."""
     raw = dict(tables)
     check_schemas(raw)
     scores = typed_frame(raw[S.SCORES], S.SCORES)  # type: ignore[arg-type]
@@ -43,7 +50,10 @@ def flat_execution_scores(
     if len(names) > flat.MAX_EVALUATORS:
         return None
     leaves = flat.Leaves.of(config, names)
-    partials = flat.execution_partials(scores, leaves, clamp=clamp).collect(engine="streaming")
+    paths = flat.paths_of_leaves(leaves, config) if leaf_scores is not None else None
+    partials = flat.execution_partials(scores, leaves, clamp=clamp, leaf_paths=paths).collect(
+        engine="streaming"
+    )
     problems, report = flat.score_problems(partials, scores, clamp=clamp)
     known = partials.filter(pl.col(S.RUN_ID).is_not_null() & pl.col(S.CASE_ID).is_not_null())
     given = raw.get(S.EXECUTIONS) is not None
@@ -61,7 +71,9 @@ def flat_execution_scores(
             pl.col(S.PASSED).sum().cast(pl.Int64).alias(S.OUTCOMES_PASSED),
         )
     )
-    frame = flat.execution_frame(executions.lazy(), known, outcomes, leaves, config).collect()
+    leaf_cols = [flat.LEAF_SCORE + p for p in paths or ()]
+    lean = known.drop(leaf_cols)  # the leaf columns stay out of the execution rows
+    frame = flat.execution_frame(executions.lazy(), lean, outcomes, leaves, config).collect()
     extra = [c for c in executions.columns if c not in S.EXECUTIONS_COLUMNS]
     del executions
     # sorted once, at the end: execution_scores comes out in key order (deterministic sums
@@ -98,4 +110,6 @@ def flat_execution_scores(
         problems.append(dup)
     if problems:
         raise ValidationError(problems)
+    if leaf_scores is not None:
+        leaf_scores.append(known.select(*S.EXECUTION_KEY, flat.N_ROWS, flat.MASK, *leaf_cols))
     return ex, typed[S.RUNS], report

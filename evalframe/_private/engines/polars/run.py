@@ -43,6 +43,10 @@ class PolarsTables(dict[str, Frame]):
     clamped: ClampReport | None = None
     path: str = "tree"
     spill: tempfile.TemporaryDirectory[str] | None = None
+    leaf_scores: pl.DataFrame | None = None
+    """With `leaf_scores=True` on the flat pass in one batch: the per-execution leaf
+    partials of the executions with score rows (execution key, `flat.N_ROWS`,
+    `flat.MASK`, `flat.LEAF_SCORE` columns); None otherwise."""
 
 
 def score_tables_polars(
@@ -52,18 +56,23 @@ def score_tables_polars(
     evaluators: bool = False,
     clamp: bool = False,
     memory_limit: str | None = None,
+    leaf_scores: bool = False,
 ) -> PolarsTables:
     """execution_scores, case_summary and run_summary (and evaluator_scores with
-    `evaluators=True`) of one config, computed by polars (see the module docstring)."""
+    `evaluators=True`) of one config, computed by polars (see the module docstring).
+    `leaf_scores` keeps the flat pass's per-execution leaf partials in `.leaf_scores`
+    (when the flat pass runs in one batch)."""
     ds: Dataset | None = dataset if isinstance(dataset, Dataset) else None
     out = PolarsTables()
     if ds is None and flat.is_flat(cfg):
         raw = open_tables(dataset)  # type: ignore[arg-type]
         batches = run_batches(raw, judge_rows_budget(memory_limit))
         if batches is None:
-            result = flat_execution_scores(raw, cfg, clamp=clamp)
+            leaves: list[pl.DataFrame] | None = [] if leaf_scores else None
+            result = flat_execution_scores(raw, cfg, clamp=clamp, leaf_scores=leaves)
             if result is not None:
                 ex, runs, out.clamped = result
+                out.leaf_scores = leaves[0] if leaves else None
                 out.update(summaries(ex, cfg, runs, is_sorted=True))
                 out.path = "flat"
         elif _spill_batches(out, raw, cfg, batches, clamp=clamp):
