@@ -138,13 +138,29 @@ def _check(args: list[str]) -> None:
     assert "Traceback" not in result.output
 
 
-@settings(
-    max_examples=50,
+CORRUPTION_SETTINGS = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
-@given(steps=st.lists(mutation, min_size=1, max_size=3), clamp=st.booleans())
+corruptions = given(steps=st.lists(mutation, min_size=1, max_size=3), clamp=st.booleans())
+
+
+@settings(CORRUPTION_SETTINGS, max_examples=15)
+@corruptions
 def test_a_corrupted_dataset_is_exit_0_or_2_never_a_traceback(valid, steps, clamp):
+    """The fast lane's share of the search (each example runs validate and score); the slow
+    lane searches further (`test_many_corrupted_datasets_are_exit_0_or_2`)."""
+    _corrupt_and_check(valid, steps, clamp)
+
+
+@pytest.mark.slow
+@settings(CORRUPTION_SETTINGS, max_examples=150)
+@corruptions
+def test_many_corrupted_datasets_are_exit_0_or_2(valid, steps, clamp):
+    _corrupt_and_check(valid, steps, clamp)
+
+
+def _corrupt_and_check(valid: Path, steps: list[tuple], clamp: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "ds"
         shutil.copytree(valid, root)

@@ -268,20 +268,26 @@ def test_preset_help_explains_every_preset():
 # --- sql: never silently empty; line mode; the prompt's dot commands ------------------
 
 
-@pytest.fixture()
-def two_sets(tmp_path) -> tuple[Path, str, str]:
+@pytest.fixture(scope="module")
+def two_sets(tmp_path_factory) -> tuple[Path, str, str]:
     """A dataset whose store holds a compare set (config -t 0.7) and, latest, a sweep's set:
-    run_summary and case_deltas of the latest set are empty, other sets hold them."""
+    run_summary and case_deltas of the latest set are empty, other sets hold them. Built
+    once for the module (score, compare and sweep each run once): the tests only query it."""
+    tmp_path = tmp_path_factory.mktemp("two_sets")
+
+    def invoke(args: list[str]):  # module scope runs before the autouse strict CliRunner
+        return runner.invoke(app, args, catch_exceptions=False)
+
     data = write_demo(tmp_path / "sets", n_cases=4)
-    assert runner.invoke(app, ["score", str(data), "-t", "0.7"]).exit_code == 0
-    assert runner.invoke(app, ["compare", str(data), "-t", "0.7"]).exit_code in (0, 1)
+    assert invoke(["score", str(data), "-t", "0.7"]).exit_code == 0
+    assert invoke(["compare", str(data), "-t", "0.7"]).exit_code in (0, 1)
     compared = ef.load_config(threshold=0.7).config_id
     grid = tmp_path / "grid.yaml"
     grid.write_text("grid:\n  threshold: [0.6, 0.7]\n")
-    assert runner.invoke(app, ["sweep", str(data), "--grid", str(grid)]).exit_code == 0
+    assert invoke(["sweep", str(data), "--grid", str(grid)]).exit_code == 0
     latest = ef.read_results(data, "sweep")["config_id"]  # the sweep set is the latest
     assert latest.len() > 0
-    sets = json.loads(runner.invoke(app, ["results", str(data), "--json"]).stdout)
+    sets = json.loads(invoke(["results", str(data), "--json"]).stdout)
     sweep_set = next(s["result_set"] for s in sets if s["latest"])
     assert sweep_set != compared
     return data, compared, sweep_set
@@ -621,11 +627,11 @@ def test_sql_prompt_reads_the_saved_history_next_time(demo, tmp_path):
 
 def test_demo_shows_progress_on_a_terminal(tmp_path):
     term = Terminal(
-        [*EVALFRAME, "demo", str(tmp_path / "d"), "--cases", "3000"], _tty_env(tmp_path)
+        [*EVALFRAME, "demo", str(tmp_path / "d"), "--cases", "1200"], _tty_env(tmp_path)
     )
     text = term.read_until(r"tables written to", timeout=120)
     assert term.wait() == 0
-    assert "writing the demo dataset (3,000 cases" in text
+    assert "writing the demo dataset (1,200 cases" in text
     assert re.search(r"[012]/3 steps", text)
     assert "scoring" in text
 
