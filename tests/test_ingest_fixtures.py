@@ -7,6 +7,8 @@ import csv
 import subprocess
 from pathlib import Path
 
+from hypothesis import settings
+
 TESTS = Path(__file__).parent
 FIXTURES = TESTS / "fixtures"
 
@@ -43,13 +45,19 @@ def test_a_skipped_ingest_test_fails_under_ci(pytester, monkeypatch):
         test_ingest_demo="import pytest\n\ndef test_x():\n    pytest.skip('no fixtures')\n",
         test_other="import pytest\n\ndef test_y():\n    pytest.skip('fine elsewhere')\n",
     )
-    monkeypatch.setenv("CI", "true")
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(failed=1, skipped=1)
-    result.stdout.fnmatch_lines(["*skipped under CI*tests/fixtures*"])
-    monkeypatch.delenv("CI")
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(skipped=2)
+    # in-process (a subprocess run costs a second interpreter start-up): the copied
+    # conftest loads Hypothesis' "ci" profile under CI, so the profile in force is put back
+    profile = settings.get_current_profile_name()
+    try:
+        monkeypatch.setenv("CI", "true")
+        result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+        result.assert_outcomes(failed=1, skipped=1)
+        result.stdout.fnmatch_lines(["*skipped under CI*tests/fixtures*"])
+        monkeypatch.delenv("CI")
+        result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+        result.assert_outcomes(skipped=2)
+    finally:
+        settings.load_profile(profile)
 
 
 def test_built_fixtures_are_documented():
