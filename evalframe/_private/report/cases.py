@@ -14,7 +14,7 @@ says what was left out and how to list it (`evalframe cases`, SQL).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import polars as pl
 
@@ -251,7 +251,7 @@ def _outcome_lists(rows: pl.DataFrame, outcomes: pl.LazyFrame) -> pl.LazyFrame:
 def case_details(
     tables: Mapping[str, pl.DataFrame],
     *,
-    nodes: pl.LazyFrame | None = None,
+    nodes: pl.LazyFrame | Callable[[pl.DataFrame], pl.LazyFrame] | None = None,
     outcomes: pl.LazyFrame | None = None,
     per_pair: int = CASES_PER_PAIR,
     per_run: int = CASES_PER_RUN,
@@ -264,7 +264,8 @@ def case_details(
     case_summary / run_summary), with `flip`, the leaves behind a regression
     (`behind_paths`, every tied one; `behind_delta`), `evaluators` and `outcomes`.
 
-    `nodes` (evaluator_scores with label and reason; `is_leaf`) and `outcomes` (the input
+    `nodes` (evaluator_scores with label and reason; `is_leaf`, or a function of the
+    embedded rows returning it for their runs and cases) and `outcomes` (the input
     table) add the per-evaluator scores, reasons and checks; without `nodes` a regressed
     case's evaluators come from evaluator_deltas (scores only) and a failing case has
     none."""
@@ -279,8 +280,9 @@ def case_details(
     out = rows.lazy().with_row_index("_row")  # the joins below need not keep the order
     ed = tables.get(S.EVALUATOR_DELTAS)
     if nodes is not None:
+        found = nodes(rows) if callable(nodes) else nodes
         out = out.join(
-            _evaluator_lists(rows, node_details(nodes, rows)), on=_KEY, how="left", nulls_equal=True
+            _evaluator_lists(rows, node_details(found, rows)), on=_KEY, how="left", nulls_equal=True
         )
     elif ed is not None:
         out = out.join(_from_deltas(rows, ed), on=_KEY, how="left", nulls_equal=True)

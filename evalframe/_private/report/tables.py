@@ -4,6 +4,7 @@ score once, compare the runs, sweep a small what-if grid, and the threshold curv
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -43,6 +44,36 @@ def default_grid(config: Config) -> Grid:
     )
 
 
+def case_nodes(ds: Dataset, cfg: Config) -> pl.LazyFrame | Callable[[pl.DataFrame], pl.LazyFrame]:
+    """evaluator_scores for the embedded cases (`case_details`' `nodes`). With the
+    config's evaluators listed, every node row of an execution depends on that execution
+    alone, so the tree is evaluated on the embedded cases' rows only (both sides of a
+    pair); a tree from the data expects each run's evaluators, so it takes every row."""
+    if cfg.evaluators is None:
+        return evaluator_scores(ds, cfg)
+
+    def nodes(rows: pl.DataFrame) -> pl.LazyFrame:
+        keys = pl.concat(
+            [
+                rows.select(S.RUN_ID, S.CASE_ID),
+                rows.filter(pl.col(S.BASELINE_RUN_ID).is_not_null()).select(
+                    pl.col(S.BASELINE_RUN_ID).alias(S.RUN_ID), S.CASE_ID
+                ),
+            ]
+        ).unique()
+        if keys.is_empty():
+            return evaluator_scores(ds, cfg).head(0)
+        key = [S.RUN_ID, S.CASE_ID]
+        few = Dataset.from_frames(
+            ds.scores.join(keys.lazy(), on=key, how="semi").collect(),
+            ds.executions.join(keys.lazy(), on=key, how="semi").collect(),
+            source=ds.source,
+        )
+        return evaluator_scores(few, cfg)
+
+    return nodes
+
+
 def report_tables(
     dataset: str | Path | Dataset,
     config: Config | None = None,
@@ -71,13 +102,17 @@ def report_tables(
     case-bootstrap columns (SPEC §12; the runs part shows the rank bands)."""
     cfg = config if config is not None else Config()
     ds = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, clamp=clamp)
+    # a dataset path is scored by the flat pass, whose leaf scores give evaluator_deltas
+    # (one read of the judge rows); a Dataset by the tree path
+    source: str | Path | Dataset = dataset if isinstance(dataset, (str, Path)) else ds
     n_runs = ds.executions.select(pl.col(S.RUN_ID).n_unique()).collect().item()
     tables: dict[str, pl.DataFrame] = {}
     pairs: list[tuple[str, str]] = []
     if n_runs >= 2 or baseline is not None:
         compared = compare_tables(
-            ds,
+            source,
             cfg,
+            clamp=clamp,
             baseline=baseline,
             pairs=None if baseline else "consecutive",
             series=series,
@@ -89,7 +124,7 @@ def report_tables(
         tables.update(compared)
         pairs = compared.pairs
     else:
-        scored = score_tables(ds, cfg, bootstrap=bootstrap, seed=seed)
+        scored = score_tables(source, cfg, clamp=clamp, bootstrap=bootstrap, seed=seed)
     for name in (S.EXECUTION_SCORES, S.CASE_SUMMARY, S.RUN_SUMMARY):
         frame = scored[name]
         tables[name] = frame.collect() if isinstance(frame, pl.LazyFrame) else frame
@@ -100,7 +135,7 @@ def report_tables(
         tables[S.SLICE_DELTAS] = slice_deltas(ex.lazy(), pairs, cfg, by=by).collect()
     tables[CASE_DETAILS] = case_details(
         tables,
-        nodes=evaluator_scores(ds, cfg),
+        nodes=case_nodes(ds, cfg),
         outcomes=ds.outcomes,
         per_pair=per_pair,
         per_run=per_run,
