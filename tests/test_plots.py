@@ -206,7 +206,7 @@ def test_pass_rate_interval_is_wilson_with_the_clustered_effective_n() -> None:
     assert "Wilson" in json.dumps(efp.pass_rate_chart(RUN_SUMMARY).to_dict())
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(
     st.lists(
         st.tuples(
@@ -237,6 +237,21 @@ def test_pass_rate_interval_matches_reference(rates: list[tuple[float, float | N
         assert lo - 1e-12 <= p <= hi + 1e-12  # Wilson's interval holds the rate
 
 
+@pytest.mark.slow
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(0, 1, allow_nan=False), st.one_of(st.none(), st.floats(0, 1, allow_nan=False))
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_pass_rate_interval_matches_reference_many(rates: list[tuple[float, float | None]]) -> None:
+    test_pass_rate_interval_matches_reference.hypothesis.inner_test(rates)
+
+
 def test_verdict_bands_are_the_five_counts_in_order() -> None:
     rows = _rows(efp.verdict_chart(RUN_SUMMARY))
     got = {(r["run_id"], r["verdict"]): (r["band_order"], r["executions"]) for r in rows}
@@ -263,7 +278,7 @@ def _reference_bins(scores: list[float | None], bins: int) -> dict[int, int]:
     return counts
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(
     st.lists(st.one_of(st.none(), st.floats(0, 1, allow_nan=False)), min_size=1, max_size=40),
     st.integers(1, 12),
@@ -280,6 +295,16 @@ def test_score_histogram_matches_reference(scores: list[float | None], bins: int
     total = sum(expected.values())
     for r in rows:
         assert r["share"] == pytest.approx(r["executions"] / total)
+
+
+@pytest.mark.slow
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.one_of(st.none(), st.floats(0, 1, allow_nan=False)), min_size=1, max_size=40),
+    st.integers(1, 12),
+)
+def test_score_histogram_matches_reference_many(scores: list[float | None], bins: int) -> None:
+    test_score_histogram_matches_reference.hypothesis.inner_test(scores, bins)
 
 
 def test_score_histogram_of_many_rows_embeds_only_the_bins() -> None:
@@ -439,7 +464,7 @@ def test_power_curve_draws_each_pair_with_an_se_per_metric() -> None:
     assert rules == [{"power": 0.8}, {"limit": 0.1}, {"power": 0.8}, {"limit": 0.05}]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(
     st.lists(st.one_of(st.just(0.0), st.floats(1e-4, 0.3)), min_size=1, max_size=4),
     st.integers(2, 30),
@@ -466,6 +491,16 @@ def test_power_curve_matches_reference(ses: list[float], points: int) -> None:
     for se in ses:  # every curve crosses 80 % at its MDE (the far tail adds < 1e-4)
         if se > 0:
             assert ref_stats.power(2.801585 * se, se) == pytest.approx(0.8, abs=1e-4)
+
+
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.one_of(st.just(0.0), st.floats(1e-4, 0.3)), min_size=1, max_size=4),
+    st.integers(2, 30),
+)
+def test_power_curve_matches_reference_many(ses: list[float], points: int) -> None:
+    test_power_curve_matches_reference.hypothesis.inner_test(ses, points)
 
 
 def test_power_curve_needs_a_pair_with_an_se() -> None:

@@ -86,7 +86,7 @@ def executions(draw, config_id: str):
 CONFIG = ef.config_from_dict({"attempts": {"k": [1, 2]}})
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=20)
 @given(executions(CONFIG.config_id), st.sampled_from(["tag", "model", "attempt"]))
 def test_slice_summary_is_run_summary_per_slice(rows, by):
     got = slice_summary(pl.LazyFrame(rows, schema=SCHEMA), CONFIG, by=by).collect()
@@ -112,7 +112,14 @@ def test_slice_summary_is_run_summary_per_slice(rows, by):
     ]
 
 
-@SETTINGS
+@pytest.mark.slow
+@settings(SETTINGS, max_examples=150)
+@given(executions(CONFIG.config_id), st.sampled_from(["tag", "model", "attempt"]))
+def test_slice_summary_is_run_summary_per_slice_many(rows, by):
+    test_slice_summary_is_run_summary_per_slice.hypothesis.inner_test(rows, by)
+
+
+@settings(SETTINGS, max_examples=20)
 @given(executions(CONFIG.config_id), st.sampled_from(["tag", "model", "attempt"]))
 def test_slice_deltas_equal_the_compare_reference_per_slice(rows, by):
     pairs = [("r1", "r2"), ("r2", "r1")]
@@ -138,6 +145,13 @@ def test_slice_deltas_equal_the_compare_reference_per_slice(rows, by):
         for col in have[k]:
             if col in w and col not in skip:
                 assert close(have[k][col], w[col]), (k, col, have[k][col], w[col])
+
+
+@pytest.mark.slow
+@settings(SETTINGS, max_examples=150)
+@given(executions(CONFIG.config_id), st.sampled_from(["tag", "model", "attempt"]))
+def test_slice_deltas_equal_the_compare_reference_per_slice_many(rows, by):
+    test_slice_deltas_equal_the_compare_reference_per_slice.hypothesis.inner_test(rows, by)
 
 
 def test_slice_values_literal():

@@ -53,7 +53,7 @@ def test_normalize_score_and_verdict_band(con):
     assert bands == [("pass", "pass"), ("borderline", "fail"), ("fail", "fail"), (None, None)]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(
     rows=st.lists(
         st.tuples(st.sampled_from("abcde"), st.one_of(st.none(), st.floats(0, 1))),
@@ -77,6 +77,19 @@ def test_clustered_se_matches_the_spec_formula(rows):
         assert got is None
     else:
         assert got is not None and abs(got - want_se) <= 1e-12
+
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.sampled_from("abcde"), st.one_of(st.none(), st.floats(0, 1))),
+        min_size=1,
+        max_size=20,
+    )
+)
+def test_clustered_se_matches_the_spec_formula_many(rows):
+    test_clustered_se_matches_the_spec_formula.hypothesis.inner_test(rows)
 
 
 def spec_clustered_se(rows: list[tuple[str, float | None]]) -> float | None:
@@ -120,7 +133,7 @@ def exact_mcnemar(n01: int, n10: int) -> float:
     return float(min(Fraction(1), 2 * tail))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(n01=st.integers(0, 60), n10=st.integers(0, 60))
 def test_mcnemar_p_matches_exact_arithmetic(n01, n10):
     con = duckdb.connect()
@@ -128,6 +141,13 @@ def test_mcnemar_p_matches_exact_arithmetic(n01, n10):
     got = con.sql("select mcnemar_p($1, $2)", params=[n01, n10]).fetchall()[0][0]
     con.close()
     assert got == pytest.approx(exact_mcnemar(n01, n10), rel=1e-10, abs=1e-300)
+
+
+@pytest.mark.slow
+@settings(max_examples=200, deadline=None)
+@given(n01=st.integers(0, 60), n10=st.integers(0, 60))
+def test_mcnemar_p_matches_exact_arithmetic_many(n01, n10):
+    test_mcnemar_p_matches_exact_arithmetic.hypothesis.inner_test(n01, n10)
 
 
 def test_mcnemar_p_known_values_and_large_counts(con):
