@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,12 +63,19 @@ def _resolve(name: str) -> str | None:
     return None
 
 
-def _imports(module: str) -> list[tuple[str, str | None, int]]:
+@cache
+def _tree(module: str) -> ast.Module:
+    """The module's syntax tree, parsed once for every check of this file."""
+    return ast.parse(MODULES[module].read_text(encoding="utf-8"))
+
+
+@cache
+def _imports(module: str) -> tuple[tuple[str, str | None, int], ...]:
     """(imported module, imported name or None, line) for every import of `module`."""
     path = MODULES[module]
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     out: list[tuple[str, str | None, int]] = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(module)):
         if isinstance(node, ast.Import):
             out += [(a.name, None, node.lineno) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -78,7 +86,7 @@ def _imports(module: str) -> list[tuple[str, str | None, int]]:
             for alias in node.names:
                 full = f"{base}.{alias.name}"
                 out.append((full if full in MODULES else base, alias.name, node.lineno))
-    return [(m, n, line) for m, n, line in out if m.split(".")[0] == "evalframe"]
+    return tuple((m, n, line) for m, n, line in out if m.split(".")[0] == "evalframe")
 
 
 GRAPH: dict[str, set[str]] = defaultdict(set)
@@ -167,7 +175,7 @@ def test_no_module_imports_another_modules_private_names():
 
 def _private_attributes(module: str) -> list[str]:
     """`alias._name` where `alias` is an imported evalframe module (`C._sides(...)`)."""
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    tree = _tree(module)
     aliases: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -208,7 +216,7 @@ def test_the_graph_sees_function_level_imports():
     assert "evalframe._private.schema" in GRAPH[probe]
 
     def function_spans(module: str) -> list[tuple[int, int]]:
-        tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+        tree = _tree(module)
         return [
             (node.lineno, node.end_lineno or 0)
             for node in ast.walk(tree)
