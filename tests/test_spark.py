@@ -521,3 +521,77 @@ def test_sql_macros_on_spark_equal_duckdb(spark, tmp_path):
     got = collect_tables(queries)  # one Spark job for every query
     for name, (_, n_keys) in {**cases, "scalars": ({}, 0)}.items():
         _same_frames(got[name], want[name], name, n_keys or len(want[name].columns))
+
+
+# --- the Spark SQL pass (engines/spark/flat.py): the DuckDB engine's SQL, transpiled ------
+@SETTINGS
+@given(st.lists(st.tuples(scenarios(), st.integers(0, 2**31 - 1)), min_size=2, max_size=2))
+def test_the_spark_sql_pass_equals_the_local_engine(spark, tmp_path_factory, monkeypatch, drawn):
+    """`score --engine spark`'s pass of a flat config on random datasets (bad ones too):
+    the local engine's tables, or its validation problems; the per-partition kernel
+    never runs for a flat config."""
+    from evalframe._private.engines.spark import run as spark_run
+    from evalframe._private.engines.spark.flat import uses_sql_pass
+    from evalframe._private.errors import ValidationError
+
+    def no_kernel(*args, **kwargs):
+        raise AssertionError("the per-partition kernel ran for a flat config")
+
+    monkeypatch.setattr(spark_run, "kernel_tables", no_kernel)
+    for sc, seed in drawn:
+        folder = tmp_path_factory.mktemp("sqlpass")
+        _write(sc, folder, seed)
+        cfg = ef.config_from_dict(sc.config)
+        if not uses_sql_pass(cfg, None):
+            continue
+        try:
+            local = ef.score_tables(folder, cfg)
+        except ValidationError as e:
+            with pytest.raises(ValidationError) as got:
+                spark_run.score_dataset(folder, cfg)
+            assert [(p.table, p.column, p.count) for p in got.value.problems] == [
+                (p.table, p.column, p.count) for p in e.problems
+            ]
+            continue
+        tables = spark_run.score_dataset(folder, cfg)
+        for name, key in (
+            ("execution_scores", EXEC_KEY),
+            ("case_summary", CASE_KEY),
+            ("run_summary", RUN_KEY),
+        ):
+            assert tables[name].columns == local[name].columns, name
+            _compare(tables[name], _rows(local[name]), key, name)
+
+
+FIXED_INPUTS = [0.0, 1.0, 0.1, 0.7, 1 / 3, 2.0**-24, 2.0**24 - 1, 0.123456789, 16777215.9999]
+
+
+def test_fixed_point_floor_on_spark_is_exact(spark):
+    """floor(x · 2^80) as DECIMAL(38, 0) by the transpile step equals Python's exact
+    integer (Spark's own floor saturates at 2^63, its double → DECIMAL cast rounds to 17
+    digits)."""
+    from sqlglot import exp
+
+    from evalframe._private.engines.spark.sql import _fixed
+
+    x = exp.Mul(this=exp.column("x"), expression=exp.Literal.number(2**80))
+    expr = _fixed(x).sql(dialect="spark")
+    rows = spark.createDataFrame([(v,) for v in FIXED_INPUTS], "x double")
+    got = [r[0] for r in rows.selectExpr(f"cast({expr} as string)").collect()]
+    want = [str(int(Fraction(v) * 2**80) // 1) for v in FIXED_INPUTS]
+    assert got == want
+
+
+def test_scoring_macros_transpile_without_duckdb_constructs():
+    """The transpile step leaves no HUGEINT, isfinite, exists, materialized hint or
+    star modifier in the Spark SQL of the two scoring macros."""
+    from evalframe._private.engines.spark.sql import spark_scoring_query
+
+    partials = spark_scoring_query("execution_partials", configured=True, clamp=True)
+    scores = spark_scoring_query(
+        "execution_scores_of", partials_source="p", extra_columns=["x1"], columns_of=lambda t: []
+    )
+    for sql in (partials, scores):
+        for word in ("INT128", "HUGEINT", "ISFINITE", "EXISTS", "MATERIALIZED", "COLUMNS("):
+            assert word not in sql.upper(), word
+    assert "e.x1 AS evalframe_x_x1" in scores and "v.evalframe_x_x1 AS x1" in scores

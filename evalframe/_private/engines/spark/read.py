@@ -34,6 +34,12 @@ def use_current_python() -> None:
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 
 
+LOCAL_SHUFFLE_PARTITIONS = 8
+"""Hash partitions of a local session's shuffles (Spark's default, 200, is a cluster's:
+on local[2] each of the validation queries' and the pass's shuffles would run 200 tiny
+tasks)."""
+
+
 def session(remote: str | None = None, master: str = "local[2]") -> SparkSession:
     """The active SparkSession, or a new one: Spark Connect at `remote` (sc://HOST:PORT),
     else a local one on `master`."""
@@ -49,6 +55,7 @@ def session(remote: str | None = None, master: str = "local[2]") -> SparkSession
         .appName("evalframe")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", str(LOCAL_SHUFFLE_PARTITIONS))
         .getOrCreate()
     )
 

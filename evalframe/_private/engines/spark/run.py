@@ -31,13 +31,18 @@ import narwhals as nw
 import polars as pl
 import pyarrow as pa
 from pyspark import StorageLevel
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.pandas.types import to_arrow_schema
 
 from evalframe._private import schema as S
 from evalframe._private.config import Config
+from evalframe._private.engines.spark.flat import (
+    WideEvaluators,
+    sql_execution_scores,
+    uses_sql_pass,
+)
 from evalframe._private.engines.spark.kernel import (
     FULL,
     VALIDATION_MARKER,
@@ -300,6 +305,21 @@ def scored_dataset(
     after it."""
     spark = session(remote)
     inputs = read_dataset(spark, dataset)
+    if uses_sql_pass(config, evaluators):
+        try:
+            with (
+                shuffle_partitions(spark, partitions),
+                sql_execution_scores(inputs, config, clamp=clamp) as (ex, _report),
+            ):
+                stats = _case_stats(ex)
+                yield {
+                    S.EXECUTION_SCORES: ex,
+                    S.CASE_SUMMARY: case_summary(ex, config, stats=stats),
+                    S.RUN_SUMMARY: run_summary(ex, config, runs=inputs.get(S.RUNS), stats=stats),
+                }
+            return
+        except WideEvaluators:  # the bitmask holds 63 evaluators: the per-partition kernel
+            pass
     scored, tables = _score_tables(
         inputs[S.SCORES],
         config,
@@ -323,6 +343,24 @@ def scored_dataset(
         yield tables
     finally:
         scored.unpersist()
+
+
+@contextmanager
+def shuffle_partitions(spark: SparkSession, partitions: int | None) -> Iterator[None]:
+    """spark.sql.shuffle.partitions = `partitions` inside (restored after); None: as is."""
+    if partitions is None:
+        yield
+        return
+    key = "spark.sql.shuffle.partitions"
+    before = spark.conf.get(key)
+    spark.conf.set(key, str(partitions))
+    try:
+        yield
+    finally:
+        if before is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, before)
 
 
 def score_dataset(

@@ -383,3 +383,205 @@ def spark_expression(name: str, **args: str) -> str:
     m = macro(name)
     bound = _bind(m, [], {k: _parse(v) for k, v in args.items()})
     return _for_spark(_inline(_substitute(_parse(m.body), bound))).sql(dialect="spark")
+
+
+# --- the flat scoring pass: execution_partials and execution_scores_of on Spark -------------
+SCORING_MACROS = ("execution_partials", "execution_scores_of")
+"""Table macros of the flat scoring pass that run on Spark SQL (`spark_scoring_query`)."""
+FIXED = exp.DataType.build("decimal(38, 0)")
+"""DuckDB's HUGEINT on Spark. The fixed-point sums are Σ floor(x · 2^80) over an
+execution's leaf rows with x < 2^24 (a weight below 2^24 times a score in [0, 1], or such a
+weight alone): each term < 2^104, so a sum fits 38 digits (< 2^126) up to 2^22 leaf rows
+of one execution."""
+_TWO_52 = 2**52
+
+
+def _fixed(value: exp.Expression) -> exp.Expression:
+    """`try_cast(floor(x) as hugeint)` exactly, in Spark: Spark's floor of a double is a
+    BIGINT (saturating beyond 2^63) and its double → DECIMAL cast goes through the
+    double's shortest decimal text (17 digits). x = hi · 2^52 + lo with hi = floor(x / 2^52)
+    and lo = x − hi · 2^52 — both exact in binary floating point (a power of two scales
+    exactly; lo is a multiple of x's ulp below 2^52) — so floor(x) = hi · 2^52 + floor(lo),
+    two BIGINTs joined in DECIMAL(38, 0). Null beyond 2^115 (hi would not fit a BIGINT),
+    as try_cast is null beyond HUGEINT."""
+    x = exp.Paren(this=value.copy())
+    two52 = exp.Cast(this=exp.Literal.number(_TWO_52), to=exp.DataType.build("double"))
+    hi = exp.Anonymous(this="floor", expressions=[exp.Div(this=x.copy(), expression=two52)])
+    lo_val = exp.Sub(this=x.copy(), expression=exp.Mul(this=hi.copy(), expression=two52.copy()))
+    lo = exp.Anonymous(this="floor", expressions=[lo_val])
+    joined = exp.Add(
+        this=exp.Mul(
+            this=exp.Cast(this=hi, to=FIXED.copy()),
+            expression=exp.Cast(this=exp.Literal.number(_TWO_52), to=FIXED.copy()),
+        ),
+        expression=exp.Cast(this=lo, to=FIXED.copy()),
+    )
+    bound = exp.LT(
+        this=exp.Abs(this=x.copy()),
+        expression=exp.Cast(this=exp.Literal.number(2**115), to=exp.DataType.build("double")),
+    )
+    return exp.Case(ifs=[exp.If(this=bound, true=exp.Cast(this=joined, to=FIXED.copy()))])
+
+
+def _is_hugeint(to: exp.Expression | None) -> bool:
+    return isinstance(to, exp.DataType) and to.this == exp.DataType.Type.INT128
+
+
+def _for_spark_scoring(tree: exp.Expression, extra_columns: list[str]) -> exp.Expression:
+    """The DuckDB-only constructs of the scoring macros, rewritten for Spark SQL:
+    HUGEINT → DECIMAL(38, 0) (floor casts exact: `_fixed`; `1::hugeint << 80` as its
+    literal), `as [not] materialized` CTE hints dropped, isfinite(x) → not isnan(x)
+    and |x| ≠ ∞ (null stays null), `exists (select 1 from T)` in a select list →
+    `(select count(*) > 0 from T)`, and the executions'
+    extra columns of execution_scores_of (`columns(e.* exclude ...)` /
+    `columns('^evalframe_x_(.*)$')`) as explicit lists of `extra_columns`."""
+
+    def swap(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, (exp.Cast, exp.TryCast)) and _is_hugeint(node.to):
+            inner = node.this
+            if isinstance(inner, exp.Paren):
+                inner = inner.this
+            if isinstance(inner, exp.Floor):
+                return _fixed(inner.this)
+            return exp.Cast(this=inner.copy(), to=FIXED.copy())
+        if (
+            isinstance(node, exp.BitwiseLeftShift)
+            and isinstance(node.this, exp.Cast)
+            and _is_hugeint(node.this.to)
+            and node.expression.is_int
+        ):
+            value = int(node.this.this.name) << int(node.expression.name)
+            return exp.Cast(this=exp.Literal.number(value), to=FIXED.copy())
+        name = node.name.lower() if isinstance(node, exp.Anonymous) else ""
+        if name == "isfinite" or isinstance(node, getattr(exp, "IsFinite", ())):
+            arg = node.expressions[0] if isinstance(node, exp.Anonymous) else node.this
+            inf = exp.Cast(this=exp.Literal.string("Infinity"), to=exp.DataType.build("double"))
+            return exp.Paren(
+                this=exp.And(
+                    this=exp.Not(this=exp.Anonymous(this="isnan", expressions=[arg.copy()])),
+                    expression=exp.NEQ(this=exp.Abs(this=arg.copy()), expression=inf),
+                )
+            )
+        if isinstance(node, exp.Exists) and isinstance(node.this, exp.Select):
+            sub = node.this.copy()
+            count = exp.GT(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(0))
+            sub.set("expressions", [count])
+            return exp.Subquery(this=sub)
+        return node
+
+    tree = tree.transform(swap)
+    for cte in tree.find_all(exp.CTE):  # `as [not] materialized`: DuckDB's planner hint
+        cte.set("materialized", None)
+    for select in list(tree.find_all(exp.Select)):
+        out: list[exp.Expr] = []
+        changed = False
+        for e in select.expressions:
+            inner = e.this if isinstance(e, exp.Alias) else e
+            alias = e.alias if isinstance(e, exp.Alias) else ""
+            is_columns = isinstance(inner, exp.Columns) if hasattr(exp, "Columns") else False
+            is_columns = is_columns or (
+                isinstance(inner, exp.Anonymous) and inner.name.lower() == "columns"
+            )
+            if is_columns:
+                changed = True
+                arg = inner.this if not isinstance(inner, exp.Anonymous) else inner.expressions[0]
+                if isinstance(arg, exp.Literal):  # columns('^evalframe_x_(.*)$') as '\1'
+                    source = next(iter(select.find_all(exp.Table))).alias_or_name
+                    out += [
+                        exp.column(f"evalframe_x_{c}", table=source).as_(c) for c in extra_columns
+                    ]
+                else:  # columns(e.* exclude (...)) as 'evalframe_x_\0'
+                    table = arg.table if isinstance(arg, exp.Column) else ""
+                    out += [
+                        exp.column(c, table=table or None).as_(f"evalframe_x_{c}")
+                        for c in extra_columns
+                    ]
+                continue
+            if alias == "evalframe_x_evalframe_end":
+                changed = True
+                continue
+            star = inner.this if isinstance(inner, exp.Column) else inner
+            if isinstance(star, exp.Star):
+                dropped = star.args.get("except_") or star.args.get("except") or []
+                if [d.name for d in dropped] == ["evalframe_end"]:
+                    star.set("except_", None)
+                    star.set("except", None)
+            out.append(e)
+        if changed:
+            select.set("expressions", out)
+    return tree
+
+
+def _rename_tables(tree: exp.Expression, tables: dict[str, str]) -> exp.Expression:
+    """Tables the SQL reads by name (scores, evaluator_policy, ...) → the given names."""
+
+    def swap(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Table) and not node.db and node.name in tables:
+            renamed = exp.to_table(tables[node.name])
+            renamed.set(
+                "alias", node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name))
+            )
+            return renamed
+        return node
+
+    return tree.transform(swap)
+
+
+def spark_scoring_query(
+    name: str,
+    *,
+    tables: dict[str, str] | None = None,
+    columns_of: Callable[[str], list[str]] | None = None,
+    extra_columns: list[str] | None = None,
+    **params: Any,
+) -> str:
+    """Spark SQL of the scoring macro `name` (execution_partials or execution_scores_of)
+    with `params` bound: the DuckDB engine's own SQL, transpiled (see `_for_spark_scoring`
+    for what Spark lacks). Table parameters name temp views of the Spark session; the
+    tables the macro reads by name (scores, evaluator_policy, executions, outcomes) are
+    renamed by `tables`; `columns_of(table)` expands `* exclude`; `extra_columns` are the
+    executions' columns beyond the declared ones, which execution_scores carries."""
+    if name not in SCORING_MACROS:
+        raise ValueError(f"{name} is not a scoring macro; hint: one of {SCORING_MACROS}.")
+    m = macro(name)
+    bound = _bind(m, [], {k: _literal(v) for k, v in params.items()})
+    extra = list(extra_columns or [])
+    tree = _for_spark_scoring(_parse(m.body), extra)
+    tree = _for_spark(_inline(_substitute(tree, bound)))
+    tree = _for_spark_scoring(tree, extra)
+    if tables:
+        tree = _rename_tables(tree, tables)
+    if columns_of is not None:
+        tree = _expand_stars(tree, _through_ctes(tree, columns_of))
+    return tree.sql(dialect="spark")
+
+
+def _through_ctes(
+    tree: exp.Expression, columns_of: Callable[[str], list[str]]
+) -> Callable[[str], list[str]]:
+    """`columns_of` that also knows the CTEs of `tree` of the form `select * from T ...`
+    (the columns of T)."""
+    star_of: dict[str, str] = {}
+    for cte in tree.find_all(exp.CTE):
+        body = cte.this
+        if (
+            isinstance(body, exp.Select)
+            and len(body.expressions) == 1
+            and isinstance(body.expressions[0], exp.Star)
+        ):
+            clause = body.args.get("from_") or body.args.get("from")
+            source = clause.this if isinstance(clause, exp.From) else None
+            if isinstance(source, exp.Table):
+                star_of[cte.alias] = source.name
+
+    def columns(table: str) -> list[str]:
+        return columns_of(star_of.get(table, table))
+
+    return columns
+
+
+def spark_sql_condition(sql: str) -> str:
+    """A DuckDB condition (data/validate.py's ValueCheck.sql) as Spark SQL."""
+    tree = _for_spark_scoring(_for_spark(_parse(f"select 1 where {sql}")), [])
+    where = tree.args["where"].this
+    return where.sql(dialect="spark")
