@@ -236,7 +236,7 @@ CASE_IDX = "_case"
 RUN_KEY_INT = "_rk"
 N_SAME = "_n_same"
 """Executions in one distinct state (sweep crosses configs with states)."""
-STATE_ROWS_PER_CHUNK = 2_000_000
+STATE_ROWS_PER_CHUNK = 4_000_000
 """(config × state) rows per query when configs are crossed with execution states."""
 
 
@@ -310,7 +310,10 @@ def sweep(
         lean_root = lean.join(trees, how="cross").join(
             root_rows(plan).collect(), on=[TREE, EXEC], how="left"
         )
-    per_config = lean.height if weight is None else lean_root.height  # rows of one config
+    if weight is None:
+        per_config = lean.height  # rows of one config: its executions
+    else:  # the states of its tree group, at most the largest group's
+        per_config = int(lean_root.group_by(TREE).len()["len"].max() or 0)  # type: ignore[arg-type]
     per_chunk = max(1, rows_per_chunk // max(per_config, 1))
     parts: list[pl.DataFrame] = []
     n_chunks = -(-len(config_list) // per_chunk)
