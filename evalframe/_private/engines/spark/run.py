@@ -1,4 +1,5 @@
-"""The Spark engine: evalframe's own kernel per partition, summaries by the rule layer.
+"""The Spark engine: flat configs of a dataset path by the Spark SQL pass (flat.py),
+the rest by evalframe's own kernel per partition; summaries by the rule layer.
 
     scores ─┐  tagged wide frame: one row per input row, the table's columns prefixed
  executions ├─ (`scores__score`, `executions__status`, ...) plus the partition key
@@ -299,10 +300,12 @@ def scored_dataset(
     evaluators: str | None = None,
 ) -> Iterator[dict[str, DataFrame]]:
     """The score tables of a dataset path on Spark (a local[2] session, the active one,
-    or Spark Connect at `remote`) as lazy Spark DataFrames over ONE kernel pass: its
-    output is persisted (spilling to disk when large) and checked — a partition that
-    failed validation is a SparkValidationError — before the body runs, and unpersisted
-    after it."""
+    or Spark Connect at `remote`) as lazy Spark DataFrames over ONE pass: for a flat
+    config without `evaluators` the Spark SQL pass (flat.py: its partials persisted and
+    checked over the whole dataset — a ValidationError — before the body runs), else the
+    per-partition kernel (its output persisted and checked — a partition that failed
+    validation is a SparkValidationError); unpersisted after the body. `partitions`: the
+    shuffle partitions of the SQL pass, the hash partitions of the kernel."""
     spark = session(remote)
     inputs = read_dataset(spark, dataset)
     if uses_sql_pass(config, evaluators):
