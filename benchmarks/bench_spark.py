@@ -1,25 +1,30 @@
-"""Benchmark: the Spark engine (evalframe.spark on local[2]) against the local engine.
+"""Benchmark: the Spark engine (local[2]) against the local engine.
 
 Generates a dataset of --rows judge rows (4 runs × cases × 8 judge metrics, Parquet on
-local disk), then measures, each in a fresh process:
+local disk; or takes --data), then measures:
 
-- local:        `evalframe.score_tables(DATASET, connexity)` (the polars engine: the
-                aggregate-first pass, case and run summaries) — wall seconds;
-- spark:        `evalframe.spark.score_tables` on a local[N] session reading the same
-                Parquet, execution_scores written to Parquet by Spark and case_summary and
-                run_summary collected — Spark start-up reported apart from the job;
-- scaling:      the same Spark job for each count of hash partitions in --partitions.
+- --processes N: `evalframe score DATA --preset connexity` (polars) and the same with
+                `--engine spark` as whole processes (JVM start-up included), alternating,
+                N times each: median wall and CPU seconds (user + system of the process
+                tree: the JVM and Python workers too), peak RSS, and the ratios;
+- otherwise, in fresh processes: the local engine (`evalframe.score_tables`) — wall
+                seconds; then one local[N] session running the `score --engine spark`
+                pass (`score_dataset`: the Spark SQL pass for this flat config, the three
+                tables collected) once per shuffle partition count in --partitions, with
+                the Spark start-up reported apart.
 
-No target on 2 cores: the numbers show the cost of the Spark path (JVM, Arrow transfer to
-the Python workers, one kernel call per partition) next to the local engine.
+The machine's other load hits both engines (alternating); give CPU time beside wall time
+on a shared machine.
 
     python benchmarks/bench_spark.py --rows 2000000 --partitions 2,4,8,16
+    python benchmarks/bench_spark.py --data /tmp/evalframe-figures/main-2000000 --processes 3
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,8 +34,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.bench_score import measure_full  # noqa: E402
 from evalframe._private.config import CONNEXITY_WEIGHTS  # noqa: E402
 from evalframe._private.data.demo import generate  # noqa: E402
+
+CLI = [sys.executable, "-m", "evalframe.cli"]
 
 LOCAL = """
 import sys, time
@@ -61,20 +69,13 @@ spark = (
 spark.sparkContext.setLogLevel("ERROR")
 start = time.perf_counter() - t0
 cfg = ef.load_config(None, preset="connexity")
+from evalframe._private.engines.spark.run import score_dataset
 result = {"startup": start, "jobs": {}}
 for i, p in enumerate(parts):
     t = time.perf_counter()
-    inputs = {
-        n: spark.read.parquet(f"{data}/{n}.parquet") for n in ("scores", "executions", "runs")
-    }
-    tables = score_tables(
-        inputs["scores"], cfg, executions_df=inputs["executions"], runs_df=inputs["runs"],
-        partitions=int(p),
-    )
-    ex = tables["execution_scores"].persist()
-    ex.write.mode("overwrite").parquet(f"{out}/ex-{i}")
-    small = collect_tables({k: tables[k] for k in ("case_summary", "run_summary")})
-    ex.unpersist()
+    # the `score --engine spark` pass (the Spark SQL pass for this flat config): the
+    # three tables collected to the driver
+    tables = score_dataset(data, cfg, partitions=int(p))
     result["jobs"][p] = time.perf_counter() - t
 print(json.dumps(result))
 """
@@ -96,6 +97,42 @@ def make_dataset(path: Path, rows: int) -> int:
     return tables["scores"].height
 
 
+def processes(data: Path, out: Path, repeat: int) -> dict:
+    """`score` (polars) and `score --engine spark` (local[2]) on `data` as whole processes,
+    alternating, `repeat` times each: median wall and CPU seconds (user + system of the
+    process tree, JVM included), and every wall time."""
+    cmds = {
+        "polars": [*CLI, "score", str(data), "--preset", "connexity", "-o", str(out / "p")],
+        "spark": [
+            *CLI,
+            "score",
+            str(data),
+            "--preset",
+            "connexity",
+            "-o",
+            str(out / "s"),
+            "--engine",
+            "spark",
+        ],
+    }
+    runs: dict[str, list[tuple[float, float, float]]] = {k: [] for k in cmds}
+    for _ in range(repeat):
+        for name, cmd in cmds.items():  # alternating: the machine's load hits both
+            runs[name].append(measure_full(cmd))
+    res = {
+        name: {
+            "s": statistics.median(r[0] for r in rs),
+            "cpu_s": statistics.median(r[2] for r in rs),
+            "rss_mb": max(r[1] for r in rs),
+            "all_s": [round(r[0], 2) for r in rs],
+        }
+        for name, rs in runs.items()
+    }
+    res["spark_vs_polars"] = res["spark"]["s"] / res["polars"]["s"]
+    res["spark_vs_polars_cpu"] = res["spark"]["cpu_s"] / res["polars"]["cpu_s"]
+    return res
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--rows", type=int, default=2_000_000, help="judge rows (default 2 M)")
@@ -104,13 +141,27 @@ def main() -> None:
         "--partitions", default="2,4,8,16", help="hash partition counts to time (comma list)"
     )
     ap.add_argument("--workdir", default=None, help="where to put data (default: a temp dir)")
+    ap.add_argument("--data", default=None, help="an existing dataset (instead of generating)")
+    ap.add_argument(
+        "--processes",
+        type=int,
+        default=0,
+        metavar="N",
+        help="time `score` and `score --engine spark` as whole processes, N times each "
+        "(alternating; median), instead of the in-process partition sweep",
+    )
     ap.add_argument("--json", action="store_true", help="print results as JSON")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
-        data = Path(tmp) / "data"
+        data = Path(args.data) if args.data else Path(tmp) / "data"
         t = time.perf_counter()
-        n = make_dataset(data, args.rows)
+        n = make_dataset(data, args.rows) if not args.data else judge_rows(data)
         gen = time.perf_counter() - t
+        if args.processes:
+            res = processes(data, Path(tmp), args.processes)
+            res["judge_rows"] = n
+            print(json.dumps(res, indent=2))
+            return
         local = subprocess.run(
             [sys.executable, "-c", LOCAL, str(data)], capture_output=True, text=True, check=True
         ).stdout.split()
@@ -150,6 +201,12 @@ def main() -> None:
     print(f"  Spark {args.master} start-up:     {result['spark_startup_s']:8.1f} s")
     for p, s in result["spark_s_by_partitions"].items():
         print(f"  Spark, {p:>3} partitions:        {s:8.1f} s  ({n / s:,.0f} rows/s)")
+
+
+def judge_rows(data: Path) -> int:
+    import polars as pl
+
+    return int(pl.scan_parquet(data / "scores.parquet").select(pl.len()).collect().item())
 
 
 if __name__ == "__main__":
