@@ -135,3 +135,18 @@ def alternating(tmp_path_factory) -> Path:
         }
     ).with_columns(pl.col("created_at").str.to_datetime()).write_parquet(path / "runs.parquet")
     return path
+
+
+@pytest.fixture(scope="session")
+def demo_command(tmp_path_factory) -> tuple[object, Path]:
+    """`evalframe demo DIR --cases 12` run once, in-process, for the tests that read what the
+    demo command prints and writes (test_report.py, test_report_analyst.py): (its CliRunner
+    result, DIR). Read it, never write into DIR."""
+    from typer.testing import CliRunner
+
+    from evalframe.cli import app
+
+    target = tmp_path_factory.mktemp("demo_command") / "demo"
+    # catch_exceptions=False: session scope runs before the autouse strict CliRunner
+    result = CliRunner().invoke(app, ["demo", str(target), "--cases", "12"], catch_exceptions=False)
+    return result, target

@@ -284,9 +284,8 @@ def test_cli_report_with_a_grid_a_preset_or_a_config_file(demo: Path, tmp_path: 
     assert f"config {ef.load_config(policy).config_id}" in out2.read_text()
 
 
-def test_demo_writes_the_report_and_prints_its_path(tmp_path: Path) -> None:
-    target = tmp_path / "demo"
-    result = runner.invoke(app, ["demo", str(target), "--cases", "12"])
+def test_demo_writes_the_report_and_prints_its_path(demo_command) -> None:
+    result, target = demo_command  # `demo DIR --cases 12`, run once (tests/conftest.py)
     assert result.exit_code == 0, result.output
     assert f"report written to {target / 'report.html'}" in result.output
     assert _figures((target / "report.html").read_text()) == list(ALL_CHARTS)

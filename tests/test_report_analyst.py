@@ -39,10 +39,10 @@ def test_altair_and_vl_convert_are_base_dependencies_and_the_extra_still_resolve
     assert project["optional-dependencies"]["report"] == []
 
 
-def test_demo_writes_and_names_the_report(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["demo", str(tmp_path / "demo"), "--cases", "12"])
+def test_demo_writes_and_names_the_report(demo_command) -> None:
+    result, target = demo_command  # `demo DIR --cases 12`, run once (tests/conftest.py)
     assert result.exit_code == 0, result.output
-    report = tmp_path / "demo" / "report.html"
+    report = target / "report.html"
     assert report.is_file()
     assert "report written to" in result.output and "report.html" in result.output
     assert "no report" not in result.output
