@@ -384,3 +384,42 @@ def test_the_columns_are_documented():
 def test_no_executions_give_no_rows(engine):
     out = bootstrap_frame(_executions([]), _config([2]), replicates=5, seed=0, engine=engine)
     assert out.height == 0 and out.columns == [S.CONFIG_ID, S.RUN_ID, *B.boot_columns([2])]
+
+
+# --- the wide, packed replicate sums ------------------------------------------------------------
+def test_packed_words_never_carry_and_unpack_exactly():
+    from evalframe._private.summaries import bootstrap as SB
+
+    totals = {"a": 1, "b": 2**40, "c": 0, "d": 2**55, "e": 123_456, "f": 2**47}
+    words = SB.packing(totals)
+    assert sorted(c for w in words for c, _, _ in w) == sorted(totals)
+    for word in words:
+        assert sum(b for _, _, b in word) <= SB.WORD_BITS or len(word) == 1
+        assert len(word) == 1 or all(b <= SB.SHARED_BITS for _, _, b in word)
+    # the largest sums a replicate can reach: every case at the largest weight
+    wide = pl.LazyFrame(
+        {"_cfg": [1, 1], "_case_key": [5, 6], **{c: [t, 0] for c, t in totals.items()}},
+        schema_overrides={c: pl.Int64 for c in totals},
+    )
+    packed = SB.pack(nw.from_native(wide), words).collect().to_native()
+    sums = packed.select(
+        pl.lit(1, dtype=pl.Int64).alias("_cfg"),
+        pl.lit(0, dtype=pl.Int64).alias(SB.REP),
+        *(pl.col(c) * B.MAX_WEIGHT for c in packed.columns if c.startswith("_word")),
+    )
+    out = SB.unpack(nw.from_native(sums.lazy()), words).collect().to_native()
+    assert out.row(0, named=True) == {
+        "_cfg": 1,
+        SB.REP: 0,
+        **{c: t * B.MAX_WEIGHT for c, t in totals.items()},
+    }
+
+
+def test_configs_are_bootstrapped_apart():
+    rows = [_row(r, f"c{i}", (i + len(r)) % 3 > 0, i / 10) for r in ("a", "b") for i in range(9)]
+    one = _executions(rows)
+    two = _executions(rows[:10]).with_columns(pl.lit("other").alias(S.CONFIG_ID))
+    cfg = _config([1])
+    both = bootstrap_frame(pl.concat([one, two]), cfg, replicates=30, seed=4)
+    alone = [bootstrap_frame(f, cfg, replicates=30, seed=4) for f in (one, two)]
+    assert both.equals(pl.concat(alone).sort(both.columns[:2]))

@@ -111,6 +111,8 @@ THRESHOLDS: Final = tuple(
 )
 """T_j = ⌊F(j) · M⌋, exactly; the weight of a draw is the number of T_j it exceeds (those
 with T_j ≥ M − 1 cannot be exceeded and are left out)."""
+MAX_WEIGHT: Final = len(THRESHOLDS)
+"""The largest weight a draw can get (it exceeds every threshold)."""
 
 
 # --- the generator ----------------------------------------------------------------------------

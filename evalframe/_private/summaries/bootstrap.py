@@ -12,13 +12,19 @@ this module only arranges the frames:
    rank of case_id within the config) and its key;
 2. the runs that share their cases: a run's case count and Σ of its case keys (a
    fingerprint; runs of a config with the same pair are ranked together);
-3. per chunk of replicates (`replicates(start, stop)`: the engine's frame of replicate
-   numbers; chunks sized by the caller from --memory-limit): cases × replicates (a cross
-   join), the weight of each row, Σ w·x per (config, run, replicate) — a loop over a few
-   chunks, never over replicates or cases;
-4. per (config, run, replicate): the statistics, the gates, the rank among the runs that
+3. the cases of a config as one wide frame (one row per config × case, the key, and per
+   run number i of the config the columns `<x>@i`, 0 where the run lacks the case): a
+   case's weight in a replicate is shared by every run of its config, so it is drawn and
+   weighed once per case × replicate, not once per run; the columns are packed into a
+   few Int64 words (bit widths from their totals: no carries, exact);
+4. per chunk of replicates (`replicates(start, stop)`: the engine's frame of replicate
+   numbers; chunks sized by the caller from --memory-limit): replicates × cases (a cross
+   join, replicate-major), the weight of each row, Σ w·word per (config, replicate) — a
+   loop over a few chunks, never over replicates or cases; the words unpacked and spread
+   back to one row per (config, run, replicate);
+5. per (config, run, replicate): the statistics, the gates, the rank among the runs that
    share their cases (runs of total weight 0 left out of that replicate);
-5. per run: the 2.5 % / 97.5 % percentiles, run_passed_prob, rank_low/high, p_best.
+6. per run: the 2.5 % / 97.5 % percentiles, run_passed_prob, rank_low/high, p_best.
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ REP = "_rep"
 """The replicate number column of the frame `replicates(start, stop)` returns (Int64)."""
 _ORD, _CKEY, _RKEY, _W = "_ord", "_case_key", "_rep_key", "_w"
 _N, _K, _M, _Q = "_n", "_k", "_m", "_q"
-_FP_N, _FP, _RUN = "_fp_n", "_fp", "_run"
+_FP_N, _FP, _RUN, _CFG = "_fp_n", "_fp", "_run", "_cfg"
 _WN, _WK, _WM, _WQ = "_wn", "_wk", "_wm", "_wq"
 _PASSED, _RANK = "_run_passed", "_rank"
 RUN_KEY = (S.CONFIG_ID, S.RUN_ID)
@@ -94,8 +100,9 @@ def per_case(execution_scores: NativeFrame, seed: int, ks: Sequence[int]) -> nw.
     terms += [B.fixed(nw, rule(nw, n, c, k)).alias(_pk(name)) for k, name, rule in _k_stats(ks)]
     ordinal = nw.col(S.CASE_ID).rank("dense").over(S.CONFIG_ID).cast(nw.Int64)
     run = nw.col(S.RUN_ID).rank("dense").over(S.CONFIG_ID).cast(nw.Int64)
+    config = nw.col(S.CONFIG_ID).rank("dense").cast(nw.Int64)
     keyed = B.apply(
-        cases.with_columns(*terms, ordinal.alias(_ORD), run.alias(_RUN)),
+        cases.with_columns(*terms, ordinal.alias(_ORD), run.alias(_RUN), config.alias(_CFG)),
         B.case_key_stages(nw, seed, nw.col(_ORD), _CKEY),
     )
     return keyed.with_columns(
@@ -105,22 +112,136 @@ def per_case(execution_scores: NativeFrame, seed: int, ks: Sequence[int]) -> nw.
     )
 
 
+def _fields(ks: Sequence[int]) -> list[str]:
+    """The per-case columns a replicate weighs (Σ w·x of each, per run)."""
+    out = [_N, _K, _M, _Q, *(_has_k(k) for k in dict.fromkeys(ks))]
+    return out + [_pk(name) for _, name, _ in _k_stats(ks)]
+
+
+def _at(column: str, run: int) -> str:
+    return f"{column}@{run}"
+
+
+def wide_cases(cases: nw.LazyFrame[Any], runs: int, ks: Sequence[int]) -> nw.LazyFrame[Any]:
+    """One row per (config, case): its key and, per run number i of the config (1..runs, a
+    handful), the run's per-case columns `<x>@i` (0 where the run lacks the case). A case
+    weighs the same in every run of its config, so its draw is made once, not once per run."""
+    fields = _fields(ks)
+    spread = [
+        nw.when(nw.col(_RUN) == i).then(nw.col(f)).otherwise(0).cast(nw.Int64).alias(_at(f, i))
+        for i in range(1, runs + 1)  # the config's runs: a handful
+        for f in fields
+    ]
+    return (
+        cases.with_columns(*spread)
+        .group_by(_CFG, _ORD)
+        .agg(
+            nw.col(_CKEY).max(),
+            *(nw.col(_at(f, i)).sum().cast(nw.Int64) for i in range(1, runs + 1) for f in fields),
+        )
+        .drop(_ORD)
+    )
+
+
+Packing = list[list[tuple[str, int, int]]]
+"""Words of a packed chunk: per word, (column, bit offset, bit width) of the columns it holds."""
+WORD_BITS = 62
+"""Bits of one packed Int64 word (sums stay below 2^62)."""
+SHARED_BITS = 53
+"""The widest column that shares a word: unpacking divides by 2^offset, which some engines
+(Spark through narwhals) compute in float64, exact only up to 53 significant bits."""
+
+
+def packing(totals: dict[str, int]) -> Packing:
+    """Columns packed into Int64 words, so one Σ w·word gives several Σ w·x at once: a
+    column whose Σ w·x is at most B.MAX_WEIGHT · Σ x < 2^bits takes `bits` bits, so the
+    sums of the columns of a word never carry into each other (exact integers, the same
+    on every engine). `totals`: Σ x of each column over all cases (non-negative)."""
+    words: Packing = []
+    used: list[int] = []
+    for column, total in totals.items():  # a handful of columns
+        bits = max(1, (B.MAX_WEIGHT * max(0, total)).bit_length())
+        shared = bits <= SHARED_BITS
+        slot = next((j for j, u in enumerate(used) if shared and u + bits <= WORD_BITS), None)
+        if slot is None:
+            words.append([(column, 0, bits)])
+            used.append(bits if shared else WORD_BITS + 1)
+        else:
+            words[slot].append((column, used[slot], bits))
+            used[slot] += bits
+    return words
+
+
+def _word(j: int) -> str:
+    return f"_word{j}"
+
+
+def _power(exponent: int) -> Any:
+    return nw.lit(2**exponent, dtype=nw.Int64)
+
+
+def pack(wide: nw.LazyFrame[Any], words: Packing) -> nw.LazyFrame[Any]:
+    """(config, case key, packed words) of the wide case frame."""
+    exprs = []
+    for j, word in enumerate(words):  # a handful of words
+        terms = [nw.col(c) * _power(offset) for c, offset, _ in word]
+        total = terms[0]
+        for term in terms[1:]:
+            total = total + term
+        exprs.append(total.cast(nw.Int64).alias(_word(j)))
+    return wide.select(_CFG, _CKEY, *exprs)
+
+
+def _field(word: Any, offset: int, bits: int) -> Any:
+    """The column at `offset` of a summed word: (word mod 2^(offset+bits) − word mod
+    2^offset) / 2^offset, a quotient of at most 53 significant bits (exact in float64)."""
+    high = word % _power(offset + bits)
+    if offset == 0:
+        return high
+    return (high - word % _power(offset)) // _power(offset)
+
+
+def unpack(sums: nw.LazyFrame[Any], words: Packing) -> nw.LazyFrame[Any]:
+    """Σ w·x of every packed column from the summed words."""
+    exprs = [
+        (_field(nw.col(_word(j)), offset, bits) if len(word) > 1 else nw.col(_word(j)))
+        .cast(nw.Int64)
+        .alias(c)
+        for j, word in enumerate(words)
+        for c, offset, bits in word
+    ]
+    return sums.select(_CFG, REP, *exprs)
+
+
 def replicate_sums(
-    cases: nw.LazyFrame[Any], reps: NativeFrame, seed: int, ks: Sequence[int]
+    packed: nw.LazyFrame[Any], reps: NativeFrame, seed: int, words: Packing
 ) -> nw.LazyFrame[Any]:
-    """Step 3 for one chunk: Σ w·x per (config, run, replicate) over cases × `reps`."""
+    """Step 3 for one chunk: Σ w·word per (config, replicate) over replicates × cases
+    (replicate-major), one draw and one weight per case × replicate."""
     r = nw.from_native(reps)
     r = B.apply(r, B.replicate_key_stages(nw, seed, nw.col(REP), _RKEY))
     weighted = B.apply(
-        cases.join(r, how="cross"), B.draw_stages(nw, nw.col(_CKEY), nw.col(_RKEY), _W)
+        r.join(packed, how="cross"), B.draw_stages(nw, nw.col(_CKEY), nw.col(_RKEY), _W)
     ).with_columns(B.poisson_weight(nw, nw.col(_W)).alias(_W))
-    sums = [_N, _K, _M, _Q, *(_has_k(k) for k in dict.fromkeys(ks))]
-    sums += [_pk(name) for _, name, _ in _k_stats(ks)]
     w = nw.col(_W)
-    # integer keys only (the config's run number); the ids are joined back per run
-    return weighted.group_by(_RUN, REP).agg(
-        *((w * nw.col(c)).sum().cast(nw.Int64).alias(_wsum(c)) for c in sums)
+    return weighted.group_by(_CFG, REP).agg(
+        *((w * nw.col(_word(j))).sum().cast(nw.Int64).alias(_word(j)) for j in range(len(words)))
     )
+
+
+def per_run(sums: nw.LazyFrame[Any], runs: int, ks: Sequence[int]) -> nw.LazyFrame[Any]:
+    """Σ w·x per (config, run number, replicate): the wide sums back to one row per run."""
+    fields = _fields(ks)
+    parts = [
+        sums.select(
+            _CFG,
+            REP,
+            nw.lit(i, dtype=nw.Int64).alias(_RUN),
+            *(nw.col(_at(f, i)).alias(_wsum(f)) for f in fields),
+        )
+        for i in range(1, runs + 1)  # the config's runs: a handful
+    ]
+    return nw.concat(parts, how="vertical") if len(parts) > 1 else parts[0]
 
 
 def replicate_statistics(
@@ -212,12 +333,20 @@ def bootstrap_columns(
     replicates are weighed at a time; `materialize` computes a chunk's sums (the polars
     engine collects them, so one chunk at a time is in memory)."""
     cases = materialize(per_case(execution_scores, seed, ks))
+    runs = materialize(cases.select(S.CONFIG_ID, S.RUN_ID, _CFG, _RUN, _FP_N, _FP).unique())
+    count = runs.select(nw.col(_RUN).max()).collect().item()
+    most = max(1, int(count or 0))  # runs of the largest config: a handful
+    wide = materialize(wide_cases(cases, most, ks))
+    totals = wide.select(*(nw.col(c).sum() for c in wide.columns if "@" in c)).collect()
+    words = packing({c: int(totals[c].item() or 0) for c in totals.columns})
+    packed = materialize(pack(wide, words))
     parts = [
-        materialize(replicate_sums(cases, replicate_frame(a, min(a + chunk, replicates)), seed, ks))
+        materialize(
+            replicate_sums(packed, replicate_frame(a, min(a + chunk, replicates)), seed, words)
+        )
         for a in range(0, replicates, max(1, chunk))  # a few chunks, each vectorized
     ]
     sums = nw.concat(parts, how="vertical") if len(parts) > 1 else parts[0]
-    runs = cases.select(S.CONFIG_ID, S.RUN_ID, _RUN, _FP_N, _FP).unique()
-    sums = sums.join(runs, on=_RUN, how="inner")
+    sums = per_run(unpack(sums, words), most, ks).join(runs, on=[_CFG, _RUN], how="inner")
     reps = replicate_statistics(sums, ks, min_mean_score, min_pass_rate)
     return run_columns(reps, ks)
