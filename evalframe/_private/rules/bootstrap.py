@@ -166,12 +166,13 @@ def apply(frame: Any, stages: Stages) -> Any:
 
 
 def poisson_weight(ns: Namespace, d: Expr) -> Expr:
-    """The Poisson(1) weight of a draw: the number of thresholds T_j it exceeds (Int64)."""
-    terms = [(d > _lit(ns, t)).cast(ns.Int64) for t in THRESHOLDS]
+    """The Poisson(1) weight of a draw: the number of thresholds T_j it exceeds (Int64),
+    counted in Int8 (at most MAX_WEIGHT: an eighth of the memory traffic of Int64)."""
+    terms = [(d > _lit(ns, t)).cast(ns.Int8) for t in THRESHOLDS]
     weight = terms[0]
     for term in terms[1:]:  # a chain of additions (cheaper than sum_horizontal)
         weight = weight + term
-    return weight
+    return weight.cast(ns.Int64)
 
 
 # --- per-case terms ---------------------------------------------------------------------------

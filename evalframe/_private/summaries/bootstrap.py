@@ -45,7 +45,7 @@ REP = "_rep"
 """The replicate number column of the frame `replicates(start, stop)` returns (Int64)."""
 _ORD, _CKEY, _RKEY, _W = "_ord", "_case_key", "_rep_key", "_w"
 _N, _K, _M, _Q = "_n", "_k", "_m", "_q"
-_FP_N, _FP, _RUN, _CFG = "_fp_n", "_fp", "_run", "_cfg"
+_FP_N, _FP, _RUN, _CFG, _GRP = "_fp_n", "_fp", "_run", "_cfg", "_grp"
 _WN, _WK, _WM, _WQ = "_wn", "_wk", "_wm", "_wq"
 _PASSED, _RANK = "_run_passed", "_rank"
 RUN_KEY = (S.CONFIG_ID, S.RUN_ID)
@@ -145,8 +145,8 @@ def wide_cases(cases: nw.LazyFrame[Any], runs: int, ks: Sequence[int]) -> nw.Laz
 
 Packing = list[list[tuple[str, int, int]]]
 """Words of a packed chunk: per word, (column, bit offset, bit width) of the columns it holds."""
-WORD_BITS = 62
-"""Bits of one packed Int64 word (sums stay below 2^62)."""
+WORD_BITS = 63
+"""Bits of one packed Int64 word (sums stay below 2^63)."""
 SHARED_BITS = 53
 """The widest column that shares a word: unpacking divides by 2^offset, which some engines
 (Spark through narwhals) compute in float64, exact only up to 53 significant bits."""
@@ -195,14 +195,17 @@ def pack(wide: nw.LazyFrame[Any], words: Packing) -> nw.LazyFrame[Any]:
 def _field(word: Any, offset: int, bits: int) -> Any:
     """The column at `offset` of a summed word: (word mod 2^(offset+bits) − word mod
     2^offset) / 2^offset, a quotient of at most 53 significant bits (exact in float64)."""
-    high = word % _power(offset + bits)
+    high = word if offset + bits >= WORD_BITS else word % _power(offset + bits)
     if offset == 0:
         return high
     return (high - word % _power(offset)) // _power(offset)
 
 
-def unpack(sums: nw.LazyFrame[Any], words: Packing) -> nw.LazyFrame[Any]:
-    """Σ w·x of every packed column from the summed words."""
+def unpack(
+    sums: nw.LazyFrame[Any], words: Packing, same: dict[str, str] | None = None
+) -> nw.LazyFrame[Any]:
+    """Σ w·x of every packed column from the summed words (and of each column of `same`,
+    equal to the packed column it maps to)."""
     exprs = [
         (_field(nw.col(_word(j)), offset, bits) if len(word) > 1 else nw.col(_word(j)))
         .cast(nw.Int64)
@@ -210,23 +213,62 @@ def unpack(sums: nw.LazyFrame[Any], words: Packing) -> nw.LazyFrame[Any]:
         for j, word in enumerate(words)
         for c, offset, bits in word
     ]
-    return sums.select(_CFG, REP, *exprs)
+    copies = [nw.col(kept).alias(column) for column, kept in (same or {}).items()]
+    out = sums.select(_CFG, REP, *exprs)
+    return out.with_columns(*copies) if copies else out
+
+
+def duplicates(wide: nw.LazyFrame[Any], totals: dict[str, int]) -> dict[str, str]:
+    """Columns of the wide frame equal, case for case, to an earlier one: column → that
+    one (their sums are the same; e.g. executions and scored executions when no score is
+    null, or one attempt per case in every run). Only columns of equal totals are compared."""
+    names = list(totals)
+    pairs = [
+        (b, a)
+        for i, b in enumerate(names)
+        for a in names[:i]  # a handful of columns
+        if totals[a] == totals[b]
+    ]
+    if not pairs:
+        return {}
+    equal = wide.select(
+        *((nw.col(b) == nw.col(a)).all().alias(f"{b}={a}") for b, a in pairs)
+    ).collect()
+    same: dict[str, str] = {}
+    for b, a in pairs:
+        if b not in same and bool(equal[f"{b}={a}"].item()):
+            same[b] = same.get(a, a)
+    return same
 
 
 def replicate_sums(
-    packed: nw.LazyFrame[Any], reps: NativeFrame, seed: int, words: Packing
+    packed: nw.LazyFrame[Any], reps: NativeFrame, seed: int, words: Packing, configs: int
 ) -> nw.LazyFrame[Any]:
-    """Step 3 for one chunk: Σ w·word per (config, replicate) over replicates × cases
-    (replicate-major), one draw and one weight per case × replicate."""
+    """Step 4 for one chunk: Σ w·word per (config, replicate) over replicates × cases
+    (replicate-major), one draw and one weight per case × replicate. The group key is one
+    Int64, replicate · configs + config − 1 (the replicate alone for one config): a
+    single-key group-by."""
     r = nw.from_native(reps)
     r = B.apply(r, B.replicate_key_stages(nw, seed, nw.col(REP), _RKEY))
-    weighted = B.apply(
-        r.join(packed, how="cross"), B.draw_stages(nw, nw.col(_CKEY), nw.col(_RKEY), _W)
-    ).with_columns(B.poisson_weight(nw, nw.col(_W)).alias(_W))
+    if configs > 1:
+        r = r.with_columns((nw.col(REP) * configs - 1).alias(_GRP))
+    rows = r.join(packed, how="cross")
+    if configs > 1:
+        rows = rows.with_columns((nw.col(_GRP) + nw.col(_CFG)).alias(_GRP))
+    weighted = B.apply(rows, B.draw_stages(nw, nw.col(_CKEY), nw.col(_RKEY), _W)).with_columns(
+        B.poisson_weight(nw, nw.col(_W)).alias(_W)
+    )
     w = nw.col(_W)
-    return weighted.group_by(_CFG, REP).agg(
+    key = _GRP if configs > 1 else REP
+    sums = weighted.group_by(key).agg(
         *((w * nw.col(_word(j))).sum().cast(nw.Int64).alias(_word(j)) for j in range(len(words)))
     )
+    if configs == 1:
+        return sums.with_columns(nw.lit(1, dtype=nw.Int64).alias(_CFG))
+    return sums.with_columns(
+        (nw.col(_GRP) // configs).cast(nw.Int64).alias(REP),
+        (nw.col(_GRP) % configs + 1).cast(nw.Int64).alias(_CFG),
+    ).drop(_GRP)
 
 
 def per_run(sums: nw.LazyFrame[Any], runs: int, ks: Sequence[int]) -> nw.LazyFrame[Any]:
@@ -334,19 +376,24 @@ def bootstrap_columns(
     engine collects them, so one chunk at a time is in memory)."""
     cases = materialize(per_case(execution_scores, seed, ks))
     runs = materialize(cases.select(S.CONFIG_ID, S.RUN_ID, _CFG, _RUN, _FP_N, _FP).unique())
-    count = runs.select(nw.col(_RUN).max()).collect().item()
-    most = max(1, int(count or 0))  # runs of the largest config: a handful
+    counts = runs.select(nw.col(_RUN).max(), nw.col(_CFG).max()).collect()
+    most = max(1, int(counts[_RUN].item() or 0))  # runs of the largest config: a handful
+    configs = max(1, int(counts[_CFG].item() or 0))
     wide = materialize(wide_cases(cases, most, ks))
     totals = wide.select(*(nw.col(c).sum() for c in wide.columns if "@" in c)).collect()
-    words = packing({c: int(totals[c].item() or 0) for c in totals.columns})
+    sums_of = {c: int(totals[c].item() or 0) for c in totals.columns}
+    same = duplicates(wide, sums_of)
+    words = packing({c: t for c, t in sums_of.items() if c not in same})
     packed = materialize(pack(wide, words))
     parts = [
         materialize(
-            replicate_sums(packed, replicate_frame(a, min(a + chunk, replicates)), seed, words)
+            replicate_sums(
+                packed, replicate_frame(a, min(a + chunk, replicates)), seed, words, configs
+            )
         )
         for a in range(0, replicates, max(1, chunk))  # a few chunks, each vectorized
     ]
     sums = nw.concat(parts, how="vertical") if len(parts) > 1 else parts[0]
-    sums = per_run(unpack(sums, words), most, ks).join(runs, on=[_CFG, _RUN], how="inner")
+    sums = per_run(unpack(sums, words, same), most, ks).join(runs, on=[_CFG, _RUN], how="inner")
     reps = replicate_statistics(sums, ks, min_mean_score, min_pass_rate)
     return run_columns(reps, ks)
