@@ -423,3 +423,12 @@ def test_configs_are_bootstrapped_apart():
     both = bootstrap_frame(pl.concat([one, two]), cfg, replicates=30, seed=4)
     alone = [bootstrap_frame(f, cfg, replicates=30, seed=4) for f in (one, two)]
     assert both.equals(pl.concat(alone).sort(both.columns[:2]))
+
+
+def test_equal_columns_are_summed_once():
+    from evalframe._private.summaries import bootstrap as SB
+
+    wide = pl.LazyFrame({"a": [1, 1, 0], "b": [1, 1, 0], "c": [0, 1, 1], "d": [1, 1, 0]})
+    totals = {"a": 2, "b": 2, "c": 2, "d": 2}
+    assert SB.duplicates(nw.from_native(wide), totals) == {"b": "a", "d": "a"}
+    assert SB.duplicates(nw.from_native(wide), {"a": 2, "c": 3}) == {}
