@@ -586,14 +586,20 @@ def test_sql_prompt_edits_lines_keeps_history_and_survives_ctrl_c(demo, tmp_path
 def test_ctrl_c_cancels_a_running_query_and_the_prompt_stays(demo, tmp_path):
     term = Terminal([*EVALFRAME, "sql", str(demo)], _tty_env(tmp_path))
     term.prompt()
-    term.send("select count(*) as n from range(10000000000) a, range(10) b;\r")
-    term.read_until(r"range\(10\) b;\n")  # the line is read: the query runs
-    time.sleep(1.0)
-    started = time.monotonic()
+    # the line's first statement writes a marker: Ctrl-C is sent once the statements run
+    started = tmp_path / "started.csv"
+    term.send(
+        f"copy (select 1 as started) to '{started}'; "
+        "select count(*) as n from range(10000000000) a, range(10) b;\r"
+    )
+    deadline = time.monotonic() + 120
+    while not started.exists():
+        assert term.proc.poll() is None, term.text
+        assert time.monotonic() < deadline, "the prompt never ran the line's first statement"
+        time.sleep(0.05)
     term.send("\x03")
     term.read_until(r"query cancelled")
-    term.prompt(timeout=20)
-    assert time.monotonic() - started < 20  # cancelled, not run to its end
+    term.prompt(timeout=60)  # cancelled, not run to its end (that takes far longer)
     term.send("select 'after' || ' cancel' as s;\r")
     text = term.read_until(r"after cancel")  # the connection still answers
     term.prompt()
@@ -604,11 +610,20 @@ def test_ctrl_c_cancels_a_running_query_and_the_prompt_stays(demo, tmp_path):
 
 
 def test_ctrl_c_cancels_a_one_shot_query_without_a_traceback(demo, tmp_path):
-    term = Terminal(
-        [*EVALFRAME, "sql", str(demo), "select count(*) from range(10000000000) a, range(10) b"],
-        _tty_env(tmp_path),
+    # the first statement marks that start-up is over and the query's statements run: the
+    # Ctrl-C is sent only once the marker exists (however long start-up takes), never after
+    # a fixed sleep
+    started = tmp_path / "started.csv"
+    query = (
+        f"copy (select 1 as started) to '{started}'; "
+        "select count(*) from range(10000000000) a, range(10) b"
     )
-    time.sleep(2.0)  # start-up and the query
+    term = Terminal([*EVALFRAME, "sql", str(demo), query], _tty_env(tmp_path))
+    deadline = time.monotonic() + 120
+    while not started.exists():
+        assert term.proc.poll() is None, term.text
+        assert time.monotonic() < deadline, "the sql command never ran its first statement"
+        time.sleep(0.05)
     term.send("\x03")
     assert term.wait(timeout=30) == 130
     assert "query cancelled" in term.text
