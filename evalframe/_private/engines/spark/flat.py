@@ -316,6 +316,12 @@ def sql_execution_scores(
             extra_columns=extra,
             **scoring,
         )
-        yield spark.sql(ex_query), report
+        # persisted: case_summary and run_summary read it several times (case stats,
+        # run aggregates), each of which would otherwise rerun the scoring joins
+        scored = spark.sql(ex_query).persist(StorageLevel.MEMORY_AND_DISK)
+        try:
+            yield scored, report
+        finally:
+            scored.unpersist()
     finally:
         partials.unpersist()
