@@ -118,7 +118,7 @@ def beta_binomial(cases: Sequence[tuple[int, int]]) -> tuple[F, F]:
     if mbar <= 1 or p in (0, 1):
         return F(1), F(1)
     rho = (s2 - p * (1 - p) / mbar) / (p * (1 - p) * (1 - 1 / mbar))
-    if not 0 < rho < 1:
+    if not EPS < rho < 1 - EPS:  # ρ in (0, 1) with SPEC §0's deterministic boundaries
         return F(1), F(1)
     return p * (1 / rho - 1), (1 - p) * (1 / rho - 1)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from evalframe._private.rules.boundaries import meets
+from evalframe._private.rules.boundaries import exceeds, meets
 
 Expr = Any
 """A polars or narwhals expression, or a float."""
@@ -120,11 +120,15 @@ def flip_rate(ns: Namespace, flips: Expr, runs: Expr) -> Expr:
 
 def _rho(ns: Namespace, passes: Expr, runs: Expr, variance: Expr, mean_runs: Expr) -> Expr:
     """The intra-case correlation ρ of the beta-binomial method of moments, null where
-    the fit falls back to a = b = 1 (p̄ is 0 or 1, m̄ ≤ 1, or ρ not in (0, 1))."""
+    the fit falls back to a = b = 1 (p̄ is 0 or 1, m̄ ≤ 1, or ρ not in (0, 1): ρ must exceed 0
+    and not meet 1, both within EPS)."""
     p = passes / runs
     binomial = p * (1.0 - p)
     rho = (variance - binomial / mean_runs) / (binomial * (1.0 - 1.0 / mean_runs))
-    fits = (passes > 0) & (passes < runs) & (mean_runs > 1) & (rho > 0) & (rho < 1)
+    # ρ in (0, 1) with the deterministic boundaries of SPEC §0: a ρ of exactly 0 or 1 in
+    # exact arithmetic that lands on 0.9999999999999998 in floats still falls back
+    inside = exceeds(rho, 0.0) & ~meets(rho, 1.0)
+    fits = (passes > 0) & (passes < runs) & (mean_runs > 1) & inside
     return ns.when(fits.fill_null(False)).then(rho)
 
 
