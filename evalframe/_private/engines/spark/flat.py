@@ -263,7 +263,9 @@ def sql_execution_scores(
     typed = {
         name: _typed(name, inputs.get(name), spark) for name in (S.SCORES, S.EXECUTIONS, S.OUTCOMES)
     }
-    if S.RUNS in inputs:
+    if S.RUNS in inputs and dict(inputs[S.RUNS].dtypes).get(S.CREATED_AT) != "string":
+        # created_at as text: read (and refused when not ISO 8601) by typed_runs in
+        # run_summary, the local rule; a cast here would fail the query instead
         typed[S.RUNS] = _typed(S.RUNS, inputs[S.RUNS], spark)
     for name in (S.SCORES, S.OUTCOMES):
         typed[name].createOrReplaceTempView(_view(name))
