@@ -127,8 +127,7 @@ SPARK_POLARS_KERNEL: dict[str, str] = {
     COMPOSITE_TREES.key: "the tree path's SQL does not exist (execution_scores_of is flat)",
     EVALUATOR_SCORES.key: "evaluator_scores (also compare's evaluator nodes) has no SQL macro",
     COMPARE.key: "compare reads evaluator nodes (as --evaluators)",
-    WIDE_UNLISTED.key: "the SQL pass's evaluator bitmask holds 63 evaluators (seen after "
-    "its pass)",
+    WIDE_UNLISTED.key: "the SQL pass's evaluator bitmask holds 63 evaluators (seen after its pass)",
 }
 """What Spark runs with evalframe's polars kernel per partition (engines/spark/kernel.py,
 mapInArrow) instead of its Spark SQL pass (the DuckDB engine's execution_partials and
