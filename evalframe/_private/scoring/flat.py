@@ -95,6 +95,9 @@ _CHECKS = tuple(f"_{c.fold}" for c in SCORE_VALUE_CHECKS)
 NULL_EVAL = "_null_eval"
 CLAMPED = "_clamped"
 NULLED = "_nulled"
+CHECK_COUNTS = (*_CHECKS, NULL_EVAL, NULLED, CLAMPED)
+"""The partials' value-check counts (score_problems and duplicate_problem read them; the
+root statistics do not; NULLED and CLAMPED only with clamp)."""
 
 
 def is_flat(config: Config) -> bool:

@@ -72,7 +72,9 @@ def flat_execution_scores(
         )
     )
     leaf_cols = [flat.LEAF_SCORE + p for p in paths or ()]
-    lean = known.drop(leaf_cols)  # the leaf columns stay out of the execution rows
+    # only what the root statistics read joins the executions: not the leaf columns nor
+    # the value-check counts (score_problems has read them)
+    lean = known.drop(*leaf_cols, *flat.CHECK_COUNTS, strict=False)
     frame = flat.execution_frame(executions.lazy(), lean, outcomes, leaves, config).collect()
     extra = [c for c in executions.columns if c not in S.EXECUTIONS_COLUMNS]
     del executions
