@@ -165,10 +165,6 @@ PAIRED_PASS_DELTA_CI_LOW = "paired_pass_delta_ci_low"
 PAIRED_PASS_DELTA_CI_HIGH = "paired_pass_delta_ci_high"
 MDE_PASS_RATE = "mde_pass_rate"
 MDE_MEAN_SCORE = "mde_mean_score"
-SLICE = "slice"
-SLICE_VALUE = "slice_value"
-Q_VALUE = "q_value"
-SLICE_BY_TAG = "tag"
 
 # three-outcome decisions (SPEC §12, `run_deltas.decision`)
 DECISION = "decision"
@@ -180,6 +176,10 @@ DECISION_VALUES = (DECISION_PASS, DECISION_FAIL, DECISION_INCONCLUSIVE)
 """Values of `decision` (and of each part of it)."""
 DECISION_PARTS = ("pass_rate", "mean_score", "latency")
 """The parts a decision weighs, in the order `decision_reasons` names them."""
+SLICE = "slice"
+SLICE_VALUE = "slice_value"
+Q_VALUE = "q_value"
+SLICE_BY_TAG = "tag"
 """`--by tag` slices on the values of executions.tags (any other name is a column)."""
 
 
