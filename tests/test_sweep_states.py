@@ -69,7 +69,7 @@ def datasets(draw) -> ef.Dataset:
 
 @pytest.mark.slow
 @settings(
-    max_examples=20,  # each sweeps several configs; tests/test_sweep.py runs the path too
+    max_examples=20,  # each example sweeps several configs, each scored alone too
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
