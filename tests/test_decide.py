@@ -170,8 +170,15 @@ CASE_SCHEMA = {
 
 
 def _pair(cases: list[tuple], cfg: ef.Config, latency: tuple = (None, None)) -> dict:
+    """The run_deltas row of b → c (see `pair_run_deltas`)."""
+    return pair_run_deltas(cases, cfg, latency).row(0, named=True)
+
+
+def pair_run_deltas(
+    cases: list[tuple], cfg: ef.Config, latency: tuple = (None, None)
+) -> pl.DataFrame:
     """run_deltas of b → c from (baseline passed, candidate passed, baseline score,
-    candidate score) per case, run latency means `latency`."""
+    candidate score) per case, run latency means `latency` (tests/test_stats.py too)."""
     rows = []
     for i, (bp, cp, bs, cs) in enumerate(cases):
         for run, p, s in (("b", bp, bs), ("c", cp, cs)):
@@ -210,7 +217,7 @@ def _pair(cases: list[tuple], cfg: ef.Config, latency: tuple = (None, None)) -> 
         )
     )
     out = compare(cs.lazy(), [("b", "c")], cfg, run_summary=rs.lazy())
-    return out["run_deltas"].collect().row(0, named=True)
+    return out["run_deltas"].collect()
 
 
 SAME = [(True, True, 0.9, 0.9)] * 10

@@ -31,6 +31,7 @@ from evalframe._private.summaries.run_summary import run_summary
 from tests import reference_stats as ref
 from tests.reference_compare import reference_compare
 from tests.test_compare_properties import CASE_SCHEMA, EVAL_SCHEMA, RUN_SCHEMA, inputs
+from tests.test_decide import pair_run_deltas
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -338,36 +339,8 @@ def run_deltas_sql(cases: pl.DataFrame, runs: pl.DataFrame, pairs, configs) -> p
 
 def _pair(b_passed, c_passed, b_score, c_score, limits=None):
     cfg = ef.config_from_dict({"compare": limits or {}})
-    rows = []
-    for run, passed, scores in (("b", b_passed, b_score), ("c", c_passed, c_score)):
-        for i, (p, s) in enumerate(zip(passed, scores, strict=True)):
-            rows.append(
-                {
-                    "config_id": cfg.config_id,
-                    "run_id": run,
-                    "case_id": f"c{i}",
-                    "attempts": 1,
-                    "errored": 0,
-                    "scored": 1,
-                    "unscored": 0,
-                    "score": s,
-                    "n_passed": int(p),
-                    "pass_rate": float(p),
-                    "passed": p,
-                    "flaky": False,
-                    "latency_mean": None,
-                    "cost_usd": None,
-                }
-            )
-    cs = pl.DataFrame(rows, schema=CASE_SCHEMA)
-    rs = cs.group_by("config_id", "run_id").agg(
-        pl.col("passed").cast(pl.Float64).mean().alias("pass_rate"),
-        pl.col("score").mean().alias("mean_score"),
-        pl.lit(None, dtype=pl.Float64).alias("latency_mean"),
-        pl.lit(None, dtype=pl.Float64).alias("latency_p95"),
-        pl.lit(None, dtype=pl.Float64).alias("cost_usd"),
-    )
-    return compare(cs.lazy(), [("b", "c")], cfg, run_summary=rs.lazy())["run_deltas"].collect()
+    cases = list(zip(b_passed, c_passed, b_score, c_score, strict=True))
+    return pair_run_deltas(cases, cfg)
 
 
 def test_paired_pass_delta_literal():
