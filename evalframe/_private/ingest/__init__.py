@@ -18,7 +18,7 @@ from evalframe._private.ingest import (
     promptfoo,
     wide,
 )
-from evalframe._private.ingest._common import IngestError, Parsed, frame
+from evalframe._private.ingest._common import IngestError, Parsed, frame, settle_nonfinite
 from evalframe._private.ingest.store import append_tables
 
 __all__ = ["FORMATS", "IngestError", "IngestReport", "ingest"]
@@ -134,6 +134,7 @@ def ingest(
                 add(new, f)
     for rid, files in lm_runs.items():
         add(lmeval.parse(files, run_id=rid, scale_max=scale_max), files[0])
+    settle_nonfinite(parsed)
     tables = {
         S.SCORES: frame(parsed.scores, S.SCORES),
         S.EXECUTIONS: frame(parsed.executions, S.EXECUTIONS),
@@ -166,6 +167,7 @@ def _ingest_labels(fmt, sources, to, run_id, replace, id_cols, scale_max, metric
             raise IngestError(f"{path}: no such file or folder")
         for f in _files(path, wide.SUFFIXES):
             parsed.extend(wide.parse_labels(f, run_id=run_id, id_cols=id_cols, scale_max=scale_max))
+    settle_nonfinite(parsed)
     result = append_tables(to, {S.LABELS: frame(parsed.labels, S.LABELS)}, replace=replace)
     return IngestReport(
         dataset=str(to), format=fmt, runs_added=(), runs_replaced=(), rows=result.rows
