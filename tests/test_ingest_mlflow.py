@@ -216,3 +216,25 @@ def test_a_folder_without_tables_is_a_clear_error(tmp_path):
     (tmp_path / "mlruns" / "0").mkdir(parents=True)
     with pytest.raises(IngestError, match=r"no eval_results_table\.json in this folder"):
         ingest("mlflow", [tmp_path / "mlruns"], tmp_path / "ds")
+
+
+def test_two_valid_verdicts_of_one_judge_on_one_trace_are_refused(tmp_path):
+    rows = json.loads(TRACES_JSON.read_text())
+    judge = next(a for a in rows[0]["assessments"] if a["assessment_name"] == "correctness")
+    rows[0]["assessments"].append({**judge, "assessment_id": "a-again"})
+    src = tmp_path / "traces.json"
+    src.write_text(json.dumps(rows))
+    with pytest.raises(IngestError, match=r"a second valid 'correctness' feedback on case"):
+        ingest("mlflow", [src], tmp_path / "ds")
+
+
+def test_meta_yaml_is_read_flat_without_expanding_aliases(tmp_path):
+    run = tmp_path / "mlruns" / "1" / "abc"
+    shutil.copytree(EXPERIMENT / RUN_A, run)
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 9)}]\n" for i in range(8)
+    )
+    (run / "meta.yaml").write_text("run_id: abc\nrun_name: 'bombed'\n" + bomb)
+    ingest("mlflow", [tmp_path / "mlruns"], tmp_path / "ds")
+    runs = _read(tmp_path / "ds", "runs")
+    assert runs["run_id"].to_list() == ["abc"] and runs["label"].to_list() == ["bombed"]

@@ -14,8 +14,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from evalframe._private import schema as S
 from evalframe._private.ingest._common import (
     SOURCE_FILE,
@@ -118,7 +116,7 @@ def _parse_table(
         )
     run_dir = path.parent.parent if path.parent.name == "artifacts" else None
     meta = _run_meta(run_dir) if run_dir is not None else {}
-    rid = run_id or meta.get("run_id") or path.parent.name or path.stem
+    rid = run_id or meta.get("run_id") or (run_dir or path.parent).name or path.stem
     metrics = [hit["metric"] for c in columns if (hit := _SCORE_COL.match(c))]
     if not metrics:
         raise IngestError(
@@ -231,28 +229,39 @@ def _run_meta(run_dir: Path) -> dict[str, Any]:
     meta_file = run_dir / "meta.yaml"
     if not meta_file.is_file():
         return {}
-    try:
-        meta = as_dict(yaml.safe_load(read_text(meta_file)))
-    except yaml.YAMLError as exc:
-        raise IngestError(f"{meta_file}: not valid YAML ({exc})") from None
+    meta = _flat_yaml(read_text(meta_file))
     tags = _key_files(run_dir / "tags")
-    start = meta.get("start_time")
+    start = meta.get("start_time", "")
     created = None
-    if isinstance(start, int) and not isinstance(start, bool) and 0 < start < 10**14:
-        created = datetime.fromtimestamp(start / 1000, UTC).replace(tzinfo=None)
+    if start.isdigit() and 0 < int(start) < 10**14:
+        created = datetime.fromtimestamp(int(start) / 1000, UTC).replace(tzinfo=None)
     metrics = {}
     for key, text in _key_files(run_dir / "metrics").items():
         metrics[key] = _last_metric(text, run_dir / "metrics" / key)
     name = meta.get("run_name") or tags.get("mlflow.runName")
     return {
-        "run_id": str(meta["run_id"]) if meta.get("run_id") else None,
+        "run_id": meta.get("run_id") or None,
         RUN_NAME: str(name) if name else None,
-        EXPERIMENT_ID: str(meta["experiment_id"]) if meta.get("experiment_id") else None,
+        EXPERIMENT_ID: meta.get("experiment_id") or None,
         S.CREATED_AT: created,
         PARAMS: dump_json(_key_files(run_dir / "params")),
         RUN_TAGS: dump_json(tags),
         REPORTED_METRICS: dump_json(metrics),
     }
+
+
+def _flat_yaml(text: str) -> dict[str, str]:
+    """The top-level `key: value` lines of a run's meta.yaml as text (MLflow writes it
+    flat; read without a YAML loader, so a hostile file cannot expand aliases)."""
+    out = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key and not key[0].isspace():
+            value = value.strip()
+            if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]
+            out[key] = value
+    return out
 
 
 def _key_files(folder: Path) -> dict[str, str]:
@@ -314,7 +323,7 @@ def _parse_traces(
     for where, row in records:
         trace = _field(row, "trace_id", "request_id")
         meta = as_dict(_decoded(_field(row, "trace_metadata", "request_metadata"), where, "meta"))
-        rid = run_id or meta.get("mlflow.sourceRun") or path.stem
+        rid = run_id or str(meta.get("mlflow.sourceRun") or path.stem)
         case = row.get(case_col) if case_col else trace
         if case_col is not None and case_col not in row:
             raise IngestError(f"{where}: --id-cols case_id={case_col!r} is not a column")
@@ -427,6 +436,16 @@ def _judge_scores(
     executions column `feedback/<name>`, with a note); other values (free-text
     categories) kept as the label of an unscored row."""
     for name, items in judged.items():
+        first: dict[tuple[str, str], str] = {}
+        for where, key, _value, _ex in items:
+            case = (key[S.RUN_ID], key[S.CASE_ID])
+            if case in first:
+                raise IngestError(
+                    f"{where}: a second valid {name!r} feedback on case {case[1]!r} of run "
+                    f"{case[0]!r} (the first: {first[case]}); hint: MLflow marks an "
+                    "overridden assessment `valid: false`."
+                )
+            first[case] = where
         numbers = [v for _w, _k, v, _e in items if _is_number(v) and math.isfinite(v)]
         top = scales.get(name, scales.get("*", 1.0))
         if numbers and not all(0 <= v <= top for v in numbers):
