@@ -135,17 +135,7 @@ def _parse_table(
             raise IngestError(f"{where}: case id {case!r} appears twice (--id-cols)")
         seen.add(case)
         key = {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: 0}
-        ex: dict[str, Any] = {**key, S.STATUS: S.STATUS_OK}
-        for c, v in zip(columns, row, strict=True):
-            if c in taken:
-                continue
-            if c == "latency":  # seconds, as mlflow.evaluate measures the model call
-                secs = metadata(v, where, "latency")
-                ex[S.LATENCY_MS] = None if secs is None else secs * 1000
-            elif c == "token_count":
-                ex[S.OUTPUT_TOKENS] = v if isinstance(v, int) and not isinstance(v, bool) else None
-            else:
-                ex[c] = v if v is None or isinstance(v, str | int | float) else dump_json(v)
+        ex = _table_execution(key, columns, row, taken, where)
         for m in metrics:
             value = row[index[f"{m}/score"]]
             if tops.get(m) is None:
@@ -177,6 +167,24 @@ def _parse_table(
         }
     )
     return out
+
+
+def _table_execution(
+    key: dict[str, Any], columns: list[str], row: list[Any], taken: set[str], where: str
+) -> dict[str, Any]:
+    """The executions row of a table row: its columns that are not metric columns."""
+    ex: dict[str, Any] = {**key, S.STATUS: S.STATUS_OK}
+    for c, v in zip(columns, row, strict=True):
+        if c in taken:
+            continue
+        if c == "latency":  # seconds, as mlflow.evaluate measures the model call
+            secs = metadata(v, where, "latency")
+            ex[S.LATENCY_MS] = None if secs is None else secs * 1000
+        elif c == "token_count":
+            ex[S.OUTPUT_TOKENS] = v if isinstance(v, int) and not isinstance(v, bool) else None
+        else:
+            ex[c] = v if v is None or isinstance(v, str | int | float) else dump_json(v)
+    return ex
 
 
 def _table_score(value: Any, where: str, metric: str) -> float | None:
