@@ -288,3 +288,16 @@ def test_unsupported_zip_method_is_exit_2_naming_member(tmp_path):
     bad.write_bytes(bytes(data))
     with pytest.raises(IngestError, match=r"aes\.eval: member samples/2_epoch_1\.json"):
         ingest("inspect", [bad], tmp_path / "ds")
+
+
+@pytest.mark.parametrize("epoch", [0, -3])
+def test_an_epoch_below_1_is_refused_naming_file_and_sample(tmp_path, epoch):
+    """Inspect counts epochs from 1; epoch 0 used to become attempt -1."""
+    log = json.loads(next(ANALYSIS.glob("*popularity.json")).read_text())
+    log["samples"][1]["epoch"] = epoch
+    src = tmp_path / "log.json"
+    src.write_text(json.dumps(log))
+    sample = log["samples"][1]["id"]
+    with pytest.raises(IngestError, match=rf"log\.json: sample {sample!r} has epoch {epoch}"):
+        ingest("inspect", [src], tmp_path / "ds")
+    assert not (tmp_path / "ds").exists()

@@ -54,13 +54,11 @@ def _lmeval(tmp_path: Path, value: str) -> Path:
 
 
 # --- ingest: NaN, infinities and 401-digit integers ----------------------------------------
+# (NaN and infinities outside scores: tests/test_ingest_nonfinite.py)
 @pytest.mark.parametrize(
     "case",
     [
         f'{{"name": "b", "metricsData": [{{"name": "m", "score": {BIG}, "success": true}}]}}',
-        '{"name": "b", "completionTime": NaN, "metricsData": []}',
-        '{"name": "b", "tokenCost": Infinity, "metricsData": []}',
-        '{"name": "b", "completionTime": 1e400, "metricsData": []}',
     ],
 )
 def test_deepeval_odd_numbers_are_exit_2_with_file_and_line(tmp_path, case):
@@ -87,7 +85,6 @@ def test_lmeval_odd_metric_values_are_exit_2_with_file_and_line(tmp_path, value)
         ("agentv", "r.jsonl", '{"test_id": "a", "score": 0.5}\n{"test_id": "b", "score": NaN}', 2),
         ("wide", "w.jsonl", '{"run_id": "r", "case_id": "a", "m": 1e999}\n', 1),
         ("wide", "w.jsonl", f'{{"run_id": "r", "case_id": "a", "m": {BIG}}}\n', 1),
-        ("promptfoo", "p.json", '{"results": {\n"results": [\n{"score": -Infinity}]}}', 3),
         ("promptfoo", "p.json", f'{{"results": {{\n"results": [{{"score": {BIG}}}]}}}}', 2),
     ],
 )
@@ -113,10 +110,7 @@ def _inspect_with(tmp_path: Path, old: str, new: str) -> tuple[Path, int]:
     ("old", "new"),
     [
         ('"correct": 1', '"correct": NaN'),
-        ('"words": 12', '"words": Infinity'),
         ('"words": 12', f'"words": {BIG}'),
-        ('"total_time": 0.812', '"total_time": NaN'),
-        ('"input_tokens": 52', '"input_tokens": 1e999'),
     ],
 )
 def test_inspect_odd_sample_numbers_are_exit_2_with_file_and_line(tmp_path, old, new):

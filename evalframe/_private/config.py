@@ -36,6 +36,9 @@ MAX_DEPTH = 64
 """Deepest nesting a config may have (mappings and lists); deeper is refused."""
 MAX_NODES = 100_000
 """Most YAML / JSON values a config file may expand to (aliases counted once per use)."""
+MAX_FILE_BYTES = 10 * 2**20
+"""Largest config or grid file read (10 MiB); a larger one (or a device such as /dev/zero)
+is refused unread."""
 
 
 def _deprecated(old: str, new: str) -> None:
@@ -491,9 +494,11 @@ class _ConfigLoader(yaml.SafeLoader):
 
 def _check_yaml_graph(root: Node) -> None:
     """Expanded size and depth of a composed YAML graph, computed without expanding it
-    (aliases share nodes: each node's size is counted once, then reused)."""
+    (aliases share nodes: each node's size is counted once, then reused). A refusal names
+    the key (dotted path, where first met) whose value is too large."""
     size: dict[int, int] = {}
     depth: dict[int, int] = {}
+    key_of: dict[int, str] = {id(root): ""}
     on_path: set[int] = set()
     stack: list[tuple[Node, bool]] = [(root, False)]
     while stack:
@@ -503,15 +508,21 @@ def _check_yaml_graph(root: Node) -> None:
             kids: list[Node] = list(node.value)
         elif isinstance(node, MappingNode):
             kids = [n for pair in node.value for n in pair]
+            for k, v in node.value:
+                name = str(k.value) if isinstance(k.value, str) else "?"
+                key_of.setdefault(id(v), f"{key_of[nid]}.{name}".lstrip("."))
         else:
             kids = []
+        for k in kids:
+            key_of.setdefault(id(k), key_of[nid])
         if done:
             on_path.discard(nid)
             size[nid] = 1 + sum(size[id(k)] for k in kids)
             depth[nid] = 1 + max((depth[id(k)] for k in kids), default=0)
             if size[nid] > MAX_NODES:
+                what = f"key `{key_of[nid]}`" if key_of[nid] else "the document"
                 raise ConfigError(
-                    f"line {node.start_mark.line + 1}: the document expands to more than "
+                    f"line {node.start_mark.line + 1}: {what} expands to more than "
                     f"{MAX_NODES:,} values (nested aliases?); refused."
                 )
             if depth[nid] > MAX_DEPTH:
@@ -590,11 +601,17 @@ def read_config_file(path: str | Path, what: str = "config") -> dict[str, Any]:
     """
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as f:
+            raw = f.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise ConfigError(
             f"cannot read {what} file {path}: {exc.strerror}; hint: check the path."
         ) from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ConfigError(
+            f"{what} file {path} is larger than {MAX_FILE_BYTES // 2**20} MiB; refused (a "
+            f"{what} file is a few kilobytes: is this the file you meant?)."
+        )
     text = _decode(raw, path)
     kind = path.suffix.lstrip(".") or "YAML"
     try:

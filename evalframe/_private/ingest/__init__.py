@@ -15,15 +15,16 @@ from evalframe._private.ingest import (
     inspect_log,
     langfuse,
     lmeval,
+    mlflow,
     promptfoo,
     wide,
 )
-from evalframe._private.ingest._common import IngestError, Parsed, frame
+from evalframe._private.ingest._common import IngestError, Parsed, frame, settle_nonfinite
 from evalframe._private.ingest.store import append_tables
 
 __all__ = ["FORMATS", "IngestError", "IngestReport", "ingest"]
 
-FORMATS = ("agentv", "promptfoo", "inspect", "deepeval", "lmeval", "langfuse", "wide")
+FORMATS = ("agentv", "promptfoo", "inspect", "deepeval", "lmeval", "langfuse", "mlflow", "wide")
 
 
 @dataclass(frozen=True)
@@ -74,16 +75,16 @@ def ingest(
 
     Run ids come from the source (AgentV run folder or file name, promptfoo evalId, Inspect
     log file name, DeepEval identifier, project folder (.latest_test_run.json) or file name,
-    lm-eval model folder and timestamp) or
+    lm-eval model folder and timestamp, MLflow run id) or
     from `run_id`; a source holding several targets / providers gets one
     run per target, `BASE/TARGET`. Existing run ids are refused unless `replace=True`.
     With `labels=True` (`wide` only) the files hold human labels of the dataset's existing
     executions (SPEC §11; docs/ingest.md), added to its `labels` table, nothing else changed.
     `id_cols`, `scale_max`, `metrics` apply to the `wide` format (and `scale_max` to
-    numeric Inspect, lm-eval and Langfuse scores; `id_cols` to Langfuse's run column and
-    case choice). Langfuse ANNOTATION scores are written to the `labels` table. Raises
-    IngestError (file and line named) on a malformed source; the dataset is then left
-    unchanged.
+    numeric Inspect, lm-eval, Langfuse and MLflow scores; `id_cols` to Langfuse's run
+    column and case choice and MLflow's case column). Langfuse ANNOTATION scores and MLflow
+    human assessments are written to the `labels` table. Raises IngestError (file and line
+    named) on a malformed source; the dataset is then left unchanged.
     """
     fmt = format.lower()
     if fmt not in FORMATS:
@@ -92,8 +93,8 @@ def ingest(
         raise IngestError("no source files given; hint: name at least one file or folder.")
     if fmt != "wide" and metrics is not None:
         raise IngestError("--metrics applies to the `wide` format only.")
-    if fmt not in ("wide", "langfuse") and id_cols is not None:
-        raise IngestError("--id-cols applies to the `wide` and `langfuse` formats only.")
+    if fmt not in ("wide", "langfuse", "mlflow") and id_cols is not None:
+        raise IngestError("--id-cols applies to the `wide`, `langfuse` and `mlflow` formats only.")
     if labels:
         return _ingest_labels(fmt, sources, to, run_id, replace, id_cols, scale_max, metrics)
     parsed = Parsed()
@@ -123,6 +124,9 @@ def ingest(
         elif fmt == "langfuse":
             for f in _files(path, langfuse.SUFFIXES):
                 add(langfuse.parse(f, run_id=run_id, id_cols=id_cols, scale_max=scale_max), f)
+        elif fmt == "mlflow":
+            for f in mlflow.table_files(path):
+                add(mlflow.parse(f, run_id=run_id, id_cols=id_cols, scale_max=scale_max), f)
         elif fmt == "inspect":
             for f in _files(path, (".eval", ".json")):
                 add(inspect_log.parse(f, run_id=run_id, scale_max=scale_max), f)
@@ -134,6 +138,7 @@ def ingest(
                 add(new, f)
     for rid, files in lm_runs.items():
         add(lmeval.parse(files, run_id=rid, scale_max=scale_max), files[0])
+    settle_nonfinite(parsed)
     tables = {
         S.SCORES: frame(parsed.scores, S.SCORES),
         S.EXECUTIONS: frame(parsed.executions, S.EXECUTIONS),
@@ -166,6 +171,7 @@ def _ingest_labels(fmt, sources, to, run_id, replace, id_cols, scale_max, metric
             raise IngestError(f"{path}: no such file or folder")
         for f in _files(path, wide.SUFFIXES):
             parsed.extend(wide.parse_labels(f, run_id=run_id, id_cols=id_cols, scale_max=scale_max))
+    settle_nonfinite(parsed)
     result = append_tables(to, {S.LABELS: frame(parsed.labels, S.LABELS)}, replace=replace)
     return IngestReport(
         dataset=str(to), format=fmt, runs_added=(), runs_replaced=(), rows=result.rows

@@ -115,7 +115,8 @@ def as_dict(value: Any) -> dict[str, Any]:
 
 
 def number(value: Any, where: str, what: str) -> float | None:
-    """A finite JSON number (bools refused) or null, else an IngestError naming `where`."""
+    """A finite JSON number (bools refused) or null, else an IngestError naming `where`:
+    for a value that becomes a score (or weighs or bounds one)."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -123,13 +124,19 @@ def number(value: Any, where: str, what: str) -> float | None:
     return finite(value, where, what)
 
 
+_SCORE_FINITE = (
+    "not a finite number; a value that becomes a score must be finite (refused: the eval "
+    "tool recorded a failed computation, or the file is corrupt)."
+)
+
+
 def finite(value: int | float, where: str, what: str) -> float:
     """`value` as a float; NaN, infinities and integers beyond a float's range raise an
     IngestError naming `where` (and the line, for a value the JSON loader kept)."""
     if isinstance(value, NonFinite):
         raise IngestError(
-            f"{where} (line {value.line}, column {value.col}): {what} is {value.token}; "
-            "non-finite numbers are refused (an eval tool wrote a failed computation)."
+            f"{where} (line {value.line}, column {value.col}): {what} is {value.token}, "
+            f"{_SCORE_FINITE}"
         )
     try:
         out = float(value)
@@ -139,15 +146,26 @@ def finite(value: int | float, where: str, what: str) -> float:
             "the range of a number; refused."
         ) from None
     if not math.isfinite(out):
-        raise IngestError(f"{where}: {what} is {out}; non-finite numbers are refused.")
+        raise IngestError(f"{where}: {what} is {out}, {_SCORE_FINITE}")
     return out
 
 
-def count(value: Any, where: str, what: str) -> int | None:
+def metadata(value: Any, where: str, what: str) -> float | None:
+    """A number that is not scored (a latency, a cost, an unscored metric): as `number`,
+    but NaN and infinities are kept, for `settle_nonfinite` to leave null with a note."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return value
+    return number(value, where, what)
+
+
+def count(value: Any, where: str, what: str) -> int | float | None:
     """A token count: a whole JSON number within 0 .. 2**63-1, else None when absent
-    or not a number, else an IngestError naming `where`."""
+    or not a number, else an IngestError naming `where`; NaN and infinities kept as
+    by `metadata`."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return value
     num = finite(value, where, what)
     if not 0 <= num < 2**63 or num != int(num):
         raise IngestError(f"{where}: {what} {value!r} is not a count (0 to 2^63-1).")
@@ -195,11 +213,12 @@ def _too_deep(where: str) -> str:
 
 
 class NonFinite(float):
-    """NaN or an infinity that a tolerant load (`nonfinite="keep"`) kept, with where it
-    was: `finite` and `number` refuse it naming the line; `json_safe` writes it as a
-    string."""
+    """NaN or an infinity (or a float literal beyond a float's range) as the JSON loader
+    keeps it, with where it was: `finite` and `number` refuse it naming the line;
+    `metadata` keeps it for `settle_nonfinite`; `dump_json` writes it as a string."""
 
     token: str = "NaN"
+    source: str = ""
     line: int = 0
     col: int = 0
 
@@ -241,14 +260,12 @@ class _Refused(Exception):
     pass
 
 
-def _decode(text: str, nonfinite: str) -> tuple[Any, list[NonFinite]]:
-    """json.loads that refuses (or, with `nonfinite="keep"`, marks) numbers a float
-    cannot hold; integers beyond a float's range are always refused."""
+def _decode(text: str) -> tuple[Any, list[NonFinite]]:
+    """json.loads that marks NaN and infinities (`NonFinite`) and refuses integers beyond
+    a float's range."""
     kept: list[NonFinite] = []
 
     def constant(token: str) -> float:
-        if nonfinite != "keep":
-            raise _Refused
         value = NonFinite(token)
         value.token = token
         kept.append(value)
@@ -268,33 +285,32 @@ def _decode(text: str, nonfinite: str) -> tuple[Any, list[NonFinite]]:
 
 
 def _refusal(text: str, where: str, *, jsonl: bool) -> str:
-    offset, token = next(_bad_tokens(text), (0, "?"))
+    integers = ((o, t) for o, t in _bad_tokens(text) if t.lstrip("-").isdigit())
+    offset, token = next(integers, (0, "?"))
     line, col = _line_col(text, offset)
     at = f"{where}: at column {col}" if jsonl else f"{where}:{line}:{col}"
-    if token.lstrip("-").isdigit():
-        what = f"an integer of {len(token.lstrip('-'))} digits, beyond the range of a number"
-    else:
-        what = "not a finite number (JSON has no NaN or infinities)"
     return (
-        f"{at}: {_short(token)} is {what}; refused (a value evalframe cannot store: the "
-        "tool recorded a failed computation, or the file is corrupt)."
+        f"{at}: {_short(token)} is an integer of {len(token.lstrip('-'))} digits, beyond the "
+        "range of a number; refused (a value evalframe cannot store: the file is corrupt)."
     )
 
 
-def _place(text: str, kept: list[NonFinite]) -> None:
-    """Give each kept non-finite value its line and column (tokens in document order)."""
+def _place(text: str, kept: list[NonFinite], source: str) -> None:
+    """Give each kept non-finite value its file, line and column (tokens in document
+    order)."""
     consts = (pos for pos, tok in _bad_tokens(text))
     for value, offset in zip(kept, consts, strict=False):
         value.line, value.col = _line_col(text, offset)
+        value.source = source
 
 
-def load_json_text(text: str, where: str, *, nonfinite: str = "refuse") -> Any:
-    """Parse JSON text; errors (syntax, absurd nesting, numbers a float cannot hold) name
-    `where` and the line. With `nonfinite="keep"` NaN and infinities are kept as
-    `NonFinite` values that know their line (for the tool's own aggregate blocks, which
-    may hold a NaN stderr); `finite` / `number` refuse them where a value is used."""
+def load_json_text(text: str, where: str) -> Any:
+    """Parse JSON text; errors (syntax, absurd nesting, integers a float cannot hold) name
+    `where` and the line. NaN and infinities are kept as `NonFinite` values that know
+    their file and line: `finite` / `number` refuse them where a value becomes a score,
+    `settle_nonfinite` leaves them null elsewhere."""
     try:
-        obj, kept = _decode(text, nonfinite)
+        obj, kept = _decode(text)
     except json.JSONDecodeError as exc:
         raise IngestError(
             f"{where}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); "
@@ -305,26 +321,74 @@ def load_json_text(text: str, where: str, *, nonfinite: str = "refuse") -> Any:
     except RecursionError:
         raise IngestError(_too_deep(where)) from None
     if kept:
-        _place(text, kept)
+        _place(text, kept, where)
     _check_depth(obj, where)
     return obj
 
 
-def json_safe(obj: Any) -> Any:
+def json_safe(obj: Any, held: list[float] | None = None) -> Any:
     """`obj` with NaN and infinities written as the strings "NaN", "Infinity",
-    "-Infinity" (JSON has no such numbers), for storing a tool's aggregates as JSON."""
+    "-Infinity" (JSON has no such numbers), for storing a tool's aggregates as JSON;
+    each one written is appended to `held`."""
     if isinstance(obj, float) and not math.isfinite(obj):
+        if held is not None:
+            held.append(obj)
         return "NaN" if math.isnan(obj) else ("Infinity" if obj > 0 else "-Infinity")
     if isinstance(obj, dict):
-        return {k: json_safe(v) for k, v in obj.items()}
+        return {k: json_safe(v, held) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [json_safe(v) for v in obj]
+        return [json_safe(v, held) for v in obj]
     return obj
 
 
-def dump_json(obj: Any) -> str:
+class JsonText(str):
+    """`dump_json`'s text, with the non-finite numbers it holds as strings (counted by
+    `settle_nonfinite`)."""
+
+    held: tuple[float, ...] = ()
+
+
+def dump_json(obj: Any) -> JsonText:
     """Strict JSON text of `obj` (non-finite numbers as strings, see `json_safe`)."""
-    return json.dumps(json_safe(obj), allow_nan=False)
+    held: list[float] = []
+    text = JsonText(json.dumps(json_safe(obj, held), allow_nan=False))
+    text.held = tuple(held)
+    return text
+
+
+def settle_nonfinite(parsed: Parsed) -> None:
+    """The one rule for NaN and infinities outside scores (a score is refused by `finite`
+    before it gets here): a non-finite value of a field that is not scored, or of
+    metadata, is left null (kept as text inside a JSON text field), and each file and
+    field with such values gets one note with their count; the rows are kept."""
+    files = {r[S.RUN_ID]: str(r.get(SOURCE_FILE) or "the source") for r in parsed.runs}
+    found: dict[tuple[str, str, str], int] = {}
+    for table, rows in (
+        (S.SCORES, parsed.scores),
+        (S.EXECUTIONS, parsed.executions),
+        (S.OUTCOMES, parsed.outcomes),
+        (S.RUNS, parsed.runs),
+        (S.LABELS, parsed.labels),
+    ):
+        for row in rows:
+            for col, value in row.items():
+                if isinstance(value, JsonText):
+                    held: tuple[float, ...] = value.held
+                    how = "kept as text"
+                elif isinstance(value, float) and not math.isfinite(value):
+                    held, how = (value,), "left null"
+                    row[col] = None
+                else:
+                    continue
+                for v in held:
+                    src = getattr(v, "source", "") or files.get(row.get(S.RUN_ID), "the source")
+                    key = (src, f"{table}.{col}", how)
+                    found[key] = found.get(key, 0) + 1
+    for (src, field_, how), n in sorted(found.items()):
+        parsed.notes.append(
+            f"{src}: {field_!r}: {n} non-finite value{'s' if n > 1 else ''} (NaN or "
+            f"infinity) not scored, {how}; the rest of the run is ingested."
+        )
 
 
 def read_text(path: Path) -> str:
@@ -337,13 +401,13 @@ def read_text(path: Path) -> str:
         raise IngestError(f"{path}: cannot read ({exc.strerror})") from None
 
 
-def read_json(path: Path, *, nonfinite: str = "refuse") -> Any:
-    return load_json_text(read_text(path), str(path), nonfinite=nonfinite)
+def read_json(path: Path) -> Any:
+    return load_json_text(read_text(path), str(path))
 
 
-def iter_jsonl(path: Path, *, nonfinite: str = "refuse") -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for every non-blank line; errors name file and line
-    (`nonfinite` as in `load_json_text`).
+    (numbers as in `load_json_text`).
 
     Lines end at \\n only: U+2028 and other Unicode separators are legal inside JSON
     strings and do not split a record."""
@@ -352,7 +416,7 @@ def iter_jsonl(path: Path, *, nonfinite: str = "refuse") -> Iterator[tuple[int, 
             continue
         where = f"{path}:{lineno}"
         try:
-            obj, kept = _decode(line, nonfinite)
+            obj, kept = _decode(line)
         except json.JSONDecodeError as exc:
             raise IngestError(
                 f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); "
@@ -363,7 +427,7 @@ def iter_jsonl(path: Path, *, nonfinite: str = "refuse") -> Iterator[tuple[int, 
         except RecursionError:
             raise IngestError(_too_deep(where)) from None
         if kept:
-            _place(line, kept)
+            _place(line, kept, str(path))
             for value in kept:
                 value.line = lineno
         if not isinstance(obj, dict):

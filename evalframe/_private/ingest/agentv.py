@@ -14,7 +14,10 @@ from evalframe._private.ingest._common import (
     IngestError,
     Parsed,
     as_dict,
+    count,
+    finite,
     iter_jsonl,
+    metadata,
     number,
     parse_time,
     read_json,
@@ -257,7 +260,7 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
         if created.get(rid) is None or (ts is not None and ts < created[rid]):
             created[rid] = ts
         key = {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: ex["attempt"]}
-        score = number(ex.get("score"), where, "score")
+        score = metadata(ex.get("score"), where, "score")
         out.executions.append(
             {**key, **_execution_fields(row, ex, where), TARGET: target, REPORTED_SCORE: score}
         )
@@ -277,7 +280,12 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
         elif score is not None:
             out.tree.setdefault(TOP_EVALUATOR, {})
             out.scores.append(
-                {**key, S.EVALUATOR: TOP_EVALUATOR, S.SCORE: score, S.LABEL: ex.get("verdict")}
+                {
+                    **key,
+                    S.EVALUATOR: TOP_EVALUATOR,
+                    S.SCORE: finite(score, where, "score"),
+                    S.LABEL: ex.get("verdict"),
+                }
             )
     target_of = {rid: t for t, rid in ids.items()}
     for rid, ts in created.items():
@@ -313,10 +321,10 @@ def _execution_fields(row: dict[str, Any], ex: dict[str, Any], where: str) -> di
     tags = row.get("tags")
     return {
         S.STATUS: _status(ex),
-        S.LATENCY_MS: number(duration, where, "duration_ms"),
-        S.COST_USD: number(cost, where, "cost_usd"),
-        S.INPUT_TOKENS: int(tokens_in) if isinstance(tokens_in, int | float) else None,
-        S.OUTPUT_TOKENS: int(tokens_out) if isinstance(tokens_out, int | float) else None,
+        S.LATENCY_MS: metadata(duration, where, "duration_ms"),
+        S.COST_USD: metadata(cost, where, "cost_usd"),
+        S.INPUT_TOKENS: count(tokens_in, where, "input tokens"),
+        S.OUTPUT_TOKENS: count(tokens_out, where, "output tokens"),
         S.TAGS: [str(t) for t in tags] if isinstance(tags, list) else None,
         SUITE: row.get(SUITE) if isinstance(row.get(SUITE), str) else None,
         EXECUTION_STATUS: ex.get(EXECUTION_STATUS),

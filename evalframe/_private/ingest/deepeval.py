@@ -17,6 +17,7 @@ from evalframe._private.ingest._common import (
     IngestError,
     Parsed,
     count,
+    metadata,
     number,
     read_json,
 )
@@ -128,7 +129,7 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
                     EVALUATION_MODEL: m.get("evaluationModel")
                     if isinstance(m.get("evaluationModel"), str)
                     else None,
-                    EVALUATION_COST: number(m.get("evaluationCost"), mw, "evaluationCost"),
+                    EVALUATION_COST: metadata(m.get("evaluationCost"), mw, "evaluationCost"),
                     FLAKY: bool(m.get("flaky", False)),
                 }
             )
@@ -136,7 +137,7 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
                 # DeepEval's own verdict (an errored metric has success false): a test case
                 # passes when every non-flaky metric succeeded
                 out.outcomes.append({**key, S.OUTCOME: m["name"], S.PASSED: success})
-        secs = number(case.get("completionTime"), where, "completionTime")
+        secs = metadata(case.get("completionTime"), where, "completionTime")
         tokens_in, tokens_out = case.get("inputTokenCount"), case.get("outputTokenCount")
         tags = case.get("tags")
         out.executions.append(
@@ -144,14 +145,14 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
                 **key,
                 S.STATUS: S.STATUS_ERROR if metrics and errors == len(metrics) else S.STATUS_OK,
                 S.LATENCY_MS: None if secs is None else secs * 1000,
-                S.COST_USD: number(case.get("tokenCost"), where, "tokenCost"),
+                S.COST_USD: metadata(case.get("tokenCost"), where, "tokenCost"),
                 S.INPUT_TOKENS: count(tokens_in, where, "inputTokenCount"),
                 S.OUTPUT_TOKENS: count(tokens_out, where, "outputTokenCount"),
                 S.TAGS: [str(t) for t in tags] if isinstance(tags, list) else None,
                 REPORTED_PASSED: case.get("success")
                 if isinstance(case.get("success"), bool)
                 else None,
-                EVALUATION_COST: number(case.get("evaluationCost"), where, "evaluationCost"),
+                EVALUATION_COST: metadata(case.get("evaluationCost"), where, "evaluationCost"),
                 ORDER: case.get("order") if _is_order(case.get("order")) else None,
             }
         )

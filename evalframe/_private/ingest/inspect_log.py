@@ -3,6 +3,7 @@ One log is one run; a sample's epochs are its attempts. See docs/ingest.md."""
 
 from __future__ import annotations
 
+import math
 import struct
 import zipfile
 import zlib
@@ -21,6 +22,7 @@ from evalframe._private.ingest._common import (
     dump_json,
     finite,
     load_json_text,
+    metadata,
     parse_scale_max,
     parse_time,
     read_json,
@@ -36,13 +38,15 @@ LETTERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 """Inspect's value_to_float for CORRECT, PARTIAL, INCORRECT, NOANSWER."""
 
 
-def _value(value: Any, where: str = "") -> float | None:
+def _value(value: Any) -> float | None:
     """A score value as a float, as Inspect's value_to_float reads it; None if it has none;
-    NaN, infinities (numbers or text) an IngestError naming `where`."""
+    NaN and infinities (numbers or text) as they are (refused where scored)."""
     if isinstance(value, bool):
         return float(value)
-    if isinstance(value, int | float):
-        return finite(value, where, "score value")
+    if isinstance(value, float):
+        return value
+    if isinstance(value, int):
+        return float(value)
     if isinstance(value, str):
         text = value.strip()
         if text in LETTERS:
@@ -52,16 +56,19 @@ def _value(value: Any, where: str = "") -> float | None:
         if text.lower() in ("no", "false"):
             return 0.0
         try:
-            num = float(text)
+            return float(text)
         except ValueError:
             return None
-        return finite(num, where, f"score value {text!r}")
     return None
+
+
+def _letter(value: Any) -> bool:
+    return isinstance(value, str) and value.strip() in LETTERS
 
 
 def _scale(name: str, value: Any, scales: dict[str, float]) -> float:
     """Top of a score's raw scale: 1 for letter grades, else --scale-max (default 1)."""
-    if isinstance(value, str) and value.strip() in LETTERS:
+    if _letter(value):
         return 1.0
     return scales.get(name, scales.get("*", 1.0))
 
@@ -96,16 +103,16 @@ def _unreported(results: Any, entries: list[tuple[Any, ...]], scales: dict[str, 
 
 
 def _off_scale(
-    path: Path, entries: list[tuple[Any, ...]], scales: dict[str, float]
+    entries: list[tuple[Any, ...]], scales: dict[str, float]
 ) -> dict[str, tuple[float, float]]:
     """Sub-keys of dict-valued scores with a value outside their scale in some sample
     (raw counts beside 0-1 metrics): name -> (smallest, largest) value. They are kept as
     executions columns instead of scores; a plain (non-dict) score out of scale stays an
     error."""
     spans: dict[str, tuple[float, float]] = {}
-    for key, _ex, scorer, sub, v, _expl in entries:
-        num = _value(v, _at(path, key, f"{scorer}/{sub}"))
-        if sub is None or num is None or (isinstance(v, str) and v.strip() in LETTERS):
+    for _key, _ex, scorer, sub, v, _expl in entries:
+        num = _value(v)
+        if sub is None or num is None or not math.isfinite(num) or _letter(v):
             continue
         name = f"{scorer}/{sub}"
         lo, hi = spans.get(name, (num, num))
@@ -191,7 +198,7 @@ def _read_eval_zip(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
                     f"({type(exc).__name__}: {exc}); hint: the file may be truncated or "
                     "corrupt; Inspect writes members deflated (8) or Zstandard (93)."
                 ) from None
-            return load_json_text(text, f"{path}!{name}", nonfinite="keep")
+            return load_json_text(text, f"{path}!{name}")
 
         header = load(head_name)
         samples = [load(n) for n in names if n.startswith("samples/") and n.endswith(".json")]
@@ -208,7 +215,7 @@ def parse(
     if path.suffix == ".eval":
         header, samples = _read_eval_zip(path)
     else:
-        header = read_json(path, nonfinite="keep")
+        header = read_json(path)
         found = as_dict(header).get("samples")
         samples = found if isinstance(found, list) else []
     if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
@@ -224,6 +231,10 @@ def parse(
         epoch = s.get("epoch", 1)
         if isinstance(epoch, bool) or not isinstance(epoch, int):
             raise IngestError(f"{path}: sample {s['id']!r} has a non-integer epoch {epoch!r}")
+        if epoch < 1:
+            raise IngestError(
+                f"{path}: sample {s['id']!r} has epoch {epoch}; Inspect counts epochs from 1."
+            )
         keyed.append(((str(s["id"]), epoch), s))
     keyed.sort(key=lambda kv: (kv[0][0], kv[0][1]))
     entries: list[tuple[dict[str, Any], dict[str, Any], str, str | None, Any, str | None]] = []
@@ -241,13 +252,14 @@ def parse(
             items = value.items() if isinstance(value, dict) else [(None, value)]
             entries += [(key, ex, scorer, sub, v, expl) for sub, v in items]
     unreported = _unreported(header.get("results"), entries, scales)
-    skipped = _off_scale(path, [e for e in entries if _name(e) not in unreported], scales)
+    skipped = _off_scale([e for e in entries if _name(e) not in unreported], scales)
     for key, ex, scorer, sub, v, expl in entries:
         name = scorer if sub is None else f"{scorer}/{sub}"
         if name in skipped or name in unreported:
-            ex[name] = _value(v, _at(path, key, name))
+            ex[name] = _value(v)
             continue
-        num = _value(v, _at(path, key, name))
+        num = _value(v)
+        num = None if num is None else finite(num, _at(path, key, name), "score value")
         scale = _scale(name, v, scales)
         if num is not None and not 0 <= num <= scale:
             raise IngestError(
@@ -299,7 +311,8 @@ def parse(
 
 def _execution(s: dict[str, Any], where: str) -> dict[str, Any]:
     usage = as_dict(s.get("model_usage"))
-    tin = tout = 0
+    tin: int | float = 0
+    tout: int | float = 0
     cost = None
     for model, u in usage.items():
         if isinstance(u, dict):
@@ -307,12 +320,12 @@ def _execution(s: dict[str, Any], where: str) -> dict[str, Any]:
             tin += count(u.get("input_tokens"), at, "input_tokens") or 0
             tout += count(u.get("output_tokens"), at, "output_tokens") or 0
             if isinstance(u.get("total_cost"), int | float):
-                cost = (cost or 0.0) + finite(u["total_cost"], at, "total_cost")
-    if max(tin, tout) >= 2**63:
+                cost = (cost or 0.0) + (metadata(u["total_cost"], at, "total_cost") or 0.0)
+    if all(math.isfinite(t) for t in (tin, tout)) and max(tin, tout) >= 2**63:
         raise IngestError(f"{where}: model_usage token counts add up beyond 2^63-1")
     secs = s.get("total_time")
     if isinstance(secs, int | float):
-        secs = finite(secs, where, "total_time")
+        secs = metadata(secs, where, "total_time")
     error = s.get("error")
     return {
         S.STATUS: S.STATUS_ERROR if error else S.STATUS_OK,

@@ -5,6 +5,7 @@ results_<ts>.json. One line is one document of one task under one filter; its me
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -75,7 +76,7 @@ def parse(
     lines: list[tuple[str, Path, str, dict[str, Any]]] = []  # (task, file, where, line)
     for path in paths:
         task, _ts = file_parts(path)
-        for lineno, obj in iter_jsonl(path, nonfinite="keep"):
+        for lineno, obj in iter_jsonl(path):
             where = f"{path}:{lineno}"
             doc = obj.get("doc_id")
             if isinstance(doc, bool) or not isinstance(doc, int | str):
@@ -87,6 +88,7 @@ def parse(
     executions: dict[str, dict[str, Any]] = {}
     spans: dict[str, tuple[float, float]] = {}
     files: dict[str, list[str]] = {}  # evaluator -> the samples files holding it
+    infinite: set[str] = set()  # evaluators with an infinite value
     metric_of: dict[str, str] = {}  # evaluator -> lm-eval's metric name
     for task, path, where, obj in lines:
         case = f"{task}/{obj['doc_id']}"
@@ -119,23 +121,27 @@ def parse(
             holders = files.setdefault(evaluator, [])
             if path.name not in holders:
                 holders.append(path.name)
-            num = _number(obj[name], where, evaluator)
-            if num is not None:
+            num = _number(obj[name])
+            if num is not None and math.isinf(num):
+                infinite.add(evaluator)
+            elif num is not None and not math.isnan(num):
                 lo, hi = spans.get(evaluator, (num, num))
                 spans[evaluator] = (min(lo, num), max(hi, num))
     off = {n: s for n, s in spans.items() if s[0] < 0 or s[1] > scales.get(n, scales.get("*", 1.0))}
     tasks = list(dict.fromkeys(file_parts(p)[0] for p in paths))
     lower, unbounded = _directions(paths, tasks, metric_of, out, files)
+    # a lower-is-better metric that reaches infinity has no finite top either
+    unbounded |= lower & infinite
     # scalars only (lists have their note below), and not those outside the scale (same)
-    unbounded = {e for e in unbounded if e in spans and e not in off}
+    unbounded = {e for e in unbounded if (e in spans or e in infinite) and e not in off}
     for evaluator in sorted(unbounded):
         out.notes.append(
             f"{_named(files[evaluator])}: {evaluator!r} not scored: lower is better and it "
-            "has no finite top (a perplexity), so it cannot be normalized to 0-1; kept as the "
-            f"executions column `{evaluator}`."
+            "has no finite top (a perplexity, or an error that reaches infinity), so it cannot "
+            f"be normalized to 0-1; kept as the executions column `{evaluator}`."
         )
     for (case, evaluator), [(where, value)] in values.items():
-        num = _number(value, where, evaluator)
+        num = _number(value)
         if num is None or evaluator in off or evaluator in unbounded:
             executions[case][evaluator] = num if num is not None else dump_json(value)
             continue
@@ -145,11 +151,11 @@ def parse(
                 S.CASE_ID: case,
                 S.ATTEMPT: 0,
                 S.EVALUATOR: evaluator,
-                S.SCORE: num,
+                S.SCORE: finite(num, where, repr(evaluator)),
                 S.SCALE_MAX: scales.get(evaluator, scales.get("*", 1.0)),
             }
         )
-    skipped_lists = sorted({e for (_c, e), [(w, v)] in values.items() if _number(v, w, e) is None})
+    skipped_lists = sorted({e for (_c, e), [(_w, v)] in values.items() if _number(v) is None})
     for evaluator in skipped_lists:
         out.notes.append(
             f"{_named(files[evaluator])}: {evaluator!r} not scored: its values are not single "
@@ -189,7 +195,7 @@ def _directions(
     evaluator is its metric under a filter. A metric the tasks disagree on stays
     higher-is-better, with a note; without a results file every metric is higher."""
     results = _results_file(paths)
-    data = read_json(results, nonfinite="keep") if results is not None else None
+    data = read_json(results) if results is not None else None
     table = as_dict(data.get("higher_is_better")) if isinstance(data, dict) else {}
     seen: dict[str, set[bool]] = {}
     for task in tasks:
@@ -214,12 +220,12 @@ def _scalar(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _number(value: Any, where: str, name: str) -> float | None:
-    """A metric value as a float; None for lists and other non-numbers; NaN and
-    infinities an IngestError naming file and line."""
-    if isinstance(value, bool):
+def _number(value: Any) -> float | None:
+    """A metric value as a float (NaN and infinities as they are, refused where scored);
+    None for lists and other non-numbers."""
+    if isinstance(value, int):  # bools too
         return float(value)
-    return finite(value, where, repr(name)) if isinstance(value, int | float) else None
+    return value if isinstance(value, float) else None
 
 
 def _response(resps: Any) -> str | None:
@@ -262,7 +268,7 @@ def _run_row(paths: list[Path], rid: str) -> dict[str, Any]:
     created = None
     if results is not None and results.is_file():
         # the tool's aggregates may hold a NaN stderr: kept as the string "NaN"
-        data = read_json(results, nonfinite="keep")
+        data = read_json(results)
         if isinstance(data, dict) and isinstance(data.get("results"), dict):
             found = data["results"]
             groups = as_dict(data.get("groups"))

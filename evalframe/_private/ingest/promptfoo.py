@@ -14,6 +14,7 @@ from evalframe._private.ingest._common import (
     IngestError,
     Parsed,
     as_dict,
+    metadata,
     number,
     parse_time,
     read_json,
@@ -235,15 +236,15 @@ def _execution(row: dict[str, Any], where: str) -> dict[str, Any]:
     return {
         S.STATUS: S.STATUS_ERROR if error else S.STATUS_OK,
         S.THRESHOLD: float(thr) if isinstance(thr, int | float) and 0 <= thr <= 1 else None,
-        S.LATENCY_MS: number(row.get("latencyMs"), where, "latencyMs"),
-        S.COST_USD: number(row.get("cost"), where, "cost"),
+        S.LATENCY_MS: metadata(row.get("latencyMs"), where, "latencyMs"),
+        S.COST_USD: metadata(row.get("cost"), where, "cost"),
         S.INPUT_TOKENS: usage.get("prompt") if isinstance(usage.get("prompt"), int) else None,
         S.OUTPUT_TOKENS: (
             usage.get("completion") if isinstance(usage.get("completion"), int) else None
         ),
         PROVIDER: _provider(row),
         PROMPT: prompt.get("label") if isinstance(prompt.get("label"), str) else None,
-        REPORTED_SCORE: number(row.get("score"), where, "score"),
+        REPORTED_SCORE: metadata(row.get("score"), where, "score"),
         REPORTED_PASSED: row.get("success") if isinstance(row.get("success"), bool) else None,
         FAILURE_REASON: (
             row.get("failureReason") if isinstance(row.get("failureReason"), int) else None

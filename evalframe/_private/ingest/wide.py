@@ -19,6 +19,7 @@ from evalframe._private.ingest._common import (
     SOURCE_FORMAT,
     IngestError,
     Parsed,
+    finite,
     iter_jsonl,
     parse_scale_max,
     read_text,
@@ -207,6 +208,7 @@ def _score(value: Any, metric: str, scales: dict[str, float], where: str) -> flo
         return float(value)
     if not isinstance(value, int | float):
         raise IngestError(f"{where}: metric {metric!r} is not a number: {json.dumps(value)}")
+    value = finite(value, where, f"metric {metric!r}")
     top = scales.get(metric, scales.get("*", 1.0))
     if not 0 <= value <= top:
         raise IngestError(

@@ -1,0 +1,512 @@
+"""MLflow evaluations: the `eval_results_table.json` artifact that `mlflow.evaluate` logs (a
+`{"columns": [...], "data": [[...]]}` table, one row per example), alone or inside a
+file store (`mlruns/<experiment>/<run>/` with meta.yaml, params/, tags/, metrics/), and
+MLflow 3 trace exports (`mlflow.search_traces()` saved as JSON, JSONL or Parquet) whose
+assessments hold judge feedback, human feedback and expectations. See docs/ingest.md."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from evalframe._private import schema as S
+from evalframe._private.ingest._common import (
+    SOURCE_FILE,
+    SOURCE_FORMAT,
+    IngestError,
+    Parsed,
+    as_dict,
+    dump_json,
+    finite,
+    metadata,
+    parse_scale_max,
+    parse_time,
+    read_json,
+    read_records,
+    read_text,
+    split_list,
+)
+
+FORMAT = "mlflow"
+TABLE_FILE = "eval_results_table.json"
+TRACE_SUFFIXES = (".json", ".jsonl", ".ndjson", ".parquet")
+JUDGE_SCALE = 5.0
+"""MLflow's LLM-judged metrics (those with a justification column) grade 1 to 5."""
+RUN_NAME = "run_name"
+EXPERIMENT_ID = "experiment_id"
+PARAMS = "params"
+RUN_TAGS = "run_tags"
+REPORTED_METRICS = "reported_metrics"
+TRACE_ID = "trace_id"
+Judged = tuple[str, dict[str, Any], Any, dict[str, Any]]
+"""A judge's feedback: (where, score row so far, value, the execution row)."""
+_SCORE_COL = re.compile(r"^(?P<metric>.+)/score$")
+YES_NO = {"yes": 1.0, "no": 0.0, "true": 1.0, "false": 0.0, "pass": 1.0, "fail": 0.0}
+"""Feedback values MLflow's built-in judges write (CategoricalRating yes / no), as scores."""
+
+
+def table_files(path: Path) -> list[Path]:
+    """A file as is; a folder (a run, an experiment, a whole `mlruns/` store): every
+    eval_results_table.json under it, sorted; deleted runs (in `.trash`) left out."""
+    if not path.is_dir():
+        return [path]
+    found = sorted(p for p in path.rglob(TABLE_FILE) if ".trash" not in p.parts)
+    if not found:
+        raise IngestError(
+            f"{path}: no {TABLE_FILE} in this folder; hint: pass an MLflow file store "
+            "(mlruns/) whose runs ran mlflow.evaluate, or a search_traces() export file."
+        )
+    return found
+
+
+def parse(
+    path: Path,
+    *,
+    run_id: str | None = None,
+    id_cols: str | Sequence[str] | None = None,
+    scale_max: float | str | Mapping[str, float] | None = None,
+) -> Parsed:
+    """One evaluation table or one trace export file into row dicts."""
+    scales = parse_scale_max(scale_max, str(path))
+    case_col = _case_column(id_cols, str(path))
+    if path.suffix == ".json":
+        data = read_json(path)
+        if isinstance(data, dict) and "columns" in data and "data" in data:
+            return _parse_table(path, data, run_id, case_col, scales)
+    return _parse_traces(path, run_id, case_col, scales)
+
+
+def _case_column(id_cols: str | Sequence[str] | None, where: str) -> str | None:
+    """The column named by `--id-cols case_id=COL`, else None (the default ids)."""
+    col = None
+    for item in split_list(id_cols):
+        target, sep, name = item.partition("=")
+        if target.strip() != S.CASE_ID or not sep or not name.strip():
+            raise IngestError(
+                f"{where}: --id-cols {item!r} is not understood for mlflow; hint: "
+                "'case_id=COLUMN' (e.g. case_id=inputs, case_id=client_request_id)."
+            )
+        col = name.strip()
+    return col
+
+
+# --- mlflow.evaluate: eval_results_table.json --------------------------------------------------
+def _parse_table(
+    path: Path,
+    data: dict[str, Any],
+    run_id: str | None,
+    case_col: str | None,
+    scales: dict[str, float],
+) -> Parsed:
+    columns, rows = data["columns"], data["data"]
+    if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
+        raise IngestError(f"{path}: `columns` must be a list of column names")
+    if not isinstance(rows, list) or not all(
+        isinstance(r, list) and len(r) == len(columns) for r in rows
+    ):
+        raise IngestError(f"{path}: `data` must be a list of rows of {len(columns)} values")
+    if case_col is not None and case_col not in columns:
+        raise IngestError(
+            f"{path}: --id-cols case_id={case_col!r} is not a column; columns: {', '.join(columns)}"
+        )
+    run_dir = path.parent.parent if path.parent.name == "artifacts" else None
+    meta = _run_meta(run_dir) if run_dir is not None else {}
+    rid = run_id or meta.get("run_id") or (run_dir or path.parent).name or path.stem
+    metrics = [hit["metric"] for c in columns if (hit := _SCORE_COL.match(c))]
+    if not metrics:
+        raise IngestError(
+            f"{path}: no `<metric>/score` columns (e.g. answer_similarity/v1/score); "
+            "hint: is this the table mlflow.evaluate logged?"
+        )
+    out = Parsed()
+    index = {c: i for i, c in enumerate(columns)}
+    tops = _table_scales(path, rows, index, metrics, scales, out)
+    taken = {f"{m}/score" for m in metrics} | {f"{m}/justification" for m in metrics}
+    seen: set[str] = set()
+    for n, row in enumerate(rows):
+        where = f"{path}: data[{n}]"
+        case = str(row[index[case_col]]) if case_col else str(n)
+        if case in seen:
+            raise IngestError(f"{where}: case id {case!r} appears twice (--id-cols)")
+        seen.add(case)
+        key = {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: 0}
+        ex = _table_execution(key, columns, row, taken, where)
+        for m in metrics:
+            value = row[index[f"{m}/score"]]
+            if tops.get(m) is None:
+                ex[f"{m}/score"] = metadata(value, where, f"{m}/score")
+                continue
+            reason = row[index[f"{m}/justification"]] if f"{m}/justification" in index else None
+            out.scores.append(
+                {
+                    **key,
+                    S.EVALUATOR: m,
+                    S.SCORE: _table_score(value, where, m),
+                    S.SCALE_MAX: tops[m],
+                    S.REASON: reason if isinstance(reason, str) else None,
+                }
+            )
+        out.executions.append(ex)
+    out.runs.append(
+        {
+            S.RUN_ID: rid,
+            S.CREATED_AT: meta.get(S.CREATED_AT),
+            S.LABEL: meta.get(RUN_NAME) or rid,
+            RUN_NAME: meta.get(RUN_NAME),
+            EXPERIMENT_ID: meta.get(EXPERIMENT_ID),
+            PARAMS: meta.get(PARAMS),
+            RUN_TAGS: meta.get(RUN_TAGS),
+            REPORTED_METRICS: meta.get(REPORTED_METRICS),
+            SOURCE_FILE: str(path),
+            SOURCE_FORMAT: FORMAT,
+        }
+    )
+    return out
+
+
+def _table_execution(
+    key: dict[str, Any], columns: list[str], row: list[Any], taken: set[str], where: str
+) -> dict[str, Any]:
+    """The executions row of a table row: its columns that are not metric columns."""
+    ex: dict[str, Any] = {**key, S.STATUS: S.STATUS_OK}
+    for c, v in zip(columns, row, strict=True):
+        if c in taken:
+            continue
+        if c == "latency":  # seconds, as mlflow.evaluate measures the model call
+            secs = metadata(v, where, "latency")
+            ex[S.LATENCY_MS] = None if secs is None else secs * 1000
+        elif c == "token_count":
+            ex[S.OUTPUT_TOKENS] = v if isinstance(v, int) and not isinstance(v, bool) else None
+        else:
+            ex[c] = v if v is None or isinstance(v, str | int | float) else dump_json(v)
+    return ex
+
+
+def _table_score(value: Any, where: str, metric: str) -> float | None:
+    """A score cell: a finite number; null or NaN (pandas' missing value, a judge that
+    failed) is no score, NaN counted in the non-finite note; an infinity is refused."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise IngestError(f"{where}: {metric}/score must be a number, got {value!r}")
+    return finite(value, where, f"{metric}/score")
+
+
+def _table_scales(
+    path: Path,
+    rows: list[list[Any]],
+    index: dict[str, int],
+    metrics: list[str],
+    scales: dict[str, float],
+    out: Parsed,
+) -> dict[str, float | None]:
+    """Each metric's scale top: --scale-max; else 5 for an LLM-judged metric (it has a
+    justification column: MLflow's judges grade 1-5); else 1 when every value is within
+    0-1; else None: not scored (a count or grade level), with a note."""
+    tops: dict[str, float | None] = {}
+    for m in metrics:
+        values = [
+            v
+            for r in rows
+            if isinstance(v := r[index[f"{m}/score"]], int | float) and math.isfinite(v)
+        ]
+        top = scales.get(m, scales.get("*"))
+        if top is None:
+            top = JUDGE_SCALE if f"{m}/justification" in index else 1.0
+        if all(0 <= v <= top for v in values):
+            tops[m] = top
+            continue
+        tops[m] = None
+        out.notes.append(
+            f"{path}: {m!r} not scored: its values ({min(values):g} to {max(values):g}) are "
+            f"outside 0-{top:g}; kept as the executions column `{m}/score`; hint: "
+            f"--scale-max '{m}=N' scores it on 0-N."
+        )
+    return tops
+
+
+def _run_meta(run_dir: Path) -> dict[str, Any]:
+    """What the file store holds for a run: meta.yaml (run id, name, start time,
+    experiment), params/, tags/ and the last value of each metrics/ file, the latter
+    three as JSON text. Keys with `/` are nested folders, as MLflow writes them."""
+    meta_file = run_dir / "meta.yaml"
+    if not meta_file.is_file():
+        return {}
+    meta = _flat_yaml(read_text(meta_file))
+    tags = _key_files(run_dir / "tags")
+    start = meta.get("start_time", "")
+    created = None
+    if start.isdigit() and 0 < int(start) < 10**14:
+        created = datetime.fromtimestamp(int(start) / 1000, UTC).replace(tzinfo=None)
+    metrics = {}
+    for key, text in _key_files(run_dir / "metrics").items():
+        metrics[key] = _last_metric(text, run_dir / "metrics" / key)
+    name = meta.get("run_name") or tags.get("mlflow.runName")
+    return {
+        "run_id": meta.get("run_id") or None,
+        RUN_NAME: str(name) if name else None,
+        EXPERIMENT_ID: meta.get("experiment_id") or None,
+        S.CREATED_AT: created,
+        PARAMS: dump_json(_key_files(run_dir / "params")),
+        RUN_TAGS: dump_json(tags),
+        REPORTED_METRICS: dump_json(metrics),
+    }
+
+
+def _flat_yaml(text: str) -> dict[str, str]:
+    """The top-level `key: value` lines of a run's meta.yaml as text (MLflow writes it
+    flat; read without a YAML loader, so a hostile file cannot expand aliases)."""
+    out = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key and not key[0].isspace():
+            value = value.strip()
+            if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]
+            out[key] = value
+    return out
+
+
+def _key_files(folder: Path) -> dict[str, str]:
+    """{key: file text} of a params/, tags/ or metrics/ folder (keys are relative paths)."""
+    if not folder.is_dir():
+        return {}
+    return {
+        p.relative_to(folder).as_posix(): read_text(p)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def _last_metric(text: str, path: Path) -> float | None:
+    """The value of a metric file's last line (`timestamp value step`, one per log)."""
+    lines = [line.split() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return None
+    last = lines[-1]
+    try:
+        return float(last[1])
+    except (IndexError, ValueError):
+        raise IngestError(
+            f"{path}:{len(lines)}: not an MLflow metric line (`timestamp value step`)"
+        ) from None
+
+
+# --- MLflow 3 traces: mlflow.search_traces() exports -------------------------------------------
+def _field(row: Mapping[str, Any], *names: str) -> Any:
+    """The first of `names` the row has (MLflow 3 names first, then MLflow 2's)."""
+    return next((row[n] for n in names if row.get(n) is not None), None)
+
+
+def _decoded(value: Any, where: str, what: str) -> Any:
+    """A nested column as objects: as is, or JSON text (Parquet and CSV exports)."""
+    if isinstance(value, str) and value[:1] in ("[", "{"):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            raise IngestError(f"{where}: {what} is not valid JSON text") from None
+    return value
+
+
+def _parse_traces(
+    path: Path, run_id: str | None, case_col: str | None, scales: dict[str, float]
+) -> Parsed:
+    records = read_records(path)
+    if not records:
+        raise IngestError(f"{path}: no traces")
+    if not any(k in records[0][1] for k in ("trace_id", "request_id")):
+        raise IngestError(
+            f"{records[0][0]}: not an MLflow trace export (no trace_id column); hint: save "
+            "mlflow.search_traces() with DataFrame.to_json(orient='records') or to_parquet()."
+        )
+    out = Parsed()
+    judged: dict[str, list[Judged]] = {}
+    runs: dict[str, datetime | None] = {}
+    seen: dict[tuple[str, str], str] = {}
+    for where, row in records:
+        trace = _field(row, "trace_id", "request_id")
+        meta = as_dict(_decoded(_field(row, "trace_metadata", "request_metadata"), where, "meta"))
+        rid = run_id or str(meta.get("mlflow.sourceRun") or path.stem)
+        case = row.get(case_col) if case_col else trace
+        if case_col is not None and case_col not in row:
+            raise IngestError(f"{where}: --id-cols case_id={case_col!r} is not a column")
+        if case is None:
+            raise IngestError(f"{where}: a trace without a {case_col or 'trace_id'}")
+        case = case if isinstance(case, str) else json.dumps(case, sort_keys=True)
+        if (rid, case) in seen:
+            raise IngestError(f"{where}: case {case!r} of run {rid!r} also at {seen[rid, case]}")
+        seen[rid, case] = where
+        key = {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: 0}
+        start = _trace_time(_field(row, "request_time", "timestamp_ms"))
+        if rid not in runs or (start is not None and (runs[rid] or start) >= start):
+            runs[rid] = start
+        state = str(_field(row, "state", "status") or "OK").upper()
+        ex: dict[str, Any] = {
+            **key,
+            S.STATUS: S.STATUS_ERROR if state == "ERROR" else S.STATUS_OK,
+            S.LATENCY_MS: _duration_ms(_field(row, "execution_duration", "execution_time_ms")),
+            TRACE_ID: str(trace),
+            "trace_state": state,
+            "request": _text(row.get("request")),
+            "response": _text(row.get("response")),
+        }
+        found = _decoded(row.get("assessments"), where, "assessments") or []
+        if not isinstance(found, list):
+            raise IngestError(f"{where}: assessments must be a list")
+        for i, a in enumerate(found):
+            _assessment(as_dict(a), f"{where}: assessments[{i}]", key, ex, judged, out)
+        out.executions.append(ex)
+    _judge_scores(path, judged, scales, out)
+    for rid, ts in runs.items():
+        out.runs.append(
+            {
+                S.RUN_ID: rid,
+                S.CREATED_AT: ts,
+                S.LABEL: rid,
+                SOURCE_FILE: str(path),
+                SOURCE_FORMAT: FORMAT,
+            }
+        )
+    return out
+
+
+def _assessment(
+    a: dict[str, Any],
+    where: str,
+    key: dict[str, Any],
+    ex: dict[str, Any],
+    judged: dict[str, list[Judged]],
+    out: Parsed,
+) -> None:
+    """One assessment (Assessment.to_dictionary()): LLM-judge and code feedback to the
+    judged list (scored later, once each name's scale is known); human feedback and
+    expectations to `labels` when pass / fail or a number, else kept as the executions
+    column `expectation/<name>` or `feedback/<name>`. Overridden (valid: false)
+    assessments are skipped."""
+    if a.get("valid") is False:
+        return
+    name = a.get("assessment_name", a.get("name"))
+    if not isinstance(name, str) or not name:
+        raise IngestError(f"{where}: an assessment without a name")
+    source = as_dict(a.get("source"))
+    kind = str(source.get("source_type", "")).upper()
+    expected = "expectation" in a
+    block = as_dict(a.get("expectation") if expected else a.get("feedback"))
+    value = block.get("value", a.get("value"))
+    if expected or kind == "HUMAN":
+        label = _label(value, where, name)
+        if label is None:
+            ex[f"{'expectation' if expected else 'feedback'}/{name}"] = _text(value)
+            return
+        out.labels.append(
+            {
+                **key,
+                S.EVALUATOR: name,
+                S.RATER: str(source.get("source_id") or S.DEFAULT_RATER),
+                S.LABEL_PASSED: label[0],
+                S.LABEL_SCORE: label[1],
+            }
+        )
+        return
+    error = as_dict(block.get("error")) or as_dict(a.get("error"))
+    rationale = a.get("rationale")
+    message = error.get("error_message") or error.get("error_code")
+    reason = rationale if isinstance(rationale, str) else None
+    row = {**key, S.REASON: reason or (str(message) if message else None)}
+    judged.setdefault(name, []).append((where, row, value, ex))
+
+
+def _label(value: Any, where: str, name: str) -> tuple[bool | None, float | None] | None:
+    """(label_passed, label_score) of a human value: yes / no / bool, or a number; None
+    when it is neither (free text, a list of expected facts)."""
+    if isinstance(value, bool):
+        return value, None
+    if isinstance(value, str) and value.strip().lower() in YES_NO:
+        return YES_NO[value.strip().lower()] == 1.0, None
+    if isinstance(value, int | float):
+        return None, finite(value, where, f"value of {name!r}")
+    return None
+
+
+def _judge_scores(
+    path: Path,
+    judged: dict[str, list[Judged]],
+    scales: dict[str, float],
+    out: Parsed,
+) -> None:
+    """Judge feedback to `scores`: yes / no and booleans 1 / 0 on 0-1; numbers on
+    --scale-max, else 0-1 when all are within it, else not scored (kept as the
+    executions column `feedback/<name>`, with a note); other values (free-text
+    categories) kept as the label of an unscored row."""
+    for name, items in judged.items():
+        first: dict[tuple[str, str], str] = {}
+        for where, key, _value, _ex in items:
+            case = (key[S.RUN_ID], key[S.CASE_ID])
+            if case in first:
+                raise IngestError(
+                    f"{where}: a second valid {name!r} feedback on case {case[1]!r} of run "
+                    f"{case[0]!r} (the first: {first[case]}); hint: MLflow marks an "
+                    "overridden assessment `valid: false`."
+                )
+            first[case] = where
+        numbers = [v for _w, _k, v, _e in items if _is_number(v) and math.isfinite(v)]
+        top = scales.get(name, scales.get("*", 1.0))
+        if numbers and not all(0 <= v <= top for v in numbers):
+            for where, _key, value, ex in items:
+                num = metadata(value, where, name) if _is_number(value) else None
+                ex[f"feedback/{name}"] = num
+            out.notes.append(
+                f"{path}: {name!r} not scored: its values ({min(numbers):g} to "
+                f"{max(numbers):g}) are outside 0-{top:g}; kept as the executions column "
+                f"`feedback/{name}`; hint: --scale-max '{name}=N' scores it on 0-N."
+            )
+            continue
+        for where, key, value, _ex in items:
+            if isinstance(value, bool):
+                score: float | None = float(value)
+            elif isinstance(value, str) and value.strip().lower() in YES_NO:
+                score = YES_NO[value.strip().lower()]
+            elif _is_number(value):
+                score = finite(value, where, f"feedback {name!r}")
+            else:
+                score = None
+            label = value if isinstance(value, str) else None
+            out.scores.append(
+                {**key, S.EVALUATOR: name, S.SCORE: score, S.SCALE_MAX: top, S.LABEL: label}
+            )
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _text(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    return dump_json(value)
+
+
+def _trace_time(value: Any) -> datetime | None:
+    """request_time (ISO text, MLflow 3) or timestamp_ms (MLflow 2) as naive UTC."""
+    if _is_number(value) and 0 < value < 10**14:
+        return datetime.fromtimestamp(value / 1000, UTC).replace(tzinfo=None)
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo else value
+    return parse_time(value)
+
+
+def _duration_ms(value: Any) -> float | None:
+    """execution_duration (`"1.840s"` text or milliseconds) or execution_time_ms."""
+    if _is_number(value):
+        return float(value) if math.isfinite(value) else value
+    if isinstance(value, str) and value.endswith("s"):
+        try:
+            return float(value[:-1]) * 1000
+        except ValueError:
+            return None
+    return None
