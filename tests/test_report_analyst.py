@@ -10,6 +10,7 @@ import math
 import re
 import sys
 import tomllib
+from datetime import datetime
 from pathlib import Path
 
 import narwhals as nw
@@ -438,3 +439,56 @@ def test_counts_are_named_so_they_reconcile(small_page) -> None:
     assert "pass rate (all executions of each run)" in small_page
     assert "paired pass change (cases in both runs, case passed)" in small_page
     assert "REGRESSION (run-level limits)" in small_page
+
+
+# --- the rough edges: the demo's reasons, run and date labels, names that say what they are
+def test_the_demo_carries_a_judge_reason_for_every_score_and_a_justification_per_check():
+    from evalframe._private.data.demo import generate
+
+    tables = generate(40)
+    scores, outcomes = tables["scores"], tables["outcomes"]
+    assert scores["reason"].null_count() == 0 and outcomes["justification"].null_count() == 0
+    timed_out = scores.filter(pl.col("score").is_null())["reason"].unique().to_list()
+    assert timed_out == ["judge timed out"]
+    graded = scores.filter(pl.col("score").is_not_null())
+    assert graded["reason"].n_unique() > 40  # per metric, grade and topic, not one text
+    assert not graded["reason"].str.contains("{}", literal=True).any()
+    low = graded.filter((pl.col("evaluator") == "tool_routing") & (pl.col("score") <= 2))
+    assert low["reason"].str.contains("where the").all()  # a low grade reads as a fault
+    assert generate(40)["scores"].equals(scores)  # deterministic
+
+
+def test_the_history_charts_label_runs_by_id_and_name_their_legend(tmp_path) -> None:
+    from evalframe._private.report.history import (
+        flaky_strip_chart,
+        history_data,
+        history_trend_chart,
+    )
+
+    data = ef.write_demo(tmp_path / "d", n_cases=8)  # three runs: a history section
+    frames = {k: v.lazy().collect() for k, v in ef.score_tables(data).items()}
+    hist = history_data(frames)
+    assert hist is not None
+    trend = history_trend_chart(hist).to_dict()
+    x = trend["layer"][0]["encoding"]["x"]
+    assert x["type"] == "quantitative" and x["axis"]["values"] == [0, 1, 2]
+    for run in hist.points["run_id"]:
+        assert json.dumps(run) in x["axis"]["labelExpr"]
+    strip = flaky_strip_chart(hist).to_dict()
+    assert strip["encoding"]["color"]["title"] == "verdict in the run"
+    assert strip["encoding"]["x"]["field"] == "run_id"
+
+
+def test_trend_dates_carry_their_month() -> None:
+    spec = efp.trend_chart(
+        pl.DataFrame(
+            {
+                "config_id": ["c"] * 3,
+                "run_id": ["a", "b", "c"],
+                "created_at": [datetime(2026, 1, d) for d in (1, 9, 17)],
+                "pass_rate": [0.5, 0.6, 0.7],
+                "pass_rate_se": [0.05] * 3,
+            }
+        )
+    ).to_dict()
+    assert spec["layer"][0]["encoding"]["x"]["axis"]["format"] == "%Y-%m-%d"

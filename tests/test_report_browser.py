@@ -117,8 +117,10 @@ def test_every_chart_renders_in_headless_chromium(
         Path(artifacts).mkdir(parents=True, exist_ok=True)
         shutil.copy(shot, Path(artifacts) / "report.png")
 
-    dom = _run(chromium, tmp_path / "profile-dom", "--dump-dom", url)
+    dom = _run(chromium, tmp_path / "profile-dom", "--window-size=1400,2000", "--dump-dom", url)
     assert dom.returncode == 0, f"chromium exit {dom.returncode}: {dom.stderr[-2000:]}"
+    fits = re.findall(r'<div class="wrap[^"]*"[^>]*data-fits="(\w+)"', dom.stdout)
+    assert fits and set(fits) == {"yes"}, f"tables wider than 1,400 px: {fits}; {shot}"
     figures = {}
     for tag in re.findall(r"<figure\b[^>]*>", dom.stdout):
         attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', tag))

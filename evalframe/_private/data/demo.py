@@ -47,6 +47,88 @@ def _normalish(*cols: str | pl.Expr, salt: int) -> pl.Expr:
     return (total - 2.0) / (4 / 12) ** 0.5
 
 
+REASONS = {
+    "tool_routing": (
+        "Called the right {} tool first and passed its result on.",
+        "Reached the right {} tool after one detour through search.",
+        "Called the order-lookup tool where the {} tool was needed.",
+    ),
+    "parameter_extraction": (
+        "Every {} field (order id, date, amount) extracted as stated.",
+        "The order id is right; the date of the {} request was guessed.",
+        "Sent the customer's name as the order id to the {} tool.",
+    ),
+    "result_interpretation": (
+        "Read the {} tool's answer correctly, status and amount included.",
+        "Summarised the {} result but missed its second line item.",
+        "Reported the {} request as done though the tool returned an error.",
+    ),
+    "grounding_fidelity": (
+        "Every {} claim is backed by the tool output or the policy text.",
+        "One {} detail (the delivery window) is not in any source.",
+        "Invented a {} policy that the knowledge base does not contain.",
+    ),
+    "instruction_compliance": (
+        "Followed the system prompt for {}: verified identity, no promises.",
+        "Verified identity late; the {} steps were otherwise in order.",
+        "Skipped the identity check the {} procedure requires.",
+    ),
+    "information_gathering": (
+        "Asked for exactly what the {} request lacked, once.",
+        "Asked one {} question the conversation had already answered.",
+        "Acted on the {} request without asking for the missing order id.",
+    ),
+    "conversation_management": (
+        "Kept the {} conversation on track and confirmed the next step.",
+        "Repeated the {} summary twice before moving on.",
+        "Lost the thread of the {} request after the customer's correction.",
+    ),
+    "response_delivery": (
+        "Clear, polite {} answer of the right length.",
+        "The {} answer is correct but buried in a long paragraph.",
+        "Ended the {} conversation without telling the customer the outcome.",
+    ),
+}
+"""Judge reasons per metric for a high (5), a middling (3-4) and a low (0-2) grade; {} is
+the case's topic."""
+VARIANTS = 2
+"""Wordings of each outcome justification (one picked per check, deterministically)."""
+
+
+def judge_reasons() -> pl.DataFrame:
+    """(evaluator, grade band: 0 high, 1 middling, 2 low) -> the judge's reason."""
+    rows = [(m, band, text) for m, texts in REASONS.items() for band, text in enumerate(texts)]
+    return pl.DataFrame(rows, schema=[S.EVALUATOR, "_band", S.REASON], orient="row").with_columns(
+        pl.col("_band").cast(pl.Int32)
+    )
+
+
+def _topic(template: str) -> pl.Expr:
+    """The template column with its {} replaced by the case's topic tag."""
+    return pl.col(template).str.replace("{}", pl.col(S.TAGS).list.first(), literal=True)
+
+
+JUSTIFICATIONS = pl.DataFrame(
+    {
+        "_o": [0, 0, 0, 0, 1, 1, 1, 1],
+        S.PASSED: [True, True, False, False] * 2,
+        "_variant": [0, 1, 0, 1] * 2,
+        S.JUSTIFICATION: [
+            "The customer confirmed the {} issue was resolved in the last turn.",
+            "The agent completed the {} action and the customer thanked it.",
+            "The {} issue is still open: the customer asked again at the end.",
+            "The agent promised a {} follow-up instead of resolving it.",
+            "Quoted the 30-day refund window correctly for this {} case.",
+            "Stated the refund policy and its exceptions accurately ({}).",
+            "Said refunds take 3 days; the policy says up to 10 ({}).",
+            "Never mentioned the refund policy the {} case called for.",
+        ],
+    },
+    schema_overrides={"_o": pl.Int64, "_variant": pl.Int32},
+)
+"""Outcome justifications per check, result and variant; {} is the case's topic."""
+
+
 def generate(
     n_cases: int = 200,
     runs: tuple = DEMO_RUNS,
@@ -132,12 +214,27 @@ def generate(
             pl.lit(5.0).alias(S.SCALE_MAX),
         )
         .with_columns(
+            pl.when(pl.col(S.SCORE) >= 5)
+            .then(0)
+            .when(pl.col(S.SCORE) >= 3)
+            .then(1)
+            .otherwise(2)
+            .cast(pl.Int32)
+            .alias("_band")
+        )
+        .join(judge_reasons(), on=[S.EVALUATOR, "_band"], how="left")
+        .select(
+            S.RUN_ID,
+            S.CASE_ID,
+            S.ATTEMPT,
+            S.EVALUATOR,
+            S.SCORE,
+            S.SCALE_MAX,
             pl.when(pl.col(S.SCORE).is_null())
             .then(pl.lit("judge timed out"))
-            .otherwise(None)
-            .alias(S.REASON)
+            .otherwise(_topic(S.REASON))
+            .alias(S.REASON),
         )
-        .select(S.RUN_ID, S.CASE_ID, S.ATTEMPT, S.EVALUATOR, S.SCORE, S.SCALE_MAX, S.REASON)
     )
     statements = pl.DataFrame(
         {
@@ -156,7 +253,16 @@ def generate(
                 > 0.78
             ).alias(S.PASSED)
         )
-        .select(S.RUN_ID, S.CASE_ID, S.ATTEMPT, S.OUTCOME, S.PASSED)
+        .with_columns((_uniform(*key, "_o", salt=72) * VARIANTS).cast(pl.Int32).alias("_variant"))
+        .join(JUSTIFICATIONS, on=["_o", S.PASSED, "_variant"], how="left")
+        .select(
+            S.RUN_ID,
+            S.CASE_ID,
+            S.ATTEMPT,
+            S.OUTCOME,
+            S.PASSED,
+            _topic(S.JUSTIFICATION).alias(S.JUSTIFICATION),
+        )
     )
     executions = execs.select(
         S.RUN_ID,
@@ -180,7 +286,7 @@ def generate(
 
 
 LABEL_SHARE = 0.10
-"""Share of the ok executions a person labeled in the demo (a random sample: SPEC §11)."""
+"""Share of the ok executions a person labeled in the demo (a random sample)."""
 LENIENT_METRIC = "grounding_fidelity"
 """The metric whose judge is too lenient in the demo: people grade it a point lower."""
 SECOND_RATER = "reviewer-2"
@@ -188,7 +294,7 @@ SECOND_RATER = "reviewer-2"
 
 
 def demo_labels(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
-    """The demo's `labels` table (SPEC §11), from its scores and executions: a random
+    """The demo's `labels` table (docs/tables.md), from its scores and executions: a random
     ~10 % of the ok executions, labeled by "human" per metric (label_score on the judge's
     0–5 scale and label_passed = meets 0.8) and on the verdict (label_passed = the mean of
     the metric labels meets 0.8); the judge of LENIENT_METRIC grades a point higher than

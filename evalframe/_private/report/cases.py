@@ -14,6 +14,7 @@ says what was left out and how to list it (`evalframe cases`, SQL).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 
 import polars as pl
@@ -335,10 +336,16 @@ def _empty_rows() -> pl.DataFrame:
     )
 
 
+EMPTY_FIELD = re.compile(r',"[a-z_]+":(?:null|\[\])(?=[,}])')
+"""A field of a JSON object, not its first, whose value is null or []: within a string a
+quote is always escaped, so `,"` opens a key."""
+
+
 def cases_json(details: pl.DataFrame) -> str:
-    """The rows as a JSON array for the page (`<script type="application/json">`): `<`, `>`
-    and `&` written as \\u escapes, so no text can close the script element."""
+    """The rows as a JSON array for the page (`<script type="application/json">`): fields
+    without a value left out (the script reads a missing field as null), `<`, `>` and `&`
+    written as \\u escapes, so no text can close the script element."""
     if details.height == 0:
         return "[]"
-    text = details.write_json()
+    text = EMPTY_FIELD.sub("", details.write_json())
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

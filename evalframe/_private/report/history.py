@@ -1,4 +1,4 @@
-"""The report's History section (SPEC §12) and its charts: the pass-rate trend per series
+"""The report's History section and its charts: the pass-rate trend per series
 with its band, fitted line and change point, and the flaky-case strip (cases × runs).
 
 `history_section(frames, series=...)` is empty with fewer than HISTORY_MIN_RUNS runs in a
@@ -10,7 +10,7 @@ None, and a caption.
 
 from __future__ import annotations
 
-import html
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,17 +18,18 @@ from typing import Any
 import polars as pl
 
 from evalframe._private import schema as S
-from evalframe._private.display import visible
+from evalframe._private.display import p_value, visible
 from evalframe._private.report.plots import (
     MAX_CHART_ROWS,
     MAX_RUNS,
     THINNED,
     WIDTH,
-    chart_note,
+    noted,
     rate_interval,
-    to_svg,
+    rate_over_runs,
     visible_text,
 )
+from evalframe._private.report.sections import bdi, esc, figure, table
 from evalframe._private.summaries.history import (
     RUN_INDEX,
     TREND_FIT,
@@ -43,7 +44,10 @@ MAX_STRIP_CASES = 60
 """Most cases the flaky-case strip draws: quarantine candidates first, then by flip_rate."""
 MAX_TREND_SERIES = 10
 """Most series the trend chart draws (the first in series order)."""
+MAX_TICKS = 20
+"""Most run ids the trend chart's axis labels (evenly spaced)."""
 SERIES_LABEL = "series_label"
+POSITION = "run_position"
 NO_SERIES = "(all runs)"
 NULL_SERIES = "(none)"
 
@@ -59,10 +63,6 @@ class HistoryData:
     cases: pl.DataFrame
     case_summary: pl.DataFrame | None
     series: str | None
-
-
-def _e(x: Any) -> str:
-    return html.escape(visible("" if x is None else str(x)))
 
 
 def _label(series_column: Any, value: Any) -> str:
@@ -84,19 +84,39 @@ def _labelled(df: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _noted(chart: Any, notes: list[str]) -> Any:
-    text = " ".join(notes)
-    return chart.properties(description=text) if text else chart
-
-
 # --- charts ---------------------------------------------------------------------------
-def history_trend_chart(data: HistoryData) -> Any:
-    """Pass rate per run of each series by its index in the series (0 = oldest), the 95 %
-    Wilson band of each run (as the pass-rate chart), the series' weighted least-squares
-    line (series_trend) dashed, and a rule at each series' change run."""
+def _positions(points: pl.DataFrame) -> tuple[pl.DataFrame, Any]:
+    """points with POSITION, the run's place among all runs of the config (created_at,
+    then run_id), and the x axis that labels those integer positions with the run ids
+    (at most MAX_TICKS of them, evenly spaced)."""
     import altair as a
 
-    points = _labelled(data.points)
+    order = points.sort(S.CREATED_AT, S.RUN_ID, nulls_last=True)[S.RUN_ID].unique(
+        maintain_order=True
+    )
+    step = max(1, -(-order.len() // MAX_TICKS))
+    labels = json.dumps([visible(r) for r in order.to_list()])
+    axis = a.Axis(
+        values=list(range(0, order.len(), step)),
+        labelExpr=f"{labels}[datum.value]",
+        labelAngle=-40,
+        labelLimit=160,
+        title="run (created_at order)",
+    )
+    index = {r: i for i, r in enumerate(order.to_list())}
+    position = pl.col(S.RUN_ID).replace_strict(index, return_dtype=pl.Int64).alias(POSITION)
+    return points.with_columns(position), a.X(
+        f"{POSITION}:Q", axis=axis, scale=a.Scale(domain=[-0.5, order.len() - 0.5], nice=False)
+    )
+
+
+def history_trend_chart(data: HistoryData) -> Any:
+    """Pass rate per run of each series on an axis of run ids, the 95 % Wilson band of each
+    run (as the pass-rate chart), the series' weighted least-squares line (series_trend)
+    dashed, and a dotted rule before each series' change run."""
+    import altair as a
+
+    points, x = _positions(_labelled(data.points))
     labels = points[SERIES_LABEL].unique(maintain_order=True).to_list()
     notes = []
     if len(labels) > MAX_TREND_SERIES:
@@ -104,56 +124,42 @@ def history_trend_chart(data: HistoryData) -> Any:
             f"{THINNED} only the first {MAX_TREND_SERIES} of {len(labels)} series are drawn."
         )
         labels = labels[:MAX_TREND_SERIES]
-    points = visible_text(points.filter(pl.col(SERIES_LABEL).is_in(labels)))
-    cases = [S.CASES] if S.CASES in points.columns else []
-    df = points.with_columns(*rate_interval(S.PASS_RATE, S.PASS_RATE_SE, next(iter(cases), None)))
-    change = visible_text(
+    points = points.filter(pl.col(SERIES_LABEL).is_in(labels))
+    change = (
         _labelled(data.trend)
-        .filter(pl.col(S.CHANGE_RUN_ID).is_not_null())
         .join(
-            _labelled(data.points).select(S.CONFIG_ID, SERIES_LABEL, S.RUN_ID, RUN_INDEX),
-            left_on=[S.CONFIG_ID, SERIES_LABEL, S.CHANGE_RUN_ID],
-            right_on=[S.CONFIG_ID, SERIES_LABEL, S.RUN_ID],
+            points.select(SERIES_LABEL, S.RUN_ID, POSITION),
+            left_on=[SERIES_LABEL, S.CHANGE_RUN_ID],
+            right_on=[SERIES_LABEL, S.RUN_ID],
         )
-        .select(SERIES_LABEL, S.CHANGE_RUN_ID, S.CHANGE_P, (pl.col(RUN_INDEX) - 0.5).alias("at"))
-        .filter(pl.col(SERIES_LABEL).is_in(labels))
+        .select(SERIES_LABEL, S.CHANGE_RUN_ID, S.CHANGE_P, (pl.col(POSITION) - 0.5).alias("at"))
     )
-    data_cols = [SERIES_LABEL, S.RUN_ID, RUN_INDEX, S.PASS_RATE, TREND_FIT, "ci_low", "ci_high"]
-    base = a.Chart(df.select(data_cols)).encode(
-        x=a.X(f"{RUN_INDEX}:Q", title="run in the series (0 = oldest)", axis=a.Axis(tickMinStep=1)),
-        color=a.Color(f"{SERIES_LABEL}:N", title="series"),
+    cases = S.CASES if S.CASES in points.columns else None
+    rows = visible_text(
+        points.with_columns(*rate_interval(S.PASS_RATE, S.PASS_RATE_SE, cases)).select(
+            SERIES_LABEL, S.RUN_ID, POSITION, S.PASS_RATE, TREND_FIT, "ci_low", "ci_high"
+        )
     )
-    scale = a.Scale(domain=[0, 1])
-    band = base.mark_area(opacity=0.15).encode(
-        y=a.Y("ci_low:Q", scale=scale, title="pass rate", axis=a.Axis(format="%"), stack=None),
-        y2="ci_high:Q",
-    )
-    line = base.mark_line(point=True).encode(
-        y=a.Y(f"{S.PASS_RATE}:Q", scale=scale),
-        tooltip=[
-            a.Tooltip(f"{S.RUN_ID}:N", title="run"),
-            a.Tooltip(f"{SERIES_LABEL}:N", title="series"),
-            a.Tooltip(f"{S.PASS_RATE}:Q", format=".1%"),
-        ],
-    )
-    fit = base.mark_line(strokeDash=[6, 3]).encode(y=a.Y(f"{TREND_FIT}:Q", scale=scale))
-    layers = band + line + fit
+    layers = rate_over_runs(x, (SERIES_LABEL, "series"))
+    fit = a.Chart().mark_line(strokeDash=[6, 3])
+    fit = fit.encode(x=x, y=f"{TREND_FIT}:Q", color=f"{SERIES_LABEL}:N")
+    chart = a.layer(*layers, fit, data=rows)
     if change.height:
-        rules = (
-            a.Chart(change)
+        chart += (
+            a.Chart(visible_text(change))
             .mark_rule(strokeDash=[2, 2])
             .encode(
                 x="at:Q",
-                color=a.Color(f"{SERIES_LABEL}:N"),
+                color=f"{SERIES_LABEL}:N",
                 tooltip=[
                     a.Tooltip(f"{S.CHANGE_RUN_ID}:N", title="change run"),
                     a.Tooltip(f"{S.CHANGE_P}:Q", format=".3g", title="p (Bonferroni)"),
                 ],
             )
         )
-        layers = layers + rules
-    chart = layers.properties(width=WIDTH, title="Pass rate over the runs of each series")
-    return _noted(chart, notes)
+    return noted(
+        chart.properties(width=WIDTH, title="Pass rate over the runs of each series"), notes
+    )
 
 
 def flaky_strip_chart(data: HistoryData) -> Any:
@@ -177,7 +183,7 @@ def flaky_strip_chart(data: HistoryData) -> Any:
     if ranked.is_empty():
         return None
     notes = []
-    runs = _labelled(data.points).select(SERIES_LABEL, S.RUN_ID, RUN_INDEX)
+    runs = _labelled(data.points).select(SERIES_LABEL, S.RUN_ID, S.CREATED_AT, RUN_INDEX)
     latest = runs.filter(
         pl.col(RUN_INDEX) >= pl.col(RUN_INDEX).max().over(SERIES_LABEL) - MAX_RUNS + 1
     )
@@ -207,31 +213,39 @@ def flaky_strip_chart(data: HistoryData) -> Any:
         .sort("case_rank", RUN_INDEX)
     )
     cells = visible_text(cells.select("row", "case_rank", S.RUN_ID, RUN_INDEX, "cell"))
+    runs_in_order = visible_text(_positions(latest)[0].sort(POSITION))[S.RUN_ID].to_list()
     order = cells.unique("row", maintain_order=True)["row"].to_list()
     chart = (
         a.Chart(cells)
         .mark_rect(stroke="white", strokeWidth=0.5)
         .encode(
-            x=a.X(f"{RUN_INDEX}:O", title="run in the series (0 = oldest)"),
+            x=a.X(
+                f"{S.RUN_ID}:N",
+                sort=runs_in_order,
+                title="run (created_at order)",
+                axis=a.Axis(labelAngle=-40, labelLimit=160),
+            ),
             y=a.Y("row:N", sort=order, title=None),
             color=a.Color(
                 "cell:N",
                 scale=a.Scale(domain=["pass", "fail"], range=["#2e7d32", "#c62828"]),
-                title="case",
+                title="verdict in the run",
             ),
             tooltip=[a.Tooltip(f"{S.RUN_ID}:N", title="run"), "row:N", "cell:N"],
         )
-        .properties(width=WIDTH, title="Cases that flip across runs (worst first)")
+        .properties(
+            width=WIDTH, height=a.Step(12), title="Cases that flip across runs (worst first)"
+        )
     )
-    return _noted(chart, notes)
+    return noted(chart, notes)
 
 
 HISTORY_CHARTS: dict[str, tuple[Callable[[HistoryData], Any], str]] = {
     "history_trend": (
         history_trend_chart,
         "Pass rate per run of each series with its 95 % band (Wilson, clustered n_eff), the "
-        "weighted least-squares trend (dashed) and the change point (dotted rule, between "
-        "the two runs around the split).",
+        "weighted least-squares trend (dashed) and the change point (dotted rule, just "
+        "before the first run after the split); the axis names the runs.",
     ),
     "flaky_strip": (
         flaky_strip_chart,
@@ -290,30 +304,31 @@ def history_data(
     )
 
 
-def _pts(x: float | None) -> str:
+def _slope(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:+.2f}"
 
 
 def _trend_table(trend: pl.DataFrame) -> str:
-    head = (
-        "<tr><th>series</th><th>runs</th><th>pass rate slope (pts/run) [95 %]</th>"
-        "<th>mean score slope (pts/run) [95 %]</th><th>change run</th><th>p</th></tr>"
-    )
-    body = []
+    rows = []
     for r in trend.iter_rows(named=True):
-        cells = [f"<td><bdi>{_e(_label(r[S.SERIES_COLUMN], r[S.SERIES]))}</bdi></td>"]
-        cells.append(f"<td>{r[S.N_RUNS]}</td>")
+        cells = [bdi(_label(r[S.SERIES_COLUMN], r[S.SERIES])), str(r[S.N_RUNS])]
         for y in (S.PASS_RATE, S.MEAN_SCORE):
             low, high = r[f"{y}_slope_ci_low"], r[f"{y}_slope_ci_high"]
-            band = "" if low is None or high is None else f" [{_pts(low)}, {_pts(high)}]"
+            band = "" if low is None or high is None else f" [{_slope(low)}, {_slope(high)}]"
             flag = " <span class='pill bad'>degrading</span>" if r[f"{y}_degrading"] else ""
-            cells.append(f"<td>{_pts(r[f'{y}_slope'])}{band}{flag}</td>")
+            cells.append(f"{_slope(r[f'{y}_slope'])}{band}{flag}")
         change = r[S.CHANGE_RUN_ID]
-        cells.append(f"<td><bdi>{_e(change) if change is not None else '—'}</bdi></td>")
-        p = r[S.CHANGE_P]
-        cells.append(f"<td>{'—' if p is None else f'{p:.3g}'}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table class='history-trend'>{head}{''.join(body)}</table>"
+        cells += ["—" if change is None else bdi(change), p_value(r[S.CHANGE_P])]
+        rows.append(cells)
+    headers = [
+        "series",
+        "runs",
+        "pass rate slope (pts/run) [95 %]",
+        "mean score slope (pts/run) [95 %]",
+        "change run",
+        "p",
+    ]
+    return table(headers, rows, cls="history-trend")
 
 
 def _candidates(cases: pl.DataFrame) -> str:
@@ -327,7 +342,7 @@ def _candidates(cases: pl.DataFrame) -> str:
         )
     worst = flagged.sort(S.FLIP_RATE, descending=True, nulls_last=True).head(10)
     names = ", ".join(
-        f"<bdi>{_e(r[S.CASE_ID])}</bdi> ({100 * r[S.FLIP_RATE]:.0f}% flips over {r[S.N_RUNS]} runs)"
+        f"{bdi(r[S.CASE_ID])} ({100 * r[S.FLIP_RATE]:.0f}% flips over {r[S.N_RUNS]} runs)"
         for r in worst.iter_rows(named=True)
     )
     more = f" and {flagged.height - worst.height} more" if flagged.height > worst.height else ""
@@ -345,24 +360,16 @@ def history_section(
     data = history_data(frames, config, series)
     if data is None:
         return ""
-    figures = []
-    for name, (fn, caption) in HISTORY_CHARTS.items():
-        chart = fn(data)
-        if chart is None:
-            continue
-        svg = to_svg(chart)
-        svg = svg[svg.index("<svg") :]
-        note = chart_note(chart)
-        thinned = f" <span class='thinned'>{_e(note)}</span>" if note else ""
-        figures.append(
-            f"<figure class='history-chart' id='history-{name}' data-chart='{name}'>{svg}"
-            f"<figcaption>{_e(caption)}{thinned}</figcaption></figure>"
-        )
+    figures = [
+        figure(name, chart, caption, cls="history-chart")
+        for name, (fn, caption) in HISTORY_CHARTS.items()
+        if (chart := fn(data)) is not None
+    ]
     return (
         "<h2 id='history'>History</h2>"
         "<p class='note'>Runs in series order (created_at, then run_id; "
         + (
-            "one series per value of the runs column " + _e(series)
+            "one series per value of the runs column " + esc(series)
             if series
             else "all runs one series"
         )

@@ -11,10 +11,9 @@ sheet, font or image is fetched, so it opens with the network off.
 from __future__ import annotations
 
 import errno
-import html
 import os
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -27,17 +26,18 @@ from evalframe._private.compare.pairs import series_note
 from evalframe._private.display import (
     case_counts,
     has_paired_cases,
+    num,
     p_value,
     pass_at_text,
     pass_k_values,
     pass_rate_delta,
+    pct,
     reason_text,
     run_rate,
     visible,
     with_pass_k_cases,
 )
 from evalframe._private.errors import ReportWriteError
-from evalframe._private.report.bootstrap_plots import rank_bands_figure
 from evalframe._private.report.cases import (
     CASE_DETAILS,
     CASE_RUNS,
@@ -46,25 +46,32 @@ from evalframe._private.report.cases import (
     KIND_REGRESSION,
     case_details,
 )
-from evalframe._private.report.decisions import decision_notes
 from evalframe._private.report.history import history_section
 from evalframe._private.report.plots import (
-    CHART_TABLES,
+    BAND_COLUMNS,
     CHARTS,
     RATE_INTERVAL,
-    THINNED,
     ChartInputError,
-    chart_note,
+    rank_bands_chart,
     rate_interval,
-    to_svg,
 )
 from evalframe._private.report.sections import (
     CASES_CSS,
+    bdi,
+    bracket,
     case_data_script,
     case_explorer,
     case_groups,
+    decision_notes,
+    esc,
     evaluator_summary_table,
+    figure,
+    ms,
+    of_pair,
     policy_section,
+    pts,
+    signed,
+    table,
 )
 from evalframe._private.rules.constants import Z_95
 from evalframe._private.rules.intervals import ci_high, ci_low
@@ -98,6 +105,11 @@ CAPTIONS = {
     "after Benjamini–Hochberg over the pair's slices (q < 0.05) — red when more went pass → "
     "fail (a regression), green when more went fail → pass (an improvement), grey when not "
     "significant; q tests the pass flips, not the score delta on the x axis.",
+    "rank_bands": "Rank bands (case bootstrap): each run's 95 % band of its pass-rate rank "
+    "among the runs of its config that share their cases, over the --bootstrap replicates "
+    "(1 = best; ties share the best rank). The label is p_best, the share of replicates "
+    "ranking the run first. Overlapping bands: the order of those runs is not settled by "
+    "these cases.",
     "power_curve": "Chance that each pair's paired cases show a true change of the size on "
     "the x axis (two-sided 5 % test on the paired standard error); a curve crosses the "
     "dashed 80 % line at the pair's minimum detectable effect (mde_pass_rate, "
@@ -111,9 +123,10 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans
 h1{font-size:22px;margin:8px 0 2px} h2{font-size:18px;margin:28px 0 8px;
  border-bottom:1px solid #ddd;padding-bottom:4px} h3{font-size:15px;margin:18px 0 6px}
 .meta{color:#666;font-size:12px} table{border-collapse:collapse;margin:6px 0 12px}
-th,td{padding:3px 6px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
-th{background:#f5f5f7;font-weight:600;white-space:normal;vertical-align:bottom}
+th,td{padding:3px 6px;border-bottom:1px solid #eee;text-align:right}
+th{background:#f5f5f7;font-weight:600;vertical-align:bottom} td .meta{white-space:nowrap}
 .wrap{overflow-x:auto} td.l,th.l{text-align:left}
+td.l{overflow-wrap:anywhere;min-width:8em;max-width:420px}
 .ok{color:#2e7d32;font-weight:600} .bad{color:#c62828;font-weight:600}
 .note{color:#555;font-size:12px;max-width:900px} figure{margin:12px 0 24px}
 figure svg{max-width:100%;height:auto} figcaption{color:#555;font-size:12px;margin-top:4px}
@@ -133,71 +146,21 @@ document.querySelectorAll("figure.chart").forEach(function (fig) {
   fig.setAttribute("data-rendered",
     svg && marks > 0 && box.width > 0 && box.height > 0 ? "yes" : "no");
 });
+// mark each table box with whether its table fits the window's width (no side scrolling)
+document.querySelectorAll("div.wrap").forEach(function (box) {
+  box.setAttribute("data-fits", box.scrollWidth <= box.clientWidth + 1 ? "yes" : "no");
+});
 """
 
 
-# --- formatting ----------------------------------------------------------------------
-def _e(x: Any) -> str:
-    """Text for the page: control, separator and bidi characters made visible
-    (`display.visible`, as in the terminal), then HTML-escaped."""
-    return html.escape(visible("" if x is None else str(x)))
-
-
-def _id(x: Any) -> str:
-    """An id from the data (run, case, evaluator, slice value) as `_e` text in a `<bdi>`: a
-    right-to-left id cannot reorder the text around it (a comparison heading's arrow)."""
-    return f"<bdi>{_e(x)}</bdi>"
-
-
-def _pct(x: float | None, digits: int = 1) -> str:
-    return "—" if x is None else f"{100 * x:.{digits}f}%"
-
-
-def _num(x: float | None, digits: int = 3) -> str:
-    return "—" if x is None else f"{x:.{digits}f}"
-
-
-def _signed(x: float | None, digits: int = 3) -> str:
-    return "—" if x is None else f"{x:+.{digits}f}"
-
-
-def _pts(x: float | None) -> str:
-    return "—" if x is None else f"{100 * x:.1f} pts"
-
-
-def _signed_pts(x: float | None) -> str:
-    return "—" if x is None else f"{100 * x:+.1f} pts"
+def _spts(x: float | None) -> str:
+    return pts(x, "+")
 
 
 def _gate(x: bool | None) -> str:
     if x is None:
         return "—"
     return '<span class="ok">pass</span>' if x else '<span class="bad">FAIL</span>'
-
-
-def _interval(x: float | None, se: float | None, fmt: Callable[[float | None], str]) -> str:
-    if x is None or se is None:
-        return fmt(x)
-    lo, hi = max(0.0, ci_low(x, se)), min(1.0, ci_high(x, se))
-    return f"{fmt(x)} <span class='meta'>[{fmt(lo)}, {fmt(hi)}]</span>"
-
-
-def _table(headers: list[str], rows: list[list[str]], left: int | set[int] = 1) -> str:
-    """An HTML table; columns in `left` (or the first `left`) are left-aligned. Cells are
-    HTML already; headers are escaped."""
-    lefts = set(range(left)) if isinstance(left, int) else left
-
-    def cls(i: int) -> str:
-        return " class='l'" if i in lefts else ""
-
-    head = "".join(f"<th{cls(i)}>{_e(h)}</th>" for i, h in enumerate(headers))
-    body = "".join(
-        "<tr>" + "".join(f"<td{cls(i)}>{c}</td>" for i, c in enumerate(r)) + "</tr>" for r in rows
-    )
-    return (
-        f"<div class='wrap'><table><thead><tr>{head}</tr></thead>"
-        f"<tbody>{body}</tbody></table></div>"
-    )
 
 
 def _collect(frame: pl.DataFrame | pl.LazyFrame | None) -> pl.DataFrame | None:
@@ -208,9 +171,17 @@ def _collect(frame: pl.DataFrame | pl.LazyFrame | None) -> pl.DataFrame | None:
 
 # --- sections ------------------------------------------------------------------------
 def _rate_cell(rate: float | None, lo: float | None, hi: float | None) -> str:
-    if rate is None or lo is None or hi is None:
-        return _pct(rate)
-    return f"{_pct(rate)} <span class='meta'>[{_pct(lo)}, {_pct(hi)}]</span>"
+    return (
+        pct(rate)
+        if rate is None or lo is None or hi is None
+        else bracket(pct(rate), pct(lo), pct(hi))
+    )
+
+
+def _mean_cell(x: float | None, se: float | None) -> str:
+    if x is None or se is None:
+        return num(x)
+    return bracket(num(x), num(max(0.0, ci_low(x, se))), num(min(1.0, ci_high(x, se))))
 
 
 PASS_K_NOTE = (
@@ -219,6 +190,13 @@ PASS_K_NOTE = (
     "over the run's cases with at least k attempts; “(20/200 cases)” says how many of the "
     "run's cases those are (— when none has k attempts)."
 )
+
+
+def _rank_bands(rs: pl.DataFrame) -> str:
+    """The rank-bands figure (`--bootstrap`), or "" when run_summary has no p_best."""
+    if not all(c in rs.columns for c in BAND_COLUMNS) or rs[S.P_BEST].is_null().all():
+        return ""
+    return figure("rank_bands", rank_bands_chart(rs), CAPTIONS["rank_bands"])
 
 
 def _runs_section(
@@ -254,21 +232,21 @@ def _runs_section(
         created = r.get(S.CREATED_AT) if S.CREATED_AT in cols else None
         rows.append(
             [
-                f"<b>{_id(r[S.RUN_ID])}</b>",
-                _e(
+                f"<b>{bdi(r[S.RUN_ID])}</b>",
+                esc(
                     created.strftime("%Y-%m-%d %H:%M") if isinstance(created, datetime) else created
                 ),
-                _id(r.get(S.LABEL)),
+                bdi(r.get(S.LABEL)),
                 f"{r[S.N_EXECUTIONS]:,}",
                 "—" if r.get(S.PASSED) is None else f"{r[S.PASSED]:,}",
                 _rate_cell(run_rate(r), r["ci_low"], r["ci_high"]),
-                _interval(r[S.MEAN_SCORE], r[S.MEAN_SCORE_SE], _num),
-                *(_e(pass_at_text(r, k)) for k in ks),
+                _mean_cell(r[S.MEAN_SCORE], r[S.MEAN_SCORE_SE]),
+                *(esc(pass_at_text(r, k)) for k in ks),
                 " / ".join(
                     str(r[c]) for c in (S.N_PASS, S.N_BORDERLINE, S.N_FAIL, S.ERRORED, S.UNSCORED)
                 ),
-                _pct(run_rate(r, S.CASE_PASS_RATE)),
-                "—" if r[S.LATENCY_P95] is None else f"{r[S.LATENCY_P95]:,.0f} ms",
+                pct(run_rate(r, S.CASE_PASS_RATE)),
+                ms(r[S.LATENCY_P95]),
                 "—" if r[S.COST_USD] is None else f"${r[S.COST_USD]:,.2f}",
                 _gate(r[S.MEAN_SCORE_GATE]),
                 _gate(r[S.PASS_RATE_GATE]),
@@ -277,13 +255,13 @@ def _runs_section(
         )
     first = rs.row(0, named=True) if rs.height else {}
     gates = (
-        f"Gates: mean score meets {_num(first.get(S.MIN_MEAN_SCORE))} and pass rate meets "
-        f"{_pct(first.get(S.MIN_PASS_RATE))} (run_gates)."
+        f"Gates: mean score meets {num(first.get(S.MIN_MEAN_SCORE))} and pass rate meets "
+        f"{pct(first.get(S.MIN_PASS_RATE))} (run_gates)."
         if first
         else ""
     )
     explorers = "".join(
-        f"<h3 class='run-cases'>{_id(run)}: cases that did not pass</h3>"
+        f"<h3 class='run-cases'>{bdi(run)}: cases that did not pass</h3>"
         + case_explorer(groups or {}, KIND_FAIL, cid, None, run, n, dataset)
         for (cid, run), n in (failing or {}).items()
         if n and (groups or {}).get((KIND_FAIL, cid, None, run)) is not None
@@ -294,7 +272,7 @@ def _runs_section(
         if n and (groups or {}).get((KIND_FAIL, cid, None, run)) is None
     ]
     if left_out:
-        data = _e(dataset or "DATASET")
+        data = esc(dataset or "DATASET")
         explorers += (
             f"<p class='note cases-left-out'>Failing cases of {len(left_out)} earlier runs are "
             f"not embedded (the page holds those of the latest {CASE_RUNS} runs); list a "
@@ -302,7 +280,7 @@ def _runs_section(
         )
     return (
         "<h2 id='runs'>Runs</h2>"
-        + _table(headers, rows, left=3)
+        + table(headers, rows, left=3)
         + f"<p class='note'>{gates} <b>Score verdicts</b> count executions by their score "
         "alone (pass / borderline / fail); <b>passed</b> counts the executions that pass after "
         "the outcome gates (under <code>outcomes: gate</code> an execution with outcome checks "
@@ -311,7 +289,7 @@ def _runs_section(
         f"count as not passed), with its {RATE_INTERVAL}. Mean-score brackets: value ± "
         f"{Z_95} × the standard error clustered by case (attempts of one case are not "
         "independent), clipped to 0–1. An unscored run has no pass rate (—), not 0 %."
-        f"{PASS_K_NOTE if ks else ''}</p>" + rank_bands_figure(rs) + explorers
+        f"{PASS_K_NOTE if ks else ''}</p>" + _rank_bands(rs) + explorers
     )
 
 
@@ -348,13 +326,9 @@ def top_regressions(
     return worst.join(behind, on=[*pair, S.CASE_ID], how="left", maintain_order="left")
 
 
-def _flag(x: bool | None) -> str:
-    return "—" if x is None else ("pass" if x else "fail")
-
-
 def _power_note(r: dict[str, Any], limits: Any) -> str:
     """The pair's minimum detectable effects, and which configured limits it is too small
-    to see (SPEC §10 power; the same rule as the terminal's compare report)."""
+    to see (docs/statistics.md, power; the same rule as the terminal's compare report)."""
     mde_rate, mde_score = r.get(S.MDE_PASS_RATE), r.get(S.MDE_MEAN_SCORE)
     if mde_rate is None and mde_score is None:
         return (
@@ -363,61 +337,101 @@ def _power_note(r: dict[str, Any], limits: Any) -> str:
     sees = " and ".join(
         text
         for value, text in (
-            (mde_rate, f"a pass-rate change of {_pts(mde_rate)} or more"),
-            (mde_score, f"a mean-score change of {_num(mde_score)} or more"),
+            (mde_rate, f"a pass-rate change of {pts(mde_rate)} or more"),
+            (mde_score, f"a mean-score change of {num(mde_score)} or more"),
         )
         if value is not None
     )
     note = (
-        f"<p class='power'>Power: the {r[S.N_PAIRED]} paired cases see {_e(sees)} "
+        f"<p class='power'>Power: the {r[S.N_PAIRED]} paired cases see {esc(sees)} "
         "(α 0.05, power 0.8).</p>"
     )
     small = too_small(r, limits)
     if small:
         limits_text = "; ".join(
             f"the {t.metric} limit {t.limit_name} = "
-            f"{_pts(t.limit) if t.metric == 'pass rate' else _num(t.limit)} "
-            f"(detectable: {_pts(t.mde) if t.metric == 'pass rate' else _num(t.mde)})"
+            f"{pts(t.limit) if t.metric == 'pass rate' else num(t.limit)} "
+            f"(detectable: {pts(t.mde) if t.metric == 'pass rate' else num(t.mde)})"
             for t in small
         )
         note += (
             "<p class='power toosmall'><span class='pill bad'>too small</span> This pair is "
-            f"too small to see {_e(limits_text)}: a drop of that size would go unnoticed "
+            f"too small to see {esc(limits_text)}: a drop of that size would go unnoticed "
             "more than 20 % of the time, so “no regression” says little. <code>evalframe "
             "plan</code> says how many cases would.</p>"
         )
     return note
 
 
-def _slice_note(slices: pl.DataFrame | None, config_id: str, b: str, c: str) -> str:
+def _slice_note(slices: pl.DataFrame | None, r: dict[str, Any]) -> str:
     """The slices of one pair whose regression survives Benjamini–Hochberg (q < 0.05 and
     more pass → fail than fail → pass flips), per slice column."""
     if slices is None or slices.height == 0:
         return ""
-    mine = slices.filter(
-        (pl.col(S.CONFIG_ID) == config_id)
-        & (pl.col(S.BASELINE_RUN_ID) == b)
-        & (pl.col(S.CANDIDATE_RUN_ID) == c)
-    )
+    mine = of_pair(slices, r)
     parts = []
     for by in mine[S.SLICE].unique(maintain_order=True).to_list():
         hits = significant_regressions(mine.filter(pl.col(S.SLICE) == by)).sort(S.Q_VALUE)
         n = mine.filter(pl.col(S.SLICE) == by).height
         if hits.height:
             names = ", ".join(
-                f"<b>{_id('(none)' if v is None else v)}</b> (q {p_value(q)})"
+                f"<b>{bdi('(none)' if v is None else v)}</b> (q {p_value(q)})"
                 for v, q in hits.select(S.SLICE_VALUE, S.Q_VALUE).iter_rows()
             )
             parts.append(
-                f"<p class='slices'>Slices by {_e(by)} that regressed beyond chance "
+                f"<p class='slices'>Slices by {esc(by)} that regressed beyond chance "
                 f"(Benjamini–Hochberg q &lt; {SIGNIFICANCE} over {n} values): {names}.</p>"
             )
         else:
             parts.append(
-                f"<p class='slices'>No slice by {_e(by)} regressed beyond chance "
+                f"<p class='slices'>No slice by {esc(by)} regressed beyond chance "
                 f"(Benjamini–Hochberg q &lt; {SIGNIFICANCE} over {n} values).</p>"
             )
     return "".join(parts)
+
+
+def _pair_table(r: dict[str, Any]) -> str:
+    """A pair's pass rate, mean score and latency on both sides with their change, and the
+    paired pass change when the pair has cases scored in both runs."""
+    rows = [
+        [
+            "pass rate (all executions of each run)",
+            pct(run_rate(r, prefix="baseline_")),
+            pct(run_rate(r, prefix="candidate_")),
+            _spts(pass_rate_delta(r)),
+        ],
+        [
+            "mean score",
+            num(r["baseline_mean_score"]),
+            num(r["candidate_mean_score"]),
+            signed(r["mean_score_delta"]),
+        ],
+        [
+            "latency mean",
+            ms(r["baseline_latency_mean"]),
+            ms(r["candidate_latency_mean"]),
+            ms(r["latency_mean_delta"], "+"),
+        ],
+    ]
+    paired_note = ""
+    if has_paired_cases(r) and r.get(S.PAIRED_PASS_DELTA) is not None:
+        lo, hi = r.get(S.PAIRED_PASS_DELTA_CI_LOW), r.get(S.PAIRED_PASS_DELTA_CI_HIGH)
+        interval = "" if lo is None else f" [{_spts(lo)}, {_spts(hi)}]"
+        rows.append(
+            [
+                "paired pass change (cases in both runs, case passed)",
+                "",
+                "",
+                _spts(r[S.PAIRED_PASS_DELTA]) + f"<span class='meta'>{interval}</span>",
+            ]
+        )
+        paired_note = (
+            "<p class='note'>The pass-rate change compares all executions of each run; "
+            "the paired pass change compares, case by case, whether each case passed "
+            "(all its attempts, by the attempts rule) in the cases present in both runs, "
+            "so the two may differ.</p>"
+        )
+    return table(["", "baseline", "candidate", "delta"], rows) + paired_note
 
 
 def _compare_section(
@@ -425,7 +439,6 @@ def _compare_section(
     case_deltas: pl.DataFrame | None,
     evaluator_deltas: pl.DataFrame | None,
     limits: Any,
-    top: int,
     slices: pl.DataFrame | None = None,
     groups: dict[tuple, tuple[int, int]] | None = None,
     dataset: str | None = None,
@@ -433,7 +446,7 @@ def _compare_section(
     decide: Any = None,
 ) -> str:
     parts = ["<h2 id='compare'>Comparison</h2>", pairing]
-    decisions = decision_notes(run_deltas, decide, limits)  # SPEC §12 (report/decisions.py)
+    decisions = decision_notes(run_deltas, decide, limits)
     summary = (
         evaluator_summary(evaluator_deltas, case_deltas)
         if evaluator_deltas is not None and evaluator_deltas.height and case_deltas is not None
@@ -446,12 +459,12 @@ def _compare_section(
             if r[S.REGRESSION_DETECTED]
             else "<span class='pill ok'>no run-level regression</span>"
         )
-        parts.append(f"<h3>{_id(b)} → {_id(c)} {verdict}</h3>")
+        parts.append(f"<h3>{bdi(b)} → {bdi(c)} {verdict}</h3>")
         parts.append(decisions.get((r[S.CONFIG_ID], b, c), ""))
         if r[S.REASONS]:
             parts.append(
                 "<p><b>Why:</b> "
-                + "; ".join(_e(reason_text(code, r, limits)) for code in r[S.REASONS])
+                + "; ".join(esc(reason_text(code, r, limits)) for code in r[S.REASONS])
                 + ".</p>"
             )
         elif r["n_regression"]:
@@ -461,57 +474,10 @@ def _compare_section(
                 "a regressed case is one case.</p>"
             )
         parts.append(evaluator_summary_table(summary, r))
-        rows = [
-            [
-                "pass rate (all executions of each run)",
-                _pct(run_rate(r, prefix="baseline_")),
-                _pct(run_rate(r, prefix="candidate_")),
-                _signed_pts(pass_rate_delta(r)),
-            ],
-            [
-                "mean score",
-                _num(r["baseline_mean_score"]),
-                _num(r["candidate_mean_score"]),
-                _signed(r["mean_score_delta"]),
-            ],
-            [
-                "latency mean",
-                _ms(r["baseline_latency_mean"]),
-                _ms(r["candidate_latency_mean"]),
-                _ms_signed(r["latency_mean_delta"]),
-            ],
-        ]
-        paired_note = ""
-        if has_paired_cases(r) and r.get(S.PAIRED_PASS_DELTA) is not None:
-            lo, hi = r.get(S.PAIRED_PASS_DELTA_CI_LOW), r.get(S.PAIRED_PASS_DELTA_CI_HIGH)
-            interval = "" if lo is None else f" [{_signed_pts(lo)}, {_signed_pts(hi)}]"
-            rows.append(
-                [
-                    "paired pass change (cases in both runs, case passed)",
-                    "",
-                    "",
-                    _signed_pts(r[S.PAIRED_PASS_DELTA]) + f"<span class='meta'>{interval}</span>",
-                ]
-            )
-            paired_note = (
-                "<p class='note'>The pass-rate change compares all executions of each run; "
-                "the paired pass change compares, case by case, whether each case passed "
-                "(all its attempts, by the attempts rule) in the cases present in both runs, "
-                "so the two may differ.</p>"
-            )
-        parts.append(_table(["", "baseline", "candidate", "delta"], rows) + paired_note)
-        pair_cases = (
-            case_deltas.filter(
-                (pl.col(S.CONFIG_ID) == r[S.CONFIG_ID])
-                & (pl.col(S.BASELINE_RUN_ID) == b)
-                & (pl.col(S.CANDIDATE_RUN_ID) == c)
-            )
-            if case_deltas is not None
-            else None
-        )
+        parts.append(_pair_table(r))
         counts = (
-            case_counts(r, pair_cases, limits).removeprefix("cases: ")
-            if pair_cases is not None
+            case_counts(r, of_pair(case_deltas, r), limits).removeprefix("cases: ")
+            if case_deltas is not None
             else ", ".join(
                 f"{r[f'n_{s}']} {s}"
                 for s in ("regression", "improvement", "unchanged", "new", "removed", "error")
@@ -519,24 +485,24 @@ def _compare_section(
         )
         if has_paired_cases(r):
             ci = (
-                f"95 % interval [{_signed(r[S.MEAN_DELTA_CI_LOW])}, "
-                f"{_signed(r[S.MEAN_DELTA_CI_HIGH])}]"
+                f"95 % interval [{signed(r[S.MEAN_DELTA_CI_LOW])}, "
+                f"{signed(r[S.MEAN_DELTA_CI_HIGH])}]"
                 if r[S.MEAN_DELTA_SE] is not None
                 else "no interval (fewer than 2 paired cases)"
             )
             paired = (
                 f"Paired score delta over {r[S.N_PAIRED]} cases: "
-                f"<b>{_signed(r[S.MEAN_DELTA])}</b>, "
+                f"<b>{signed(r[S.MEAN_DELTA])}</b>, "
                 f"{ci}. McNemar p = <b>{p_value(r[S.MCNEMAR_P])}</b> "
                 f"({r[S.N_PASSED_TO_FAILED]} pass→fail, {r[S.N_FAILED_TO_PASSED]} fail→pass "
                 "among the cases in both runs)."
             )
         else:
             paired = "No case is scored in both runs: no paired statistics."
-        parts.append(f"<p class='counts'>Cases: {_e(counts)}. {paired}</p>")
+        parts.append(f"<p class='counts'>Cases: {esc(counts)}. {paired}</p>")
         if has_paired_cases(r):  # else "no paired statistics" says it
             parts.append(_power_note(r, limits))
-        parts.append(_slice_note(slices, r[S.CONFIG_ID], b, c))
+        parts.append(_slice_note(slices, r))
         parts.append(
             case_explorer(
                 groups or {}, KIND_REGRESSION, r[S.CONFIG_ID], b, c, r["n_regression"], dataset
@@ -555,8 +521,8 @@ def pairing_note(
     if series is not None:
         return (
             "<p class='note series-note'>Pairs are formed within each value of the runs column "
-            f"<b>{_id(series)}</b> (--series {_e(series)}): no pair joins runs of two "
-            f"{_e(series)} values, and the trend chart draws one line per value.</p>"
+            f"<b>{bdi(series)}</b> (--series {esc(series)}): no pair joins runs of two "
+            f"{esc(series)} values, and the trend chart draws one line per value.</p>"
         )
     pairs = [
         (b, c)
@@ -567,16 +533,8 @@ def pairing_note(
     note = series_note(run_summary, pairs)
     if note is None:
         return ""
-    text = _e(note.removeprefix("note: "))
+    text = esc(note.removeprefix("note: "))
     return f"<p class='note series-note mixed'><b>Mixed series</b>: {text}</p>"
-
-
-def _ms_signed(x: float | None) -> str:
-    return "—" if x is None else f"{x:+,.0f} ms"
-
-
-def _ms(x: float | None) -> str:
-    return "—" if x is None else f"{x:,.0f} ms"
 
 
 def _timed(table: pl.DataFrame, run_summary: pl.DataFrame | None) -> pl.DataFrame:
@@ -601,51 +559,35 @@ Comparison section, the others to the run table."""
 def _figures(
     tables: Mapping[str, pl.DataFrame], limits: Any = None, series: str | None = None
 ) -> tuple[str, list[str]]:
-    """Every chart whose table is present, as inline SVG figures, each with what it left
-    out (`chart_note`) under it; and notes on charts that could not be drawn from the given
-    tables. `limits` reaches the power curve, `series` the trend (one line per series)."""
+    """Every chart whose table is present, as inline SVG figures (`figure`); and notes on
+    charts that could not be drawn from the given tables. `limits` reaches the power
+    curve, `series` the trend (one line per series)."""
     from altair import MaxRowsError
 
     figs, notes = [], []
-    for name, fn in CHARTS.items():
-        table = tables.get(CHART_TABLES[name])
+    for name, (fn, table_name) in CHARTS.items():
+        table = tables.get(table_name)
         if table is None or table.height == 0:
             continue
-        table = _timed(table, tables.get(S.RUN_SUMMARY))
+        kwargs = {"power_curve": {"limits": limits}, "trend": {"series": series}}.get(name, {})
+        caption = CAPTIONS[name]
+        if name == "trend" and series is not None:
+            caption += f" One line per value of the runs column {visible(series)} (--series)."
+        see = (
+            "Comparison section lists every pair"
+            if table_name in PAIR_TABLES
+            else "run table lists every run"
+        )
         try:
-            if name == "power_curve":
-                chart = fn(table, limits=limits)
-            elif name == "trend" and series is not None:
-                chart = fn(table, series=series)
-            else:
-                chart = fn(table)
-            svg = to_svg(chart)
+            chart = fn(_timed(table, tables.get(S.RUN_SUMMARY)), **kwargs)
+            figs.append(figure(name, chart, caption, see=f"The {see}."))
         except ChartInputError as exc:
             notes.append(f"{name}: {exc}")
-            continue
         except MaxRowsError:  # thinning keeps every chart below the limit; a safety net
             notes.append(
                 f"{name}: too many rows to draw even after thinning (the table has "
                 f"{table.height:,} rows); the tables above hold the numbers."
             )
-            continue
-        svg = svg[svg.index("<svg") :]  # drop any XML prolog: the SVG is inline
-        note = chart_note(chart)
-        if note and THINNED in note:
-            see = (
-                "The Comparison section lists every pair."
-                if CHART_TABLES[name] in PAIR_TABLES
-                else "The run table lists every run."
-            )
-            note = f"{note} {see}"
-        thinned = f" <span class='thinned'>{_e(note)}</span>" if note else ""
-        caption = CAPTIONS[name]
-        if name == "trend" and series is not None:
-            caption += f" One line per value of the runs column {visible(series)} (--series)."
-        figs.append(
-            f"<figure class='chart' id='chart-{name}' data-chart='{name}'>{svg}"
-            f"<figcaption>{_e(caption)}{thinned}</figcaption></figure>"
-        )
     return "\n".join(figs), notes
 
 
@@ -703,7 +645,6 @@ def build_report(
                 frames.get(S.CASE_DELTAS),
                 frames.get(S.EVALUATOR_DELTAS),
                 limits,
-                top,
                 frames.get(S.SLICE_DELTAS),
                 groups,
                 source,
@@ -717,7 +658,7 @@ def build_report(
         sections.append(history)
     sections.append("<h2 id='charts'>Charts</h2>" + figures)
     if notes:
-        sections.append("<p class='note'>Not drawn: " + "<br>".join(_e(n) for n in notes) + "</p>")
+        sections.append("<p class='note'>Not drawn: " + "<br>".join(esc(n) for n in notes) + "</p>")
     nav = " ".join(
         f"<a href='#{a}'>{t}</a>"
         for a, t in (
@@ -728,14 +669,14 @@ def build_report(
         )
         if (a != "compare" or (rd is not None and rd.height)) and (a != "history" or history)
     )
-    meta = f"evalframe {__version__} · config {_e(config_ids)}"
+    meta = f"evalframe {__version__} · config {esc(config_ids)}"
     if source:
-        meta = f"{_e(source)} · {meta}"
+        meta = f"{esc(source)} · {meta}"
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>{_e(title)}</title><style>{CSS}</style></head><body>"
-        f"<h1>{_e(title)}</h1><div class='meta'>{meta} · generated "
+        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>"
+        f"<h1>{esc(title)}</h1><div class='meta'>{meta} · generated "
         f"{datetime.now().strftime('%Y-%m-%d %H:%M')}</div>{policy_section(config, rs)}"
         f"<nav>{nav}</nav>"
         + "\n".join(sections)

@@ -57,6 +57,7 @@ VERDICT_COLORS = ("#2e7d32", "#f9a825", "#c62828", "#6a1b9a", "#9e9e9e")
 CASE_STATUS_ORDER = ("regression", "improvement", "unchanged", "error", "new", "removed")
 CASE_STATUS_COLORS = ("#c62828", "#2e7d32", "#9e9e9e", "#6a1b9a", "#1565c0", "#795548")
 PAIR = "pair"
+PAIR_KEYS = [S.CONFIG_ID, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID]
 RUN_ORDER = "run_order"
 SERIES = "run_series"
 """Column of the trend chart's data naming a run's series (`trend_chart(series=...)`)."""
@@ -75,8 +76,17 @@ def _altair() -> Any:
     return altair
 
 
-def _frame(table: pl.DataFrame | pl.LazyFrame, chart: str, needs: Sequence[str]) -> pl.DataFrame:
-    """The table collected, after checking it has the columns the chart reads."""
+def _frame(
+    table: pl.DataFrame | pl.LazyFrame,
+    chart: str,
+    needs: Sequence[str],
+    optional: Sequence[str] = (),
+    collect: bool = True,
+) -> Any:
+    """The table's `needs` columns (and those of `optional` and created_at it has)
+    collected, text made visible, with the pair label when it has both run ids of a pair;
+    after checking that it has the columns and holds one config. `collect=False`: the
+    checked LazyFrame."""
     lf = table.lazy()
     names = lf.collect_schema().names()
     missing = [c for c in needs if c not in names]
@@ -87,7 +97,20 @@ def _frame(table: pl.DataFrame | pl.LazyFrame, chart: str, needs: Sequence[str])
             f"{', …' if len(names) > 12 else ''}); hint: pass the table named in the "
             "function's docstring (docs/tables.md)."
         )
-    return visible_text(lf.select(needs).collect())
+    one = [pl.col(S.CONFIG_ID).unique().sort()] if S.CONFIG_ID in needs else []
+    ids = lf.select(one).collect().to_series() if one else pl.Series([])
+    if ids.len() > 1:
+        raise ChartInputError(
+            f"{chart} draws one config; the table holds {ids.len()} config_ids "
+            f"({', '.join(ids.head(5).to_list())}); hint: filter first, e.g. "
+            "table.filter(pl.col('config_id') == '...')."
+        )
+    if not collect:
+        return lf
+    extra = [c for c in (*optional, S.CREATED_AT) if c in names and c not in needs]
+    df = visible_text(lf.select(*needs, *extra).collect())
+    pair = S.BASELINE_RUN_ID in needs and S.CANDIDATE_RUN_ID in needs
+    return df.with_columns(_pair_label().alias(PAIR)) if pair else df
 
 
 def visible_text(df: pl.DataFrame) -> pl.DataFrame:
@@ -133,7 +156,7 @@ THINNED = "Thinned:"
 """How a chart note about runs or pairs left out begins."""
 
 
-def _noted(chart: Any, notes: Sequence[str | None]) -> Any:
+def noted(chart: Any, notes: Sequence[str | None]) -> Any:
     """The chart, carrying what it left out as its Vega-Lite `description` (`chart_note`)."""
     text = " ".join(n for n in notes if n)
     return chart.properties(description=text) if text else chart
@@ -151,17 +174,6 @@ def _header(a: Any) -> Any:
     return a.Header(labelOrient="top", labelAnchor="start", labelFontWeight="bold", title=None)
 
 
-def _one_config(df: pl.DataFrame, chart: str) -> pl.DataFrame:
-    n = df[S.CONFIG_ID].n_unique()
-    if n > 1:
-        ids = ", ".join(sorted(df[S.CONFIG_ID].unique().to_list())[:5])
-        raise ChartInputError(
-            f"{chart} draws one config; the table holds {n} config_ids ({ids}); hint: "
-            "filter first, e.g. table.filter(pl.col('config_id') == '...')."
-        )
-    return df
-
-
 def _run_order(df: pl.DataFrame) -> list[str]:
     """Run ids in run_summary order: created_at (nulls last) when present, then run_id."""
     keys = [S.CREATED_AT, S.RUN_ID] if S.CREATED_AT in df.columns else [S.RUN_ID]
@@ -173,7 +185,7 @@ def _pair_label() -> pl.Expr:
 
 
 def _pair_order(df: pl.DataFrame) -> list[str]:
-    return df.select(_pair_label().alias(PAIR)).unique(maintain_order=True)[PAIR].to_list()
+    return df[PAIR].unique(maintain_order=True).to_list()
 
 
 RATE_INTERVAL = (
@@ -193,42 +205,24 @@ def rate_interval(rate: str, se: str, cases: str | None) -> list[pl.Expr]:
     return [wilson_low(pl, p, n).alias("ci_low"), wilson_high(pl, p, n).alias("ci_high")]
 
 
-def _cases_column(table: pl.DataFrame | pl.LazyFrame) -> list[str]:
-    """[cases] (run_summary's case count, the n of a rate's Wilson interval at 0 % or
-    100 %) when the table has it."""
-    return [S.CASES] if S.CASES in table.lazy().collect_schema().names() else []
-
-
-def _run_columns(df: pl.DataFrame) -> list[str]:
-    return [S.CONFIG_ID, S.RUN_ID, *([S.CREATED_AT] if S.CREATED_AT in df.columns else [])]
-
-
-def _run_frame(
-    table: pl.DataFrame | pl.LazyFrame, chart: str, needs: Sequence[str]
+def _rates(
+    run_summary: pl.DataFrame | pl.LazyFrame, chart: str, extra: Sequence[str] = ()
 ) -> pl.DataFrame:
-    names = table.lazy().collect_schema().names()
-    extra = [S.CREATED_AT] if S.CREATED_AT in names else []
-    return _one_config(_frame(table, chart, [S.CONFIG_ID, S.RUN_ID, *needs, *extra]), chart)
-
-
-def _scored_pass_rate(table: pl.DataFrame | pl.LazyFrame, df: pl.DataFrame) -> pl.DataFrame:
-    """df with pass_rate (and its se) null for a run without any scored execution (the
-    terminal's and the report's "—" rule, `run_rate`): such a run has no pass rate, so it
-    gets no point. Needs mean_score in `table`; without it df is returned as it is."""
-    if S.MEAN_SCORE not in table.lazy().collect_schema().names():
-        return df
-    means = table.lazy().select(S.MEAN_SCORE).collect()[S.MEAN_SCORE]
-    rates = [
-        run_rate({S.PASS_RATE: rate, S.MEAN_SCORE: mean})
-        for rate, mean in zip(df[S.PASS_RATE], means, strict=True)
-    ]
-    return df.with_columns(
-        pl.Series(S.PASS_RATE, rates, dtype=pl.Float64),
-        pl.when(pl.Series(rates).is_null())
-        .then(None)
-        .otherwise(pl.col(S.PASS_RATE_SE))
-        .alias(S.PASS_RATE_SE),
-    )
+    """run_summary's runs with pass_rate and its `rate_interval` (ci_low, ci_high), the
+    rate null for a run without any scored execution (the terminal's and the report's "—"
+    rule, `run_rate`; known when the table has mean_score): such a run gets no point."""
+    needs = [S.CONFIG_ID, S.RUN_ID, S.PASS_RATE, S.PASS_RATE_SE, *extra]
+    df = _frame(run_summary, chart, needs, optional=[S.CASES, S.MEAN_SCORE])
+    if S.MEAN_SCORE in df.columns:
+        rates = [
+            run_rate({S.PASS_RATE: rate, S.MEAN_SCORE: mean})
+            for rate, mean in zip(df[S.PASS_RATE], df[S.MEAN_SCORE], strict=True)
+        ]
+        df = df.with_columns(pl.Series(S.PASS_RATE, rates, dtype=pl.Float64)).with_columns(
+            pl.when(pl.col(S.PASS_RATE).is_not_null()).then(pl.col(S.PASS_RATE_SE))
+        )
+    cases = S.CASES if S.CASES in df.columns else None
+    return df.with_columns(rate_interval(S.PASS_RATE, S.PASS_RATE_SE, cases))
 
 
 # --- run charts ----------------------------------------------------------------------
@@ -238,19 +232,12 @@ def pass_rate_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
     either). A run without any scored execution has no pass rate and no point (when
     mean_score is given)."""
     a = _altair()
-    cases = _cases_column(run_summary)
-    df = _run_frame(run_summary, "pass_rate_chart", [S.PASS_RATE, S.PASS_RATE_SE, *cases])
-    df = _scored_pass_rate(run_summary, df)
+    df = _rates(run_summary, "pass_rate_chart")
     df, order, note = _latest(df, S.RUN_ID, _run_order(df), MAX_RUNS, _run_noun(df))
-    interval = rate_interval(S.PASS_RATE, S.PASS_RATE_SE, next(iter(cases), None))
-    data = df.with_columns(*interval).select(
-        S.RUN_ID, S.PASS_RATE, S.PASS_RATE_SE, "ci_low", "ci_high"
-    )
-    y = a.Y(f"{S.RUN_ID}:N", sort=order, title="run")
+    data = df.select(S.RUN_ID, S.PASS_RATE, S.PASS_RATE_SE, "ci_low", "ci_high")
     scale = a.Scale(domain=[0, 1])
-    base = a.Chart(data)
+    base = a.Chart(data).encode(y=a.Y(f"{S.RUN_ID}:N", sort=order, title="run"))
     rule = base.mark_rule(strokeWidth=2).encode(
-        y=y,
         x=a.X(
             "ci_low:Q",
             scale=scale,
@@ -260,7 +247,6 @@ def pass_rate_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
         x2="ci_high:Q",
     )
     point = base.mark_point(filled=True, size=80).encode(
-        y=y,
         x=a.X(f"{S.PASS_RATE}:Q", scale=scale),
         tooltip=[
             a.Tooltip(f"{S.RUN_ID}:N"),
@@ -269,14 +255,14 @@ def pass_rate_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
             a.Tooltip("ci_high:Q", format=".1%"),
         ],
     )
-    return _noted((rule + point).properties(width=WIDTH, title="Pass rate per run"), [note])
+    return noted((rule + point).properties(width=WIDTH, title="Pass rate per run"), [note])
 
 
 def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
     """Verdict bands per run (run_summary): n_pass, n_borderline, n_fail, errored and
     unscored stacked to the run's executions."""
     a = _altair()
-    df = _run_frame(run_summary, "verdict_chart", list(VERDICT_BANDS))
+    df = _frame(run_summary, "verdict_chart", [S.CONFIG_ID, S.RUN_ID, *VERDICT_BANDS])
     df, order, note = _latest(df, S.RUN_ID, _run_order(df), MAX_RUNS, _run_noun(df))
     long = (
         df.select(S.RUN_ID, *VERDICT_BANDS)
@@ -311,7 +297,7 @@ def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
         )
         .properties(width=WIDTH, title="Verdicts per run")
     )
-    return _noted(chart, [note])
+    return noted(chart, [note])
 
 
 def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame, *, series: str | None = None) -> Any:
@@ -322,10 +308,7 @@ def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame, *, series: str | None 
     run without any scored execution has no pass rate and no point (when mean_score is
     given)."""
     a = _altair()
-    cases = _cases_column(run_summary)
-    extra = [] if series is None else [series]
-    df = _run_frame(run_summary, "trend_chart", [S.PASS_RATE, S.PASS_RATE_SE, *cases, *extra])
-    df = _scored_pass_rate(run_summary, df)
+    df = _rates(run_summary, "trend_chart", [] if series is None else [series])
     df, order, note = _latest(df, S.RUN_ID, _run_order(df), MAX_TREND_RUNS, _run_noun(df))
     timed = S.CREATED_AT in df.columns and df[S.CREATED_AT].null_count() == 0
     if series is not None:  # text, the null value named; visible like every other text
@@ -334,7 +317,6 @@ def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame, *, series: str | None 
         )
     data = (
         df.with_columns(
-            *rate_interval(S.PASS_RATE, S.PASS_RATE_SE, next(iter(cases), None)),
             pl.col(S.RUN_ID)
             .replace_strict({r: i for i, r in enumerate(order)}, return_dtype=pl.Int64)
             .alias(RUN_ORDER),
@@ -350,37 +332,34 @@ def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame, *, series: str | None 
         )
         .sort(RUN_ORDER)
     )
-    x = (
-        a.X(f"{S.CREATED_AT}:T", title="created_at")
-        if timed
-        else a.X(f"{S.RUN_ID}:O", sort=order, title="run")
-    )
+    if timed:  # dates with their month; the hour too when the runs span under two days
+        days = df.select((pl.col(S.CREATED_AT).max() - pl.col(S.CREATED_AT).min()).dt.total_days())
+        fmt = "%Y-%m-%d" if days.item() >= 2 else "%Y-%m-%d %H:%M"
+        x = a.X(f"{S.CREATED_AT}:T", title="created_at", axis=a.Axis(format=fmt, labelAngle=-40))
+    else:
+        x = a.X(f"{S.RUN_ID}:O", sort=order, title="run")
+    by = None if series is None else (SERIES, visible(series))
+    title = "Pass rate over runs" + ("" if by is None else f" per {by[1]}") + " (95 % band)"
+    chart = a.layer(*rate_over_runs(x, by), data=data).properties(width=WIDTH, title=title)
+    return noted(chart, [note])
+
+
+def rate_over_runs(x: Any, series: tuple[str, str] | None = None) -> list[Any]:
+    """The layers of a pass rate over runs (data: run_id, pass_rate and its `rate_interval`
+    ci_low / ci_high): the 95 % band and a line with a point per run, on the run axis `x`;
+    with `series` (a column and its title) one band and line per value of it."""
+    a = _altair()
     scale = a.Scale(domain=[0, 1])
-    base = a.Chart(data).encode(x=x)
     tooltip = [f"{S.RUN_ID}:N", a.Tooltip(f"{S.PASS_RATE}:Q", format=".1%")]
-    if series is None:
-        band = base.mark_area(opacity=0.25).encode(
-            y=a.Y("ci_low:Q", scale=scale, title="pass rate", axis=a.Axis(format="%")),
-            y2="ci_high:Q",
-        )
-        line = base.mark_line(point=True).encode(
-            y=a.Y(f"{S.PASS_RATE}:Q", scale=scale), tooltip=tooltip
-        )
-        chart = (band + line).properties(width=WIDTH, title="Pass rate over runs (95 % band)")
-        return _noted(chart, [note])
-    color = a.Color(f"{SERIES}:N", title=visible(series))
-    band = base.mark_area(opacity=0.15).encode(
-        y=a.Y("ci_low:Q", scale=scale, title="pass rate", axis=a.Axis(format="%"), stack=None),
-        y2="ci_high:Q",
-        color=color,
-    )
-    line = base.mark_line(point=True).encode(
-        y=a.Y(f"{S.PASS_RATE}:Q", scale=scale),
-        color=color,
-        tooltip=[*tooltip, a.Tooltip(f"{SERIES}:N", title=visible(series))],
-    )
-    title = f"Pass rate over runs per {visible(series)} (95 % band)"
-    return _noted((band + line).properties(width=WIDTH, title=title), [note])
+    base = a.Chart().encode(x=x)
+    if series is not None:
+        base = base.encode(color=a.Color(f"{series[0]}:N", title=series[1]))
+        tooltip.append(a.Tooltip(f"{series[0]}:N", title=series[1]))
+    y = a.Y("ci_low:Q", scale=scale, title="pass rate", axis=a.Axis(format="%"), stack=None)
+    return [
+        base.mark_area(opacity=0.2).encode(y=y, y2="ci_high:Q"),
+        base.mark_line(point=True).encode(y=a.Y(f"{S.PASS_RATE}:Q", scale=scale), tooltip=tooltip),
+    ]
 
 
 # --- execution scores ----------------------------------------------------------------
@@ -392,12 +371,9 @@ def score_distribution_chart(
     a = _altair()
     if bins < 1:
         raise UsageError(f"bins must be at least 1, not {bins}.")
-    lf = execution_scores.lazy()
-    names = lf.collect_schema().names()
     needs = [S.CONFIG_ID, S.RUN_ID, S.SCORE]
-    _frame(lf.head(0), "score_distribution_chart", needs)
-    if S.CONFIG_ID in names and lf.select(pl.col(S.CONFIG_ID).n_unique()).collect().item() > 1:
-        _one_config(lf.select(S.CONFIG_ID).unique().collect(), "score_distribution_chart")
+    lf = _frame(execution_scores, "score_distribution_chart", needs, collect=False)
+    names = lf.collect_schema().names()
     binned = (
         lf.filter(pl.col(S.SCORE).is_not_null())
         .select(
@@ -441,7 +417,7 @@ def score_distribution_chart(
         )
         .properties(width=WIDTH, height=90, title="Score distribution per run")
     )
-    return _noted(chart, [note])
+    return noted(chart, [note])
 
 
 # --- comparison charts ---------------------------------------------------------------
@@ -453,24 +429,9 @@ def regression_waterfall_chart(
     scores present) have a delta. Above `max_points` cases a pair is drawn at
     `max_points` quantile-spaced cases (the lowest delta of each bucket of ranks)."""
     a = _altair()
-    df = _one_config(
-        _frame(
-            case_deltas,
-            "regression_waterfall_chart",
-            [
-                S.CONFIG_ID,
-                S.BASELINE_RUN_ID,
-                S.CANDIDATE_RUN_ID,
-                S.CASE_ID,
-                S.SCORE_DELTA,
-                S.STATUS,
-            ],
-        ),
-        "regression_waterfall_chart",
-    )
-    df, order, note = _latest(
-        df.with_columns(_pair_label().alias(PAIR)), PAIR, _pair_order(df), MAX_SERIES, PAIR_NOUN
-    )
+    needs = [*PAIR_KEYS, S.CASE_ID, S.SCORE_DELTA, S.STATUS]
+    df = _frame(case_deltas, "regression_waterfall_chart", needs)
+    df, order, note = _latest(df, PAIR, _pair_order(df), MAX_SERIES, PAIR_NOUN)
     paired = df.filter(pl.col(S.SCORE_DELTA).is_not_null())
     most = paired.group_by(PAIR).len()["len"].max() if paired.height else 0
     quantiles = (
@@ -517,25 +478,18 @@ def regression_waterfall_chart(
         )
         .properties(width=WIDTH, height=140, title="Regression waterfall")
     )
-    return _noted(chart, [note, quantiles])
+    return noted(chart, [note, quantiles])
 
 
 def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
     """Mean score delta of every evaluator-tree node per pair (evaluator_deltas, averaged
     over the paired cases in polars): evaluators down, pairs across, red = worse."""
     a = _altair()
-    df = _one_config(
-        _frame(
-            evaluator_deltas,
-            "evaluator_delta_heatmap",
-            [S.CONFIG_ID, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID, S.PATH, S.SCORE_DELTA, S.STATUS],
-        ),
-        "evaluator_delta_heatmap",
-    )
+    needs = [*PAIR_KEYS, S.PATH, S.SCORE_DELTA, S.STATUS]
+    df = _frame(evaluator_deltas, "evaluator_delta_heatmap", needs)
     pair_order = _pair_order(df)
     cells = (
-        df.with_columns(_pair_label().alias(PAIR))
-        .group_by(PAIR, S.PATH)
+        df.group_by(PAIR, S.PATH)
         .agg(
             pl.col(S.SCORE_DELTA).mean().alias(S.MEAN_DELTA),
             pl.col(S.SCORE_DELTA).count().cast(pl.Int64).alias(S.N_PAIRED),
@@ -572,7 +526,7 @@ def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> An
     )
     text = base.mark_text(fontSize=10).encode(text=a.Text(f"{S.MEAN_DELTA}:Q", format="+.3f"))
     chart = (rect + text).properties(width=WIDTH, title="Evaluator score delta per pair")
-    return _noted(chart, [note])
+    return noted(chart, [note])
 
 
 FLIPS_SIGNIFICANT = "q < 0.05: more pass → fail (a regression)"
@@ -590,42 +544,23 @@ def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
     fail (a regression), green when more went fail → pass (an improvement); never red for
     an improvement."""
     a = _altair()
-    df = _one_config(
-        _frame(
-            slice_deltas,
-            "slice_forest_chart",
-            [
-                S.CONFIG_ID,
-                S.BASELINE_RUN_ID,
-                S.CANDIDATE_RUN_ID,
-                S.SLICE,
-                S.SLICE_VALUE,
-                S.MEAN_DELTA,
-                S.MEAN_DELTA_CI_LOW,
-                S.MEAN_DELTA_CI_HIGH,
-                S.Q_VALUE,
-                S.N_PASSED_TO_FAILED,
-                S.N_FAILED_TO_PASSED,
-            ],
-        ),
-        "slice_forest_chart",
-    )
+    needs = [
+        *PAIR_KEYS,
+        *(S.SLICE, S.SLICE_VALUE, S.MEAN_DELTA, S.MEAN_DELTA_CI_LOW, S.MEAN_DELTA_CI_HIGH),
+        *(S.Q_VALUE, S.N_PASSED_TO_FAILED, S.N_FAILED_TO_PASSED),
+    ]
+    df = _frame(slice_deltas, "slice_forest_chart", needs)
     pair_order = _pair_order(df)
+    down, up = pl.col(S.N_PASSED_TO_FAILED), pl.col(S.N_FAILED_TO_PASSED)
+    significant = pl.col(S.Q_VALUE) < SIGNIFICANCE
     data = (
         df.with_columns(
-            _pair_label().alias(PAIR),
             pl.concat_str(
                 pl.col(S.SLICE), pl.lit("="), pl.col(S.SLICE_VALUE).fill_null("(none)")
             ).alias("slice_label"),
-            pl.when(
-                (pl.col(S.Q_VALUE) < SIGNIFICANCE)
-                & (pl.col(S.N_PASSED_TO_FAILED) > pl.col(S.N_FAILED_TO_PASSED))
-            )
+            pl.when(significant & (down > up))
             .then(pl.lit(FLIPS_SIGNIFICANT))
-            .when(
-                (pl.col(S.Q_VALUE) < SIGNIFICANCE)
-                & (pl.col(S.N_FAILED_TO_PASSED) > pl.col(S.N_PASSED_TO_FAILED))
-            )
+            .when(significant & (up > down))
             .then(pl.lit(FLIPS_IMPROVED))
             .otherwise(pl.lit(FLIPS_NOT_SIGNIFICANT))
             .alias("significance"),
@@ -642,7 +577,7 @@ def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
         .sort(PAIR, "slice_label")
     )
     most = data.group_by(PAIR).len()["len"].max() if data.height else 0
-    limit = _per_item(MAX_SERIES, int(most or 0))  # type: ignore[arg-type]
+    limit = _per_item(MAX_SERIES, int(most or 0))
     data, order, note = _latest(data, PAIR, pair_order, limit, PAIR_NOUN)
     y = a.Y("slice_label:N", title="slice")
     base = a.Chart().encode(y=y)
@@ -674,7 +609,7 @@ def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
         .facet(row=a.Row(f"{PAIR}:N", sort=order, title=None, header=_header(a)))
         .properties(title="Slices: paired score delta")
     )
-    return _noted(chart, [note])
+    return noted(chart, [note])
 
 
 POWER_POINTS = 41
@@ -701,22 +636,8 @@ def power_curve_chart(
     a = _altair()
     if points < 2:
         raise UsageError(f"points must be at least 2, not {points}.")
-    df = _one_config(
-        _frame(
-            run_deltas,
-            "power_curve_chart",
-            [
-                S.CONFIG_ID,
-                S.BASELINE_RUN_ID,
-                S.CANDIDATE_RUN_ID,
-                S.N_PAIRED,
-                S.PAIRED_PASS_DELTA_SE,
-                S.MEAN_DELTA_SE,
-            ],
-        ),
-        "power_curve_chart",
-    )
-    pairs = df.with_columns(_pair_label().alias(PAIR))
+    needs = [*PAIR_KEYS, S.N_PAIRED, S.PAIRED_PASS_DELTA_SE, S.MEAN_DELTA_SE]
+    pairs = df = _frame(run_deltas, "power_curve_chart", needs)
     drawable = set(
         pairs.filter(
             (pl.col(S.PAIRED_PASS_DELTA_SE).is_not_null() | pl.col(S.MEAN_DELTA_SE).is_not_null())
@@ -797,7 +718,7 @@ def power_curve_chart(
     chart = a.hconcat(*charts, data=data).properties(
         title="Power to see a change (paired, α 0.05; dashed: 80 %)"
     )
-    return _noted(chart, [note])
+    return noted(chart, [note])
 
 
 # --- what-if charts ------------------------------------------------------------------
@@ -808,16 +729,8 @@ def threshold_curve_chart(
     (threshold_curve). A run with more than `max_points` steps is read on a grid of
     `max_points` thresholds over its score range (the exact step value at each)."""
     a = _altair()
-    names = threshold_curve.lazy().collect_schema().names()
-    timed = [S.CREATED_AT] if S.CREATED_AT in names else []
-    df = _one_config(
-        _frame(
-            threshold_curve,
-            "threshold_curve_chart",
-            [S.CONFIG_ID, S.RUN_ID, S.THRESHOLD, S.PASS_RATE, *timed],
-        ),
-        "threshold_curve_chart",
-    ).sort(S.RUN_ID, S.THRESHOLD)
+    needs = [S.CONFIG_ID, S.RUN_ID, S.THRESHOLD, S.PASS_RATE]
+    df = _frame(threshold_curve, "threshold_curve_chart", needs).sort(S.RUN_ID, S.THRESHOLD)
     df, _, note = _latest(df, S.RUN_ID, _run_order(df), MAX_SERIES, _run_noun(df))
     steps = df.group_by(S.RUN_ID).agg(pl.len().alias("n"))
     small = df.join(steps.filter(pl.col("n") <= max_points), on=S.RUN_ID, how="semi")
@@ -877,7 +790,7 @@ def threshold_curve_chart(
         )
         .properties(width=WIDTH, title="Pass rate by threshold")
     )
-    return _noted(chart, [note, grid_note])
+    return noted(chart, [note, grid_note])
 
 
 def sweep_heatmap(
@@ -914,8 +827,8 @@ def sweep_heatmap(
         )
     yc = column(y, 1 if x is None else next((k for k, p in enumerate(params) if p != xc), 99))
     keys = [xc, *([yc] if yc else [])]
-    timed = [S.CREATED_AT] if S.CREATED_AT in names else []
-    df = _frame(sweep, "sweep_heatmap", [S.CONFIG_ID, S.RUN_ID, *keys, value, *timed])
+    # several configs by design (one per grid point): no config_id check
+    df = _frame(sweep, "sweep_heatmap", [S.RUN_ID, *keys, value])
     dup = df.group_by(S.RUN_ID, *keys).len().filter(pl.col("len") > 1)
     if dup.height:
         others = [p for p in params if p not in keys]
@@ -953,53 +866,85 @@ def sweep_heatmap(
     layer = a.layer(rect, text, data=data).properties(width=220)
     title = f"What-if: {value} by {', '.join(k.removeprefix('sweep_') for k in keys)}"
     if yc is None:
-        return _noted(layer.properties(title=title), [note])
+        return noted(layer.properties(title=title), [note])
     chart = layer.facet(column=a.Column(f"{S.RUN_ID}:N", title=None), columns=3).properties(
         title=title
     )
-    return _noted(chart, [note])
+    return noted(chart, [note])
 
 
-CHARTS: dict[str, Callable[..., Any]] = {
-    "pass_rate": pass_rate_chart,
-    "verdicts": verdict_chart,
-    "trend": trend_chart,
-    "score_distribution": score_distribution_chart,
-    "regression_waterfall": regression_waterfall_chart,
-    "evaluator_heatmap": evaluator_delta_heatmap,
-    "threshold_curve": threshold_curve_chart,
-    "sweep_heatmap": sweep_heatmap,
-    "slice_forest": slice_forest_chart,
-    "power_curve": power_curve_chart,
+BAND_COLUMNS = (S.RANK_LOW, S.RANK_HIGH, S.P_BEST)
+"""The run_summary columns of the rank-bands chart (present only with --bootstrap)."""
+
+
+def rank_bands_chart(run_summary: pl.DataFrame) -> Any:
+    """The case bootstrap's rank bands (`--bootstrap B`): per run, the 95 % band of its
+    pass-rate rank among the runs of its config that share their cases (a rule from
+    rank_low to rank_high, a point at each end; 1 = best), labelled with p_best; runs in
+    the table's order, one row per config and run."""
+    a = _altair()
+    df = run_summary.filter(pl.col(S.P_BEST).is_not_null())
+    several = df[S.CONFIG_ID].n_unique() > 1
+    label = pl.concat_str(S.CONFIG_ID, pl.lit(" · "), S.RUN_ID) if several else pl.col(S.RUN_ID)
+    data = visible_text(
+        df.select(
+            label.alias("run"),
+            S.RANK_LOW,
+            S.RANK_HIGH,
+            S.P_BEST,
+            pl.format("p best {}%", (pl.col(S.P_BEST) * 100).round(1)).alias("text"),
+        )
+    )
+    top = max(2.0, float(data[S.RANK_HIGH].max() or 1.0))  # type: ignore[arg-type]
+    base = a.Chart(data).encode(
+        y=a.Y("run:N", sort=data["run"].to_list(), title="run"),
+        tooltip=[
+            "run:N",
+            f"{S.RANK_LOW}:Q",
+            f"{S.RANK_HIGH}:Q",
+            a.Tooltip(f"{S.P_BEST}:Q", format=".1%"),
+        ],
+    )
+    low = base.encode(
+        x=a.X(
+            f"{S.RANK_LOW}:Q",
+            scale=a.Scale(domain=[0.5, top + 0.5], nice=False),
+            title="rank by pass rate (95 % band; 1 = best)",
+            axis=a.Axis(tickMinStep=1),
+        )
+    )
+    high = base.encode(x=f"{S.RANK_HIGH}:Q")
+    return (
+        low.mark_rule(strokeWidth=6, opacity=0.6).encode(x2=f"{S.RANK_HIGH}:Q")
+        + low.mark_point(filled=True, size=60)
+        + high.mark_point(filled=True, size=60)
+        + high.mark_text(align="left", dx=10).encode(text="text:N")
+    ).properties(width=420, title="Rank bands (bootstrap)")
+
+
+CHARTS: dict[str, tuple[Callable[..., Any], str]] = {
+    "pass_rate": (pass_rate_chart, S.RUN_SUMMARY),
+    "verdicts": (verdict_chart, S.RUN_SUMMARY),
+    "trend": (trend_chart, S.RUN_SUMMARY),
+    "score_distribution": (score_distribution_chart, S.EXECUTION_SCORES),
+    "regression_waterfall": (regression_waterfall_chart, S.CASE_DELTAS),
+    "evaluator_heatmap": (evaluator_delta_heatmap, S.EVALUATOR_DELTAS),
+    "threshold_curve": (threshold_curve_chart, S.THRESHOLD_CURVE),
+    "sweep_heatmap": (sweep_heatmap, S.SWEEP),
+    "slice_forest": (slice_forest_chart, S.SLICE_DELTAS),
+    "power_curve": (power_curve_chart, S.RUN_DELTAS),
 }
-"""Chart name -> function (the names of the report's figures and of the golden specs)."""
-
-CHART_TABLES = {
-    "pass_rate": S.RUN_SUMMARY,
-    "verdicts": S.RUN_SUMMARY,
-    "trend": S.RUN_SUMMARY,
-    "score_distribution": S.EXECUTION_SCORES,
-    "regression_waterfall": S.CASE_DELTAS,
-    "evaluator_heatmap": S.EVALUATOR_DELTAS,
-    "threshold_curve": S.THRESHOLD_CURVE,
-    "sweep_heatmap": S.SWEEP,
-    "slice_forest": S.SLICE_DELTAS,
-    "power_curve": S.RUN_DELTAS,
-}
-"""Chart name -> the table it draws."""
+"""Chart name (of the report's figures and the golden specs) -> its function and table."""
 
 
 def charts_for(tables: dict[str, pl.DataFrame | pl.LazyFrame]) -> dict[str, Any]:
     """Every chart whose table is present (and not empty) in `tables`, by chart name."""
-    out: dict[str, Any] = {}
-    for name, fn in CHARTS.items():
-        table = tables.get(CHART_TABLES[name])
-        if table is None:
-            continue
-        if table.lazy().select(pl.len()).collect().item() == 0:
-            continue
-        out[name] = fn(table)
-    return out
+    return {
+        name: fn(table)
+        for name, (fn, table_name) in CHARTS.items()
+        if (table := tables.get(table_name)) is not None
+        and table.lazy().select(pl.len()).collect().item()
+    }
 
 
 def to_svg(chart: Any) -> str:
@@ -1012,4 +957,7 @@ def to_svg(chart: Any) -> str:
             f"which cannot be imported ({exc}); hint: reinstall evalframe (pip install -e . "
             "or pip install evalframe)."
         ) from exc
-    return str(vlc.vegalite_to_svg(chart.to_dict()))
+    spec = chart.to_dict()
+    # no aria label on every mark: they tripled the size of a chart of many marks
+    spec["config"] = {**spec.get("config", {}), "aria": False}
+    return str(vlc.vegalite_to_svg(spec))

@@ -1,7 +1,9 @@
-"""Report sections of the analyst's view (issue 21): the policy in the header, the per-pair
-evaluator summary, and the case explorer (every regressed case of a pair, every failing case
-of a run; searchable, sortable, expandable to per-evaluator scores, reasons and outcome
-checks) with its small inline script. No network: the script and its data are in the page.
+"""The report's building blocks (escaped text, numbers, tables, figures) and its sections
+of the analyst's view: the policy in the header, a pair's decision (in the terminal's
+words, `stats.power.decision_part_text`), the per-pair evaluator summary, and the
+case explorer (every regressed case of a pair, every failing case of a run; searchable,
+sortable, expandable to per-evaluator scores, reasons and outcome checks) with its small
+inline script. No network: the script and its data are in the page.
 """
 
 from __future__ import annotations
@@ -15,7 +17,15 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.compare import evaluator_summary as ES
-from evalframe._private.display import SHORT, VALUE, policy_lines, visible
+from evalframe._private.config import Decide
+from evalframe._private.display import (
+    SHORT,
+    VALUE,
+    has_paired_cases,
+    pct,
+    policy_lines,
+    visible,
+)
 from evalframe._private.report.cases import (
     CASE_PAIRS,
     CASE_RUNS,
@@ -24,30 +34,84 @@ from evalframe._private.report.cases import (
     MAX_TEXT,
     cases_json,
 )
+from evalframe._private.report.plots import THINNED, chart_note, to_svg
 from evalframe._private.rules.constants import Z_95
+from evalframe._private.stats.power import decision_part_text, decision_parts_table
 
 GROUP = "group"
 """Column of the embedded rows naming their explorer (a pair's or a run's) on the page."""
 
 
-def _e(x: Any) -> str:
+def esc(x: Any) -> str:
+    """Text for the page: control, separator and bidi characters made visible
+    (`display.visible`, as in the terminal), then HTML-escaped."""
     return html.escape(visible("" if x is None else str(x)))
 
 
-def _id(x: Any) -> str:
-    return f"<bdi>{_e(x)}</bdi>"
+def bdi(x: Any) -> str:
+    """An id from the data as `esc` text in a `<bdi>`: a right-to-left id cannot reorder
+    the text around it (a comparison heading's arrow)."""
+    return f"<bdi>{esc(x)}</bdi>"
 
 
-def _num(x: float | None, digits: int = 3) -> str:
-    return "—" if x is None else f"{x:.{digits}f}"
-
-
-def _signed(x: float | None, digits: int = 3) -> str:
+def signed(x: float | None, digits: int = 3) -> str:
     return "—" if x is None else f"{x:+.{digits}f}"
 
 
-def _pct(x: float | None) -> str:
-    return "—" if x is None else f"{100 * x:.1f}%"
+def pts(x: float | None, sign: str = "") -> str:
+    """A rate difference in percentage points (`sign` "+": always signed)."""
+    return "—" if x is None else f"{100 * x:{sign}.1f} pts"
+
+
+def ms(x: float | None, sign: str = "") -> str:
+    """Milliseconds; the number and its unit never split across lines."""
+    return "—" if x is None else f"{x:{sign},.0f}\u00a0ms"
+
+
+def bracket(value: str, lo: str, hi: str) -> str:
+    """A value with its interval, the interval set in small grey type."""
+    return f"{value} <span class='meta'>[{lo}, {hi}]</span>"
+
+
+LEFT = " class='l'"
+
+
+def table(headers: list[str], rows: list[list[str]], left: int = 1, cls: str = "") -> str:
+    """An HTML table; the first `left` columns are left-aligned. Cells are HTML already;
+    headers are escaped. Cells wrap, and a left-aligned text cell (an id) breaks anywhere
+    when it is longer than its column (html.py's CSS), so a table fits the page."""
+
+    def td(tag: str, i: int, c: str) -> str:
+        return f"<{tag}{LEFT if i < left else ''}>{c}</{tag}>"
+
+    head = "".join(td("th", i, esc(h)) for i, h in enumerate(headers))
+    body = "".join(
+        "<tr>" + "".join(td("td", i, c) for i, c in enumerate(r)) + "</tr>" for r in rows
+    )
+    return (
+        f"<div class='wrap'><table{f' class={cls!r}' if cls else ''}><thead><tr>{head}</tr>"
+        f"</thead><tbody>{body}</tbody></table></div>"
+    )
+
+
+def figure(name: str, chart: Any, caption: str, cls: str = "chart", see: str = "") -> str:
+    """A chart as an inline SVG figure (no XML prolog) with its caption and what it left
+    out (`chart_note`, followed by `see` when runs or pairs were thinned)."""
+    svg = to_svg(chart)
+    note = chart_note(chart)
+    if note and see and THINNED in note:
+        note = f"{note} {see}"
+    thinned = f" <span class='thinned'>{esc(note)}</span>" if note else ""
+    return (
+        f"<figure class='{cls}' id='{cls.split('-')[0]}-{name}' data-chart='{name}'>"
+        f"{svg[svg.index('<svg') :]}<figcaption>{esc(caption)}{thinned}</figcaption></figure>"
+    )
+
+
+def of_pair(frame: pl.DataFrame, r: dict[str, Any]) -> pl.DataFrame:
+    """The rows of `frame` that belong to the pair (config, baseline, candidate) of `r`."""
+    keys = (S.CONFIG_ID, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID)
+    return frame.filter(*(pl.col(k) == r[k] for k in keys))
 
 
 # --- policy ---------------------------------------------------------------------------
@@ -57,7 +121,7 @@ def _one_policy(cfg: Any) -> str:
     return "".join(
         "<li>"
         + "".join(
-            f"<b>{_e(text)}</b>" if kind == VALUE else _e(text)
+            f"<b>{esc(text)}</b>" if kind == VALUE else esc(text)
             for text, kind in line
             if kind != SHORT
         )
@@ -79,13 +143,49 @@ def policy_section(config: Any, run_summary: pl.DataFrame) -> str:
         ids = ", ".join(sorted(run_summary[S.CONFIG_ID].unique().to_list()))
         gates = run_summary.select(S.MIN_MEAN_SCORE, S.MIN_PASS_RATE).unique()
         gate_text = "; ".join(
-            f"mean score meets {m:g} and pass rate meets {_pct(p)}" for m, p in gates.iter_rows()
+            f"mean score meets {m:g} and pass rate meets {pct(p)}" for m, p in gates.iter_rows()
         )
         items = (
-            f"<li>config {_e(ids)}; run gates: {_e(gate_text)}. Threshold, borderline band and "
+            f"<li>config {esc(ids)}; run gates: {esc(gate_text)}. Threshold, borderline band and "
             "compare limits: pass the config (build_report(..., config=cfg)) to state them.</li>"
         )
     return f"<section id='policy' class='policy'><b>Policy</b><ul>{items}</ul></section>"
+
+
+# --- a pair's three-outcome decision ----------------------------------------------------
+_PILL = {S.DECISION_PASS: "ok", S.DECISION_FAIL: "bad", S.DECISION_INCONCLUSIVE: "tie"}
+
+
+def decision_notes(
+    run_deltas: pl.DataFrame, decide: Any, limits: Any
+) -> dict[tuple[str, str, str], str]:
+    """(config_id, baseline, candidate) → the pair's decision as an HTML paragraph.
+    `decide` is the config's `decide` block (None: the defaults), `limits` its `compare`
+    block; empty without the decision columns or without limits. A pair without cases
+    scored in both runs gets the names of its parts, no numbers (the report shows no
+    paired statistics for it)."""
+    if S.DECISION not in run_deltas.columns or limits is None:
+        return {}
+    decide = Decide() if decide is None else decide
+    parts = decision_parts_table(run_deltas, decide, limits)
+    keys = (S.CONFIG_ID, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID)
+    why: dict[tuple, list[str]] = {}
+    for p in parts.iter_rows(named=True):
+        why.setdefault(tuple(p[k] for k in keys), []).append(decision_part_text(p))
+    out = {}
+    for r in run_deltas.iter_rows(named=True):
+        key = (r[S.CONFIG_ID], r[S.BASELINE_RUN_ID], r[S.CANDIDATE_RUN_ID])
+        decision = r[S.DECISION]
+        reasons = why.get(key, [])
+        if not has_paired_cases(r):  # no paired statistics are shown: name the parts only
+            reasons = [p.replace("_", " ") for p in r[S.DECISION_REASONS] or []]
+        out[key] = (
+            "<p class='decision'>Decision (non-inferiority, docs/statistics.md): "
+            f"<span class='pill {_PILL.get(decision, 'tie')}'>{esc(decision)}</span>"
+            + (": " + "; ".join(esc(t) for t in reasons) if reasons else "")
+            + ".</p>"
+        )
+    return out
 
 
 # --- evaluator summary ----------------------------------------------------------------
@@ -93,11 +193,7 @@ def evaluator_summary_table(summary: pl.DataFrame | None, r: dict[str, Any]) -> 
     """The pair's evaluator summary (compare/evaluator_summary.py) as a table, ties marked."""
     if summary is None or summary.height == 0:
         return ""
-    mine = summary.filter(
-        (pl.col(S.CONFIG_ID) == r[S.CONFIG_ID])
-        & (pl.col(S.BASELINE_RUN_ID) == r[S.BASELINE_RUN_ID])
-        & (pl.col(S.CANDIDATE_RUN_ID) == r[S.CANDIDATE_RUN_ID])
-    )
+    mine = of_pair(summary, r)
     if mine.height == 0:
         return ""
     n_reg = int(mine[ES.N_REGRESSION].max() or 0)  # type: ignore[arg-type]
@@ -107,42 +203,36 @@ def evaluator_summary_table(summary: pl.DataFrame | None, r: dict[str, Any]) -> 
         worst = f"{x[ES.N_WORST]}"
         if x[ES.N_WORST_TIED]:
             worst += f" <span class='meta'>({x[ES.N_WORST_TIED]} tied)</span>"
-        interval = (
-            ""
-            if x[ES.MEAN_DELTA_CI_LOW] is None
-            else f" <span class='meta'>[{_signed(x[ES.MEAN_DELTA_CI_LOW])}, "
-            f"{_signed(x[ES.MEAN_DELTA_CI_HIGH])}]</span>"
-        )
-        cls = " class='bad'" if (x[ES.MEAN_DELTA_CI_HIGH] or 0) < 0 else ""
+        delta = signed(x[ES.MEAN_DELTA])
+        if x[ES.MEAN_DELTA_CI_LOW] is not None:
+            delta = bracket(
+                delta, signed(x[ES.MEAN_DELTA_CI_LOW]), signed(x[ES.MEAN_DELTA_CI_HIGH])
+            )
+        if (x[ES.MEAN_DELTA_CI_HIGH] or 0) < 0:
+            delta = f"<span class='bad'>{delta}</span>"
         rows.append(
-            "<tr>"
-            f"<td class='l'>{_id(x[S.PATH])}{tie}</td>"
-            f"<td>{x[ES.N_FELL_IN_REGRESSIONS]} of {n_reg}</td>"
-            f"<td>{_pct(x[ES.SHARE_OF_REGRESSIONS])}</td>"
-            f"<td>{worst}</td>"
-            f"<td>{x[ES.N_FELL]} of {x[ES.N_PAIRED]}</td>"
-            f"<td{cls}>{_signed(x[ES.MEAN_DELTA])}{interval}</td>"
-            "</tr>"
-        )
-    head = "".join(
-        f"<th{' class=l' if i == 0 else ''}>{h}</th>"
-        for i, h in enumerate(
             [
-                "evaluator",
-                "fell in regressed cases",
-                "share of the regressions",
-                "lowest in (ties)",
-                "fell in paired cases",
-                "mean delta [paired 95 % interval]",
+                bdi(x[S.PATH]) + tie,
+                f"{x[ES.N_FELL_IN_REGRESSIONS]} of {n_reg}",
+                pct(x[ES.SHARE_OF_REGRESSIONS]),
+                worst,
+                f"{x[ES.N_FELL]} of {x[ES.N_PAIRED]}",
+                delta,
             ]
         )
-    )
+    headers = [
+        "evaluator",
+        "fell in regressed cases",
+        "share of the regressions",
+        "lowest in (ties)",
+        "fell in paired cases",
+        "mean delta [paired 95 % interval]",
+    ]
     return (
         "<div class='evsum'><p><b>Which evaluator moved</b> (first: the share of the pair's "
         f"{n_reg} regressed cases in which it fell):</p>"
-        f"<div class='wrap'><table class='evsum'><thead><tr>{head}</tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
-        "<p class='note'>An evaluator <i>fell</i> in a case when its score delta exceeds "
+        + table(headers, rows, cls="evsum")
+        + "<p class='note'>An evaluator <i>fell</i> in a case when its score delta exceeds "
         "case_delta downward. <i>Lowest in</i>: regressed cases where it has the lowest delta "
         "of the leaves; a case where several leaves share the lowest delta counts for each "
         "(tied). <span class='pill tie'>tie</span>: another evaluator fell in as many "
@@ -186,11 +276,11 @@ def case_explorer(
     data = dataset or "DATASET"
     status = "regression" if kind == KIND_REGRESSION else "fail"
     how = (
-        f"<code>evalframe cases {_e(data)} --run {_e(run)} --status {status}</code> (after "
-        f"<code>evalframe {'compare' if kind == KIND_REGRESSION else 'score'} {_e(data)}</code>)"
-        f' or SQL: <code>evalframe sql {_e(data)} "select * from '
+        f"<code>evalframe cases {esc(data)} --run {esc(run)} --status {status}</code> (after "
+        f"<code>evalframe {'compare' if kind == KIND_REGRESSION else 'score'} {esc(data)}</code>)"
+        f' or SQL: <code>evalframe sql {esc(data)} "select * from '
         f"{'case_deltas' if kind == KIND_REGRESSION else 'case_summary'} where "
-        f"{'candidate_run_id' if kind == KIND_REGRESSION else 'run_id'} = '{_e(run)}' and "
+        f"{'candidate_run_id' if kind == KIND_REGRESSION else 'run_id'} = '{esc(run)}' and "
         f'{"status = " + repr("regression") if kind == KIND_REGRESSION else "not passed"}"</code>'
     )
     noun = "regressed cases" if kind == KIND_REGRESSION else "failing cases"

@@ -99,7 +99,7 @@ def report_tables(
     reasons and the outcome checks. `series` (a runs column: model, target, agent) pairs
     runs within each of its values only (`compare_tables(series=...)`); draw the trend per
     series by passing it to `build_report` too. `bootstrap`/`seed`: run_summary with the
-    case-bootstrap columns (SPEC §12; the runs part shows the rank bands)."""
+    case-bootstrap columns (docs/statistics.md; the runs part shows the rank bands)."""
     cfg = config if config is not None else Config()
     ds = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, clamp=clamp)
     # a dataset path is scored by the flat pass, whose leaf scores give evaluator_deltas
