@@ -30,7 +30,7 @@ from evalframe._private.data.validate import (
     MAX_EXAMPLES,
     SCORE_VALUE_CHECKS,
     ClampReport,
-    null_key_checks,
+    folded_score_checks,
 )
 from evalframe._private.errors import Problem
 from evalframe._private.rules import aggregators
@@ -339,9 +339,7 @@ def score_problems(
     ).row(0, named=True)
     problems: list[Problem] = []
     key = S.SCORE_KEY
-    for check in (*null_key_checks(S.SCORES), *SCORE_VALUE_CHECKS):
-        if clamp and check.clamped:
-            continue
+    for check in folded_score_checks(clamp=clamp):
         n = int(sums[f"_{check.fold}"] or 0)
         if n:
             problems.append(
