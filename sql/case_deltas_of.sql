@@ -1,4 +1,4 @@
--- case_deltas_of(...) — table macro: case_deltas (SPEC §6) from case summaries: each
+-- case_deltas_of(...) — table macro: case_deltas from case summaries: each
 -- case of each (baseline, candidate) pair with both sides and its status.
 -- grain:   config × pair × case
 -- inputs:  case_source: a relation shaped like case_summary (default: the stored results);

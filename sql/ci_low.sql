@@ -3,6 +3,5 @@
 -- grain:   one value
 -- inputs:  value, se (a standard error)
 -- returns: double; null when value or se is null
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro ci_low(value, se) as
-    (value - (se * cast(1.96 as double)));
+    cast(value as double) - 1.96 * cast(se as double);

@@ -4,7 +4,7 @@
 --          with the sum and the count of the non-null values x of that cluster, e.g.
 --          list({'sum_x': sum_x, 'n': n}) over a per-case pre-aggregation
 -- returns: double, se = sqrt(G/(G-1) · Σ_c (sum_x_c − n_c · x̄)²) / n with G clusters,
---          n = Σ n_c, x̄ = Σ sum_x_c / n; null when G < 2 (SPEC §5)
+--          n = Σ n_c, x̄ = Σ sum_x_c / n; null when G < 2
 create or replace macro clustered_se(clusters) as
     case
         when len(clusters) >= 2 then

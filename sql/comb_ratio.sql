@@ -1,4 +1,4 @@
--- comb_ratio(a, b, k) — scalar macro: the binomial ratio C(a, k) / C(b, k) (SPEC §10).
+-- comb_ratio(a, b, k) — scalar macro: the binomial ratio C(a, k) / C(b, k).
 -- grain:   one value
 -- inputs:  integers 0 <= a <= b and k >= 1
 -- returns: double, Π_{i=0}^{k-1} (a − i) / (b − i) (every factor in [0, 1], no overflow);

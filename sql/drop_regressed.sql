@@ -5,6 +5,9 @@
 -- inputs:  drop_value (baseline − candidate), limit_value, require_significance (boolean),
 --          ci_high (upper end of the paired interval of the delta)
 -- returns: boolean, never null
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro drop_regressed(drop_value, limit_value, require_significance, ci_high) as
-    coalesce(((drop_value > (limit_value + cast(1e-09 as double))) and ((not coalesce(require_significance, false)) or coalesce((ci_high < 0), false))), false);
+    coalesce(
+        exceeds(drop_value, limit_value)
+        and (not coalesce(require_significance, false) or coalesce(ci_high < 0, false)),
+        false
+    );

@@ -1,4 +1,4 @@
--- evaluator_deltas_of(...) — table macro: evaluator_deltas (SPEC §6) of a flat config
+-- evaluator_deltas_of(...) — table macro: evaluator_deltas of a flat config
 -- from the per-execution leaf scores of execution_partials (keep_leaf_scores := true): per
 -- pair, case and evaluator, each side's mean normalized score over the case's attempts
 -- (null scores left out) and the status rule without pass flips (docs/compare.md).

@@ -4,6 +4,5 @@
 -- grain:   one value
 -- inputs:  is_ok, has_rows (booleans), on_missing (varchar), n_missing (count)
 -- returns: boolean, never null
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro execution_judge_error(is_ok, has_rows, on_missing, n_missing) as
-    coalesce((((is_ok and has_rows) and (on_missing = 'fail')) and (n_missing > 0)), false);
+    coalesce(is_ok and has_rows and on_missing = 'fail' and n_missing > 0, false);

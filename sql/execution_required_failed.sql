@@ -3,6 +3,5 @@
 -- grain:   one value
 -- inputs:  is_ok, has_rows, gate_fired (booleans)
 -- returns: boolean
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro execution_required_failed(is_ok, has_rows, gate_fired) as
-    ((is_ok and has_rows) and coalesce(gate_fired, false));
+    is_ok and has_rows and coalesce(gate_fired, false);

@@ -1,5 +1,5 @@
 -- execution_scores_at(...) — table macro: execution_scores of a flat config, straight from
--- the input tables (SPEC §3, docs/scoring.md); the SQL twin of `evalframe score`: one
+-- the input tables (docs/scoring.md); the SQL twin of `evalframe score`: one
 -- pass over the judge rows (execution_partials), then the rules (execution_scores_of).
 -- grain:   execution (run × case × attempt), one config
 -- inputs:  scores, executions, outcomes, evaluator_policy (empty = every evaluator in the

@@ -1,6 +1,6 @@
 -- execution_scores_of(partials_source, ...) — table macro: execution_scores of a flat
--- config from the per-execution partial sums of execution_partials (SPEC §3,
--- docs/scoring.md): every rule runs on per-execution rows, no judge row is read here.
+-- config from the per-execution partial sums of execution_partials
+-- (docs/scoring.md): every rule runs on per-execution rows, no judge row is read here.
 -- grain:   execution (run × case × attempt), one config; rows unordered
 -- inputs:  partials_source (shaped like execution_partials, computed with the same
 --          configured / required_children / keep_threshold_scores), executions, outcomes,

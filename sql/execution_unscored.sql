@@ -3,6 +3,5 @@
 -- grain:   one value
 -- inputs:  is_ok, is_judge_error, has_rows, root_present (booleans)
 -- returns: boolean
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro execution_unscored(is_ok, is_judge_error, has_rows, root_present) as
-    ((is_ok and (not is_judge_error)) and (not (has_rows and coalesce(root_present, false))));
+    is_ok and not is_judge_error and not (has_rows and coalesce(root_present, false));

@@ -214,16 +214,19 @@ create table if not exists compare_pairs (
 
 -- ==== normalize_score.sql =======================================================
 -- normalize_score(score, scale_max, higher_is_better := true) — scalar macro: a raw judge
--- score on the 0–1, higher-is-better scale (rules/normalize.py, SPEC §2).
+-- score on the 0–1, higher-is-better scale (rules/normalize.py).
 -- grain:   one value
 -- inputs:  score (raw judge score, may be null), scale_max (top of the raw scale; null =
 --          1.0), higher_is_better (boolean; false for a lower-is-better metric such as a
 --          hallucination rate; null = true)
 -- returns: double, score / scale_max, or 1 − score / scale_max when higher_is_better is
 --          false; null when score is null
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro normalize_score(score, scale_max, higher_is_better := true) as
-    (case when (not coalesce(higher_is_better, true)) then (cast(1.0 as double) - (cast(score as double) / coalesce(cast(scale_max as double), cast(1.0 as double)))) else (cast(score as double) / coalesce(cast(scale_max as double), cast(1.0 as double))) end);
+    case
+        when coalesce(higher_is_better, true)
+            then cast(score as double) / coalesce(cast(scale_max as double), 1.0)
+        else 1.0 - cast(score as double) / coalesce(cast(scale_max as double), 1.0)
+    end;
 
 -- ==== meets.sql =================================================================
 -- meets(x, b) — scalar macro: "x meets the boundary b", x >= b - EPS (rules/boundaries.py).
@@ -231,9 +234,8 @@ create or replace macro normalize_score(score, scale_max, higher_is_better := tr
 -- inputs:  x, b (numbers on the 0–1 scale)
 -- returns: boolean; null when x or b is null; false when x is NaN (DuckDB orders NaN
 --          above every number, so a NaN score would otherwise meet every bound)
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro meets(x, b) as
-    ((cast(x as double) >= (cast(b as double) - cast(1e-09 as double))) and (not isnan(cast(x as double))));
+    cast(x as double) >= cast(b as double) - 1e-9 and not isnan(cast(x as double));
 
 -- ==== exceeds.sql ===============================================================
 -- exceeds(x, limit_value) — scalar macro: "x exceeds the limit", x > limit + EPS
@@ -241,9 +243,8 @@ create or replace macro meets(x, b) as
 -- grain:   one value
 -- inputs:  x, limit_value (numbers: drops on 0–1, relative latency increases)
 -- returns: boolean; null when x or limit_value is null
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro exceeds(x, limit_value) as
-    (cast(x as double) > (cast(limit_value as double) + cast(1e-09 as double)));
+    cast(x as double) > cast(limit_value as double) + 1e-9;
 
 -- ==== run_gate.sql ==============================================================
 -- run_gate(value, minimum) — scalar macro: a run gate holds when value meets minimum; a
@@ -251,22 +252,54 @@ create or replace macro exceeds(x, limit_value) as
 -- grain:   one value
 -- inputs:  value (a run's mean_score or pass_rate), minimum (the gate)
 -- returns: boolean, never null
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro run_gate(value, minimum) as
-    coalesce(((cast(value as double) >= (cast(minimum as double) - cast(1e-09 as double))) and (not isnan(cast(value as double)))), false);
+    coalesce(meets(value, minimum), false);
+
+-- ==== case_passed.sql ===========================================================
+-- case_passed(n_passed, attempts, attempts_passed) — scalar macro: a case passes when all,
+-- any or more than half of its attempts passed (rules/attempts.py).
+-- grain:   one value
+-- inputs:  n_passed (attempts that passed), attempts (attempts of the case),
+--          attempts_passed ('all' | 'any' | 'majority')
+-- returns: boolean; null when a count is null
+create or replace macro case_passed(n_passed, attempts, attempts_passed) as
+    case attempts_passed
+        when 'any' then n_passed >= 1
+        when 'majority' then n_passed * 2 > attempts
+        else n_passed = attempts
+    end;
 
 -- ==== case_status.sql ===========================================================
 -- case_status(in_baseline, in_candidate, baseline_scored, candidate_scored,
 --             baseline_passed, candidate_passed, score_delta, case_delta) — scalar macro:
 -- the status of a case (or case × evaluator) in a (baseline, candidate) pair, the first
--- rule that applies (rules/compare.py, SPEC §6); null passed flags never flip.
+-- rule that applies (rules/compare.py); null passed flags never flip.
 -- grain:   one value
 -- inputs:  booleans in_baseline, in_candidate, baseline_scored, candidate_scored,
 --          baseline_passed, candidate_passed; doubles score_delta, case_delta
 -- returns: varchar 'new' | 'removed' | 'error' | 'regression' | 'improvement' | 'unchanged'
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
-create or replace macro case_status(in_baseline, in_candidate, baseline_scored, candidate_scored, baseline_passed, candidate_passed, score_delta, case_delta) as
-    (case when (not in_baseline) then 'new' else (case when (not in_candidate) then 'removed' else (case when ((not baseline_scored) or (not candidate_scored)) then 'error' else (case when (coalesce(baseline_passed, false) and (not coalesce(candidate_passed, false))) then 'regression' else (case when ((not coalesce(baseline_passed, false)) and coalesce(candidate_passed, false)) then 'improvement' else (case when coalesce(((-score_delta) > (case_delta + cast(1e-09 as double))), false) then 'regression' else (case when coalesce((score_delta > (case_delta + cast(1e-09 as double))), false) then 'improvement' else 'unchanged' end) end) end) end) end) end) end);
+create or replace macro case_status(
+    in_baseline,
+    in_candidate,
+    baseline_scored,
+    candidate_scored,
+    baseline_passed,
+    candidate_passed,
+    score_delta,
+    case_delta
+) as
+    case
+        when not in_baseline then 'new'
+        when not in_candidate then 'removed'
+        when not baseline_scored or not candidate_scored then 'error'
+        when coalesce(baseline_passed, false) and not coalesce(candidate_passed, false)
+            then 'regression'
+        when not coalesce(baseline_passed, false) and coalesce(candidate_passed, false)
+            then 'improvement'
+        when coalesce(exceeds(-score_delta, case_delta), false) then 'regression'
+        when coalesce(exceeds(score_delta, case_delta), false) then 'improvement'
+        else 'unchanged'
+    end;
 
 -- ==== drop_regressed.sql ========================================================
 -- drop_regressed(drop_value, limit_value, require_significance, ci_high) — scalar macro: a
@@ -276,9 +309,12 @@ create or replace macro case_status(in_baseline, in_candidate, baseline_scored, 
 -- inputs:  drop_value (baseline − candidate), limit_value, require_significance (boolean),
 --          ci_high (upper end of the paired interval of the delta)
 -- returns: boolean, never null
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro drop_regressed(drop_value, limit_value, require_significance, ci_high) as
-    coalesce(((drop_value > (limit_value + cast(1e-09 as double))) and ((not coalesce(require_significance, false)) or coalesce((ci_high < 0), false))), false);
+    coalesce(
+        exceeds(drop_value, limit_value)
+        and (not coalesce(require_significance, false) or coalesce(ci_high < 0, false)),
+        false
+    );
 
 -- ==== latency_regressed.sql =====================================================
 -- latency_regressed(baseline_latency, candidate_latency, limit_value) — scalar macro: a
@@ -287,9 +323,17 @@ create or replace macro drop_regressed(drop_value, limit_value, require_signific
 -- grain:   one value
 -- inputs:  baseline_latency, candidate_latency (latency_mean), limit_value (a fraction)
 -- returns: boolean, never null
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro latency_regressed(baseline_latency, candidate_latency, limit_value) as
-    coalesce(((case when (baseline_latency > 0) then ((candidate_latency - baseline_latency) / baseline_latency) else null end) > (limit_value + cast(1e-09 as double))), false);
+    coalesce(
+        exceeds(
+            case
+                when baseline_latency > 0
+                    then (candidate_latency - baseline_latency) / baseline_latency
+            end,
+            limit_value
+        ),
+        false
+    );
 
 -- ==== ci_low.sql ================================================================
 -- ci_low(value, se) — scalar macro: lower end of the 95 % interval, value − z · se
@@ -297,9 +341,8 @@ create or replace macro latency_regressed(baseline_latency, candidate_latency, l
 -- grain:   one value
 -- inputs:  value, se (a standard error)
 -- returns: double; null when value or se is null
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro ci_low(value, se) as
-    (value - (se * cast(1.96 as double)));
+    cast(value as double) - 1.96 * cast(se as double);
 
 -- ==== ci_high.sql ===============================================================
 -- ci_high(value, se) — scalar macro: upper end of the 95 % interval, value + z · se
@@ -307,55 +350,62 @@ create or replace macro ci_low(value, se) as
 -- grain:   one value
 -- inputs:  value, se (a standard error)
 -- returns: double; null when value or se is null
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro ci_high(value, se) as
-    (value + (se * cast(1.96 as double)));
+    ci_low(value, -se);
 
 -- ==== mde.sql ===================================================================
 -- mde(se) — scalar macro: the minimum detectable effect at α 0.05 (two-sided) and power
--- 0.8 of a difference with standard error se (rules/intervals.py, SPEC §10).
+-- 0.8 of a difference with standard error se (rules/intervals.py).
 -- grain:   one value
 -- inputs:  se (a standard error)
 -- returns: double; null when se is null
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro mde(se) as
-    (se * cast(2.801585 as double));
+    2.801585 * cast(se as double);
 
 -- ==== decide_part.sql ===========================================================
 -- decide_part(ci_low, ci_high, margin) — scalar macro: one part of a pair's three-outcome
--- decision (rules/decide.py, SPEC §12): 'fail' when the paired 95 % interval's high end lies
+-- decision (rules/decide.py): 'fail' when the paired 95 % interval's high end lies
 -- below −margin (ci_high < −margin − EPS), 'pass' when its low end meets −margin
 -- (ci_low ≥ −margin − EPS), else 'inconclusive' (also when the interval is null).
 -- grain:   one value
 -- inputs:  ci_low, ci_high (the interval of paired_pass_delta or mean_delta), margin
 --          (decide.pass_rate_margin or decide.mean_score_margin)
 -- returns: varchar 'pass' | 'fail' | 'inconclusive', never null
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro decide_part(ci_low, ci_high, margin) as
-    (case when coalesce(((-ci_high) > (margin + cast(1e-09 as double))), false) then 'fail' else (case when coalesce(((ci_low >= ((-margin) - cast(1e-09 as double))) and (not isnan(ci_low))), false) then 'pass' else 'inconclusive' end) end);
+    case
+        when coalesce(exceeds(-ci_high, margin), false) then 'fail'
+        when coalesce(meets(ci_low, -margin), false) then 'pass'
+        else 'inconclusive'
+    end;
 
 -- ==== decide_latency.sql ========================================================
 -- decide_latency(baseline_latency, candidate_latency, limit_value) — scalar macro: the
--- latency part of a pair's decision (rules/decide.py, SPEC §12): 'fail' when the latency
--- rule of SPEC §6 regressed (latency_regressed), else 'pass'.
+-- latency part of a pair's decision (rules/decide.py): 'fail' when the latency
+-- rule regressed (latency_regressed), else 'pass'.
 -- grain:   one value
 -- inputs:  baseline_latency, candidate_latency (latency_mean), limit_value
 --          (compare.max_latency_increase, a fraction)
 -- returns: varchar 'pass' | 'fail', never null
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro decide_latency(baseline_latency, candidate_latency, limit_value) as
-    (case when coalesce(((case when (baseline_latency > 0) then ((candidate_latency - baseline_latency) / baseline_latency) else null end) > (limit_value + cast(1e-09 as double))), false) then 'fail' else 'pass' end);
+    case
+        when latency_regressed(baseline_latency, candidate_latency, limit_value) then 'fail'
+        else 'pass'
+    end;
 
 -- ==== decide_pair.sql ===========================================================
 -- decide_pair(pass_rate_part, mean_score_part, latency_part) — scalar macro: a pair's
--- decision from its three parts (rules/decide.py, SPEC §12): 'fail' if any part fails, else
+-- decision from its three parts (rules/decide.py): 'fail' if any part fails, else
 -- 'inconclusive' if any is, else 'pass'.
 -- grain:   one value
 -- inputs:  the parts (varchar 'pass' | 'fail' | 'inconclusive'; decide_part, decide_latency)
 -- returns: varchar 'pass' | 'fail' | 'inconclusive'
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro decide_pair(pass_rate_part, mean_score_part, latency_part) as
-    (case when (((pass_rate_part = 'fail') or (mean_score_part = 'fail')) or (latency_part = 'fail')) then 'fail' else (case when (((pass_rate_part = 'inconclusive') or (mean_score_part = 'inconclusive')) or (latency_part = 'inconclusive')) then 'inconclusive' else 'pass' end) end);
+    case
+        when 'fail' in (pass_rate_part, mean_score_part, latency_part) then 'fail'
+        when 'inconclusive' in (pass_rate_part, mean_score_part, latency_part)
+            then 'inconclusive'
+        else 'pass'
+    end;
 
 -- ==== node_score.sql ============================================================
 -- node_score(present, required_failed, aggregator, wavg, s_min, s_max, threshold,
@@ -366,9 +416,30 @@ create or replace macro decide_pair(pass_rate_part, mean_score_part, latency_par
 --          wavg, s_min, s_max, pass_ratio, wavg_rest (0–1, wavg_rest null when every child
 --          is required); threshold (the node's t)
 -- returns: double; null when no child is present, 0 when the required gate fired
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
-create or replace macro node_score(present, required_failed, aggregator, wavg, s_min, s_max, threshold, pass_ratio, safety_gate_fired, wavg_rest) as
-    (case when (not present) then null else (case when required_failed then cast(0.0 as double) else (case when (aggregator = 'minimum') then s_min else (case when (aggregator = 'maximum') then s_max else (case when (aggregator = 'all_or_nothing') then (case when ((s_min >= (threshold - cast(1e-09 as double))) and (not isnan(s_min))) then wavg else cast(0.0 as double) end) else (case when (aggregator = 'safety_gate') then (case when safety_gate_fired then cast(0.0 as double) else coalesce(wavg_rest, wavg) end) else (case when (aggregator = 'threshold') then pass_ratio else wavg end) end) end) end) end) end) end);
+create or replace macro node_score(
+    present,
+    required_failed,
+    aggregator,
+    wavg,
+    s_min,
+    s_max,
+    threshold,
+    pass_ratio,
+    safety_gate_fired,
+    wavg_rest
+) as
+    case
+        when not present then null
+        when required_failed then 0.0
+        when aggregator = 'minimum' then s_min
+        when aggregator = 'maximum' then s_max
+        when aggregator = 'all_or_nothing'
+            then case when meets(s_min, threshold) then wavg else 0.0 end
+        when aggregator = 'safety_gate'
+            then case when safety_gate_fired then 0.0 else coalesce(wavg_rest, wavg) end
+        when aggregator = 'threshold' then pass_ratio
+        else wavg
+    end::double;
 
 -- ==== node_gate_fired.sql =======================================================
 -- node_gate_fired(present, aggregator, required_failed, safety_gate_fired) — scalar
@@ -377,9 +448,8 @@ create or replace macro node_score(present, required_failed, aggregator, wavg, s
 -- grain:   one value
 -- inputs:  present, required_failed, safety_gate_fired (booleans); aggregator (varchar)
 -- returns: boolean
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro node_gate_fired(present, aggregator, required_failed, safety_gate_fired) as
-    (present and (required_failed or ((aggregator = 'safety_gate') and safety_gate_fired)));
+    present and (required_failed or (aggregator = 'safety_gate' and safety_gate_fired));
 
 -- ==== verdict_band.sql ==========================================================
 -- verdict_band(score, threshold, borderline) — scalar macro: the verdict band of a score
@@ -389,9 +459,13 @@ create or replace macro node_gate_fired(present, aggregator, required_failed, sa
 --          the borderline band; null = no band)
 -- returns: varchar 'pass' | 'borderline' | 'fail'; null when score is null.
 --          (execution_verdict adds 'error', 'unscored' and the required/judge-error fails.)
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro verdict_band(score, threshold, borderline := null) as
-    (case when (score is null) then cast(null as text) else (case when ((score >= (threshold - cast(1e-09 as double))) and (not isnan(score))) then 'pass' else (case when ((not (borderline is null)) and ((score >= (borderline - cast(1e-09 as double))) and (not isnan(score)))) then 'borderline' else 'fail' end) end) end);
+    case
+        when score is null then null
+        when meets(score, threshold) then 'pass'
+        when borderline is not null and meets(score, borderline) then 'borderline'
+        else 'fail'
+    end;
 
 -- ==== execution_judge_error.sql =================================================
 -- execution_judge_error(is_ok, has_rows, on_missing, n_missing) — scalar macro: an ok
@@ -400,9 +474,8 @@ create or replace macro verdict_band(score, threshold, borderline := null) as
 -- grain:   one value
 -- inputs:  is_ok, has_rows (booleans), on_missing (varchar), n_missing (count)
 -- returns: boolean, never null
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro execution_judge_error(is_ok, has_rows, on_missing, n_missing) as
-    coalesce((((is_ok and has_rows) and (on_missing = 'fail')) and (n_missing > 0)), false);
+    coalesce(is_ok and has_rows and on_missing = 'fail' and n_missing > 0, false);
 
 -- ==== execution_unscored.sql ====================================================
 -- execution_unscored(is_ok, is_judge_error, has_rows, root_present) — scalar macro: an ok
@@ -410,9 +483,8 @@ create or replace macro execution_judge_error(is_ok, has_rows, on_missing, n_mis
 -- grain:   one value
 -- inputs:  is_ok, is_judge_error, has_rows, root_present (booleans)
 -- returns: boolean
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro execution_unscored(is_ok, is_judge_error, has_rows, root_present) as
-    ((is_ok and (not is_judge_error)) and (not (has_rows and coalesce(root_present, false))));
+    is_ok and not is_judge_error and not (has_rows and coalesce(root_present, false));
 
 -- ==== execution_required_failed.sql =============================================
 -- execution_required_failed(is_ok, has_rows, gate_fired) — scalar macro: the required gate
@@ -420,9 +492,8 @@ create or replace macro execution_unscored(is_ok, is_judge_error, has_rows, root
 -- grain:   one value
 -- inputs:  is_ok, has_rows, gate_fired (booleans)
 -- returns: boolean
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro execution_required_failed(is_ok, has_rows, gate_fired) as
-    ((is_ok and has_rows) and coalesce(gate_fired, false));
+    is_ok and has_rows and coalesce(gate_fired, false);
 
 -- ==== execution_score.sql =======================================================
 -- execution_score(is_ok, is_unscored, is_judge_error, root_score) — scalar macro: the
@@ -431,9 +502,12 @@ create or replace macro execution_required_failed(is_ok, has_rows, gate_fired) a
 -- grain:   one value
 -- inputs:  is_ok, is_unscored, is_judge_error (booleans), root_score (0–1)
 -- returns: double
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro execution_score(is_ok, is_unscored, is_judge_error, root_score) as
-    (case when ((not is_ok) or is_unscored) then null else (case when is_judge_error then cast(0.0 as double) else root_score end) end);
+    case
+        when not is_ok or is_unscored then null
+        when is_judge_error then 0.0
+        else root_score
+    end::double;
 
 -- ==== execution_verdict.sql =====================================================
 -- execution_verdict(is_ok, is_judge_error, is_unscored, is_required_failed, score,
@@ -444,9 +518,22 @@ create or replace macro execution_score(is_ok, is_unscored, is_judge_error, root
 -- inputs:  is_ok, is_judge_error, is_unscored, is_required_failed (booleans); score,
 --          threshold, borderline (0–1; borderline null = no band)
 -- returns: varchar 'error' | 'fail' | 'unscored' | 'pass' | 'borderline'
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
-create or replace macro execution_verdict(is_ok, is_judge_error, is_unscored, is_required_failed, score, threshold, borderline) as
-    (case when (not is_ok) then 'error' else (case when is_judge_error then 'fail' else (case when is_unscored then 'unscored' else (case when is_required_failed then 'fail' else (case when ((score >= (threshold - cast(1e-09 as double))) and (not isnan(score))) then 'pass' else (case when ((not (borderline is null)) and ((score >= (borderline - cast(1e-09 as double))) and (not isnan(score)))) then 'borderline' else 'fail' end) end) end) end) end) end);
+create or replace macro execution_verdict(
+    is_ok,
+    is_judge_error,
+    is_unscored,
+    is_required_failed,
+    score,
+    threshold,
+    borderline
+) as
+    case
+        when not is_ok then 'error'
+        when is_judge_error then 'fail'
+        when is_unscored then 'unscored'
+        when is_required_failed then 'fail'
+        else coalesce(verdict_band(score, threshold, borderline), 'fail')
+    end;
 
 -- ==== execution_passed.sql ======================================================
 -- execution_passed(is_ok, is_judge_error, verdict, outcomes_total, outcomes_passed,
@@ -457,9 +544,24 @@ create or replace macro execution_verdict(is_ok, is_judge_error, is_unscored, is
 -- inputs:  is_ok, is_judge_error (booleans), verdict (varchar), outcomes_total,
 --          outcomes_passed (counts), outcomes_mode (varchar)
 -- returns: boolean
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
-create or replace macro execution_passed(is_ok, is_judge_error, verdict, outcomes_total, outcomes_passed, outcomes_mode) as
-    (case when ((not is_ok) or is_judge_error) then false else (case when (outcomes_mode = 'gate') then (case when (outcomes_total > 0) then (outcomes_passed = outcomes_total) else (verdict = 'pass') end) else (case when (outcomes_mode = 'ignore') then (verdict = 'pass') else ((verdict = 'pass') and ((not (outcomes_total > 0)) or (outcomes_passed = outcomes_total))) end) end) end);
+create or replace macro execution_passed(
+    is_ok,
+    is_judge_error,
+    verdict,
+    outcomes_total,
+    outcomes_passed,
+    outcomes_mode
+) as
+    case
+        when not is_ok or is_judge_error then false
+        when outcomes_mode = 'gate'
+            then case
+                when outcomes_total > 0 then outcomes_passed = outcomes_total
+                else verdict = 'pass'
+            end
+        when outcomes_mode = 'ignore' then verdict = 'pass'
+        else verdict = 'pass' and (not outcomes_total > 0 or outcomes_passed = outcomes_total)
+    end;
 
 -- ==== clustered_se.sql ==========================================================
 -- clustered_se(clusters) — scalar macro: case-clustered standard error of a mean.
@@ -468,7 +570,7 @@ create or replace macro execution_passed(is_ok, is_judge_error, verdict, outcome
 --          with the sum and the count of the non-null values x of that cluster, e.g.
 --          list({'sum_x': sum_x, 'n': n}) over a per-case pre-aggregation
 -- returns: double, se = sqrt(G/(G-1) · Σ_c (sum_x_c − n_c · x̄)²) / n with G clusters,
---          n = Σ n_c, x̄ = Σ sum_x_c / n; null when G < 2 (SPEC §5)
+--          n = Σ n_c, x̄ = Σ sum_x_c / n; null when G < 2
 create or replace macro clustered_se(clusters) as
     case
         when len(clusters) >= 2 then
@@ -491,7 +593,6 @@ create or replace macro clustered_se(clusters) as
 -- inputs:  passed (number of passes), n (number of trials), z (normal quantile; the
 --          default is the 95 % quantile of rules/constants.py)
 -- returns: struct(low double, high double); null when n = 0 or n is null
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro wilson_interval(passed, n, z := 1.96) as
     case
         when coalesce(n, 0) > 0 then
@@ -536,7 +637,7 @@ create or replace macro mcnemar_p(n01, n10) as
     end;
 
 -- ==== comb_ratio.sql ============================================================
--- comb_ratio(a, b, k) — scalar macro: the binomial ratio C(a, k) / C(b, k) (SPEC §10).
+-- comb_ratio(a, b, k) — scalar macro: the binomial ratio C(a, k) / C(b, k).
 -- grain:   one value
 -- inputs:  integers 0 <= a <= b and k >= 1
 -- returns: double, Π_{i=0}^{k-1} (a − i) / (b − i) (every factor in [0, 1], no overflow);
@@ -853,8 +954,8 @@ from grouped;
 
 -- ==== execution_scores_of.sql ===================================================
 -- execution_scores_of(partials_source, ...) — table macro: execution_scores of a flat
--- config from the per-execution partial sums of execution_partials (SPEC §3,
--- docs/scoring.md): every rule runs on per-execution rows, no judge row is read here.
+-- config from the per-execution partial sums of execution_partials
+-- (docs/scoring.md): every rule runs on per-execution rows, no judge row is read here.
 -- grain:   execution (run × case × attempt), one config; rows unordered
 -- inputs:  partials_source (shaped like execution_partials, computed with the same
 --          configured / required_children / keep_threshold_scores), executions, outcomes,
@@ -1201,7 +1302,7 @@ select * exclude (evalframe_end) from (
 
 -- ==== execution_scores_at.sql ===================================================
 -- execution_scores_at(...) — table macro: execution_scores of a flat config, straight from
--- the input tables (SPEC §3, docs/scoring.md); the SQL twin of `evalframe score`: one
+-- the input tables (docs/scoring.md); the SQL twin of `evalframe score`: one
 -- pass over the judge rows (execution_partials), then the rules (execution_scores_of).
 -- grain:   execution (run × case × attempt), one config
 -- inputs:  scores, executions, outcomes, evaluator_policy (empty = every evaluator in the
@@ -1251,9 +1352,9 @@ from execution_scores_of(
 order by run_id, case_id, attempt;
 
 -- ==== case_summary_of.sql =======================================================
--- case_summary_of(source, ...) — table macro: case_summary from execution_scores
--- rows (SPEC §4): repeated attempts of a case reduced to one row (rules/attempts.py).
--- Over the stored results it is a what-if on the attempts policy:
+-- case_summary_of(source, ...) — table macro: case_summary from execution_scores rows:
+-- repeated attempts of a case reduced to one row (rules/attempts.py). Over the stored
+-- results it is a what-if on the attempts policy:
 -- case_summary_of('execution_scores', attempts_passed := 'any').
 -- grain:   config × run × case
 -- inputs:  source: name of a table, view or CTE shaped like execution_scores
@@ -1261,152 +1362,50 @@ order by run_id, case_id, attempt;
 --          attempts_passed ['all'|'any'|'majority']
 -- columns: config_id, run_id, case_id, attempts, errored, scored, unscored,
 --          score, n_passed, pass_rate, passed, flaky, latency_mean, cost_usd
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro case_summary_of(
     source := 'execution_scores',
     attempts_score := 'mean',
     attempts_passed := 'all'
 ) as table
-    with __duckdb_s0 as (
-      select
-        config_id,
-        run_id,
-        case_id,
-        cast(count(*) as bigint) as attempts,
-        cast(coalesce(sum(cast((
-          status = 'error'
-        ) as bigint)), 0) as bigint) as errored,
-        cast(count(score) as bigint) as scored,
-        cast(coalesce(sum(cast((
-          verdict = 'unscored'
-        ) as bigint)), 0) as bigint) as unscored,
-        coalesce(sum(score), 0) as _score_sum,
-        mean(score) as _score_mean,
-        min(score) as _score_min,
-        max(score) as _score_max,
-        cast(coalesce(sum(cast(passed as bigint)), 0) as bigint) as n_passed,
-        mean(latency_ms) as latency_mean,
-        (
-          case when (
-            count(cost_usd) > 0
-          ) then coalesce(sum(cost_usd), 0) else null end
-        ) as cost_usd
-      from query_table(source)
-      group by
-        config_id,
-        run_id,
-        case_id
-    ), __duckdb_s1 as (
-      select
-        config_id as config_id,
-        run_id as run_id,
-        case_id as case_id,
-        attempts,
-        errored,
-        scored,
-        unscored,
-        _score_sum,
-        _score_mean,
-        _score_min,
-        _score_max,
-        n_passed,
-        latency_mean,
-        cost_usd
-      from __duckdb_s0 as src
-    ), __duckdb_s2 as (
-      select
-        config_id,
-        run_id,
-        case_id,
-        attempts,
-        errored,
-        scored,
-        unscored,
-        _score_sum,
-        _score_mean,
-        _score_min,
-        _score_max,
-        n_passed,
-        latency_mean,
-        cost_usd,
-        (
-          case
-            when (
-              cast(attempts_score as text) = 'min'
-            )
-            then _score_min
-            else (
-              case
-                when (
-                  cast(attempts_score as text) = 'max'
-                )
-                then _score_max
-                else _score_mean
-              end
-            )
-          end
-        ) as score,
-        (
-          n_passed / attempts
-        ) as pass_rate,
-        (
-          case
-            when (
-              cast(attempts_passed as text) = 'any'
-            )
-            then (
-              n_passed >= 1
-            )
-            else (
-              case
-                when (
-                  cast(attempts_passed as text) = 'majority'
-                )
-                then (
-                  (
-                    n_passed * 2
-                  ) > attempts
-                )
-                else (
-                  n_passed = attempts
-                )
-              end
-            )
-          end
-        ) as passed,
-        (
-          (
-            n_passed > 0
-          ) and (
-            n_passed < attempts
-          )
-        ) as flaky
-      from __duckdb_s1 as src
-    ), __duckdb_s3 as (
-      select
-        config_id,
-        run_id,
-        case_id,
-        attempts,
-        errored,
-        scored,
-        unscored,
-        score,
-        n_passed,
-        pass_rate,
-        passed,
-        flaky,
-        latency_mean,
-        cost_usd
-      from __duckdb_s2 as src
-    )
+with cases as (
     select
-      *
-    from __duckdb_s3 as src
-    order by
-      config_id,
-      run_id,
-      case_id;
+        config_id,
+        run_id,
+        case_id,
+        count(*) as attempts,
+        count(*) filter (where status = 'error') as errored,
+        count(score) as scored,
+        count(*) filter (where verdict = 'unscored') as unscored,
+        avg(score) as score_mean,
+        min(score) as score_min,
+        max(score) as score_max,
+        count(*) filter (where passed) as n_passed,
+        avg(latency_ms) as latency_mean,
+        sum(cost_usd) as cost_usd
+    from query_table(source)
+    group by config_id, run_id, case_id
+)
+select
+    config_id,
+    run_id,
+    case_id,
+    attempts,
+    errored,
+    scored,
+    unscored,
+    case attempts_score
+        when 'min' then score_min
+        when 'max' then score_max
+        else score_mean
+    end as score,
+    n_passed,
+    n_passed / attempts as pass_rate,
+    case_passed(n_passed, attempts, attempts_passed) as passed,
+    n_passed > 0 and n_passed < attempts as flaky,
+    latency_mean,
+    cost_usd
+from cases
+order by config_id, run_id, case_id;
 
 -- ==== case_summary_at.sql =======================================================
 -- case_summary_at(...) — table macro: case_summary of a flat config straight from the
@@ -1449,10 +1448,10 @@ from case_summary_of(
 );
 
 -- ==== run_summary_of.sql ========================================================
--- run_summary_of(source, ...) — table macro: run_summary from execution_scores rows
--- (SPEC §5): counts, rates, clustered standard errors, latency, cost and run gates
--- (rules/runs.py, rules/run_gates.py). Over the stored results it is a what-if on the
--- gates: run_summary_of(min_pass_rate := 0.9).
+-- run_summary_of(source, ...) — table macro: run_summary from execution_scores rows:
+-- counts, rates, clustered standard errors, latency, cost and run gates (rules/runs.py,
+-- rules/run_gates.py). Over the stored results it is a what-if on the gates:
+-- run_summary_of(min_pass_rate := 0.9).
 -- grain:   config × run (runs of the runs table without executions get zero counts)
 -- inputs:  source: name of a relation shaped like execution_scores; runs_source: the runs
 --          table (its columns are carried onto each row, `config` as run_config)
@@ -1462,11 +1461,14 @@ from case_summary_of(
 --          config_name [null] (a config_id to give rows to runs of the runs table even
 --          when source holds no execution)
 -- columns: config_id, run_id, executions, cases, passed, failed, errored, unscored,
---          n_pass, n_borderline, n_fail, pass_rate, mean_score, case_pass_rate, pass_rate_se,
---          mean_score_se, latency_mean, latency_p50, latency_p95, latency_max, cost_usd,
---          input_tokens, output_tokens, min_mean_score, min_pass_rate, mean_score_gate, pass_rate_gate, run_passed,
+--          n_pass, n_borderline, n_fail, pass_rate, mean_score, case_pass_rate,
+--          pass_rate_se, mean_score_se, latency_mean, latency_p50, latency_p95,
+--          latency_max, cost_usd, input_tokens, output_tokens, min_mean_score,
+--          min_pass_rate, mean_score_gate, pass_rate_gate, run_passed,
 --          then the columns of the runs table (created_at, label, run_config, metadata)
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
+-- The standard errors are clustered by case: with G cases of n_c attempts, x_c of them
+-- passed (or scored attempts and their score sum), sqrt(G/(G-1) · Σ_c (x_c − n_c · x̄)²) / Σ n_c
+-- (as clustered_se).
 create or replace macro run_summary_of(
     source := 'execution_scores',
     min_mean_score := 0.8,
@@ -1477,347 +1479,77 @@ create or replace macro run_summary_of(
     config_name := null
 ) as table
 with run_groups as (
-    with run_groups_s0 as (
-      select
+    select
         config_id,
         run_id,
-        cast(count(*) as bigint) as executions,
-        cast(coalesce(sum(cast(passed as bigint)), 0) as bigint) as passed,
-        cast(coalesce(
-          sum(
-            cast((
-              (
-                (
-                  not passed
-                ) and (
-                  not (
-                    status = 'error'
-                  )
-                )
-              )
-              and (
-                not (
-                  verdict = 'unscored'
-                )
-              )
-            ) as bigint)
-          ),
-          0
-        ) as bigint) as failed,
-        cast(coalesce(sum(cast((
-          status = 'error'
-        ) as bigint)), 0) as bigint) as errored,
-        cast(coalesce(sum(cast((
-          verdict = 'unscored'
-        ) as bigint)), 0) as bigint) as unscored,
-        cast(coalesce(sum(cast((
-          verdict = 'pass'
-        ) as bigint)), 0) as bigint) as n_pass,
-        cast(coalesce(sum(cast((
-          verdict = 'borderline'
-        ) as bigint)), 0) as bigint) as n_borderline,
-        cast(coalesce(sum(cast((
-          verdict = 'fail'
-        ) as bigint)), 0) as bigint) as n_fail,
-        mean(cast(passed as double)) as pass_rate,
-        mean(score) as mean_score,
-        mean(latency_ms) as latency_mean,
-        quantile_cont(latency_ms, cast(0.5 as double)) as latency_p50,
-        quantile_cont(latency_ms, cast(0.95 as double)) as latency_p95,
+        count(*) as executions,
+        count(*) filter (where passed) as passed,
+        count(*) filter (
+            where not passed and status <> 'error' and verdict <> 'unscored'
+        ) as failed,
+        count(*) filter (where status = 'error') as errored,
+        count(*) filter (where verdict = 'unscored') as unscored,
+        count(*) filter (where verdict = 'pass') as n_pass,
+        count(*) filter (where verdict = 'borderline') as n_borderline,
+        count(*) filter (where verdict = 'fail') as n_fail,
+        avg(passed::double) as pass_rate,
+        avg(score) as mean_score,
+        avg(latency_ms) as latency_mean,
+        quantile_cont(latency_ms, 0.5) as latency_p50,
+        quantile_cont(latency_ms, 0.95) as latency_p95,
         max(latency_ms) as latency_max,
-        (
-          case
-            when (
-              count(cost_usd) > 0
-            )
-            then cast(coalesce(sum(cost_usd), 0) as double)
-            else null
-          end
-        ) as cost_usd,
-        (
-          case
-            when (
-              count(input_tokens) > 0
-            )
-            then cast(coalesce(sum(input_tokens), 0) as bigint)
-            else null
-          end
-        ) as input_tokens,
-        (
-          case
-            when (
-              count(output_tokens) > 0
-            )
-            then cast(coalesce(sum(output_tokens), 0) as bigint)
-            else null
-          end
-        ) as output_tokens
-      from query_table(source)
-      group by
-        config_id,
-        run_id
-    )
+        sum(cost_usd)::double as cost_usd,
+        sum(input_tokens)::bigint as input_tokens,
+        sum(output_tokens)::bigint as output_tokens
+    from query_table(source)
+    group by config_id, run_id
+),
+case_rows as (
     select
-      config_id as config_id,
-      run_id as run_id,
-      executions,
-      passed,
-      failed,
-      errored,
-      unscored,
-      n_pass,
-      n_borderline,
-      n_fail,
-      pass_rate,
-      mean_score,
-      latency_mean,
-      latency_p50,
-      latency_p95,
-      latency_max,
-      cost_usd,
-      input_tokens,
-      output_tokens
-    from run_groups_s0 as src
+        config_id,
+        run_id,
+        count(*)::double as n,
+        (count(*) filter (where passed))::double as k,
+        count(score)::double as n_scored,
+        coalesce(sum(score), 0) as score_sum
+    from query_table(source)
+    group by config_id, run_id, case_id
+),
+case_terms as (
+    select
+        config_id,
+        run_id,
+        n,
+        n_scored,
+        case_passed(k, n, attempts_passed) as case_passed,
+        case
+            when n > 0 then (k - n * (sum(k) over run / sum(n) over run)) ** 2
+        end as deviation_k,
+        case
+            when n_scored > 0
+                then (score_sum - n_scored * (sum(score_sum) over run / sum(n_scored) over run)) ** 2
+        end as deviation_score
+    from case_rows
+    window run as (partition by config_id, run_id)
 ),
 run_cases as (
-    with run_cases_s0 as (
-      select
-        config_id,
-        run_id,
-        case_id,
-        cast(count(*) as bigint) as attempts,
-        cast(coalesce(sum(cast((
-          status = 'error'
-        ) as bigint)), 0) as bigint) as errored,
-        cast(count(score) as bigint) as scored,
-        cast(coalesce(sum(cast((
-          verdict = 'unscored'
-        ) as bigint)), 0) as bigint) as unscored,
-        coalesce(sum(score), 0) as _score_sum,
-        mean(score) as _score_mean,
-        min(score) as _score_min,
-        max(score) as _score_max,
-        cast(coalesce(sum(cast(passed as bigint)), 0) as bigint) as n_passed,
-        mean(latency_ms) as latency_mean,
-        (
-          case when (
-            count(cost_usd) > 0
-          ) then coalesce(sum(cost_usd), 0) else null end
-        ) as cost_usd
-      from query_table(source)
-      group by
-        config_id,
-        run_id,
-        case_id
-    ), run_cases_s1 as (
-      select
-        config_id as config_id,
-        run_id as run_id,
-        case_id as case_id,
-        attempts,
-        errored,
-        scored,
-        unscored,
-        _score_sum,
-        _score_mean,
-        _score_min,
-        _score_max,
-        n_passed,
-        latency_mean,
-        cost_usd
-      from run_cases_s0 as src
-    ), run_cases_s2 as (
-      select
-        config_id as config_id,
-        run_id as run_id,
-        cast(attempts as double) as _n,
-        cast(n_passed as double) as _k,
-        cast(scored as double) as _ns,
-        _score_sum as _ss
-      from run_cases_s1 as src
-    ), run_cases_s3 as (
-      select
-        config_id,
-        run_id,
-        _n,
-        _k,
-        _ns,
-        _ss,
-        (
-          case
-            when (
-              cast(attempts_passed as text) = 'any'
-            )
-            then (
-              _k >= 1
-            )
-            else (
-              case
-                when (
-                  cast(attempts_passed as text) = 'majority'
-                )
-                then (
-                  (
-                    _k * 2
-                  ) > _n
-                )
-                else (
-                  _k = _n
-                )
-              end
-            )
-          end
-        ) as _case_passed,
-        (
-          case
-            when (
-              _n > 0
-            )
-            then power(
-              (
-                _k - (
-                  _n * (
-                    coalesce((
-                      sum(_k) over (partition by config_id, run_id)
-                    ), 0) / coalesce((
-                      sum(_n) over (partition by config_id, run_id)
-                    ), 0)
-                  )
-                )
-              ),
-              2
-            )
-            else null
-          end
-        ) as _dev_k,
-        (
-          case
-            when (
-              _ns > 0
-            )
-            then power(
-              (
-                _ss - (
-                  _ns * (
-                    coalesce((
-                      sum(_ss) over (partition by config_id, run_id)
-                    ), 0) / coalesce((
-                      sum(_ns) over (partition by config_id, run_id)
-                    ), 0)
-                  )
-                )
-              ),
-              2
-            )
-            else null
-          end
-        ) as _dev_ss
-      from run_cases_s2 as src
-    ), run_cases_s4 as (
-      select
-        config_id,
-        run_id,
-        cast(count(*) as bigint) as cases,
-        mean(cast(_case_passed as double)) as case_pass_rate,
-        (
-          case
-            when (
-              cast(coalesce(sum(cast((
-                _n > 0
-              ) as bigint)), 0) as bigint) >= 2
-            )
-            then (
-              (
-                case
-                  when (
-                    (
-                      (
-                        cast(coalesce(sum(cast((
-                          _n > 0
-                        ) as bigint)), 0) as bigint) / (
-                          cast(coalesce(sum(cast((
-                            _n > 0
-                          ) as bigint)), 0) as bigint) - 1
-                        )
-                      ) * coalesce(sum(_dev_k), 0)
-                    ) < 0
-                  )
-                  then cast('NaN' as double)
-                  else sqrt(
-                    (
-                      (
-                        cast(coalesce(sum(cast((
-                          _n > 0
-                        ) as bigint)), 0) as bigint) / (
-                          cast(coalesce(sum(cast((
-                            _n > 0
-                          ) as bigint)), 0) as bigint) - 1
-                        )
-                      ) * coalesce(sum(_dev_k), 0)
-                    )
-                  )
-                end
-              ) / coalesce(sum(_n), 0)
-            )
-            else null
-          end
-        ) as pass_rate_se,
-        (
-          case
-            when (
-              cast(coalesce(sum(cast((
-                _ns > 0
-              ) as bigint)), 0) as bigint) >= 2
-            )
-            then (
-              (
-                case
-                  when (
-                    (
-                      (
-                        cast(coalesce(sum(cast((
-                          _ns > 0
-                        ) as bigint)), 0) as bigint) / (
-                          cast(coalesce(sum(cast((
-                            _ns > 0
-                          ) as bigint)), 0) as bigint) - 1
-                        )
-                      ) * coalesce(sum(_dev_ss), 0)
-                    ) < 0
-                  )
-                  then cast('NaN' as double)
-                  else sqrt(
-                    (
-                      (
-                        cast(coalesce(sum(cast((
-                          _ns > 0
-                        ) as bigint)), 0) as bigint) / (
-                          cast(coalesce(sum(cast((
-                            _ns > 0
-                          ) as bigint)), 0) as bigint) - 1
-                        )
-                      ) * coalesce(sum(_dev_ss), 0)
-                    )
-                  )
-                end
-              ) / coalesce(sum(_ns), 0)
-            )
-            else null
-          end
-        ) as mean_score_se
-      from run_cases_s3 as src
-      group by
-        config_id,
-        run_id
-    )
     select
-      config_id as config_id,
-      run_id as run_id,
-      cases,
-      case_pass_rate,
-      pass_rate_se,
-      mean_score_se
-    from run_cases_s4 as src
+        config_id,
+        run_id,
+        count(*) as cases,
+        avg(case_passed::double) as case_pass_rate,
+        case
+            when count(deviation_k) >= 2
+                then sqrt(count(deviation_k) / (count(deviation_k) - 1) * sum(deviation_k)) / sum(n)
+        end as pass_rate_se,
+        case
+            when count(deviation_score) >= 2
+                then sqrt(
+                    count(deviation_score) / (count(deviation_score) - 1) * sum(deviation_score)
+                ) / sum(n_scored)
+        end as mean_score_se
+    from case_terms
+    group by config_id, run_id
 ),
 config_ids as (
     select distinct config_id from run_groups
@@ -1917,7 +1649,7 @@ from run_summary_of(
 
 -- ==== pass_at_k_of.sql ==========================================================
 -- pass_at_k_of(...) — table macro: unbiased pass@k and pass^k per run over repeated
--- attempts (SPEC §10), from case summaries: for each case with n attempts (errored ones
+-- attempts, from case summaries: for each case with n attempts (errored ones
 -- count, as not passed) of which c passed and n >= k, pass@k = 1 − C(n−c, k)/C(n, k) and
 -- pass^k = C(c, k)/C(n, k); the run value is their mean over those cases, the se their
 -- sample standard deviation / √G (null when G < 2). run_summary's pass_at_<k>,
@@ -2094,7 +1826,7 @@ from matched_cases as m
 cross join delta_settings as s;
 
 -- ==== case_deltas_of.sql ========================================================
--- case_deltas_of(...) — table macro: case_deltas (SPEC §6) from case summaries: each
+-- case_deltas_of(...) — table macro: case_deltas from case summaries: each
 -- case of each (baseline, candidate) pair with both sides and its status.
 -- grain:   config × pair × case
 -- inputs:  case_source: a relation shaped like case_summary (default: the stored results);
@@ -2189,10 +1921,10 @@ from case_deltas_of(
 );
 
 -- ==== run_deltas_of.sql =========================================================
--- run_deltas_of(...) — table macro: run_deltas (SPEC §6) from case and run summaries:
+-- run_deltas_of(...) — table macro: run_deltas from case and run summaries:
 -- per pair, the run-level deltas, case status counts, paired statistics (mean delta,
 -- its SE and 95 % interval, exact McNemar p, the paired pass-rate change and the minimum
--- detectable effects of SPEC §10) and the regression reasons.
+-- detectable effects) and the regression reasons.
 -- grain:   config × pair
 -- inputs:  case_source (shaped like case_summary), run_source (shaped like run_summary);
 --          the pair: baseline and candidate, or the rows of pairs_source
@@ -2538,7 +2270,7 @@ from run_deltas_of(
 );
 
 -- ==== evaluator_deltas_of.sql ===================================================
--- evaluator_deltas_of(...) — table macro: evaluator_deltas (SPEC §6) of a flat config
+-- evaluator_deltas_of(...) — table macro: evaluator_deltas of a flat config
 -- from the per-execution leaf scores of execution_partials (keep_leaf_scores := true): per
 -- pair, case and evaluator, each side's mean normalized score over the case's attempts
 -- (null scores left out) and the status rule without pass flips (docs/compare.md).

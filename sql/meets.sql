@@ -3,6 +3,5 @@
 -- inputs:  x, b (numbers on the 0–1 scale)
 -- returns: boolean; null when x or b is null; false when x is NaN (DuckDB orders NaN
 --          above every number, so a NaN score would otherwise meet every bound)
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro meets(x, b) as
-    ((cast(x as double) >= (cast(b as double) - cast(1e-09 as double))) and (not isnan(cast(x as double))));
+    cast(x as double) >= cast(b as double) - 1e-9 and not isnan(cast(x as double));

@@ -4,6 +4,5 @@
 -- grain:   one value
 -- inputs:  present, required_failed, safety_gate_fired (booleans); aggregator (varchar)
 -- returns: boolean
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro node_gate_fired(present, aggregator, required_failed, safety_gate_fired) as
-    (present and (required_failed or ((aggregator = 'safety_gate') and safety_gate_fired)));
+    present and (required_failed or (aggregator = 'safety_gate' and safety_gate_fired));

@@ -1,5 +1,5 @@
 -- pass_at_k_of(...) — table macro: unbiased pass@k and pass^k per run over repeated
--- attempts (SPEC §10), from case summaries: for each case with n attempts (errored ones
+-- attempts, from case summaries: for each case with n attempts (errored ones
 -- count, as not passed) of which c passed and n >= k, pass@k = 1 − C(n−c, k)/C(n, k) and
 -- pass^k = C(c, k)/C(n, k); the run value is their mean over those cases, the se their
 -- sample standard deviation / √G (null when G < 2). run_summary's pass_at_<k>,

@@ -1,7 +1,7 @@
--- run_deltas_of(...) — table macro: run_deltas (SPEC §6) from case and run summaries:
+-- run_deltas_of(...) — table macro: run_deltas from case and run summaries:
 -- per pair, the run-level deltas, case status counts, paired statistics (mean delta,
 -- its SE and 95 % interval, exact McNemar p, the paired pass-rate change and the minimum
--- detectable effects of SPEC §10) and the regression reasons.
+-- detectable effects) and the regression reasons.
 -- grain:   config × pair
 -- inputs:  case_source (shaped like case_summary), run_source (shaped like run_summary);
 --          the pair: baseline and candidate, or the rows of pairs_source

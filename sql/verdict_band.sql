@@ -5,6 +5,10 @@
 --          the borderline band; null = no band)
 -- returns: varchar 'pass' | 'borderline' | 'fail'; null when score is null.
 --          (execution_verdict adds 'error', 'unscored' and the required/judge-error fails.)
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro verdict_band(score, threshold, borderline := null) as
-    (case when (score is null) then cast(null as text) else (case when ((score >= (threshold - cast(1e-09 as double))) and (not isnan(score))) then 'pass' else (case when ((not (borderline is null)) and ((score >= (borderline - cast(1e-09 as double))) and (not isnan(score)))) then 'borderline' else 'fail' end) end) end);
+    case
+        when score is null then null
+        when meets(score, threshold) then 'pass'
+        when borderline is not null and meets(score, borderline) then 'borderline'
+        else 'fail'
+    end;

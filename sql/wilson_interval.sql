@@ -4,7 +4,6 @@
 -- inputs:  passed (number of passes), n (number of trials), z (normal quantile; the
 --          default is the 95 % quantile of rules/constants.py)
 -- returns: struct(low double, high double); null when n = 0 or n is null
--- GENERATED from evalframe/_private/rules/ by rules/sql.py; do not edit (see the module).
 create or replace macro wilson_interval(passed, n, z := 1.96) as
     case
         when coalesce(n, 0) > 0 then

@@ -27,8 +27,8 @@ from hypothesis import strategies as st
 import evalframe as ef
 from evalframe._private import schema as S
 from evalframe._private.compare.compare import compare
+from evalframe._private.engines.duckdb.sql import SCALAR_MACROS, sql_text
 from evalframe._private.rules import decide as rules_decide
-from evalframe._private.rules import sql as rules_sql
 from evalframe._private.rules.constants import EPS, Z_95
 from tests import reference_decide as ref
 
@@ -63,10 +63,10 @@ def _polars_parts(rows: list[tuple]) -> list[str]:
 
 
 @functools.cache
-def _duckdb(macros: tuple[str, ...]) -> duckdb.DuckDBPyConnection:
+def _duckdb() -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
-    for name in ("ci_low", "ci_high", *macros):
-        con.execute((rules_sql.SQL_DIR / f"{name}.sql").read_text(encoding="utf-8"))
+    for name in SCALAR_MACROS:
+        con.execute(sql_text(name))
     return con
 
 
@@ -80,7 +80,7 @@ def test_part_equals_the_exact_reference_at_the_margin(data):
         rows.append((lo, hi, m))
     want = [ref.part(lo, hi, m) for lo, hi, m in rows]
     assert _polars_parts(rows) == want
-    con = _duckdb(("decide_part",)).cursor()
+    con = _duckdb().cursor()
     con.register(
         "t", pl.DataFrame(rows, schema=dict.fromkeys(("lo", "hi", "m"), pl.Float64), orient="row")
     )
@@ -125,7 +125,7 @@ def test_pair_decision_every_combination():
         "fail" if "fail" in c else "inconclusive" if "inconclusive" in c else "pass" for c in combos
     ]
     assert got == want
-    con = _duckdb(("decide_pair",))
+    con = _duckdb()
     sql = [con.execute("select decide_pair(?, ?, ?)", list(c)).fetchone()[0] for c in combos]
     assert sql == want
 
@@ -145,7 +145,7 @@ def test_latency_part_literal():
         rules_decide.latency_decision(pl, pl.col("b"), pl.col("c"), pl.col("lim")).alias("d")
     )["d"].to_list()
     assert got == [r[3] for r in rows] == [ref.latency_part(*r[:3]) for r in rows]
-    con = _duckdb(("decide_latency",))
+    con = _duckdb()
     sql = [con.execute("select decide_latency(?, ?, ?)", list(r[:3])).fetchone()[0] for r in rows]
     assert sql == got
 

@@ -5,6 +5,8 @@ polars engine."""
 from __future__ import annotations
 
 import math
+import re
+from decimal import Decimal
 from fractions import Fraction
 
 import duckdb
@@ -190,3 +192,55 @@ def test_init_sql_defaults_a_bare_folder_like_the_python_engine(tmp_path, monkey
     executions = con.sql("select status, attempt from executions").fetchall()
     assert set(executions) == {("ok", 0)}
     con.close()
+
+
+# --- macro defaults are the config's ---------------------------------------------------------
+def _config_defaults() -> dict[str, object]:
+    """A macro parameter -> the default of the config setting it stands for."""
+    cfg = ef.Config()
+    return {
+        "threshold": cfg.threshold,
+        "threshold_override": cfg.threshold_override,
+        "borderline": cfg.borderline,
+        "aggregator": cfg.aggregator,
+        "required_children": list(cfg.required_children),
+        "on_missing": cfg.on_missing,
+        "outcomes_mode": cfg.outcomes,
+        "attempts_score": cfg.attempts.score,
+        "attempts_passed": cfg.attempts.passed,
+        **cfg.run_gates.model_dump(),
+        **cfg.compare.model_dump(),
+        **cfg.decide.model_dump(),
+        "higher_is_better": ef.Evaluator().higher_is_better,
+    }
+
+
+NOT_CONFIG = {
+    *("source", "case_source", "run_source", "runs_source", "pairs_source", "partials_source"),
+    *("baseline", "candidate", "configured", "config_name", "k_values", "z"),
+    *("clamp", "keep_threshold_scores", "keep_leaf_scores", "any_required"),
+}
+"""Macro parameters that are no config setting (relations, the pair, engine switches)."""
+OWN_MEANING = {("verdict_band", "borderline"), ("execution_partials", "on_missing")}
+"""Defaults that mean something of their own: no band; every partial sum."""
+SIGNATURE = re.compile(r"create or replace macro (\w+)\((.*?)\) as", re.DOTALL)
+
+
+def test_every_macro_default_is_the_config_default():
+    want, checked, drift = _config_defaults(), set(), []
+    probe = duckdb.connect()
+    for path in sorted(sql_dir().glob("*.sql")):
+        code = "\n".join(line.split("--")[0] for line in path.read_text().splitlines())
+        for macro, params in SIGNATURE.findall(code):
+            for param in params.split(","):
+                name, _, default = (part.strip() for part in param.partition(":="))
+                if not default or name in NOT_CONFIG or (macro, name) in OWN_MEANING:
+                    continue
+                assert name in want, f"{macro}.{name}: a default of no known config setting"
+                got = probe.execute(f"select {default}").fetchall()[0][0]
+                got = float(got) if isinstance(got, Decimal) else got
+                checked.add(name)
+                if got != want[name]:
+                    drift.append(f"{path.name}: {macro}({name} := {default}) ≠ {want[name]!r}")
+    assert not drift, "\n".join(drift)
+    assert checked == set(want), f"no macro states {sorted(set(want) - checked)}"

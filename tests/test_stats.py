@@ -23,7 +23,7 @@ from evalframe._private.engines.duckdb.sql import (
     limit_params,
     sql_text,
 )
-from evalframe._private.stats.binomial import comb_ratio
+from evalframe._private.rules.pass_at_k import comb_ratio
 from evalframe._private.stats.multiple import bh_q_values
 from evalframe._private.stats.power import MDE_FACTOR, Z_80, Z_975, cases_needed, plan_rows
 from evalframe._private.summaries.case_summary import case_summary
@@ -57,10 +57,7 @@ COMB_TABLE = [
 
 
 def test_comb_ratio_literal_table():
-    a, b, k, _ = zip(*COMB_TABLE, strict=True)
-    got = pl.DataFrame({"a": a, "b": b, "k": k}).select(
-        comb_ratio(pl.col("a"), pl.col("b"), pl.col("k")).alias("r")
-    )["r"]
+    got = [pl.select(comb_ratio(pl, pl.lit(a), pl.lit(b), k)).item() for a, b, k, _ in COMB_TABLE]
     for (ai, bi, ki, w), g in zip(COMB_TABLE, got, strict=True):
         assert close(g, w), (ai, bi, ki, g, w)
         if w is not None:

@@ -9,7 +9,7 @@ import re
 import warnings
 from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import pydantic
 import yaml
@@ -22,10 +22,8 @@ from evalframe._private.rules.constants import (
     AttemptPassed,
     AttemptScore,
 )
+from evalframe._private.rules.verdicts import OnMissing, OutcomesMode
 from evalframe._private.schema import MAX_WEIGHT, MIN_WEIGHT
-
-OnMissing = Literal["skip", "zero", "fail"]
-OutcomesMode = Literal["gate", "ignore", "both"]
 
 DEFAULT_THRESHOLD = 0.8
 UnitFloat = Field(ge=0.0, le=1.0)

@@ -33,6 +33,7 @@ from evalframe._private.compare.compare import (
 )
 from evalframe._private.config import Config
 from evalframe._private.rules import compare as rules
+from evalframe._private.rules.verdicts import ON_MISSING_ZERO
 from evalframe._private.scoring.flat import LEAF_SCORE, MASK, N_ROWS
 
 _SEEN = "_seen:"
@@ -57,7 +58,7 @@ def leaf_case_means(
     paths = leaf_paths_of(leaf_scores)
     not_ok = execution_scores.filter(pl.col(S.STATUS) != S.STATUS_OK).select(S.EXECUTION_KEY)
     ok = leaf_scores.filter(pl.col(N_ROWS) > 0).join(not_ok, on=list(S.EXECUTION_KEY), how="anti")
-    zero = config.on_missing == "zero"
+    zero = config.on_missing == ON_MISSING_ZERO
     values = [
         (pl.col(LEAF_SCORE + p).fill_null(0.0) if zero else pl.col(LEAF_SCORE + p))
         .cast(pl.Float64)

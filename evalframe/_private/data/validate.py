@@ -335,6 +335,13 @@ SCORE_VALUE_CHECKS = _score_value_checks()
 sql/execution_partials.sql), in report order; the null keys of `scores` come first."""
 
 
+def folded_score_checks(*, clamp: bool) -> list[ValueCheck]:
+    """The checks of `scores` every engine's pass folds in, in report order: the null keys,
+    then SCORE_VALUE_CHECKS (without those `clamp` fixes instead of reporting)."""
+    checks = (*null_key_checks(S.SCORES), *SCORE_VALUE_CHECKS)
+    return [c for c in checks if not (clamp and c.clamped)]
+
+
 def _scores_always_checks() -> list[ValueCheck]:
     """Checks of `scores` that run even when the caller folds the score values into its
     own pass (one more select over the judge rows)."""

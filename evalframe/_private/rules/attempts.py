@@ -3,7 +3,8 @@
 `case_aggregations` are the per (config × run × case) aggregates that `case_summary` and
 `run_summary` share; `case_columns` turns them into the case's score, pass rate, verdict
 and flakiness under the attempts policy. `ns` is the expression namespace: the `polars`
-module (the polars engine) or the `narwhals` module (DuckDB, Spark, the generated SQL).
+module (the polars engine) or the `narwhals` module (Spark); DuckDB runs
+`sql/case_summary_of.sql` and `sql/case_passed.sql`, held to the same golden tables.
 Counts are written as `cast(Int64).sum()` so every engine reads them alike (Spark sums no
 booleans; DuckDB's sum of integers is a 128-bit decimal, cast back).
 """

@@ -181,29 +181,6 @@ def fixed(ns: Namespace, x: Expr) -> Expr:
     return (x * float(FIXED_SCALE)).floor().cast(ns.Int64)
 
 
-def comb_ratio(ns: Namespace, a: Expr, b: Expr, k: int) -> Expr:
-    """C(a, k) / C(b, k) for integers 0 <= a <= b: Π_{i<k} (a − k + 1 + i) / (b − k + 1 + i)
-    in the order of `stats.binomial.comb_ratio` (the kernel's pass@k rule, written here over
-    `ns` for every engine); 0 when a < k, null when b < k."""
-    a64, b64 = a.cast(ns.Float64), b.cast(ns.Float64)
-    ratio: Expr = ns.lit(1.0, dtype=ns.Float64)
-    for i in range(k):  # k factors of a configured k, not a loop over data
-        ratio = ratio * ((a64 - (k - 1 - i)) / (b64 - (k - 1 - i)))
-    return (
-        ns.when(b < k).then(ns.lit(None, dtype=ns.Float64)).when(a < k).then(0.0).otherwise(ratio)
-    )
-
-
-def pass_at_k_case(ns: Namespace, n: Expr, c: Expr, k: int) -> Expr:
-    """pass@k of a case of n attempts, c passed (SPEC §10): 1 − C(n − c, k) / C(n, k)."""
-    return 1.0 - comb_ratio(ns, n - c, n, k)
-
-
-def pass_all_k_case(ns: Namespace, n: Expr, c: Expr, k: int) -> Expr:
-    """pass^k of a case (SPEC §10): C(c, k) / C(n, k)."""
-    return comb_ratio(ns, c, n, k)
-
-
 # --- replicate statistics ---------------------------------------------------------------------
 def ratio(ns: Namespace, num: Expr, den: Expr, scale: int = 1) -> Expr:
     """num / (den · scale) of two Int64 sums as a float; null where den is 0."""

@@ -3,7 +3,8 @@
 `case_status` is the first rule that applies to one (case, or case × evaluator) of a
 (baseline, candidate) pair; `regression_checks` are the three reasons a pair regressed.
 Written over polars-syntax expressions (`ns` = polars or narwhals): the polars engine,
-Spark (through narwhals) and the generated SQL macros run these same functions.
+Spark (through narwhals) run these same functions; DuckDB runs `sql/case_status.sql`,
+`sql/drop_regressed.sql` and `sql/latency_regressed.sql`.
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ Each part of the decision is "pass", "fail" or "inconclusive":
 would clear −m on one side, with the same point estimate and per-case variance.
 
 Written over polars-syntax expressions (`ns` = polars or narwhals): the polars engine,
-Spark (through narwhals) and the generated SQL macros (`decide_part`, `decide_latency`,
-`decide_pair`) run these same functions.
+Spark (through narwhals) run these same functions; DuckDB runs the SQL macros
+`decide_part`, `decide_latency` and `decide_pair`.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ status and outcome checks and the config's policy, into the execution_scores col
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 
 from evalframe._private import schema as S
 from evalframe._private.rules.boundaries import meets
@@ -18,10 +18,13 @@ Expr = Any
 Namespace = Any
 """The `polars` or the `narwhals` module."""
 
-ON_MISSING_FAIL = "fail"
-"""on_missing: a missing expected evaluator fails the execution as a judge error."""
-OUTCOMES_GATE, OUTCOMES_IGNORE, OUTCOMES_BOTH = "gate", "ignore", "both"
-"""outcomes modes (SPEC §3.5)."""
+OnMissing = Literal["skip", "zero", "fail"]
+"""on_missing: a missing expected evaluator is left out of the weighted mean, counts as a
+score of 0, or fails the execution as a judge error."""
+ON_MISSING_SKIP, ON_MISSING_ZERO, ON_MISSING_FAIL = get_args(OnMissing)
+OutcomesMode = Literal["gate", "ignore", "both"]
+"""outcomes: the outcome checks gate passed, are ignored, or are needed with the verdict."""
+OUTCOMES_GATE, OUTCOMES_IGNORE, OUTCOMES_BOTH = get_args(OutcomesMode)
 
 
 def resolved_threshold(ns: Namespace, override: Expr, execution: Expr, config: Expr) -> Expr:

@@ -30,7 +30,7 @@ from evalframe._private.data.validate import (
     MAX_EXAMPLES,
     SCORE_VALUE_CHECKS,
     ClampReport,
-    null_key_checks,
+    folded_score_checks,
 )
 from evalframe._private.errors import Problem
 from evalframe._private.rules import aggregators
@@ -41,17 +41,17 @@ from evalframe._private.rules.constants import (
     MINIMUM,
     WEIGHTED_AVERAGE,
 )
-from evalframe._private.rules.normalize import normalized_score
-from evalframe._private.scoring.leaves import (
-    BAND_HI,
-    BAND_LO,
-    N_EXPECTED,
-    N_ROWS,
+from evalframe._private.rules.exact_sums import (
+    effective_weight,
     fixed,
     fixed_of,
-    fixed_value,
     in_band,
+    weight_in_band,
+    weighted_mean,
 )
+from evalframe._private.rules.normalize import normalized_score
+from evalframe._private.rules.verdicts import ON_MISSING_ZERO, resolved_threshold
+from evalframe._private.scoring.leaves import N_EXPECTED, N_ROWS
 from evalframe._private.scoring.policy import BORDERLINE, OUTCOMES_MODE
 from evalframe._private.scoring.tree_eval import (
     CFG_THRESHOLD,
@@ -83,7 +83,7 @@ REQ_MS_FAIL = "_req_ms_fail"
 REQ_T_NULL = "_req_t_null"
 REQ_T_MIN = "_req_t_min"
 MASK = "_mask"
-# the same sums in fixed point (order-independent, see leaves.fixed), and the rows that
+# the same sums in fixed point (order-independent, see rules/exact_sums.py), and the rows that
 # cannot be summed so (a weight outside [BAND_LO, BAND_HI), an invalid score)
 SWS_Q = "_sws_q"
 SW_Q = "_sw_q"
@@ -137,7 +137,7 @@ class Leaves:
                 [False] * n,
                 [None] * n,
                 None,
-                config.on_missing == "zero",
+                config.on_missing == ON_MISSING_ZERO,
             )
         listed = list(config.evaluators.items())
         index = {name: i for i, (name, _e) in enumerate(listed)}
@@ -148,7 +148,7 @@ class Leaves:
             [e.required for _n, e in listed],
             [e.min_score for _n, e in listed],
             len(listed),
-            config.on_missing == "zero",
+            config.on_missing == ON_MISSING_ZERO,
             tuple(e.higher_is_better for _n, e in listed),
         )
 
@@ -244,7 +244,7 @@ def execution_partials(
     matched = pl.col(_LEAF).is_not_null()
     s = pl.col(_S)
     present = matched & s.is_not_null()
-    w = pl.coalesce(cfg_w, pl.col(S.WEIGHT), pl.lit(1.0)).alias(_W)
+    w = effective_weight(pl, cfg_w, pl.col(S.WEIGHT)).alias(_W)
     # a row summed exactly: weight in band, score null or in [0, 1]
     exact = in_band(pl.col(_W)) & (s.is_null() | ((s >= 0.0) & (s <= 1.0))).fill_null(False)
     terms: list[pl.Expr] = [
@@ -254,8 +254,8 @@ def execution_partials(
         present.alias(N_PRESENT),
         pl.when(present).then(pl.col(_W) * s).alias(SWS),
         pl.when(present).then(pl.col(_W)).alias(SW),
-        pl.when(present & exact).then(fixed(pl.col(_W) * s)).alias(SWS_Q),
-        pl.when(present & exact).then(fixed(pl.col(_W))).alias(SW_Q),
+        pl.when(present & exact).then(fixed(pl, pl.col(_W) * s)).alias(SWS_Q),
+        pl.when(present & exact).then(fixed(pl, pl.col(_W))).alias(SW_Q),
         # rows that enter the sums but cannot be summed exactly (null rows: on zero only)
         (matched & ~exact & (s.is_not_null() | pl.lit(leaves.zero_fill))).alias(N_OUT),
         pl.when(matched).then(s).alias(_S),
@@ -281,13 +281,13 @@ def execution_partials(
         null_row = matched & s.is_null()
         terms += [
             pl.when(null_row).then(pl.col(_W)).alias(W_NULL),
-            pl.when(null_row & exact).then(fixed(pl.col(_W))).alias(W_NULL_Q),
+            pl.when(null_row & exact).then(fixed(pl, pl.col(_W))).alias(W_NULL_Q),
         ]
         aggs += [pl.col(W_NULL).sum(), pl.col(W_NULL_Q).sum()]
     if configured:
         if leaves.zero_fill:  # the configured weight of the rows (absent = total - this)
             cw1 = leaves.per_row(leaves.configured_weights, pl.Float64())
-            cw1_q = pl.when(in_band(cw1)).then(fixed(cw1))
+            cw1_q = pl.when(in_band(cw1)).then(fixed(pl, cw1))
             terms += [cw1.alias(CW_ROWS), cw1_q.alias(CW_ROWS_Q)]
             aggs += [pl.col(CW_ROWS).sum(), pl.col(CW_ROWS_Q).sum()]
         req = leaves.required
@@ -339,9 +339,7 @@ def score_problems(
     ).row(0, named=True)
     problems: list[Problem] = []
     key = S.SCORE_KEY
-    for check in (*null_key_checks(S.SCORES), *SCORE_VALUE_CHECKS):
-        if clamp and check.clamped:
-            continue
+    for check in folded_score_checks(clamp=clamp):
         n = int(sums[f"_{check.fold}"] or 0)
         if n:
             problems.append(
@@ -438,13 +436,13 @@ def root_inputs(frame: pl.LazyFrame, leaves: Leaves, config: Config) -> pl.LazyF
         total = sum(leaves.configured_weights)
         absent_w = pl.lit(total) - pl.col(CW_ROWS).fill_null(0.0)
         cws = leaves.configured_weights
-        if all(w == 0.0 or BAND_LO <= w < BAND_HI for w in cws):
+        if all(weight_in_band(w) for w in cws):
             total_q = sum(fixed_of(w) for w in cws)
             absent_q = pl.lit(total_q, dtype=pl.Int128) - pl.col(CW_ROWS_Q).fill_null(zero_q)
         else:  # a configured weight out of band: absent leaves are summed in floating point
             absent_q = pl.lit(None, dtype=pl.Int128)
     n_missing = pl.col(N_NULL) + pl.col(N_EXPECTED) - pl.col(N_ROWS)
-    if config.on_missing == "zero":
+    if config.on_missing == ON_MISSING_ZERO:
         present = pl.col(N_PRESENT) + n_missing
         exact = exact & absent_q.is_not_null()
         sw_q = sw_q + pl.col(W_NULL_Q).fill_null(zero_q) + absent_q
@@ -459,17 +457,14 @@ def root_inputs(frame: pl.LazyFrame, leaves: Leaves, config: Config) -> pl.LazyF
         present = pl.col(N_PRESENT)
         sw = pl.col(SW).fill_null(0.0)
         s_min, s_max = pl.col(S_MIN), pl.col(S_MAX)
-    t = pl.coalesce(
+    t = resolved_threshold(
+        pl,
         pl.lit(config.threshold_override, dtype=pl.Float64),
-        S.THRESHOLD,
+        pl.col(S.THRESHOLD),
         pl.lit(config.threshold, dtype=pl.Float64),
     )
-    wavg = (
-        pl.when(exact)
-        .then(pl.when(sw_q > 0).then(fixed_value(sws_q) / fixed_value(sw_q)).otherwise(0.0))
-        .when(sw > 0)
-        .then(pl.col(SWS).fill_null(0.0) / sw)
-        .otherwise(0.0)
+    wavg = weighted_mean(
+        pl, exact=exact, num_q=sws_q, den_q=sw_q, num=pl.col(SWS).fill_null(0.0), den=sw
     )
     no_value = pl.lit(None, dtype=pl.Float64)
     raw = aggregators.aggregate(  # a flat root has no threshold or safety_gate aggregator

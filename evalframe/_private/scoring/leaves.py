@@ -24,49 +24,6 @@ N_ROWS = "_n_rows"
 N_EXPECTED = "_n_expected"
 MISSING_ROW = "_missing_row"
 
-# --- order-independent sums (docs/architecture.md, "Order-independent sums") -------------
-FIXED_BITS = 80
-"""Fractional bits of the fixed-point sums: a term x is summed as floor(x · 2^80), an Int128."""
-BAND_LO = 2.0**-24
-BAND_HI = 2.0**24
-"""Weights in [BAND_LO, BAND_HI) (or 0) are summed exactly: the terms w·s and w of a row are
-below 2^104 in fixed point, so 2^23 rows of a group cannot overflow an Int128, and the
-smallest positive weight keeps 56 bits. A group with a weight outside (or an invalid
-term) is summed in floating point, in the order the rows arrive."""
-_UNIT = 2.0**FIXED_BITS
-
-
-def in_band(w: pl.Expr, s: pl.Expr | None = None) -> pl.Expr:
-    """Whether a row's weight (and normalized score, when given) can be summed exactly:
-    w is 0 or in [BAND_LO, BAND_HI), s in [0, 1]. False for NaN, inf, negative values."""
-    ok = (w == 0.0) | ((w >= BAND_LO) & (w < BAND_HI))
-    if s is not None:
-        ok = ok & (s >= 0.0) & (s <= 1.0)
-    return ok.fill_null(False)
-
-
-def fixed(x: pl.Expr) -> pl.Expr:
-    """x (non-negative, below 2^47) in fixed point: floor(x · 2^80) as an Int128. The
-    product and the floor are exact in binary floating point, so every engine computes
-    the same integer; integer sums are associative, so the sum does not depend on the
-    order of the rows, the thread count or the engine."""
-    # strict=False: a value out of range (only ever a row outside the band, which is not
-    # summed) becomes null instead of an error, whatever order the engine evaluates in
-    return (x * _UNIT).floor().cast(pl.Int128, strict=False)
-
-
-def fixed_value(q: pl.Expr) -> pl.Expr:
-    """A fixed-point sum back as a float: one correctly rounded conversion (Int128 → f64),
-    then an exact scaling by 2^-80."""
-    return q.cast(pl.Float64) * (1.0 / _UNIT)
-
-
-def fixed_of(x: float) -> int:
-    """`fixed` of one Python float (for sums of a config's own weights)."""
-    import math
-
-    return math.floor(x * _UNIT)
-
 
 @dataclass(frozen=True)
 class LeafGrid:

@@ -22,14 +22,14 @@ from evalframe._private.rules.constants import (
     SAFETY_GATE,
     THRESHOLD,
 )
-from evalframe._private.scoring.leaves import (
-    DATA_W,
-    MISSING_ROW,
-    S_NORM,
+from evalframe._private.rules.exact_sums import (
+    effective_weight,
     fixed,
-    fixed_value,
     in_band,
+    weighted_mean,
 )
+from evalframe._private.rules.verdicts import ON_MISSING_ZERO, resolved_threshold
+from evalframe._private.scoring.leaves import DATA_W, MISSING_ROW, S_NORM
 from evalframe._private.scoring.tree import (
     CFG,
     HAS_R,
@@ -83,7 +83,7 @@ def leaf_rows(grid: pl.LazyFrame, policy: pl.LazyFrame, tree: Tree) -> pl.LazyFr
         )
     else:
         rows = grid.join(policy_df.lazy(), how="cross")
-    zero = pl.col(ON_MISSING) == "zero"
+    zero = pl.col(ON_MISSING) == ON_MISSING_ZERO
     raw_present = pl.col(S_NORM).is_not_null()
     boundary = pl.coalesce(pl.col(S.MIN_SCORE), pl.col(T))
     key = pl.col(CFG).cast(pl.Int64) * tree.n_nodes + pl.col(NODE)
@@ -92,10 +92,12 @@ def leaf_rows(grid: pl.LazyFrame, policy: pl.LazyFrame, tree: Tree) -> pl.LazyFr
         .with_columns(
             # every node column; projection pushdown drops the ones a plan does not use
             *(by_pk(tree, c).alias(c) for c in tree.node_table().columns if c not in _KEYS),
-            pl.coalesce(OVERRIDE, EXEC_T, CFG_THRESHOLD).alias(T),
+            resolved_threshold(pl, pl.col(OVERRIDE), pl.col(EXEC_T), pl.col(CFG_THRESHOLD)).alias(
+                T
+            ),
         )
         .with_columns(
-            pl.coalesce(NODE_WEIGHT, DATA_W, pl.lit(1.0)).alias(W),
+            effective_weight(pl, pl.col(NODE_WEIGHT), pl.col(DATA_W)).alias(W),
             (raw_present & meets(pl.col(S_NORM), boundary)).alias(PASSES),
             pl.when(raw_present)
             .then(pl.col(S_NORM))
@@ -137,7 +139,7 @@ def _aggregate(children: pl.LazyFrame, tree: Tree, depth: int, *, complete: bool
     non_r = present & ~pl.col(IN_R)
     ws = pl.col(W) * pl.col(S_NORM)
     # present children summed in fixed point (order-independent) unless a weight is out of
-    # band; a group with such a child uses the floating-point sums (see leaves.fixed)
+    # band; a group with such a child uses the floating-point sums (see rules/exact_sums.py)
     exact = in_band(pl.col(W), pl.col(S_NORM))
     fails = ~pl.col(PASSES)
     parent_pk = pl.col(CFG).cast(pl.Int64) * tree.n_nodes + pl.col(PARENT_NODE)
@@ -153,8 +155,8 @@ def _aggregate(children: pl.LazyFrame, tree: Tree, depth: int, *, complete: bool
         pl.col("_ws").sum().alias("_sw"),
         pl.col("_wp").sum().alias("_sW"),
         # converted in the aggregation, not materialized as Int128 row columns (memory)
-        pl.when(pl.col("_x")).then(fixed(pl.col("_ws"))).sum().alias("_sw_q"),
-        pl.when(pl.col("_x")).then(fixed(pl.col("_wp"))).sum().alias("_sW_q"),
+        pl.when(pl.col("_x")).then(fixed(pl, pl.col("_ws"))).sum().alias("_sw_q"),
+        pl.when(pl.col("_x")).then(fixed(pl, pl.col("_wp"))).sum().alias("_sW_q"),
         (pl.col("_p").cast(pl.Boolean) & ~pl.col("_x")).sum().alias("_n_out"),
     ]
     if "threshold" in needs:
@@ -185,8 +187,8 @@ def _aggregate(children: pl.LazyFrame, tree: Tree, depth: int, *, complete: bool
             pl.col("_pn").sum().alias("_n_p_nonr"),
             pl.col("_wsn").sum().alias("_sw_nonr"),
             pl.col("_wpn").sum().alias("_sW_nonr"),
-            pl.when(pl.col("_xn")).then(fixed(pl.col("_wsn"))).sum().alias("_sw_nonr_q"),
-            pl.when(pl.col("_xn")).then(fixed(pl.col("_wpn"))).sum().alias("_sW_nonr_q"),
+            pl.when(pl.col("_xn")).then(fixed(pl, pl.col("_wsn"))).sum().alias("_sw_nonr_q"),
+            pl.when(pl.col("_xn")).then(fixed(pl, pl.col("_wpn"))).sum().alias("_sW_nonr_q"),
         ]
     stats = children.select(terms).group_by(GROUP_KEY).agg(aggs)
     defaults = {
@@ -226,13 +228,13 @@ def _node_values(stats: pl.LazyFrame, tree: Tree) -> pl.LazyFrame:
     def ratio(num: str, den: str) -> pl.Expr:
         """Weighted mean: of the fixed-point sums (`{num}_q`, `{den}_q`) when every present
         child was summed exactly, else of the floating-point sums."""
-        num_q, den_q = pl.col(f"{num}_q"), pl.col(f"{den}_q")
-        return (
-            pl.when(exact)
-            .then(pl.when(den_q > 0).then(fixed_value(num_q) / fixed_value(den_q)).otherwise(0.0))
-            .when(pl.col(den) > 0)
-            .then(pl.col(num) / pl.col(den))
-            .otherwise(0.0)
+        return weighted_mean(
+            pl,
+            exact=exact,
+            num_q=pl.col(f"{num}_q"),
+            den_q=pl.col(f"{den}_q"),
+            num=pl.col(num),
+            den=pl.col(den),
         )
 
     wavg = ratio("_sw", "_sW")

@@ -1,2 +1,2 @@
-"""Pure vectorized statistics helpers (polars expressions): binomial ratios for pass@k,
-Benjamini–Hochberg q-values, power (minimum detectable effect, cases needed)."""
+"""Pure vectorized statistics helpers (polars expressions): Benjamini–Hochberg q-values,
+power (minimum detectable effect, cases needed)."""

@@ -37,6 +37,7 @@ import narwhals as nw
 from evalframe._private import schema as S
 from evalframe._private.rules import bootstrap as B
 from evalframe._private.rules import run_gates
+from evalframe._private.rules.pass_at_k import pass_all_k, pass_at_k
 
 NativeFrame = Any
 """A polars LazyFrame, a DuckDB relation or a Spark DataFrame."""
@@ -72,8 +73,8 @@ def _k_stats(ks: Sequence[int]) -> list[tuple[int, str, Any]]:
         (k, name, rule)
         for k in ks
         for name, rule in (
-            (S.pass_at(k), B.pass_at_k_case),
-            (S.pass_all(k), B.pass_all_k_case),
+            (S.pass_at(k), pass_at_k),
+            (S.pass_all(k), pass_all_k),
         )
     ]
 

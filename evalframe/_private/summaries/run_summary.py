@@ -9,8 +9,8 @@ import polars as pl
 from evalframe._private import schema as S
 from evalframe._private.config import Config
 from evalframe._private.rules import run_gates, runs
+from evalframe._private.rules.pass_at_k import pass_all_k, pass_at_k
 from evalframe._private.scoring.policy import ATTEMPT_PASSED, as_configs, policy_by_config_id
-from evalframe._private.stats.binomial import pass_all_k, pass_at_k
 from evalframe._private.summaries.case_summary import case_stats as _case_stats
 
 COUNT_COLUMNS = S.COUNT_COLUMNS
@@ -50,8 +50,8 @@ def pass_k_aggs(ks: Sequence[int]) -> list[pl.Expr]:
     n, c = pl.col(runs.CASE_N).cast(pl.Int64), pl.col(runs.CASE_K).cast(pl.Int64)
     aggs: list[pl.Expr] = []
     for k in ks:  # a loop over the configured k values, not over cases
-        aggs += _case_mean_and_se(pass_at_k(n, c, k), S.pass_at(k))
-        aggs += _case_mean_and_se(pass_all_k(n, c, k), S.pass_all(k))
+        aggs += _case_mean_and_se(pass_at_k(pl, n, c, k), S.pass_at(k))
+        aggs += _case_mean_and_se(pass_all_k(pl, n, c, k), S.pass_all(k))
     return aggs
 
 

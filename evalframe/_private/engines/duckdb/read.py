@@ -27,7 +27,7 @@ from evalframe._private.data.validate import (
     SCORE_VALUE_CHECKS,
     ClampReport,
     check_schemas,
-    null_key_checks,
+    folded_score_checks,
     raw_copy,
     time_text_sql,
     value_checks,
@@ -335,9 +335,7 @@ def score_problems(
 ) -> tuple[list[Problem], ClampReport | None, int]:
     """The null keys and SCORE_VALUE_CHECKS of `scores` from the counts the pass folded in
     (as flat.score_problems); also returns the largest evaluator id seen."""
-    checks = [
-        c for c in (*null_key_checks(S.SCORES), *SCORE_VALUE_CHECKS) if not (clamp and c.clamped)
-    ]
+    checks = folded_score_checks(clamp=clamp)
     folded = {
         f"null_{S.RUN_ID}": "sum(n_all) filter (where run_id is null)",
         f"null_{S.CASE_ID}": "sum(n_all) filter (where case_id is null)",

@@ -33,6 +33,7 @@ SCALAR_MACROS = (
     "meets",
     "exceeds",
     "run_gate",
+    "case_passed",
     "case_status",
     "drop_regressed",
     "latency_regressed",
