@@ -371,21 +371,6 @@ def test_created_at_text_on_spark_is_read_by_the_local_rule(spark, tmp_path):
     assert "Traceback" not in result.output
 
 
-def test_engine_spark_without_pyspark_exits_2_with_the_install_hint(tmp_path):
-    """No Spark needed: pyspark is hidden from a fresh interpreter."""
-    demo = ef.write_demo(tmp_path / "demo", n_cases=5)
-    code = (
-        "import sys; sys.modules['pyspark'] = None\n"
-        "from evalframe.cli import main\n"
-        f"sys.argv = ['evalframe', 'score', {str(demo)!r}, '--engine', 'spark']\n"
-        "main()\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert 'pip install "evalframe[spark]"' in proc.stderr.replace("\n", " ")
-    assert "Traceback" not in proc.stderr + proc.stdout
-
-
 def test_spark_remote_needs_the_spark_engine(tmp_path):
     from typer.testing import CliRunner
 

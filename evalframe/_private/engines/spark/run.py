@@ -1,5 +1,4 @@
-"""The Spark engine: flat configs of a dataset path by the Spark SQL pass (flat.py),
-the rest by evalframe's own kernel per partition; summaries by the rule layer.
+"""The Spark engine: evalframe's own kernel per partition; summaries by the rule layer.
 
     scores ─┐  tagged wide frame: one row per input row, the table's columns prefixed
  executions ├─ (`scores__score`, `executions__status`, ...) plus the partition key
@@ -9,8 +8,9 @@ the rest by evalframe's own kernel per partition; summaries by the rule layer.
                    run `flat_execution_scores` (engines/polars/; flat configs)
                    or the tree path on them, cast to the declared Arrow schema
                    → execution_scores; with `evaluators` (FULL for score --evaluators,
-                   NODES for compare) also evaluator_scores, both leaving as one tagged
-                   frame (`_tagged`) that `kernel_tables` cuts back into two
+                   NODES for compare) also evaluator_scores, and for a dataset path the
+                   partition's input problems, all leaving as one tagged frame
+                   (`_tagged`) that `kernel_tables` cuts back into tables
  execution_scores → case_summary, run_summary: rules/attempts.py, rules/runs.py and
                    rules/run_gates.py through narwhals (pass@k: `_comb_ratio`)
  `scored_dataset`: a dataset path read by Spark, scored once (persisted), the tables lazy
