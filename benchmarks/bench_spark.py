@@ -9,8 +9,8 @@ local disk; or takes --data), then measures:
                 tree: the JVM and Python workers too), peak RSS, and the ratios;
 - otherwise, in fresh processes: the local engine (`evalframe.score_tables`) — wall
                 seconds; then one local[N] session running the `score --engine spark`
-                pass (`score_dataset`: the Spark SQL pass for this flat config, the three
-                tables collected) once per shuffle partition count in --partitions, with
+                pass (`score_dataset`: the per-partition kernel, the three tables
+                collected) once per hash partition count in --partitions, with
                 the Spark start-up reported apart.
 
 The machine's other load hits both engines (alternating); give CPU time beside wall time
@@ -73,8 +73,7 @@ from evalframe._private.engines.spark.run import score_dataset
 result = {"startup": start, "jobs": {}}
 for i, p in enumerate(parts):
     t = time.perf_counter()
-    # the `score --engine spark` pass (the Spark SQL pass for this flat config): the
-    # three tables collected to the driver
+    # the `score --engine spark` pass: the three tables collected to the driver
     tables = score_dataset(data, cfg, partitions=int(p))
     result["jobs"][p] = time.perf_counter() - t
 print(json.dumps(result))

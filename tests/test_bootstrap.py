@@ -278,8 +278,9 @@ def test_duckdb_gives_the_polars_columns(demo):
 
 
 @pytest.mark.slow
-def test_spark_gives_the_polars_columns(demo):
-    pytest.importorskip("pyspark")
+@pytest.mark.spark
+def test_spark_gives_the_polars_columns(spark, demo):
+    """On the shared local[2] session (tests/conftest.py `spark`, tuned for tiny data)."""
     assert _boot(demo, "spark").equals(_boot(demo, "polars"))
 
 

@@ -554,13 +554,11 @@ def test_history_tables_on_every_engine_agree(tmp_path) -> None:
 
 
 @pytest.mark.slow
-def test_history_tables_on_spark_agree(tmp_path) -> None:
-    pytest.importorskip("pyspark")
+@pytest.mark.spark
+def test_history_tables_on_spark_agree(spark, tmp_path) -> None:
+    """On the shared local[2] session (tests/conftest.py `spark`, tuned for tiny data)."""
     import evalframe as ef
-    from evalframe._private.pipeline.score import java_available
 
-    if not java_available():
-        pytest.skip("no Java for a local Spark")
     data = _flaky_dataset(tmp_path / "data", 5)
     want = ef.history_tables(data, series="model", window=4)
     got = ef.history_tables(data, series="model", window=4, engine="spark")

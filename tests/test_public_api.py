@@ -98,8 +98,6 @@ DEPRECATED = {"score": "execution_scores", "ScoreTables": "Tables", "CompareTabl
 
 NOT_PUBLIC_EXCEPTIONS = {
     "QueryCancelled": "the sql shell's Ctrl-C signal, caught inside the shell",
-    "WideEvaluators": "the Spark SQL pass's signal to run the per-partition kernel, caught "
-    "inside the Spark engine (more than 62 unlisted evaluators)",
 }
 
 

@@ -371,21 +371,6 @@ def test_created_at_text_on_spark_is_read_by_the_local_rule(spark, tmp_path):
     assert "Traceback" not in result.output
 
 
-def test_engine_spark_without_pyspark_exits_2_with_the_install_hint(tmp_path):
-    """No Spark needed: pyspark is hidden from a fresh interpreter."""
-    demo = ef.write_demo(tmp_path / "demo", n_cases=5)
-    code = (
-        "import sys; sys.modules['pyspark'] = None\n"
-        "from evalframe.cli import main\n"
-        f"sys.argv = ['evalframe', 'score', {str(demo)!r}, '--engine', 'spark']\n"
-        "main()\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert 'pip install "evalframe[spark]"' in proc.stderr.replace("\n", " ")
-    assert "Traceback" not in proc.stderr + proc.stdout
-
-
 def test_spark_remote_needs_the_spark_engine(tmp_path):
     from typer.testing import CliRunner
 
@@ -397,163 +382,29 @@ def test_spark_remote_needs_the_spark_engine(tmp_path):
     assert "--engine spark" in result.output
 
 
-# --- the shipped SQL macros on Spark SQL (sqlglot) vs DuckDB ----------------------------
-SQL_CASES = {  # name -> (DuckDB query, Spark query builder args)
-    "case_summary_of": ({"source": "execution_scores", "attempts_passed": "majority"}, 3),
-    "run_summary_of": ({"source": "execution_scores", "min_pass_rate": 0.7}, 2),
-    "pass_at_k_of": ({"case_source": "case_summary", "k_values": [1, 2, 3]}, 3),
-    "case_matches_of": ({"baseline": "run-a", "candidate": "run-b"}, 4),
-    "case_deltas_of": ({"baseline": "run-a", "candidate": "run-b", "case_delta": 0.1}, 4),
-    "run_deltas_of": ({"baseline": "run-a", "candidate": "run-b"}, 3),
-    "regressions": ({}, 4),
-    "run_trend": ({}, 2),
-}
-"""macro or view -> (parameters, number of leading key columns to sort by)."""
-
-
-def _duckdb_call(name: str, params: dict) -> str:
-    if not params:
-        return f"select * from {name}"
-
-    def lit(v):
-        if isinstance(v, str):
-            return f"'{v}'"
-        if isinstance(v, list):
-            return "[" + ", ".join(map(str, v)) + "]"
-        return repr(v)
-
-    return f"select * from {name}({', '.join(f'{k} := {lit(v)}' for k, v in params.items())})"
-
-
-def _same_frames(a: pl.DataFrame, b: pl.DataFrame, what: str, n_keys: int) -> None:
-    assert a.columns == b.columns, f"{what}: {a.columns} != {b.columns}"
-    # the leading key columns first, then every other flat column: a total order
-    flat = [c for c in a.columns if not a[c].dtype.is_nested()]
-    keys = a.columns[:n_keys] + [c for c in flat if c not in a.columns[:n_keys]]
-    a, b = a.sort(keys, nulls_last=True), b.sort(keys, nulls_last=True)
-    assert a.height == b.height > 0, f"{what}: {a.height} rows != {b.height}"
-    for col in a.columns:
-        for x, y in zip(a[col].to_list(), b[col].to_list(), strict=True):
-            if isinstance(x, float) or isinstance(y, float):
-                assert x is not None and y is not None and abs(x - y) <= 1e-9, (what, col, x, y)
-            elif hasattr(x, "tzinfo") and hasattr(y, "tzinfo"):  # session time zone UTC
-                assert x.replace(tzinfo=None) == y.replace(tzinfo=None), (what, col, x, y)
-            else:
-                assert x == y, (what, col, x, y)
-
-
-def test_sql_macros_on_spark_equal_duckdb(spark, tmp_path):
-    import duckdb
-
-    from evalframe._private.engines.duckdb.sql import create_macros, sql_text
-    from evalframe._private.engines.spark.read import _narrow_table
-    from evalframe._private.engines.spark.sql import SPARK_MACROS, spark_expression, spark_sql
-    from evalframe.spark import collect_tables
-
-    demo = ef.write_demo(tmp_path / "demo", n_cases=30)
-    cfg = ef.config_from_dict({"threshold": 0.75, "attempts": {"k": [1, 2]}})
-    local = ef.score_tables(demo, cfg)
-    runs = sorted(set(local["run_summary"]["run_id"]))
-    deltas = ef.compare(
-        local["case_summary"].lazy(),
-        [(runs[0], runs[-1])],
-        cfg,
-        run_summary=local["run_summary"].lazy(),
-    )
-    tables = {
-        "execution_scores": local["execution_scores"],
-        "case_summary": local["case_summary"],
-        "run_summary": local["run_summary"],
-        "case_deltas": deltas["case_deltas"].collect(),
-        "runs": pl.read_parquet(demo / "runs.parquet"),
-    }
-    con = duckdb.connect()
-    for name, frame in tables.items():
-        con.register(name, frame)
-        spark.createDataFrame(_narrow_table(frame.to_arrow())).createOrReplaceTempView(name)
-    create_macros(con, SPARK_MACROS)
-    spark.sql(  # the policy table the compare macros read (empty: pairs given as arguments)
-        "select cast(null as bigint) as pair_index, cast(null as string) as baseline_run_id, "
-        "cast(null as string) as candidate_run_id where false"
-    ).createOrReplaceTempView("compare_pairs")
-    for view in ("regressions", "run_trend"):
-        con.execute(sql_text(view))
-    cases = {
-        name: (
-            {
-                k: (runs[0] if v == "run-a" else runs[-1] if v == "run-b" else v)
-                for k, v in params.items()
-            },
-            n_keys,
-        )
-        for name, (params, n_keys) in SQL_CASES.items()
-    }
-    # the scalar macros on a grid of values, as columns of one query
-    values = pl.DataFrame(
-        {
-            "x": [0.7999999999999999, 0.8 - 2e-9, 0.85 - 0.8, 0.59, None, 0.6],
-            "a": [0, 1, 2, 3, 2, 5],
-            "n": [5, 5, 7, 3, 2, 5],
-            "k": [1, 2, 3, 1, 3, 2],
-        }
-    )
-    con.register("vals", values)
-    spark.createDataFrame(_narrow_table(values.to_arrow())).createOrReplaceTempView("vals")
-    calls = {
-        "meets": {"x": "x", "b": "0.8"},
-        "exceeds": {"x": "x", "limit_value": "0.05"},
-        "normalize_score": {"score": "x * 5", "scale_max": "5"},
-        "verdict_band": {"score": "x", "threshold": "0.8", "borderline": "0.6"},
-        "comb_ratio": {"a": "a", "b": "n", "k": "k"},
-        "mcnemar_p": {"n01": "a", "n10": "n"},
-        "wilson_interval": {"passed": "a", "n": "n"},
-    }
-    positional = ("meets", "exceeds", "normalize_score", "comb_ratio", "mcnemar_p")
-    duck_scalar = ", ".join(
-        f"{m}({', '.join(v if m in positional else f'{k} := {v}' for k, v in c.items())}) as {m}"
-        for m, c in calls.items()
-    )
-    spark_scalar = ", ".join(f"{spark_expression(m, **c)} as {m}" for m, c in calls.items())
-    want = {n: con.sql(_duckdb_call(n, p)).pl() for n, (p, _) in cases.items()}
-    want["scalars"] = con.sql(f"select x, {duck_scalar} from vals").pl()
-    queries = {n: spark_sql(spark, n, **p) for n, (p, _) in cases.items()}
-    queries["scalars"] = spark.sql(f"select x, {spark_scalar} from vals")
-    got = collect_tables(queries)  # one Spark job for every query
-    for name, (_, n_keys) in {**cases, "scalars": ({}, 0)}.items():
-        _same_frames(got[name], want[name], name, n_keys or len(want[name].columns))
-
-
-# --- the Spark SQL pass (engines/spark/flat.py): the DuckDB engine's SQL, transpiled ------
+# --- a dataset path: `score --engine spark` ---------------------------------------------
 @SETTINGS
 @given(st.lists(st.tuples(scenarios(), st.integers(0, 2**31 - 1)), min_size=2, max_size=2))
-def test_the_spark_sql_pass_equals_the_local_engine(spark, tmp_path_factory, monkeypatch, drawn):
-    """`score --engine spark`'s pass of a flat config on random datasets (bad ones too):
-    the local engine's tables, or its validation problems; the per-partition kernel
-    never runs for a flat config."""
-    from evalframe._private.engines.spark import run as spark_run
-    from evalframe._private.engines.spark.flat import uses_sql_pass
+def test_score_dataset_equals_the_local_engine(spark, tmp_path_factory, drawn):
+    """`score --engine spark` on random datasets (bad ones too): the local engine's
+    tables, or its validation problems over the whole dataset (each partition's merged)."""
+    from evalframe._private.engines.spark.run import score_dataset
     from evalframe._private.errors import ValidationError
 
-    def no_kernel(*args, **kwargs):
-        raise AssertionError("the per-partition kernel ran for a flat config")
-
-    monkeypatch.setattr(spark_run, "kernel_tables", no_kernel)
     for sc, seed in drawn:
-        folder = tmp_path_factory.mktemp("sqlpass")
+        folder = tmp_path_factory.mktemp("dataset")
         _write(sc, folder, seed)
         cfg = ef.config_from_dict(sc.config)
-        if not uses_sql_pass(cfg, None):
-            continue
         try:
             local = ef.score_tables(folder, cfg)
         except ValidationError as e:
             with pytest.raises(ValidationError) as got:
-                spark_run.score_dataset(folder, cfg)
-            assert [(p.table, p.column, p.count) for p in got.value.problems] == [
-                (p.table, p.column, p.count) for p in e.problems
-            ]
+                score_dataset(folder, cfg, partitions=PARTITIONS)
+            assert sorted((p.table, p.column, p.message, p.count) for p in got.value.problems) == (
+                sorted((p.table, p.column, p.message, p.count) for p in e.problems)
+            )
             continue
-        tables = spark_run.score_dataset(folder, cfg)
+        tables = score_dataset(folder, cfg, partitions=PARTITIONS)
         for name, key in (
             ("execution_scores", EXEC_KEY),
             ("case_summary", CASE_KEY),
@@ -561,37 +412,3 @@ def test_the_spark_sql_pass_equals_the_local_engine(spark, tmp_path_factory, mon
         ):
             assert tables[name].columns == local[name].columns, name
             _compare(tables[name], _rows(local[name]), key, name)
-
-
-FIXED_INPUTS = [0.0, 1.0, 0.1, 0.7, 1 / 3, 2.0**-24, 2.0**24 - 1, 0.123456789, 16777215.9999]
-
-
-def test_fixed_point_floor_on_spark_is_exact(spark):
-    """floor(x · 2^80) as DECIMAL(38, 0) by the transpile step equals Python's exact
-    integer (Spark's own floor saturates at 2^63, its double → DECIMAL cast rounds to 17
-    digits)."""
-    from sqlglot import exp
-
-    from evalframe._private.engines.spark.sql import _fixed
-
-    x = exp.Mul(this=exp.column("x"), expression=exp.Literal.number(2**80))
-    expr = _fixed(x).sql(dialect="spark")
-    rows = spark.createDataFrame([(v,) for v in FIXED_INPUTS], "x double")
-    got = [r[0] for r in rows.selectExpr(f"cast({expr} as string)").collect()]
-    want = [str(int(Fraction(v) * 2**80) // 1) for v in FIXED_INPUTS]
-    assert got == want
-
-
-def test_scoring_macros_transpile_without_duckdb_constructs():
-    """The transpile step leaves no HUGEINT, isfinite, exists, materialized hint or
-    star modifier in the Spark SQL of the two scoring macros."""
-    from evalframe._private.engines.spark.sql import spark_scoring_query
-
-    partials = spark_scoring_query("execution_partials", configured=True, clamp=True)
-    scores = spark_scoring_query(
-        "execution_scores_of", partials_source="p", extra_columns=["x1"], columns_of=lambda t: []
-    )
-    for sql in (partials, scores):
-        for word in ("INT128", "HUGEINT", "ISFINITE", "EXISTS", "MATERIALIZED", "COLUMNS("):
-            assert word not in sql.upper(), word
-    assert "e.x1 AS evalframe_x_x1" in scores and "v.evalframe_x_x1 AS x1" in scores

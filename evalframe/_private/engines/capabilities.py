@@ -123,17 +123,6 @@ UNSUPPORTED: dict[tuple[str, str], Unsupported] = {
 }
 """(engine, feature key) → why not. A feature absent here runs on that engine."""
 
-SPARK_POLARS_KERNEL: dict[str, str] = {
-    COMPOSITE_TREES.key: "the tree path's SQL does not exist (execution_scores_of is flat)",
-    EVALUATOR_SCORES.key: "evaluator_scores (also compare's evaluator nodes) has no SQL macro",
-    COMPARE.key: "compare reads evaluator nodes (as --evaluators)",
-    WIDE_UNLISTED.key: "the SQL pass's evaluator bitmask holds 63 evaluators (seen after its pass)",
-}
-"""What Spark runs with evalframe's polars kernel per partition (engines/spark/kernel.py,
-mapInArrow) instead of its Spark SQL pass (the DuckDB engine's execution_partials and
-execution_scores_of, transpiled: engines/spark/flat.py), and why; every other flat
-`score` runs the SQL pass. A split, not a fallback: docs/spark.md lists it."""
-
 _KEYS = {f.key for f in FEATURES}
 assert all(e in ENGINES and k in _KEYS for e, k in UNSUPPORTED), "unknown engine or feature"
 

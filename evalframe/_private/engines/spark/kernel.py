@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 import polars as pl
@@ -19,9 +19,10 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from evalframe._private import schema as S
 from evalframe._private.config import Config, Evaluator
 from evalframe._private.data.dataset import Dataset
+from evalframe._private.data.validate import MAX_EXAMPLES
 from evalframe._private.engines.polars.kernel import flat_execution_scores
 from evalframe._private.engines.spark.read import polars_empty, spark_struct_of, use_current_python
-from evalframe._private.errors import UsageError, ValidationError
+from evalframe._private.errors import Problem, UsageError, ValidationError
 from evalframe._private.scoring.execution_scores import evaluator_scores as polars_evaluator_scores
 from evalframe._private.scoring.execution_scores import execution_scores as polars_execution_scores
 from evalframe._private.scoring.flat import is_flat
@@ -35,6 +36,19 @@ SEP = "\x1f"
 KERNEL_TABLES = (S.SCORES, S.EXECUTIONS, S.OUTCOMES)
 VALIDATION_MARKER = "evalframe input error:"
 """Prefix of the message a worker raises when its partition fails validation."""
+PROBLEMS = "_problems"
+"""The tagged output's table of input problems (`problems=True`): one row per problem
+of a partition, merged over the partitions by `merged_problems`."""
+PROBLEM_SCHEMA = pl.Schema(
+    {
+        "table": pl.String(),
+        "column": pl.String(),
+        "message": pl.String(),
+        "count": pl.Int64(),
+        "examples": pl.List(pl.String),
+        "order": pl.Int64(),
+    }
+)
 
 
 # --- the kernel, on one partition --------------------------------------------------------
@@ -99,6 +113,7 @@ def score_partition(
     sets = scores.select(S.RUN_ID, EVALSET).unique(S.RUN_ID).sort(S.RUN_ID)
     groups = sets.group_by(EVALSET, maintain_order=True).agg(pl.col(S.RUN_ID))
     pieces: list[dict[str, pl.DataFrame]] = []
+    problems: list[Problem] = []
     listed_runs: list[Any] = []
     for evalset, runs in groups.iter_rows():  # one per distinct evaluator set
         listed_runs += runs
@@ -109,14 +124,22 @@ def score_partition(
         part[S.SCORES] = part[S.SCORES].drop(EVALSET)  # type: ignore[union-attr]
         names = [] if evalset is None else evalset.split(SEP)
         sub = _listing(cfg, names) if names else cfg
-        pieces.append(_score_frames(part, sub, clamp, evaluators))
+        try:
+            pieces.append(_score_frames(part, sub, clamp, evaluators))
+        except ValidationError as e:
+            problems += e.problems
     rest = {
         name: (f.filter(~pl.col(S.RUN_ID).is_in(listed_runs)) if f is not None else None)
         for name, f in frames.items()
     }
     rest[S.SCORES] = rest[S.SCORES].drop(EVALSET)  # type: ignore[union-attr]
     if any(f is not None and f.height for f in rest.values()) or not pieces:
-        pieces.append(_score_frames(rest, cfg, clamp, evaluators))  # runs without scores
+        try:
+            pieces.append(_score_frames(rest, cfg, clamp, evaluators))  # runs without scores
+        except ValidationError as e:
+            problems += e.problems
+    if problems:
+        raise ValidationError(merged_problems(problem_frame(problems)))
     out = {}
     for name in pieces[0]:
         # a piece without evaluators has no node rows (and an all-text empty schema)
@@ -125,6 +148,34 @@ def score_partition(
             pl.lit(cfg.config_id, dtype=pl.String).alias(S.CONFIG_ID)
         )
     return out
+
+
+def problem_frame(problems: Sequence[Problem]) -> pl.DataFrame:
+    rows = [
+        (p.table, p.column, p.message, p.count, list(p.examples), i) for i, p in enumerate(problems)
+    ]
+    return pl.DataFrame(rows, schema=PROBLEM_SCHEMA, orient="row")
+
+
+def merged_problems(rows: pl.DataFrame) -> list[Problem]:
+    """The problems of several partitions (or evaluator-set groups) as one list: a check's
+    counts summed (every row of a case is in one partition, so each offending row or
+    key is counted once), its first example keys in sorted order."""
+    keys = ["table", "column", "message"]
+    merged = (
+        rows.group_by(keys)
+        .agg(
+            pl.col("count").sum(),
+            pl.col("examples")
+            .list.explode(keep_nulls=False, empty_as_null=False)
+            .unique()
+            .sort()
+            .head(MAX_EXAMPLES),
+            pl.col("order").min(),
+        )
+        .sort("order", *keys)
+    )
+    return [Problem(t, c, m, n, tuple(ex)) for t, c, m, n, ex, _o in merged.iter_rows()]
 
 
 def _tagged(tables: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
@@ -142,7 +193,7 @@ def _tagged(tables: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
     )
 
 
-def _untagged(tagged: DataFrame, name: str, columns: list[str]) -> DataFrame:
+def untagged(tagged: DataFrame, name: str, columns: list[str]) -> DataFrame:
     """Table `name` out of the frame `_tagged` built, with its own column names."""
     return tagged.where(F.col(TAG) == name).select(
         *(F.col(f"`{name}__{c}`").alias(c) for c in columns)
@@ -157,9 +208,11 @@ def _partition_fn(
     out_schema: pa.Schema,
     clamp: bool,
     evaluators: str | None,
+    problems: bool,
 ) -> Iterator[pa.RecordBatch]:
     """mapInArrow body: gather every batch of the partition (Spark hands them over 10 000
-    rows at a time; a case may straddle batches), then one kernel call."""
+    rows at a time; a case may straddle batches), then one kernel call. Input problems
+    fail the job, or with `problems` leave as rows of the PROBLEMS table."""
     gathered = [b for b in batches if b.num_rows]
     if not gathered:  # an empty partition (fewer cases than partitions): nothing to score
         return
@@ -182,17 +235,21 @@ def _partition_fn(
     try:
         out = score_partition(frames, cfg, clamp=clamp, evaluators=evaluators)
     except ValidationError as e:
-        raise RuntimeError(f"{VALIDATION_MARKER} {e}") from None
-    result = out[S.EXECUTION_SCORES] if evaluators is None else _tagged(out)
+        if not problems:
+            raise RuntimeError(f"{VALIDATION_MARKER} {e}") from None
+        out = {PROBLEMS: problem_frame(e.problems)}
+    if evaluators is None and not problems:
+        result = out[S.EXECUTION_SCORES]
+    else:  # the tables the partition has; the others' columns null
+        result = _tagged(out)
+        result = result.with_columns(
+            pl.lit(None).alias(c) for c in out_schema.names if c not in result.columns
+        )
     arrow = result.select(out_schema.names).to_arrow().cast(out_schema)
     yield from arrow.to_batches(max_chunksize=10_000)
 
 
 # --- score_tables ---------------------------------------------------------------------------
-def has_column(df: DataFrame, name: str) -> bool:
-    return name in df.columns
-
-
 def _wide_frame(inputs: Mapping[str, DataFrame], evalsets: DataFrame | None) -> DataFrame:
     parts = []
     for name, df in inputs.items():
@@ -240,11 +297,13 @@ def kernel_tables(
     partitions: int | None = None,
     clamp: bool = False,
     evaluators: str | None = None,
+    problems: bool = False,
 ) -> tuple[DataFrame, dict[str, DataFrame]]:
     """The kernel's output as lazy Spark DataFrames: (the mapInArrow frame, {table name:
-    table}); execution_scores, and evaluator_scores with `evaluators` (FULL or NODES), in
-    which case both tables are cuts of the one mapInArrow frame (persist it to score
-    once). See the module docstring."""
+    table}); execution_scores, and evaluator_scores with `evaluators` (FULL or NODES).
+    With `problems`, input problems are rows of the frame's PROBLEMS table instead of a
+    failed job. With either, the tables are cuts of the one mapInArrow frame (persist it
+    to score once). See the module docstring."""
     for name, df in ((S.SCORES, scores), (S.EXECUTIONS, executions), (S.OUTCOMES, outcomes)):
         if df is None:
             continue
@@ -267,8 +326,11 @@ def kernel_tables(
     empties.update({n: polars_empty(df.schema) for n, df in inputs.items()})
     typed = config if config.evaluators is not None else _listing(config, ["_"])
     sample = _score_frames(empties, typed, clamp, evaluators)
+    tagged = evaluators is not None or problems
     spark_schema = spark_struct_of(
-        sample[S.EXECUTION_SCORES] if evaluators is None else _tagged(sample)
+        _tagged({**sample, PROBLEMS: problem_frame([])} if problems else sample)
+        if tagged
+        else sample[S.EXECUTION_SCORES]
     )
     evalsets = _evalsets(scores) if config.evaluators is None else None
     wide = _wide_frame(inputs, evalsets)
@@ -280,13 +342,14 @@ def kernel_tables(
         out_schema=to_arrow_schema(spark_schema),
         clamp=clamp,
         evaluators=evaluators,
+        problems=problems,
     )
     with warnings.catch_warnings():  # pyspark warns about pandas 3; mapInArrow uses none
         warnings.simplefilter("ignore", FutureWarning)
         scored = wide.repartition(n, K_RUN, K_CASE).mapInArrow(fn, spark_schema)
-    if evaluators is None:
+    if not tagged:
         return scored, {S.EXECUTION_SCORES: scored}
-    return scored, {name: _untagged(scored, name, list(f.columns)) for name, f in sample.items()}
+    return scored, {name: untagged(scored, name, list(f.columns)) for name, f in sample.items()}
 
 
 def execution_scores(

@@ -1,5 +1,4 @@
-"""The Spark engine: flat configs of a dataset path by the Spark SQL pass (flat.py),
-the rest by evalframe's own kernel per partition; summaries by the rule layer.
+"""The Spark engine: evalframe's own kernel per partition; summaries by the rule layer.
 
     scores ─┐  tagged wide frame: one row per input row, the table's columns prefixed
  executions ├─ (`scores__score`, `executions__status`, ...) plus the partition key
@@ -9,8 +8,9 @@ the rest by evalframe's own kernel per partition; summaries by the rule layer.
                    run `flat_execution_scores` (engines/polars/; flat configs)
                    or the tree path on them, cast to the declared Arrow schema
                    → execution_scores; with `evaluators` (FULL for score --evaluators,
-                   NODES for compare) also evaluator_scores, both leaving as one tagged
-                   frame (`_tagged`) that `kernel_tables` cuts back into two
+                   NODES for compare) also evaluator_scores, and for a dataset path the
+                   partition's input problems, all leaving as one tagged frame
+                   (`_tagged`) that `kernel_tables` cuts back into tables
  execution_scores → case_summary, run_summary: rules/attempts.py, rules/runs.py and
                    rules/run_gates.py through narwhals (pass@k: `_comb_ratio`)
  `scored_dataset`: a dataset path read by Spark, scored once (persisted), the tables lazy
@@ -32,26 +32,24 @@ import narwhals as nw
 import polars as pl
 import pyarrow as pa
 from pyspark import StorageLevel
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.pandas.types import to_arrow_schema
 
 from evalframe._private import schema as S
 from evalframe._private.config import Config
-from evalframe._private.engines.spark.flat import (
-    WideEvaluators,
-    sql_execution_scores,
-    uses_sql_pass,
-)
 from evalframe._private.engines.spark.kernel import (
     FULL,
+    PROBLEM_SCHEMA,
+    PROBLEMS,
     VALIDATION_MARKER,
-    has_column,
     kernel_tables,
+    merged_problems,
+    untagged,
 )
 from evalframe._private.engines.spark.read import read_dataset, session, to_arrow, typed_runs
-from evalframe._private.errors import SparkValidationError
+from evalframe._private.errors import SparkValidationError, ValidationError
 from evalframe._private.rules import attempts, run_gates
 from evalframe._private.rules import runs as rules_runs
 from evalframe._private.summaries.case_summary import CASE_COLUMNS
@@ -151,7 +149,7 @@ def run_summary(
         )
         summary = summary.unionByName(empty, allowMissingColumns=True)
         meta = runs.withColumn(S.RUN_ID, F.col(S.RUN_ID).cast("string"))
-        if has_column(meta, S.CONFIG):
+        if S.CONFIG in meta.columns:
             meta = meta.withColumnRenamed(S.CONFIG, f"run_{S.CONFIG}")
         summary = summary.join(meta, on=S.RUN_ID, how="left")
     else:  # the runs table's columns, null, as the local engine has them without one
@@ -228,6 +226,7 @@ def _score_tables(
     partitions: int | None,
     clamp: bool,
     evaluators: str | None,
+    problems: bool = False,
 ) -> tuple[DataFrame, dict[str, DataFrame]]:
     """(the kernel's mapInArrow frame, the score tables derived from it)."""
     scored, tables = kernel_tables(
@@ -238,6 +237,7 @@ def _score_tables(
         partitions=partitions,
         clamp=clamp,
         evaluators=evaluators,
+        problems=problems,
     )
     ex = tables[S.EXECUTION_SCORES]
     stats = _case_stats(ex)
@@ -300,29 +300,10 @@ def scored_dataset(
     evaluators: str | None = None,
 ) -> Iterator[dict[str, DataFrame]]:
     """The score tables of a dataset path on Spark (a local[2] session, the active one,
-    or Spark Connect at `remote`) as lazy Spark DataFrames over ONE pass: for a flat
-    config without `evaluators` the Spark SQL pass (flat.py: its partials persisted and
-    checked over the whole dataset — a ValidationError — before the body runs), else the
-    per-partition kernel (its output persisted and checked — a partition that failed
-    validation is a SparkValidationError); unpersisted after the body. `partitions`: the
-    shuffle partitions of the SQL pass, the hash partitions of the kernel."""
-    spark = session(remote)
-    inputs = read_dataset(spark, dataset)
-    if uses_sql_pass(config, evaluators):
-        try:
-            with (
-                shuffle_partitions(spark, partitions),
-                sql_execution_scores(inputs, config, clamp=clamp) as (ex, _report),
-            ):
-                stats = _case_stats(ex)
-                yield {
-                    S.EXECUTION_SCORES: ex,
-                    S.CASE_SUMMARY: case_summary(ex, config, stats=stats),
-                    S.RUN_SUMMARY: run_summary(ex, config, runs=inputs.get(S.RUNS), stats=stats),
-                }
-            return
-        except WideEvaluators:  # the bitmask holds 63 evaluators: the per-partition kernel
-            pass
+    or Spark Connect at `remote`) as lazy Spark DataFrames over ONE kernel pass,
+    persisted and checked before the body runs (every partition's input problems, merged:
+    a ValidationError as the local engine's), unpersisted after it."""
+    inputs = read_dataset(session(remote), dataset)
     scored, tables = _score_tables(
         inputs[S.SCORES],
         config,
@@ -332,38 +313,18 @@ def scored_dataset(
         partitions=partitions,
         clamp=clamp,
         evaluators=evaluators,
+        problems=True,
     )
     # the kernel runs once: without the cache each table's branch would rescore
     scored = scored.persist(StorageLevel.MEMORY_AND_DISK)
     try:
-        try:
-            scored.count()
-        except Exception as e:
-            message = validation_message(e)
-            if message is None:
-                raise
-            raise SparkValidationError(message + PARTITION_NOTE) from None
+        found = pl.from_arrow(to_arrow(untagged(scored, PROBLEMS, list(PROBLEM_SCHEMA))))
+        assert isinstance(found, pl.DataFrame)
+        if found.height:
+            raise ValidationError(merged_problems(found))
         yield tables
     finally:
         scored.unpersist()
-
-
-@contextmanager
-def shuffle_partitions(spark: SparkSession, partitions: int | None) -> Iterator[None]:
-    """spark.sql.shuffle.partitions = `partitions` inside (restored after); None: as is."""
-    if partitions is None:
-        yield
-        return
-    key = "spark.sql.shuffle.partitions"
-    before = spark.conf.get(key)
-    spark.conf.set(key, str(partitions))
-    try:
-        yield
-    finally:
-        if before is None:
-            spark.conf.unset(key)
-        else:
-            spark.conf.set(key, before)
 
 
 def score_dataset(
