@@ -439,7 +439,7 @@ def test_spark_decides_like_polars(datasets, spark):
 
 # --- the exit code ---------------------------------------------------------------------------
 def test_decide_exit_code_literal():
-    from evalframe._private.cli.decide_report import decide_exit_code
+    from evalframe.cli.compare import decide_exit_code
 
     def frame(values: list[str]) -> pl.DataFrame:
         return pl.DataFrame({S.DECISION: values}, schema={S.DECISION: pl.String})

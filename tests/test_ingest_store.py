@@ -124,16 +124,11 @@ def test_partitioned_and_file_targets_are_refused(tmp_path):
 
 
 def test_cli_exit_codes_and_json(tmp_path):
-    import typer
+    from evalframe.cli import app
 
-    from evalframe._private.cli.ingest_command import ingest_command
-
-    app = typer.Typer()
-    app.command()(ingest_command)
-    app.command("noop")(lambda: None)  # keep `ingest` a named sub-command
     runner = CliRunner()
     src = _wide(tmp_path, "one.csv", "1,0.5\n")
-    args = ["ingest-command", "wide", str(src), "--to", str(tmp_path / "ds"), "--run-id", "r"]
+    args = ["ingest", "wide", str(src), "--to", str(tmp_path / "ds"), "--run-id", "r"]
     ok = runner.invoke(app, [*args, "--json"])
     assert ok.exit_code == 0, ok.output
     assert json.loads(ok.stdout)["runs_added"] == ["r"]

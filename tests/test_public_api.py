@@ -228,7 +228,7 @@ def _evalframe_exceptions() -> dict[str, type[BaseException]]:
     """Every exception or warning class defined anywhere in the evalframe package."""
     found: dict[str, type[BaseException]] = {}
     for info in pkgutil.walk_packages([str(ROOT)], prefix="evalframe."):
-        if info.name == "evalframe.__main__":
+        if info.name.endswith(".__main__"):  # running it would start the command line
             continue
         module = importlib.import_module(info.name)
         for name, obj in vars(module).items():

@@ -1,4 +1,4 @@
-"""Terminal rendering (evalframe/_private/cli/render.py): golden output, ids never cut
+"""Terminal rendering (evalframe/cli/): golden output, ids never cut
 ambiguously, unscored runs, the ± footnote, the evaluator behind a regression, --top,
 progress displays, JSON values."""
 
@@ -16,28 +16,22 @@ import pytest
 from rich.console import Console
 
 from evalframe._private import schema as S
-from evalframe._private.cli.render import (
+from evalframe._private.config import Config
+from evalframe._private.data.dataset import Dataset
+from evalframe._private.display import case_counts, p_value, pass_rate_delta, run_rate
+from evalframe._private.pipeline.compare import compare_tables
+from evalframe._private.pipeline.score import score_tables
+from evalframe.cli._render import (
     SE_FOOTNOTE,
     UNSCORED_FOOTNOTE,
     Prose,
-    SweepProgress,
-    case_counts,
-    compare_report,
     iso_duration,
     json_value,
-    p_value,
-    pass_rate_delta,
-    run_rate,
     run_table,
     steps,
-    sweep_progress,
-    worst_evaluators,
 )
-from evalframe._private.cli.stats_report import power_notes, slice_notes
-from evalframe._private.config import Config
-from evalframe._private.data.dataset import Dataset
-from evalframe._private.pipeline.compare import compare_tables
-from evalframe._private.pipeline.score import score_tables
+from evalframe.cli.compare import compare_report, power_notes, slice_notes, worst_evaluators
+from evalframe.cli.sweep import SweepProgress, sweep_progress
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -303,7 +297,7 @@ def test_pass_rates_show_the_wilson_interval_and_the_note_says_so():
 
 
 def test_slice_table_shows_the_same_wilson_interval():
-    from evalframe._private.cli.render import slice_table
+    from evalframe.cli.score import slice_table
 
     scores = pl.DataFrame(
         {

@@ -294,8 +294,8 @@ def test_demo_writes_the_report_and_prints_its_path(demo_command) -> None:
 def test_run_table_shows_pass_at_k_with_the_cases_it_covers(demo: Path) -> None:
     """With attempts.k the report's run table has a pass@k column per k saying over how many
     of the run's cases (those with >= k attempts), the terminal's cell text exactly."""
-    from evalframe._private.cli.render import run_table
     from evalframe._private.display import with_pass_k_cases
+    from evalframe.cli._render import run_table
 
     cfg = ef.config_from_dict({"attempts": {"k": [2, 3]}})
     tables = efp.report_tables(demo, cfg, what_if=False)

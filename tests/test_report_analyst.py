@@ -21,11 +21,11 @@ from typer.testing import CliRunner
 
 import evalframe as ef
 import evalframe.plots as efp
-from evalframe._private.cli import report_command
 from evalframe._private.compare.evaluator_summary import behind_evaluators, evaluator_summary
 from evalframe._private.rules.constants import Z_95
 from evalframe._private.rules.wilson import effective_n, wilson_high, wilson_low
 from evalframe.cli import app
+from evalframe.cli import report as report_command
 
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()

@@ -109,11 +109,11 @@ def test_no_results_yet(tmp_path):
 def test_results_never_cuts_a_set_id_on_a_narrow_terminal(scored, monkeypatch):
     from rich.console import Console
 
-    from evalframe._private.cli import results_command
+    from evalframe.cli import results as results_command
 
     narrow = Console(width=60, record=True, file=io.StringIO())
     monkeypatch.setattr(results_command, "stdout", narrow)
-    results_command.results_command(scored)
+    results_command.results(scored)
     text = narrow.export_text()
     assert "…" not in text
     for row in _listing(scored):

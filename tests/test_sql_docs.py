@@ -12,7 +12,6 @@ import pytest
 
 import evalframe as ef
 from evalframe._private import schema as S
-from evalframe._private.cli.sql_shell import open_connection
 from evalframe._private.data.demo import write_demo
 from evalframe._private.engines.duckdb.sql import (
     INIT_FILE,
@@ -20,6 +19,7 @@ from evalframe._private.engines.duckdb.sql import (
     render_init_sql,
     sql_dir,
 )
+from evalframe.cli._shell import open_connection
 
 SQL = sql_dir()
 README = SQL / "README.md"

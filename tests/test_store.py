@@ -66,7 +66,7 @@ def test_other_commands_tables_are_kept_only_while_the_inputs_are_unchanged(ds, 
 def test_score_then_compare_never_mixes_configs_in_the_latest_views(ds):
     assert runner.invoke(app, ["score", str(ds), "-t", "0.7"]).exit_code == 0
     assert runner.invoke(app, ["compare", str(ds)]).exit_code in (0, 1)
-    from evalframe._private.cli.sql_shell import open_connection
+    from evalframe.cli._shell import open_connection
 
     con, found = open_connection(ds)
     latest = ef.load_config().config_id

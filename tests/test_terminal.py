@@ -353,7 +353,7 @@ def test_sql_line_mode_is_picked_when_a_row_is_too_wide(demo):
 
 
 def test_sql_prompt_help_and_mode(demo, capsys):
-    from evalframe._private.cli import sql_shell
+    from evalframe.cli import _shell as sql_shell
 
     con, found = sql_shell.open_connection(demo)
     lines = iter(

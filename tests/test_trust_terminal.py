@@ -16,10 +16,10 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from evalframe._private.cli.render import error_line, id_text, say
-from evalframe._private.cli.sql_shell import open_connection
 from evalframe._private.data.demo import write_demo
 from evalframe.cli import app
+from evalframe.cli._render import error_line, id_text, say
+from evalframe.cli._shell import open_connection
 
 runner = CliRunner()
 
@@ -212,7 +212,7 @@ def test_sql_json_output_escapes_control_characters(nasty):  # a guard: JSON alw
 
 
 def test_sql_csv_is_data_in_a_pipe_and_visible_on_a_terminal(monkeypatch, capsys):
-    from evalframe._private.cli import sql_shell
+    from evalframe.cli import _shell as sql_shell
 
     frame = pl.DataFrame({"run_id": [R_ESC, R_CLOSE]})
     sql_shell.print_result(frame, csv=True)  # a pipe: the bytes as they are

@@ -4,7 +4,7 @@
 
 Inputs: the 40-case demo scored and compared (pairs consecutive) under the default config:
 run_summary, case_deltas, evaluator_deltas, run_deltas as Parquet. Outputs: the run table
-and the compare report as rendered by evalframe/_private/cli/render.py at 160 columns.
+and the compare report as rendered by evalframe/cli/ at 160 columns.
 tests/test_render.py checks the rendering of the stored inputs against the stored text.
 """
 
@@ -21,10 +21,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
 from evalframe._private import schema as S  # noqa: E402
-from evalframe._private.cli.render import compare_report, run_table  # noqa: E402
 from evalframe._private.config import Config  # noqa: E402
 from evalframe._private.data.demo import write_demo  # noqa: E402
 from evalframe._private.pipeline.compare import compare_tables  # noqa: E402
+from evalframe.cli._render import run_table  # noqa: E402
+from evalframe.cli.compare import compare_report  # noqa: E402
 
 WIDTH = 160
 TABLES = (S.RUN_SUMMARY, S.CASE_DELTAS, S.EVALUATOR_DELTAS, S.RUN_DELTAS)

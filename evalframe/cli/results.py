@@ -4,16 +4,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from rich.table import Table
-from rich.text import Text
+import typer
 
-from evalframe._private.cli.render import id_column, id_text, print_json, say, stdout
-from evalframe._private.store.result_sets import ResultSet, open_results
+from evalframe.cli._console import stdout
+from evalframe.cli._options import JsonOpt
 
 
-def describe(s: ResultSet, latest: bool) -> dict[str, Any]:
+def describe(s: Any, latest: bool) -> dict[str, Any]:
     """One set as a plain dict (the --json rows)."""
     rows = s.rows()
     config = s.manifest.get("config")
@@ -38,8 +37,24 @@ def _stale_text(value: bool | None) -> str:
     return "[bold red]stale[/bold red]" if value else "[green]current[/green]"
 
 
-def results_command(dataset: Path, as_json: bool = False) -> None:
-    """The body of `evalframe results` (its options and help: evalframe/cli.py)."""
+def results(
+    dataset: Annotated[
+        Path,
+        typer.Argument(help="Dataset folder, results store, or a folder written with --out."),
+    ],
+    as_json: JsonOpt = False,
+) -> None:
+    """List the result sets (config_id, command, created_at, tables, rows) and flag the
+    stale ones: sets whose input tables changed since they were computed.
+
+    Example: [bold]evalframe results runs/[/bold]
+    """
+    from rich.table import Table
+    from rich.text import Text
+
+    from evalframe._private.store.result_sets import open_results
+    from evalframe.cli._render import id_column, id_text, print_json, say
+
     where = open_results(dataset)
     sets = where.sets()
     rows = [describe(s, i == len(sets) - 1) for i, s in enumerate(sets)]

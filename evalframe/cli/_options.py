@@ -1,6 +1,7 @@
 """The options several commands share, declared once (typer reads the Annotated
 metadata): the dataset argument, --config, --preset, --threshold, --out, --json,
---memory-limit, --series, --engine, --clamp, --by, --spark-remote.
+--memory-limit, --series, --engine, --clamp, --by, --spark-remote, --bootstrap, --seed,
+--window; and where a command writes its tables by default (`default_out`).
 
 Light to import (typer and the standard library): `evalframe --help` builds every
 command's options from here without loading polars. Help text that names a value of a
@@ -17,8 +18,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-
-from evalframe._private.errors import UsageError
 
 DatasetArg = Annotated[
     Path, typer.Argument(help="Dataset folder (Parquet tables) or DuckDB database file.")
@@ -135,6 +134,7 @@ def check_memory_limit(value: str | None) -> str | None:
     """The --memory-limit callback: the one parser (config.parse_memory_limit), so a bad
     size is a usage error (exit 2) before anything is read, whatever the engine."""
     if value is not None:
+        from evalframe import UsageError
         from evalframe._private.config import parse_memory_limit
 
         try:
@@ -178,7 +178,7 @@ EngineOpt = Annotated[
     typer.Option(
         "--engine",
         help="polars (everything), duckdb (flat configs: sql/ macros) or spark "
-        '(pip install "evalframe[spark]"; local[2], or Spark Connect with --spark-remote); '
+        '(pip install "evalframe\\[spark]"; local\\[2], or Spark Connect with --spark-remote); '
         "docs/architecture.md#capabilities lists what each runs.",
     ),
 ]
@@ -202,54 +202,47 @@ ByOpt = Annotated[
         "score writes slice_summary, compare writes slice_deltas.",
     ),
 ]
-
-
-# --- ingest (declared here, not in cli.py: tests register `ingest_command` on an app of
-# their own, so its signature carries these declarations too)
-FormatArg = Annotated[str, typer.Argument(help="Source format: {formats}.")]
-SourcesArg = Annotated[list[Path], typer.Argument(help="Result files or folders of that format.")]
-ToOpt = Annotated[
-    Path, typer.Option("--to", help="Dataset folder to append to (created if missing).")
-]
-RunIdOpt = Annotated[
-    str | None,
-    typer.Option("--run-id", help="Run id instead of the one derived from the source."),
-]
-ReplaceOpt = Annotated[
-    bool, typer.Option("--replace", help="Overwrite runs whose ids already exist.")
-]
-IdColsOpt = Annotated[
-    str | None,
+BootstrapOpt = Annotated[
+    int | None,
     typer.Option(
-        "--id-cols",
-        help="wide: key columns, e.g. 'case_id=question,run_id=model,attempt=seed'.",
+        "--bootstrap",
+        metavar="B",
+        show_default=False,
+        help="Case bootstrap with B replicates (1-1000000; default off): run_summary gets "
+        "95 % bootstrap intervals, run_passed_prob, rank_low/high and p_best "
+        "(docs/statistics.md).",
     ),
 ]
-ScaleMaxOpt = Annotated[
+SeedOpt = Annotated[
+    int,
+    typer.Option("--seed", metavar="S", help="Seed of the --bootstrap replicates (0-2147483646)."),
+]
+HistorySeriesOpt = Annotated[
     str | None,
     typer.Option(
-        "--scale-max",
-        help="wide/inspect/lmeval: top of the raw scale, '5' or 'faith=5,rubric=10'.",
+        "--series",
+        metavar="COLUMN",
+        help="One series per value of this runs column (model, target, agent, ...; a null "
+        "value is a series of its own); default: all runs are one series.",
     ),
 ]
-MetricsOpt = Annotated[
-    str | None,
-    typer.Option("--metrics", help="wide: metric columns (default: every numeric column)."),
-]
-LabelsOpt = Annotated[
-    bool,
-    typer.Option(
-        "--labels",
-        help="wide: the files hold human labels of existing executions (run_id, case_id, "
-        "attempt?, evaluator?, rater?, label_passed / label_score), added to `labels`.",
-    ),
+WindowOpt = Annotated[
+    int | None,
+    typer.Option("--window", min=1, metavar="N", help="Keep the last N runs of each series."),
 ]
 
-# --- sql
+
+def default_out(dataset: Path, out: Path | None) -> Path:
+    """Where a command writes its tables: --out, else the results store DATASET/results."""
+    if out is not None:
+        return out
+    return (dataset if dataset.is_dir() else dataset.parent) / "results"
+
+
 MODES = ("auto", "table", "line")
 """How `evalframe sql` shows a result on screen: `table`; `line` (one `column = value` line
 per column, rows apart, like DuckDB's `.mode line` or psql's `\\x`); `auto` (default): line
-when a row is too wide for the terminal (`sql_shell.too_wide`)."""
+when a row is too wide for the terminal (`_shell.too_wide`)."""
 
 
 def check_mode(value: str) -> str:

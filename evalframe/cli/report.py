@@ -4,15 +4,22 @@ comparisons and every chart (docs/report.md)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated, Any
 
-from evalframe import Config, StoreError, load_config, load_dataset, load_grid
-from evalframe._private.cli.console import stderr, stdout
-from evalframe._private.cli.options import default_of
-from evalframe._private.cli.render import progress, say
-from evalframe._private.pipeline.sweep import grid_evaluators
-from evalframe._private.store.fsops import check_writable_folder
-from evalframe._private.store.result_sets import check_location
-from evalframe.plots import report_tables, write_report
+import typer
+
+import evalframe as ef
+from evalframe.cli._console import stderr, stdout
+from evalframe.cli._options import (
+    BootstrapOpt,
+    ClampOpt,
+    ConfigOpt,
+    DatasetArg,
+    PresetOpt,
+    SeedOpt,
+    SeriesOpt,
+    default_of,
+)
 
 
 def default_report_path(dataset: Path) -> Path:
@@ -20,22 +27,26 @@ def default_report_path(dataset: Path) -> Path:
     return (dataset if dataset.is_dir() else dataset.parent) / "report.html"
 
 
-def _only_not_a_folder(out: Path, exc: StoreError) -> bool:
+def _only_not_a_folder(out: Path, exc: ef.StoreError) -> bool:
     """Whether `check_location`'s refusal of `out` is only its last check, that an output
     location is a folder: an existing report file is not one, and is replaced."""
+    from evalframe._private.store.fsops import check_writable_folder
+
     if not out.is_file():
         return False
     try:
         check_writable_folder(out, "output folder")
-    except StoreError as folder_exc:
+    except ef.StoreError as folder_exc:
         return str(folder_exc) == str(exc)
     return False
 
 
 def _allowed(out: Path, dataset: Path) -> bool:
+    from evalframe._private.store.result_sets import check_location
+
     try:
         check_location(out, dataset, store=False)
-    except StoreError as exc:
+    except ef.StoreError as exc:
         return _only_not_a_folder(out, exc)
     return True
 
@@ -45,24 +56,27 @@ def check_report_path(out: Path, dataset: Path) -> None:
     `score --out` refuses (an input table, a results store, a version folder of a result
     set: `check_location`), a folder, or a link (the file is replaced, which would remove
     a link evalframe did not write). StoreError (exit 2) names the path."""
+    from evalframe._private.store.fsops import check_writable_folder
+    from evalframe._private.store.result_sets import check_location
+
     default = default_report_path(dataset)
     try:
         check_location(out, dataset, store=False)
-    except StoreError as exc:
+    except ef.StoreError as exc:
         if not _only_not_a_folder(out, exc):
-            raise StoreError(
+            raise ef.StoreError(
                 f"{exc} For the report, --out names the HTML file to write, e.g. "
                 f"--out {default} (the default)."
             ) from None
     if out.is_symlink():
-        raise StoreError(
+        raise ef.StoreError(
             f"report file {out} is a link; the report replaces the file at its path, which "
             "would remove a link evalframe did not write; hint: pass a new file name, e.g. "
             f"--out {default}."
         )
     if out.is_dir():
         inside = out / "report.html"
-        raise StoreError(
+        raise ef.StoreError(
             f"report file {out} is a folder; --out names the HTML file to write; hint: "
             f"--out {inside if _allowed(inside, dataset) else default}."
         )
@@ -71,7 +85,7 @@ def check_report_path(out: Path, dataset: Path) -> None:
 
 def make_report(
     dataset: Path,
-    cfg: Config,
+    cfg: Any,
     out: Path,
     *,
     baseline: str | None = None,
@@ -87,9 +101,12 @@ def make_report(
     """Compute the report's tables from `dataset` under `cfg` and write the page to `out`
     (checked first: `check_report_path`); `series` pairs and trends runs within each value
     of that runs column."""
+    from evalframe._private.pipeline.sweep import grid_evaluators
+    from evalframe.plots import report_tables, write_report
+
     check_report_path(out, dataset)
-    ds = load_dataset(dataset, clamp=clamp)
-    spec = load_grid(grid, evaluators=grid_evaluators(ds)) if grid is not None else None
+    ds = ef.load_dataset(dataset, clamp=clamp)
+    spec = ef.load_grid(grid, evaluators=grid_evaluators(ds)) if grid is not None else None
     if top is None:  # the report's own number of cases per pair (and per run)
         top = int(default_of(report_tables, "per_pair"))
     tables = report_tables(
@@ -117,26 +134,74 @@ def make_report(
     )
 
 
-def report_command(
-    dataset: Path,
-    *,
-    config: Path | None = None,
-    preset: str | None = None,
-    threshold: float | None = None,
-    baseline: str | None = None,
-    grid: Path | None = None,
-    what_if: bool = True,
-    by: str | None = None,
-    series: str | None = None,
-    top: int | None = None,
-    out: Path | None = None,
-    clamp: bool = False,
-    bootstrap: int | None = None,
-    seed: int = 0,
+def report(
+    dataset: DatasetArg,
+    config: ConfigOpt = None,
+    preset: PresetOpt = None,
+    threshold: Annotated[
+        float | None,
+        typer.Option("--threshold", "-t", min=0.0, max=1.0, help="Pass threshold 0-1."),
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            "-b",
+            help="Compare every other run against this run (default: each run against "
+            "the one before it).",
+        ),
+    ] = None,
+    grid: Annotated[
+        Path | None,
+        typer.Option(
+            "--grid",
+            "-g",
+            help="What-if grid file for the sweep heatmap (default: threshold 0.6-0.9 × "
+            "outcomes mode).",
+        ),
+    ] = None,
+    what_if: Annotated[
+        bool,
+        typer.Option("--what-if/--no-what-if", help="Include the sweep and threshold charts."),
+    ] = True,
+    by: Annotated[
+        str | None,
+        typer.Option(
+            "--by",
+            help="Slice the comparison by 'tag' or an executions column (forest plot; "
+            "default: tag when the executions have tags).",
+        ),
+    ] = None,
+    series: SeriesOpt = None,
+    top: Annotated[
+        int | None,
+        typer.Option(
+            "--top",
+            min=0,
+            show_default=False,
+            help="Regressed cases embedded per pair and failing cases per run (worst first; "
+            "the page says how to list the rest; default {cases_per_pair}).",
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="HTML file to write (default: DATASET/report.html)."),
+    ] = None,
+    clamp: ClampOpt = False,
+    bootstrap: BootstrapOpt = None,
+    seed: SeedOpt = 0,
 ) -> None:
-    """The body of `evalframe report` (its options and help: evalframe/cli.py); `top` None
-    embeds the report's default number of cases."""
-    cfg = load_config(config, preset=preset, threshold=threshold)
+    """Write one self-contained HTML report (no network needed to view it): the policy
+    (threshold, band, gates, limits), run table with gates and Wilson intervals, comparisons
+    with reasons, which evaluator moved (ties marked), paired interval and McNemar p, every
+    regressed and failing case with its judge reasons and outcome checks (search, sort,
+    expand), and the charts.
+
+    Example: [bold]evalframe report runs/ --baseline 2026-10-01-v1.4 --out report.html[/bold]
+    """
+    from evalframe.cli._render import progress, say
+
+    cfg = ef.load_config(config, preset=preset, threshold=threshold)
     target = out if out is not None else default_report_path(dataset)
     with progress(f"building the report of {dataset} under config {cfg.config_id}"):
         path = make_report(
@@ -170,4 +235,4 @@ def demo_report(directory: Path) -> Path | None:
             markup=False,
         )
         return None
-    return make_report(directory, load_config(None), default_report_path(directory))
+    return make_report(directory, ef.load_config(None), default_report_path(directory))

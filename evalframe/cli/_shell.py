@@ -1,4 +1,5 @@
-"""`evalframe sql DATASET [QUERY]`: DuckDB over a dataset, its results and the sql/ macros.
+"""The machinery of `evalframe sql` (the command: sql.py): DuckDB over a dataset, its
+results and the sql/ macros.
 
 The connection holds the dataset's validated input tables (scores, executions, outcomes,
 runs, with every optional column filled in), the result sets of DATASET/results (or of
@@ -26,26 +27,11 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
-import typer
 from duckdb.sqltypes import DuckDBPyType
 from rich.table import Table
 from rich.text import Text
 
 from evalframe import load_dataset
-from evalframe._private import schema as S
-from evalframe._private.cli.options import MODES
-from evalframe._private.cli.render import (
-    id_text,
-    json_text,
-    message_text,
-    print_csv,
-    print_json,
-    say,
-    stderr,
-    stdout,
-    visible_lines,
-)
-from evalframe._private.cli.results_command import describe
 from evalframe._private.engines.duckdb import sql as engine
 from evalframe._private.errors import UsageError
 from evalframe._private.store.result_sets import (
@@ -57,6 +43,19 @@ from evalframe._private.store.result_sets import (
     looks_like_dataset,
     open_results,
 )
+from evalframe.cli._options import MODES
+from evalframe.cli._render import (
+    id_text,
+    json_text,
+    message_text,
+    print_csv,
+    print_json,
+    say,
+    stderr,
+    stdout,
+    visible_lines,
+)
+from evalframe.cli.results import describe
 
 MAX_TABLE_ROWS = 100
 """Rows shown by the human table output (CSV and JSON print every row)."""
@@ -162,7 +161,7 @@ def open_connection(
         if source is None or name not in engine.OUTPUT_VIEWS:
             _latest_view(con, name, path)
     if source is None:
-        needs = {"regressions": S.CASE_DELTAS, "run_trend": S.RUN_SUMMARY}
+        needs = {"regressions": "case_deltas", "run_trend": "run_summary"}
         for name in engine.ANALYST_VIEWS:
             if needs.get(name) in latest_tables:
                 con.execute(engine.sql_text(name))
@@ -485,7 +484,7 @@ def print_result(
         stdout.print(render_table(frame))
 
 
-ANALYST_SOURCES = {"regressions": S.CASE_DELTAS, "run_trend": S.RUN_SUMMARY}
+ANALYST_SOURCES = {"regressions": "case_deltas", "run_trend": "run_summary"}
 """The analyst views of sql/ and the result table each reads from the latest set."""
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -675,47 +674,3 @@ def line_editing() -> Iterator[Callable[[str], str]]:
             readline.write_history_file(path)
         except OSError as exc:
             stdout.print(say("[dim]history not saved to {}: {}[/dim]", path, exc.strerror))
-
-
-def sql_command(
-    dataset: Path,
-    query: str | None = None,
-    *,
-    csv: bool = False,
-    json: bool = False,
-    mode: str = "auto",
-    results: Path | None = None,
-    read_only: bool = False,
-) -> None:
-    """The body of `evalframe sql` (its options and help: evalframe/cli.py): run `query`,
-    or the prompt without one."""
-    if csv and json:
-        raise UsageError("--csv and --json exclude each other; hint: pick one.")
-    con, found = open_connection(dataset, results, read_only=read_only)
-    opened = getattr(found, "opened", None)
-    latest = opened.latest if opened is not None else None
-    if latest is not None and latest.stale():
-        stderr.print(
-            say(
-                "note: the latest result set {} is stale — the dataset's input tables changed "
-                "since it was computed; re-run the command that wrote it (`evalframe results` "
-                "lists the sets).",
-                latest.set_id,
-            )
-        )
-    try:
-        if query is None:
-            with line_editing() as read:
-                interactive(con, found, read=read, csv=csv, json=json, mode=str(mode))
-        else:
-            try:
-                result = run_query(con, query)
-            except QueryCancelled:
-                stderr.print("query cancelled", highlight=False)
-                raise typer.Exit(130) from None
-            print_result(result, csv=csv, json=json, mode=str(mode))
-            if result is not None and result.is_empty():
-                for note in empty_notes(con, query, opened):
-                    stderr.print(note, highlight=False)
-    finally:
-        con.close()

@@ -8,40 +8,62 @@ the current G it detects MDE = (z_.975 + z_.80) · se. Formulas: docs/statistics
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
-import polars as pl
-from rich.table import Table
+import typer
 
-from evalframe import load_config, pairs_for, score_tables
-from evalframe._private import schema as S
-from evalframe._private.cli.render import num, print_json, progress, say, stdout
-from evalframe._private.compare.pairs import check_runs
-from evalframe._private.stats.power import MDE_FACTOR, plan_rows
+import evalframe as ef
+from evalframe.cli._console import stdout
+from evalframe.cli._options import ConfigOpt, DatasetArg, JsonOpt, PresetOpt
+
+if TYPE_CHECKING:
+    import polars as pl
+    from rich.table import Table
 
 
-def plan_command(
-    dataset: Path,
-    *,
-    detect: float = 0.03,
-    run: str | None = None,
-    config: Path | None = None,
-    preset: str | None = None,
-    as_json: bool = False,
+def plan(
+    dataset: DatasetArg,
+    detect: Annotated[
+        float,
+        typer.Option(
+            "--detect",
+            "-d",
+            min=0.0001,
+            max=1.0,
+            help="The change to detect, on 0-1 (0.03 = 3 points of pass rate / mean score).",
+        ),
+    ] = 0.03,
+    run: Annotated[
+        str | None,
+        typer.Option("--run", "-r", help="Run whose variance to use (default: the newest)."),
+    ] = None,
+    config: ConfigOpt = None,
+    preset: PresetOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
-    """The body of `evalframe plan` (its options and help: evalframe/cli.py)."""
-    cfg = load_config(config, preset=preset)
+    """How many cases a suite needs to see a change of --detect (α 0.05, power 0.8), from
+    one run's clustered per-case variance; and the smallest change it sees now.
+
+    Example: [bold]evalframe plan runs/ --detect 0.03 --run 2026-11-01-v1.6[/bold]
+    """
+    import polars as pl
+
+    from evalframe._private.compare.pairs import check_runs
+    from evalframe._private.stats.power import plan_rows
+    from evalframe.cli._render import print_json, progress
+
+    cfg = ef.load_config(config, preset=preset)
     with progress(f"scoring {dataset} under config {cfg.config_id}"):
-        summary = score_tables(dataset, cfg)[S.RUN_SUMMARY]
+        summary = ef.score_tables(dataset, cfg)["run_summary"]
     assert isinstance(summary, pl.DataFrame)
-    summary = summary.filter(pl.col(S.N_EXECUTIONS) > 0)
+    summary = summary.filter(pl.col("executions") > 0)
     if run is None:
         order = summary.select(
-            S.RUN_ID, *([S.CREATED_AT] if S.CREATED_AT in summary.columns else [])
+            "run_id", *(["created_at"] if "created_at" in summary.columns else [])
         )
-        run = pairs_for(order)[-1][1] if summary.height >= 2 else summary[S.RUN_ID][0]
-    check_runs([run], summary[S.RUN_ID].to_list())
-    table = plan_rows(summary.filter(pl.col(S.RUN_ID) == run), detect)
+        run = ef.pairs_for(order)[-1][1] if summary.height >= 2 else summary["run_id"][0]
+    check_runs([run], summary["run_id"].to_list())
+    table = plan_rows(summary.filter(pl.col("run_id") == run), detect)
     if as_json:
         print_json(table.to_dicts())
         return
@@ -56,12 +78,20 @@ def change_text(detect: float) -> str:
 def mde_text(metric: str, mde: float | None) -> str:
     """A minimum detectable change in its metric's unit: pass rate in points, mean score
     as a number on 0-1."""
+    from evalframe._private.display import num
+
     if mde is None:
         return "—"
     return f"{100 * mde:.1f} pts" if metric == "pass_rate" else num(mde)
 
 
 def render_plan(table: pl.DataFrame, run: str, detect: float) -> Table:
+    from rich.table import Table
+
+    from evalframe._private.display import num
+    from evalframe._private.stats.power import MDE_FACTOR
+    from evalframe.cli._render import say
+
     out = Table(
         title=say(
             f"cases needed to see a change of {change_text(detect)} (α 0.05, power 0.8) — run {{}}",

@@ -1,1 +1,0 @@
-"""cli: see docs/architecture.md for what this stage holds."""

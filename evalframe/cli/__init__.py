@@ -1,0 +1,183 @@
+"""The `evalframe` command line: a thin layer over the Python API (docs/cli.md).
+
+One module per command (`evalframe/cli/<name>.py`) declares its options, makes its call
+into the public API and renders the result; this package registers them on one typer app.
+At import only typer, rich and the option declarations load: a command imports polars and
+the renderers (`_render.py`) inside its body, so `--help`, `--version` and usage errors
+never pay for polars, DuckDB or pyarrow (tests/test_startup.py).
+
+Exit codes: 0 ok; 1 a gate failed (`score --check`) or a regression was detected
+(`compare`; with `--decide`, a pair's decision fails); 2 bad input or usage; 3 `compare
+--decide`: no pair fails, one is inconclusive.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+import typer
+from typer.core import TyperGroup
+
+from evalframe import EvalframeError
+from evalframe.cli import (
+    agree,
+    cases,
+    compare,
+    demo,
+    flaky,
+    ingest,
+    plan,
+    report,
+    results,
+    sample,
+    score,
+    sql,
+    sweep,
+    trend,
+    validate,
+)
+from evalframe.cli._console import stderr, stdout
+from evalframe.cli._options import fill_late_help
+
+
+class _Group(TyperGroup):
+    """The command group: a command's help fills its late fields (options.LATE_HELP) when
+    -h/--help follows the command, so help that names presets or limits costs nothing
+    otherwise."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None and set(rest) & set(ctx.help_option_names):
+            fill_late_help(command)
+        return name, command, rest
+
+
+app = typer.Typer(
+    name="evalframe",
+    cls=_Group,
+    help="Vectorized analytics over LLM-judge outputs: scores, verdicts, gates, regressions.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from evalframe import __version__
+
+        stdout.print(f"evalframe {__version__}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            "-V",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Vectorized analytics over LLM-judge outputs: scores, verdicts, gates, regressions."""
+
+
+def _read_errors() -> tuple[type[BaseException], ...]:
+    """What polars, pyarrow and DuckDB raise on a corrupt file (data.dataset.READ_ERRORS),
+    imported only when a command failed."""
+    from evalframe._private.data.dataset import READ_ERRORS
+
+    return READ_ERRORS
+
+
+def handles_errors(fn: F) -> F:
+    """Turn EvalframeError into its message on stderr and exit code 2 (the message
+    quotes ids and example keys: printed literally, control characters visible); a corrupt
+    file polars, pyarrow or DuckDB choked on (some polars panics are BaseExceptions) into
+    `read_failure`'s message, exit code 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (typer.Exit, typer.Abort, KeyboardInterrupt, SystemExit):
+            raise
+        except EvalframeError as exc:
+            from evalframe.cli._render import error_line
+
+            stderr.print(error_line(exc), highlight=False)
+            raise typer.Exit(exc.exit_code) from None
+        except BaseException as exc:
+            if (
+                not {"polars", "pyarrow", "duckdb"} & set(sys.modules)
+                or not isinstance(exc, _read_errors())
+                or os.environ.get("EVALFRAME_DEBUG")
+            ):
+                raise
+            from evalframe._private.data.dataset import read_failure
+            from evalframe.cli._render import error_line
+
+            err = read_failure(exc, kwargs.get("dataset"))
+            stderr.print(error_line(err), highlight=False)
+            raise typer.Exit(err.exit_code) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+COMMANDS = (
+    score.score,
+    validate.validate,
+    demo.demo,
+    compare.compare,
+    sweep.sweep,
+    cases.cases,
+    agree.agree,
+    sample.sample,
+    trend.trend,
+    flaky.flaky,
+    ingest.ingest,
+    sql.sql,
+    report.report,
+    results.results,
+    plan.plan,
+)
+"""Every command, in the order `evalframe --help` lists them (each named after its function)."""
+for _command in COMMANDS:
+    app.command(_command.__name__)(handles_errors(_command))
+
+
+def main() -> None:
+    """The `evalframe` command. Off a terminal (a log, a pipe), usage errors print as
+    click's plain lines, never boxed and wrapped at 80 columns; on one, typer's panels."""
+    if stderr.is_terminal:
+        app()
+        return
+    try:
+        code = app(standalone_mode=False)
+    except typer.Abort:
+        stderr.print("Aborted.")
+        code = 1
+    except Exception as exc:
+        # click's usage errors (typer vendors click privately): they know how to show
+        # themselves plainly and carry their exit code
+        show, exit_code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
+        if not callable(show) or not isinstance(exit_code, int):
+            raise
+        show()
+        code = exit_code
+    raise SystemExit(code if isinstance(code, int) else 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,175 @@
+"""`evalframe cases`: the regressed (or failing) cases, one row each, with their scores,
+labels, reasons and outcome checks."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+import evalframe as ef
+from evalframe.cli._console import stdout
+from evalframe.cli._options import DatasetArg, JsonOpt
+
+if TYPE_CHECKING:
+    import polars as pl
+
+
+class CaseStatus(StrEnum):
+    """Which cases `evalframe cases` lists (the statuses `ef.cases` takes)."""
+
+    regression = "regression"
+    improvement = "improvement"
+    unchanged = "unchanged"
+    new = "new"
+    removed = "removed"
+    error = "error"
+    fail = "fail"
+    pass_ = "pass"
+    flaky = "flaky"
+
+
+def cases(
+    dataset: DatasetArg,
+    run: Annotated[
+        str | None,
+        typer.Option(
+            "--run",
+            help="The run whose cases to list: for a comparison's statuses, the candidate "
+            "of the compared pairs (default: every pair, or every run).",
+        ),
+    ] = None,
+    status: Annotated[
+        CaseStatus,
+        typer.Option(
+            "--status",
+            help="A comparison's case status (regression ... error: case_deltas of the "
+            "latest result set) or a run's (fail, pass, flaky: its case_summary).",
+        ),
+    ] = CaseStatus.regression,
+    evaluator: Annotated[
+        str | None,
+        typer.Option(
+            "--evaluator",
+            "-e",
+            help="Only cases where this evaluator fell (regression), rose (improvement), "
+            "did not pass (fail), passed (pass), or has a score.",
+        ),
+    ] = None,
+    results: Annotated[
+        Path | None,
+        typer.Option(
+            "--results",
+            "-r",
+            help="Results to read: a store or an --out folder (default: DATASET/results).",
+        ),
+    ] = None,
+    result_set: Annotated[
+        str | None,
+        typer.Option("--result-set", help="Read this result set (default: the latest)."),
+    ] = None,
+    as_json: JsonOpt = False,
+    csv: Annotated[
+        bool, typer.Option("--csv", help="Print CSV (evaluators, outcomes as JSON text).")
+    ] = False,
+) -> None:
+    """Every regressed case of the compared pairs (or every failing case of a run), one
+    row each, with its per-evaluator scores, the judge's labels and reasons and the
+    outcome checks with their justifications.
+
+    Example: [bold]evalframe cases runs/ --run 2026-11-01-v1.6 --status regression[/bold]
+    """
+    from evalframe.cli._render import print_csv, print_json
+
+    if csv and as_json:
+        raise ef.UsageError("--csv and --json exclude each other; hint: pick one.")
+    frame = ef.cases(
+        dataset,
+        run,
+        status=str(status),
+        evaluator=evaluator,
+        results=results,
+        result_set=result_set,
+    )
+    if as_json:
+        print_json(frame.to_dicts())
+    elif csv:
+        print_csv(frame)
+    else:
+        for part in cases_report(frame, str(status)):
+            stdout.print(part)
+
+
+def cases_report(frame: pl.DataFrame, status: str) -> list:
+    """`evalframe cases` in the terminal: per case a line (case, runs, status, score and
+    passed baseline → run), a table of its evaluators (scores, delta, passed, the judge's
+    labels and reasons) and its outcome checks with their justifications. Ids, labels,
+    reasons and justifications are data: shown literally."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from evalframe._private.display import num, visible
+    from evalframe.cli._render import flag, id_column, id_text, say, signed
+
+    if frame.is_empty():
+        return [say("no case has status {}.", status)]
+    pairs = frame["baseline_run_id"].drop_nulls().n_unique()
+    out: list = [
+        say(
+            f"{frame.height} {{}} case{'s' if frame.height != 1 else ''}"
+            + (f" in {pairs} pair{'s' if pairs != 1 else ''}" if pairs else ""),
+            status,
+        )
+    ]
+    for r in frame.iter_rows(named=True):
+        compared = r["baseline_run_id"] is not None
+        runs = (
+            say("{} → {}", r["baseline_run_id"], r["run_id"]) if compared else id_text(r["run_id"])
+        )
+        head = Text("\n") + Text(visible(str(r["case_id"])), style="bold")
+        head += Text("  ") + runs + Text("  ") + id_text(r["status"])
+        if compared:
+            head += Text(
+                f"  score {num(r['baseline_score'])} → {num(r['score'])} "
+                f"({signed(r['score_delta'])})  passed {flag(r['baseline_passed'])} → "
+                f"{flag(r['passed'])}",
+                no_wrap=True,
+            )
+        else:
+            head += Text(f"  score {num(r['score'])}  passed {flag(r['passed'])}", no_wrap=True)
+        out.append(head)
+        evaluators = r["evaluators"] or []
+        if evaluators:
+            table = Table(box=None, pad_edge=False, padding=(0, 1, 0, 2))
+            id_column(table, "evaluator")
+            headers = ["baseline", "score", "delta"] if compared else ["score"]
+            for h in [*headers, "passed"]:
+                table.add_column(h, justify="right", no_wrap=True)
+            table.add_column("label · reason", overflow="fold")
+            for e in evaluators:
+                numbers = (
+                    [num(e["baseline_score"]), num(e["score"]), signed(e["score_delta"])]
+                    if compared
+                    else [num(e["score"])]
+                )
+                said = [*(e["labels"] or []), *(e["reasons"] or [])]
+                table.add_row(
+                    id_text(e["evaluator"]),
+                    *numbers,
+                    flag(e["passed"]),
+                    id_text(" · ".join(said)) if said else Text("—", style="dim"),
+                )
+            out.append(table)
+        checks = r["outcomes"] or []
+        several = len({o["attempt"] for o in checks}) > 1
+        for o in checks:
+            mark = Text("  ✓ " if o["passed"] else "  ✗ ", style="green" if o["passed"] else "red")
+            line = mark + id_text(o["outcome"])
+            if several:
+                line += Text(f" (attempt {o['attempt']})")
+            if o["justification"]:
+                line += Text(" — ") + id_text(o["justification"])
+            out.append(line)
+    return out

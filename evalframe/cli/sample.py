@@ -1,0 +1,83 @@
+"""`evalframe sample`: a uniform random sample of judged executions to label by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+import evalframe as ef
+from evalframe.cli._console import stdout
+from evalframe.cli._options import ConfigOpt, DatasetArg, JsonOpt, PresetOpt, ThresholdOpt
+
+
+def sample(
+    dataset: DatasetArg,
+    n: Annotated[
+        int, typer.Option("--n", min=1, help="How many judged executions to draw per run.")
+    ] = 200,
+    seed: Annotated[
+        int, typer.Option("--seed", min=0, help="Seed of the draw (same seed, same sample).")
+    ] = 0,
+    run: Annotated[
+        str | None, typer.Option("--run", help="Draw from this run only (default: every run).")
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="Write the keys to this .csv or .parquet file (else print)."
+        ),
+    ] = None,
+    config: ConfigOpt = None,
+    preset: PresetOpt = None,
+    threshold: ThresholdOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Draw a uniform random sample of judged executions (status ok, not unscored) of
+    each run to label by hand: the sample the corrected pass rate needs to be unbiased.
+    Prints their keys (run_id, case_id, attempt) or writes them with --out; add a
+    label_passed column and read it back with [bold]evalframe ingest wide FILE --labels[/bold].
+
+    Example: [bold]evalframe sample runs/ --n 200 --seed 7 --out to_label.csv[/bold]
+    """
+    import polars as pl
+    from rich.table import Table
+
+    from evalframe._private.pipeline.sample import judged_counts, write_sample
+    from evalframe.cli._render import id_text, print_json, say
+
+    cfg = ef.load_config(config, preset=preset, threshold=threshold)
+    ds = ef.load_dataset(dataset)
+    sample = ef.sample_executions(ds, cfg, n=n, seed=seed, run=run)
+    if out is not None:
+        write_sample(sample, out, dataset)
+    if as_json:
+        print_json(
+            sample.to_dicts() if out is None else {"written": str(out), "rows": sample.height}
+        )
+        return
+    if out is None:
+        table = Table(title=say("executions to label (seed {})", seed), title_justify="left")
+        for header in ("run", "case", "attempt"):
+            table.add_column(header, justify="right" if header == "attempt" else "left")
+        for r in sample.iter_rows(named=True):
+            table.add_row(id_text(r["run_id"]), id_text(r["case_id"]), str(r["attempt"]))
+        stdout.print(table)
+    counts = judged_counts(ds, cfg).join(
+        sample.group_by("run_id").agg(pl.len().alias("drawn")), on="run_id", how="inner"
+    )
+    for r in counts.sort("run_id").iter_rows(named=True):
+        stdout.print(
+            say("run {}: {} of {} judged executions drawn", r["run_id"], r["drawn"], r["judged"])
+        )
+    if out is not None:
+        stdout.print(
+            say(
+                "keys written to {}; add a label_passed column (true/false) and run "
+                "[bold]evalframe ingest wide {} --labels --to {}[/bold]",
+                out,
+                out,
+                dataset,
+            )
+        )

@@ -1,0 +1,174 @@
+"""`evalframe score`: score every execution, write the tables, print the run table."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+import evalframe as ef
+from evalframe.cli._console import stderr, stdout
+from evalframe.cli._options import (
+    BootstrapOpt,
+    ByOpt,
+    ClampOpt,
+    ConfigOpt,
+    DatasetArg,
+    Engine,
+    EngineOpt,
+    JsonOpt,
+    MemoryLimitOpt,
+    OutOpt,
+    PresetOpt,
+    SeedOpt,
+    SparkRemoteOpt,
+    ThresholdOpt,
+    default_out,
+)
+
+if TYPE_CHECKING:
+    import polars as pl
+    from rich.text import Text
+
+    from evalframe.cli._render import FitTable
+
+
+def score_and_write(
+    dataset: Path, cfg: Any, out: Path | None, engine: str = "polars", **options: Any
+) -> tuple[pl.DataFrame, Path, Any]:
+    """Score `dataset` under `cfg` and commit the tables (`options`: score_tables'
+    keywords); returns run_summary, the folder and the tables."""
+    import polars as pl
+
+    from evalframe._private.store.fingerprint import inputs_fingerprint
+    from evalframe.cli._render import progress
+
+    target = default_out(dataset, out)
+    fingerprint = inputs_fingerprint(dataset)  # before reading: a later change marks it stale
+    with progress(f"scoring {dataset} under config {cfg.config_id} ({engine})"):
+        tables = ef.score_tables(dataset, cfg, engine=engine, **options)
+        ef.write_tables(
+            tables,
+            target,
+            config_json=cfg.canonical_json(),
+            command="score",
+            dataset=dataset,
+            inputs_fingerprint=fingerprint,
+        )
+    clamped = tables.clamped
+    if clamped is not None and clamped.changed:
+        stderr.print(
+            f"--clamp changed {clamped.changed} score rows ({clamped.clamped} clamped, "
+            f"{clamped.nulled} NaN/inf set to null)"
+        )
+    summary = tables["run_summary"]
+    assert isinstance(summary, pl.DataFrame)  # run_summary is always materialized
+    return summary, target, tables
+
+
+def score(
+    dataset: DatasetArg,
+    config: ConfigOpt = None,
+    preset: PresetOpt = None,
+    threshold: ThresholdOpt = None,
+    out: OutOpt = None,
+    check: Annotated[
+        bool, typer.Option("--check", help="Exit 1 when any run fails a run gate.")
+    ] = False,
+    evaluators: Annotated[
+        bool, typer.Option("--evaluators", help="Also write evaluator_scores (input-sized).")
+    ] = False,
+    clamp: ClampOpt = False,
+    engine: EngineOpt = Engine.polars,
+    memory_limit: MemoryLimitOpt = None,
+    by: ByOpt = None,
+    spark_remote: SparkRemoteOpt = None,
+    as_json: JsonOpt = False,
+    bootstrap: BootstrapOpt = None,
+    seed: SeedOpt = 0,
+) -> None:
+    """Score every execution; write execution_scores, case_summary and run_summary
+    (and slice_summary with --by).
+
+    Example: [bold]evalframe score runs/ --preset connexity --threshold 0.75 --check[/bold]
+    """
+    import polars as pl
+
+    from evalframe._private.display import with_pass_k_cases
+    from evalframe.cli._render import policy_note, print_json, run_table, say
+
+    cfg = ef.load_config(config, preset=preset, threshold=threshold)
+    summary, target, scored = score_and_write(
+        dataset,
+        cfg,
+        out,
+        str(engine),
+        evaluators=evaluators,
+        clamp=clamp,
+        memory_limit=memory_limit,
+        by=by,
+        spark_remote=spark_remote,
+        bootstrap=bootstrap,
+        seed=seed,
+    )
+    if as_json:
+        print_json(summary.to_dicts())
+    else:
+        # per k of attempts.k, how many cases have >= k attempts (the report's rule too)
+        stdout.print(run_table(with_pass_k_cases(summary, scored.get("case_summary"))))
+        if summary["config_id"].eq(cfg.config_id).all():
+            stdout.print(policy_note(cfg))
+        if by is not None and "slice_summary" in scored:
+            stdout.print(slice_table(scored["slice_summary"]))
+        stdout.print(say("tables written to {}/", target))
+    if check and not summary["run_passed"].all():
+        failed = summary.filter(~pl.col("run_passed"))["run_id"].to_list()
+        stderr.print(say("run gate failed for: {}", ", ".join(map(str, failed))))
+        raise typer.Exit(1)
+
+
+def slice_table(slices: pl.DataFrame | pl.LazyFrame) -> FitTable:
+    """`score --by`: per slice value × run, executions, pass rate ± se and mean score ± se
+    (slice_summary), slice values and ids shown literally; a null value reads "(none)"."""
+    import polars as pl
+
+    from evalframe._private.display import num, pct, run_rate
+    from evalframe.cli._render import (
+        SE_FOOTNOTE,
+        FitTable,
+        id_text,
+        rate_cell,
+        with_se,
+        with_wilson,
+    )
+
+    frame = slices.lazy().collect() if isinstance(slices, pl.LazyFrame) else slices
+    frame = frame.sort("slice_value", "run_id", nulls_last=True)
+    several = frame["config_id"].n_unique() > 1
+    name = frame["slice"][0] if frame.height else "slice"
+    columns: list[tuple[str, Callable[[dict], str | Text], str]] = [
+        (
+            str(name),
+            lambda r: id_text("(none)" if r["slice_value"] is None else r["slice_value"]),
+            "left",
+        ),
+        ("run", lambda r: id_text(r["run_id"]), "left"),
+        ("execs", lambda r: str(r["executions"]), "right"),
+        ("pass rate", rate_cell, "right"),
+        ("mean score", lambda r: with_se(num(r["mean_score"]), r["mean_score_se"]), "right"),
+        ("case pass", lambda r: pct(run_rate(r, "case_pass_rate")), "right"),
+    ]
+    if several:
+        columns.insert(0, ("config", lambda r: id_text(r["config_id"]), "left"))
+    ids = {0, 1, 2} if several else {0, 1}
+    records = with_wilson(frame).to_dicts()
+    return FitTable(
+        f"slices by {name}",
+        [(h, j, 0 if k in ids else 2, k in ids) for k, (h, _f, j) in enumerate(columns)],
+        [[fn(r) for _h, fn, _j in columns] for r in records],
+        [SE_FOOTNOTE]
+        if any(rate_cell(r) != pct(run_rate(r)) or r["mean_score_se"] is not None for r in records)
+        else [],
+    )

@@ -1,0 +1,184 @@
+"""`evalframe sweep`: recompute every run under many configs at once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+import evalframe as ef
+from evalframe.cli._console import stderr, stdout
+from evalframe.cli._options import ClampOpt, DatasetArg, JsonOpt, OutOpt, default_out
+
+if TYPE_CHECKING:
+    import polars as pl
+    from rich.console import Console
+
+
+def sweep(
+    dataset: DatasetArg,
+    grid: Annotated[
+        Path, typer.Option("--grid", "-g", help="Grid file (YAML/JSON), see docs/sweep.md.")
+    ],
+    out: OutOpt = None,
+    curve: Annotated[
+        bool,
+        typer.Option("--curve", help="Also write threshold_curve for the grid's base config."),
+    ] = False,
+    clamp: ClampOpt = False,
+    max_configs: Annotated[
+        int | None,
+        typer.Option(
+            "--max-configs",
+            min=1,
+            show_default=False,
+            help="Refuse grids of more configs than this (default {max_configs}).",
+        ),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Recompute every run under many configs at once; write sweep and sweep_configs.
+
+    Example: [bold]evalframe sweep runs/ --grid grid.yaml --curve[/bold]
+    """
+    from evalframe._private.pipeline.sweep import grid_evaluators, tree_groups
+    from evalframe._private.store.fingerprint import inputs_fingerprint
+    from evalframe._private.store.output import config_metadata
+    from evalframe.cli._render import print_json, say
+
+    limit = {} if max_configs is None else {"max_configs": max_configs}
+    spec = ef.load_grid(grid, evaluators=grid_evaluators(dataset), **limit)
+    target = default_out(dataset, out)
+    fingerprint = inputs_fingerprint(dataset)
+    with sweep_progress([len(g) for g in tree_groups(spec.configs)]) as on_chunk:
+        tables = ef.sweep_tables(dataset, spec, curve=curve, clamp=clamp, on_chunk=on_chunk)
+    ef.write_tables(
+        tables,
+        target,
+        config_json=config_metadata([c.canonical_json() for c in spec.configs]),
+        command="sweep",
+        dataset=dataset,
+        inputs_fingerprint=fingerprint,
+    )
+    table = tables["sweep"]
+    if as_json:
+        print_json(table.to_dicts())
+        return
+    for part in sweep_report(table, spec.params):
+        stdout.print(part)
+    stdout.print(
+        say(
+            f"{len(spec.configs)} configs × {table['run_id'].n_unique()} runs; "
+            "tables written to {}/",
+            target,
+        )
+    )
+
+
+class SweepProgress:
+    """Turns the sweep's `on_chunk(k, n)` calls (chunks of one tree group at a time, the
+    groups in order) into configs done out of every config of the grid, so the bar has
+    its total from the start and never runs backwards between groups."""
+
+    def __init__(self, group_sizes: Sequence[int]):
+        self.group_sizes = [int(n) for n in group_sizes]
+        self.total = sum(self.group_sizes)
+        self.group = 0
+        self.done_before = 0
+        self.completed = 0.0
+
+    def on_chunk(self, k: int, n: int) -> float:
+        """Record chunk k of n of the current group; return configs done so far."""
+        size = self.group_sizes[self.group] if self.group < len(self.group_sizes) else 0
+        self.completed = self.done_before + size * (k / n if n else 1.0)
+        if k >= n and self.group < len(self.group_sizes):  # this group is finished
+            self.done_before += size
+            self.group += 1
+        return self.completed
+
+
+@contextmanager
+def sweep_progress(
+    group_sizes: Sequence[int] | int, console: Console | None = None
+) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar over the grid's configs on stderr (when it is a terminal).
+    `group_sizes`: configs per tree group, in the order the sweep runs them (an int is
+    one group)."""
+    out = console or stderr
+    sizes = [group_sizes] if isinstance(group_sizes, int) else list(group_sizes)
+    if not out.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    state = SweepProgress(sizes)
+    with Progress(
+        TextColumn("sweeping"),
+        BarColumn(),
+        TextColumn("{task.completed:,.0f}/{task.total:,.0f} configs"),
+        TimeElapsedColumn(),
+        console=out,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("sweep", total=state.total, completed=0)
+
+        def on_chunk(done: int, total: int) -> None:
+            bar.update(task, completed=state.on_chunk(done, total))
+
+        yield on_chunk
+
+
+def float_stat(value: object) -> float | None:
+    """A statistic of a numeric column (`Series.min()`, `.max()`, `.mean()`) as the
+    `float | None` it is: polars types it as any Python scalar, whatever the dtype."""
+    if value is None:
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    raise TypeError(f"not a number: {value!r}")
+
+
+def sweep_report(table: pl.DataFrame, params: pl.DataFrame) -> list:
+    """Per run: the range of pass rates across the grid, and the parameter that moves
+    the verdicts most (largest spread of the mean pass rate across its values)."""
+    import polars as pl
+    from rich.table import Table
+
+    from evalframe._private.display import pct
+    from evalframe.cli._render import id_column, id_text
+
+    swept = [c for c in params.columns if c.startswith("sweep_") and params[c].n_unique() > 1]
+    out_table = Table(title="sweep: pass rate across the grid", title_justify="left")
+    for h in (
+        "run",
+        "configs",
+        "pass rate min",
+        "max",
+        "configs passing run gates",
+        "moves verdicts most",
+        "pass-rate spread",
+    ):
+        if h == "run":
+            id_column(out_table, h)
+        else:
+            out_table.add_column(h, justify="left" if h == "moves verdicts most" else "right")
+    for (run_id,), runs in table.group_by("run_id", maintain_order=True):
+        best, spread = "—", 0.0
+        for col in swept:
+            means = runs.group_by(col).agg(pl.col("pass_rate").mean())["pass_rate"]
+            width = (float_stat(means.max()) or 0.0) - (float_stat(means.min()) or 0.0)
+            if width > spread:
+                best, spread = col.removeprefix("sweep_"), width
+        out_table.add_row(
+            id_text(run_id),
+            str(runs.height),
+            pct(float_stat(runs["pass_rate"].min())),
+            pct(float_stat(runs["pass_rate"].max())),
+            f"{int(runs['run_passed'].sum())}/{runs.height}",
+            id_text(best),
+            f"{100 * spread:.1f} pts",
+        )
+    return [out_table]
