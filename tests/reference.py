@@ -2,12 +2,12 @@
 
 Plain Python over lists of dicts, exact arithmetic with `fractions.Fraction`, one
 execution at a time, the evaluator tree evaluated by recursion. It is written from
-docs/scoring.md and SPEC.md (§0-5), not from the engine, so that the property tests in
-`test_reference_properties.py` compare two independent readings of the same rules.
+docs/scoring.md, docs/tables.md and docs/config.md, not from the engine, so that the property tests
+in `test_reference_properties.py` compare two independent readings of the same rules.
 
 Inputs are rows as plain dicts, as they would be written to the input tables; optional
-columns may be absent or None and get the defaults of SPEC §1 (attempt 0, scale_max 1.0,
-status "ok").
+columns may be absent or None and get the defaults of docs/tables.md#input-tables (attempt 0,
+scale_max 1.0, status "ok").
 """
 
 from __future__ import annotations
@@ -205,7 +205,7 @@ def _eval_leaf(node: Node, ctx: Ctx) -> Result:
 
 
 def normalized(node: Node, row: dict) -> Fraction:
-    """SPEC §1-2: s = score / scale_max, or 1 - score / scale_max for a leaf whose
+    """docs/scoring.md#one-scale: s = score / scale_max, or 1 - score / scale_max for a leaf whose
     config entry says `higher_is_better: false` (flat data-derived leaves: higher)."""
     ratio = Fraction(row["score"]) / _scale_max(row)
     lower = node.spec is not None and not node.spec.higher_is_better
@@ -434,7 +434,7 @@ def execution_scores(
     outcomes: list[dict] | None,
     config: Config,
 ) -> list[dict]:
-    """One row per execution (SPEC §3, docs/scoring.md "The execution")."""
+    """One row per execution (docs/scoring.md "The execution")."""
     return _score_all(scores, executions, outcomes, config)[0]
 
 
@@ -461,7 +461,7 @@ def _sum_or_none(values: list) -> Fraction | None:
 
 
 def case_summary(exec_rows: list[dict], config: Config) -> list[dict]:
-    """One row per run x case (SPEC §4, docs/scoring.md "Cases")."""
+    """One row per run x case (docs/scoring.md#cases "Cases")."""
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for r in exec_rows:
         groups[(r["run_id"], r["case_id"])].append(r)
@@ -537,7 +537,7 @@ def clustered_se(values: list[tuple[str, Fraction]]) -> float | None:
 def run_summary(
     exec_rows: list[dict], config: Config, runs: list[dict] | None = None
 ) -> list[dict]:
-    """One row per run (SPEC §5, docs/scoring.md "Runs")."""
+    """One row per run (docs/scoring.md#runs "Runs")."""
     by_run: dict[str, list[dict]] = defaultdict(list)
     for r in exec_rows:
         by_run[r["run_id"]].append(r)

@@ -1,10 +1,10 @@
-"""A slow, exact reference for SPEC §11 (judges measured against human labels).
+"""A slow, exact reference for docs/judges.md (judges measured against human labels).
 
 Plain Python over lists of dicts, `fractions.Fraction` everywhere a count becomes a rate,
 one group at a time: Cohen's κ from its textbook form (p_o − p_e)/(1 − p_e), Krippendorff's
 α from the coincidence matrix (D_o / D_e), the prediction-powered pass rate from its
 definition (two sample means and variances), the agreement curve by trying every
-threshold. Written from SPEC §11, not from the engine. The execution rows (status,
+threshold. Written from docs/judges.md, not from the engine. The execution rows (status,
 verdict, passed, threshold) come from the scoring reference (tests/reference.py).
 
 Normalized scores are the floats score / scale_max (the number the tables hold), read as

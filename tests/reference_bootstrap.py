@@ -1,4 +1,4 @@
-"""Slow, exact reference of the case bootstrap (SPEC §12) in plain Python.
+"""Slow, exact reference of the case bootstrap (docs/statistics.md#case-bootstrap) in plain Python.
 
 Written from the definition, not from the implementation: the generator with Python
 integers (the integers must match exactly), the weights by counting the cumulative

@@ -1,6 +1,6 @@
-"""A slow, plain-Python reference of SPEC §6 (comparing runs), in exact arithmetic.
+"""A slow, plain-Python reference of docs/compare.md (comparing runs), in exact arithmetic.
 
-Written from SPEC.md §6 and docs/compare.md, not from the engine: rows are dicts, numbers
+Written from docs/compare.md, not from the engine: rows are dicts, numbers
 are `Fraction`s until the output, every loop is explicit. The property tests check that
 the polars engine returns the same tables.
 """
@@ -16,7 +16,7 @@ from tests.reference_decide import decide
 
 EPS = Fraction("1e-9")
 Z = Fraction("1.96")
-MDE = 2.801585  # z_.975 + z_.80 (SPEC §10)
+MDE = 2.801585  # z_.975 + z_.80 (docs/statistics.md#power)
 Row = dict[str, Any]
 
 

@@ -1,5 +1,5 @@
-"""Exact slow reference of the three-outcome decision (SPEC §12), in plain Python with
-`fractions`: every float compared exactly as a Fraction, EPS as the Fraction of the
+"""Exact slow reference of the three-outcome decision (docs/compare.md#decisions), in plain Python
+with `fractions`: every float compared exactly as a Fraction, EPS as the Fraction of the
 float the rule layer writes.
 
     part(ci_low, ci_high, margin)     -> "pass" | "fail" | "inconclusive"

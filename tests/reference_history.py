@@ -1,4 +1,4 @@
-"""Slow, exact references of SPEC §12 (history): plain Python and fractions, one run or
+"""Slow, exact references of docs/history.md (history): plain Python and fractions, one run or
 one case at a time. Φ is math.erf. Used by tests/test_history.py."""
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ def beta_binomial(cases: Sequence[tuple[int, int]]) -> tuple[F, F]:
     if mbar <= 1 or p in (0, 1):
         return F(1), F(1)
     rho = (s2 - p * (1 - p) / mbar) / (p * (1 - p) * (1 - 1 / mbar))
-    if not EPS < rho < 1 - EPS:  # ρ in (0, 1) with SPEC §0's deterministic boundaries
+    if not EPS < rho < 1 - EPS:  # ρ in (0, 1) with the boundaries of docs/scoring.md#boundaries
         return F(1), F(1)
     return p * (1 / rho - 1), (1 - p) * (1 / rho - 1)
 

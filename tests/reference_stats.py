@@ -1,7 +1,7 @@
-"""A slow, exact reference of the statistics of SPEC §10: pass@k / pass^k with
-`math.comb` and `Fraction`, Benjamini–Hochberg by its definition, slices by filtering rows.
+"""A slow, exact reference of the statistics of docs/statistics.md#passk-and-passk: pass@k / pass^k
+with `math.comb` and `Fraction`, Benjamini–Hochberg by its definition, slices by filtering rows.
 
-Written from SPEC §10 and docs/statistics.md, not from the engine: plain loops over
+Written from docs/statistics.md, not from the engine: plain loops over
 dicts, exact arithmetic until the output.
 """
 

@@ -1,4 +1,4 @@
-"""Judges measured too (SPEC §11, issue 22): the labels table, judge_agreement,
+"""Judges measured too (docs/judges.md, issue 22): the labels table, judge_agreement,
 agreement_curve and the prediction-powered pass rate, against the exact reference
 (tests/reference_agreement.py) on hand-made cases and on random datasets and label
 subsets (hypothesis, slow)."""
@@ -180,7 +180,7 @@ def test_curve_and_best_threshold():
 
 
 def test_curve_thresholds_meet_within_eps():
-    """A judge score a hair below a threshold (within EPS) meets it (SPEC §0)."""
+    """A judge score a hair below a threshold (within EPS) meets it (docs/scoring.md#boundaries)."""
     sc = _one_metric([0.7999999999999999, 0.8, 0.5])
     labels = [
         {"run_id": "r", "case_id": f"c{i}", "evaluator": "q", "label_passed": h}
@@ -514,7 +514,7 @@ def test_engine_equals_the_reference_a_few_random_cases(case):
 
 
 def test_a_lower_is_better_leaf_is_compared_on_the_normalized_scale(tmp_path: Path):
-    """SPEC §11: higher_is_better applies to the judge and the label alike. A
+    """docs/judges.md: higher_is_better applies to the judge and the label alike. A
     hallucination rate of 0.2 judged (s = 0.8, passes 0.7) against a human 0.1 (s = 0.9):
     agreement, and an MAE of 0.1, not of the raw rates read as higher-is-better."""
     ds = tmp_path / "ds"

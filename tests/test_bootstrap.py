@@ -1,5 +1,5 @@
-"""Case bootstrap (SPEC §12): the generator, the weights and the statistics against the
-plain-Python reference (tests/reference_bootstrap.py), ranks with ties, runs left out of
+"""Case bootstrap (docs/statistics.md#case-bootstrap): the generator, the weights and the statistics
+against the plain-Python reference (tests/reference_bootstrap.py), ranks with ties, runs left out of
 a replicate, all-errored runs, attempts, row order, engines, bad options."""
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ def test_score_writes_three_tables_with_metadata(demo, tmp_path):
     result = runner.invoke(app, ["score", str(demo), "--preset", "connexity", "-o", str(out)])
     assert result.exit_code == 0, result.output
     names = sorted(p.name for p in out.iterdir())
-    # the demo has a labels table: judge_agreement and agreement_curve too (SPEC §11)
+    # the demo has a labels table: judge_agreement and agreement_curve too (docs/judges.md)
     assert names == [
         "agreement_curve.parquet",
         "case_summary.parquet",

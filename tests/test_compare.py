@@ -1,4 +1,5 @@
-"""Golden vectors and unit tests of SPEC §6 (comparing runs): evalframe._private.compare.compare.
+"""Golden vectors and unit tests of docs/compare.md (comparing runs):
+evalframe._private.compare.compare.
 
 Connexity's rules (seed 000) rescaled to 0–1: 5 points of 100 = 0.05, 20 % latency.
 """

@@ -1,4 +1,4 @@
-"""Property tests: the polars comparison engine equals the exact reference of SPEC §6 on
+"""Property tests: the polars comparison engine equals the exact reference of docs/compare.md on
 random case summaries, run summaries, evaluator scores and pairs, with rows shuffled.
 
 Scores come from a grid of twentieths and limits from a grid of 0.05 steps, so no exact

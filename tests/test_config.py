@@ -1,4 +1,4 @@
-"""The policy config (SPEC §2): validation, hints, aliases, presets, merging, config_id."""
+"""The policy config (docs/config.md): validation, hints, aliases, presets, merging, config_id."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Three-outcome decisions (SPEC §12): `run_deltas.decision` / `decision_reasons`, the
-"more paired cases" count, and `evalframe compare --decide`.
+"""Three-outcome decisions (docs/compare.md#decisions): `run_deltas.decision` / `decision_reasons`,
+the "more paired cases" count, and `evalframe compare --decide`.
 
 - the rule (rules/decide.py) equals the exact reference (tests/reference_decide.py) on
   intervals drawn around the margin: low end exactly −margin, within and just beyond EPS,
@@ -242,7 +242,7 @@ def test_pair_literal_decisions_and_reasons():
         "inconclusive",
         ["pass_rate", "mean_score"],
     )
-    # latency fails and both intervals are open: fail, the parts in SPEC order
+    # latency fails and both intervals are open: fail, the parts in the documented order
     both = _pair(NOISY, cfg, latency=(100.0, 150.0))
     assert (both["decision"], both["decision_reasons"]) == (
         "fail",

@@ -70,7 +70,7 @@ def produced(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
     ex = ef.execution_scores(ds, cfg).collect()
     cases = ef.case_summary(ex.lazy(), cfg).collect()
     runs = ef.run_summary(ex.lazy(), cfg, runs=ds.runs).collect()
-    # the case-bootstrap columns of run_summary (`--bootstrap`, SPEC §12)
+    # the case-bootstrap columns of run_summary (`--bootstrap`, docs/statistics.md#case-bootstrap)
     boot = ef.score_tables(root, cfg, bootstrap=20)[S.RUN_SUMMARY]
     runs = runs.join(
         boot.select(S.RUN_ID, *(c for c in boot.columns if c not in runs.columns)), on=S.RUN_ID

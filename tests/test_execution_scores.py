@@ -1,4 +1,4 @@
-"""Golden cases for execution scoring (SPEC §3, docs/scoring.md) as small literal tables."""
+"""Golden cases for execution scoring (docs/scoring.md) as small literal tables."""
 
 from __future__ import annotations
 

@@ -61,7 +61,8 @@ EXPECTED_CASE_DELTAS = [  # case, score_delta, status (baseline r1, candidate r2
     ("c3", None, "error"),  # the baseline has no scored attempt
 ]
 
-EXPECTED_DECISION = ("inconclusive", ["mean_score"])  # run_deltas r1 → r2 (SPEC §12)
+# run_deltas r1 → r2 (docs/compare.md#decisions)
+EXPECTED_DECISION = ("inconclusive", ["mean_score"])
 
 
 @pytest.fixture(scope="module")
@@ -144,7 +145,8 @@ def test_compare_golden(dataset, engine):
     rd = _frame(tables[S.RUN_DELTAS]).row(0, named=True)
     assert (rd[S.REASONS] or []) == []  # the pass rate held (1/3 → 1/3); the mean rose
     assert not rd[S.REGRESSION_DETECTED]
-    # SPEC §12: the pass rate is settled (every paired pass delta is 0: the interval is
+    # docs/compare.md#decisions: the pass rate is settled (every paired pass delta is 0: the
+    # interval is
     # [0, 0], within the 0.05 margin); two paired score deltas (−0.16, +1.0) leave the
     # mean score's interval across −0.05; no latency: that part passes
     assert (rd[S.DECISION], rd[S.DECISION_REASONS]) == EXPECTED_DECISION

@@ -441,9 +441,10 @@ def test_largest_accepted_numbers_give_finite_sums(ds, tmp_path):
 
 
 # --- determinism at the boundary ------------------------------------------------------------
-# SPEC §0: results do not depend on the engine, the thread count or the row order. The sums
-# that decide a verdict are exact fixed-point sums (docs/architecture.md, "Order-independent
-# sums"), so the flat pass, the tree path and DuckDB give the same score to the last bit.
+# docs/scoring.md#boundaries: results do not depend on the engine, the thread count or the row
+# order. The sums that decide a verdict are exact fixed-point sums (docs/architecture.md,
+# "Order-independent sums"), so the flat pass, the tree path and DuckDB give the same score to the
+# last bit.
 
 THRESHOLD = 0.8
 WEIGHT_SETS = ((0.15, 0.125, 0.1, 0.625), (0.3, 0.3, 0.3, 0.1), (1.0, 1.0, 1.0, 1.0))

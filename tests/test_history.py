@@ -1,4 +1,4 @@
-"""History across runs (SPEC §12): series_trend and case_history, their rules
+"""History across runs (docs/history.md): series_trend and case_history, their rules
 (rules/history.py), the engines, the `trend` / `flaky` commands and the report section.
 
 Exact references: tests/reference_history.py (fractions; Φ from math.erf)."""

@@ -1,4 +1,4 @@
-"""Label ingest (SPEC §11): `ingest wide FILE --labels` and promptfoo's manual ratings."""
+"""Label ingest (docs/judges.md): `ingest wide FILE --labels` and promptfoo's manual ratings."""
 
 from __future__ import annotations
 

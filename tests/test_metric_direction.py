@@ -1,6 +1,6 @@
-"""Lower-is-better metrics (SPEC §2, evaluator `higher_is_better`): s = 1 − score / scale_max
-before weights, boundaries, aggregators and deltas. The rule (rules/normalize.py) and its
-generated SQL macro; the config field; golden values on every engine path (polars flat and
+"""Lower-is-better metrics (docs/scoring.md#one-scale, evaluator `higher_is_better`): s = 1 − score
+/ scale_max before weights, boundaries, aggregators and deltas. The rule (rules/normalize.py) and
+its generated SQL macro; the config field; golden values on every engine path (polars flat and
 tree, DuckDB, Spark) equal to literal numbers and to the exact reference."""
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ LOWER = {"higher_is_better": False}
 FLAT = {"evaluators": {"hallucination": LOWER, "relevance": {}}}
 # the same leaves under a composite node: the tree path (leaf grid, one level deeper)
 TREE = {"evaluators": {"judge": {"children": {"hallucination": LOWER, "relevance": {}}}}}
-# SPEC: s per case — c1 0.8 / 0.8, c2 0.25 / 1.0, c3 1.0 / 0.4, c4 0.8 / missing
+# s per case — c1 0.8 / 0.8, c2 0.25 / 1.0, c3 1.0 / 0.4, c4 0.8 / missing
 WANT = {
     "c1": (0.8, "pass"),
     "c2": (0.625, "borderline"),

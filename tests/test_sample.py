@@ -1,5 +1,5 @@
 """`evalframe sample` / `evalframe.sample_executions`: a reproducible uniform random sample
-of judged executions (status ok, verdict not unscored) per run, to label (SPEC §11)."""
+of judged executions (status ok, verdict not unscored) per run, to label (docs/judges.md)."""
 
 from __future__ import annotations
 

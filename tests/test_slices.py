@@ -1,5 +1,5 @@
-"""Slices (SPEC §10): slice_summary equals run_summary over each slice's executions,
-slice_deltas equals the compare reference over each slice's case summaries, with
+"""Slices (docs/statistics.md#slices): slice_summary equals run_summary over each slice's
+executions, slice_deltas equals the compare reference over each slice's case summaries, with
 Benjamini–Hochberg q-values across the slices of a pair; random data via hypothesis."""
 
 from __future__ import annotations

@@ -95,8 +95,8 @@ def test_clustered_se_matches_the_spec_formula_many(rows):
 
 
 def spec_clustered_se(rows: list[tuple[str, float | None]]) -> float | None:
-    """SPEC §5: sqrt(G/(G-1) · Σ_c (Σ_{i∈c} (x_i − x̄))²) / n over the non-null x, in
-    exact arithmetic; None when G < 2."""
+    """docs/statistics.md#clustered-standard-errors: sqrt(G/(G-1) · Σ_c (Σ_{i∈c} (x_i − x̄))²) / n
+    over the non-null x, in exact arithmetic; None when G < 2."""
     xs = [(case, Fraction(x)) for case, x in rows if x is not None]
     cases = sorted({case for case, _ in xs})
     if len(cases) < 2:

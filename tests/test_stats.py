@@ -1,5 +1,5 @@
-"""Statistics of SPEC §10: binomial ratios, pass@k / pass^k in run_summary and in SQL,
-Benjamini–Hochberg, paired pass delta, minimum detectable effects, the significance gate
+"""Statistics of docs/statistics.md#passk-and-passk: binomial ratios, pass@k / pass^k in run_summary
+and in SQL, Benjamini–Hochberg, paired pass delta, minimum detectable effects, the significance gate
 and `plan` — each against the exact reference in tests/reference_stats.py."""
 
 from __future__ import annotations
@@ -444,7 +444,8 @@ def test_too_small_names_the_limits_a_pair_cannot_see():
 
     limits = ef.config_from_dict({"compare": {"max_pass_rate_drop": 0.1}}).compare
     row = {"n_paired": 30, "mde_pass_rate": 0.25, "mde_mean_score": 0.05 + 1e-12}
-    # 0.05 + 1e-12 does not exceed 0.05 (SPEC §0 EPS); a limit of 0 is never checked
+    # 0.05 + 1e-12 does not exceed 0.05 (docs/scoring.md#boundaries EPS); a limit of 0 is never
+    # checked
     assert too_small(row, limits) == [TooSmall("pass rate", "max_pass_rate_drop", 0.1, 0.25, 30)]
     assert too_small(row, ef.Config().compare) == []
     assert too_small({**row, "mde_mean_score": 0.06}, ef.Config().compare) == [

@@ -204,7 +204,7 @@ def test_out_folder_is_one_set_replaced_whole_and_sql_opens_it(ds, tmp_path):
     assert runner.invoke(app, ["score", str(ds), "-o", str(out), "--evaluators"]).exit_code == 0
     assert runner.invoke(app, ["score", str(ds), "-o", str(out), "-t", "0.6"]).exit_code == 0
     assert sorted(p.name for p in out.iterdir()) == [
-        "agreement_curve.parquet",  # the demo has a labels table (SPEC §11)
+        "agreement_curve.parquet",  # the demo has a labels table (docs/judges.md)
         "case_summary.parquet",
         "execution_scores.parquet",
         "judge_agreement.parquet",

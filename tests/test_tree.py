@@ -1,4 +1,4 @@
-"""Golden cases for composite evaluator trees (SPEC §3.2-3.3, seeds 003 and 004)."""
+"""Golden cases for composite evaluator trees (docs/scoring.md, seeds 003 and 004)."""
 
 from __future__ import annotations
 

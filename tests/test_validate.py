@@ -1,4 +1,5 @@
-"""Bad input (SPEC §1): every class is reported, all at once, with counts and example keys."""
+"""Bad input (docs/tables.md#bad-input): every class is reported, all at once, with counts and
+example keys."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The scoring policy: a frozen pydantic model, presets, loading and `config_id` (SPEC §2)."""
+"""The scoring policy: a frozen pydantic model, presets, loading and `config_id`
+(docs/config.md)."""
 
 from __future__ import annotations
 
@@ -88,7 +89,8 @@ class Evaluator(_Model):
     boundaries, aggregators, deltas) reads that s; `min_score` stays on the normalized,
     higher-is-better scale (at most 0.3 hallucination is min_score 0.7)."""
     aggregator: Aggregator | None = None
-    """Makes this node a composite: how its children combine (SPEC §3.2)."""
+    """Makes this node a composite: how its children combine
+    (docs/scoring.md#composite-nodes-and-the-root)."""
     threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     """`t` of an all_or_nothing or threshold composite; default: the execution threshold."""
     children: dict[str, Evaluator] | None = None
@@ -238,7 +240,7 @@ every engine's integer arithmetic."""
 
 
 class Attempts(_Model):
-    """How repeated attempts of a case reduce to one case result (SPEC §4)."""
+    """How repeated attempts of a case reduce to one case result (docs/scoring.md#cases)."""
 
     model_config = _STRICT
 
@@ -247,8 +249,9 @@ class Attempts(_Model):
     passed: AttemptPassed = "all"
     """Case passes when all, any, or a majority (more than half) of its attempts passed."""
     k: tuple[Annotated[int, Field(strict=True, gt=0)], ...] = ()
-    """pass@k / pass^k to report (SPEC §10): positive ints, e.g. [1, 3]; run_summary gets
-    pass_at_<k>, pass_all_<k> and their _se per k. Kept sorted and without repeats."""
+    """pass@k / pass^k to report (docs/statistics.md#passk-and-passk): positive ints, e.g. [1, 3];
+    run_summary gets pass_at_<k>, pass_all_<k> and their _se per k. Kept sorted and without
+    repeats."""
 
     @field_validator("k", mode="after")
     @classmethod
@@ -264,7 +267,7 @@ class Attempts(_Model):
 
 
 class RunGates(_Model):
-    """The two run-level gates (SPEC §5)."""
+    """The two run-level gates (docs/scoring.md#runs)."""
 
     model_config = _STRICT
 
@@ -275,7 +278,7 @@ class RunGates(_Model):
 
 
 class Compare(_Model):
-    """Regression limits for comparing a candidate run to a baseline (SPEC §6)."""
+    """Regression limits for comparing a candidate run to a baseline (docs/compare.md)."""
 
     model_config = _STRICT
 
@@ -290,11 +293,13 @@ class Compare(_Model):
     require_significance: bool = False
     """When true, a pass-rate drop is a regression only if its paired 95 % interval lies
     wholly below 0 (paired_pass_delta_ci_high < 0), and a mean-score drop only if
-    mean_delta_ci_high < 0 (SPEC §10); the latency rule is unchanged."""
+    mean_delta_ci_high < 0 (docs/statistics.md#paired-comparisons); the latency rule is
+    unchanged."""
 
 
 class History(_Model):
-    """Thresholds of the case history across a series of runs (SPEC §12, `case_history`)."""
+    """Thresholds of the case history across a series of runs (docs/history.md#flaky-cases,
+    `case_history`)."""
 
     model_config = _STRICT
 
@@ -305,7 +310,8 @@ class History(_Model):
 
 
 class Decide(_Model):
-    """Non-inferiority margins of the three-outcome decision per pair (SPEC §12)."""
+    """Non-inferiority margins of the three-outcome decision per pair
+    (docs/compare.md#decisions)."""
 
     model_config = _STRICT
 

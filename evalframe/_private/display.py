@@ -79,7 +79,7 @@ def num(x: float | None, digits: int = 3) -> str:
 
 def no_scored_execution(pass_rate: float | None, mean_score: float | None) -> bool:
     """The one rule for "this run has no pass rate": no execution of the run has a score
-    (all unscored or errored: mean_score is null, SPEC §5) and none passed through its
+    (all unscored or errored: mean_score is null, docs/scoring.md#runs) and none passed through its
     outcomes (pass_rate is 0). Its pass_rate of 0 and case_pass_rate of 0 are then no
     rates at all and read "—", in the terminal and in the HTML report alike."""
     return mean_score is None and not pass_rate
@@ -155,7 +155,8 @@ def pass_k_values(columns: Sequence[str]) -> list[int]:
 
 def pass_k_cases(case_summary: pl.DataFrame | pl.LazyFrame, ks: Sequence[int]) -> pl.DataFrame:
     """Per config × run: how many cases have at least k attempts (the cases pass@k and pass^k
-    are averaged over, SPEC §10), for each k, and the cases in all (`ALL_CASES`)."""
+    are averaged over, docs/statistics.md#passk-and-passk), for each k, and the cases in all
+    (`ALL_CASES`)."""
     return (
         case_summary.lazy()
         .group_by(S.CONFIG_ID, S.RUN_ID)

@@ -1,7 +1,8 @@
 """Column and table names: the one place string literals for the data contract live.
 
-Every name here is part of the public contract (SPEC.md §1, §3-6): users' SQL, notebooks
-and other tools rely on them. Change one only with a CHANGELOG entry.
+Every name here is part of the public contract (docs/tables.md#input-tables, docs/scoring.md,
+docs/compare.md): users' SQL, notebooks and other tools rely on them. Change one only with a
+CHANGELOG entry.
 """
 
 from __future__ import annotations
@@ -158,7 +159,7 @@ N_PASSED_TO_FAILED = "n_passed_to_failed"
 N_FAILED_TO_PASSED = "n_failed_to_passed"
 MCNEMAR_P = "mcnemar_p"
 
-# statistics beyond the pass rate (SPEC §10)
+# statistics beyond the pass rate (docs/statistics.md#paired-comparisons)
 PAIRED_PASS_DELTA = "paired_pass_delta"
 PAIRED_PASS_DELTA_SE = "paired_pass_delta_se"
 PAIRED_PASS_DELTA_CI_LOW = "paired_pass_delta_ci_low"
@@ -166,7 +167,7 @@ PAIRED_PASS_DELTA_CI_HIGH = "paired_pass_delta_ci_high"
 MDE_PASS_RATE = "mde_pass_rate"
 MDE_MEAN_SCORE = "mde_mean_score"
 
-# three-outcome decisions (SPEC §12, `run_deltas.decision`)
+# three-outcome decisions (docs/compare.md#decisions, `run_deltas.decision`)
 DECISION = "decision"
 DECISION_REASONS = "decision_reasons"
 DECISION_PASS = "pass"
@@ -198,7 +199,7 @@ def se_of(column: str) -> str:
     return f"{column}_se"
 
 
-# case bootstrap (SPEC §12, `run_summary` with --bootstrap)
+# case bootstrap (docs/statistics.md#case-bootstrap, `run_summary` with --bootstrap)
 RUN_PASSED_PROB = "run_passed_prob"
 RANK_LOW = "rank_low"
 RANK_HIGH = "rank_high"
@@ -275,7 +276,7 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
 }
 
 
-# --- contract bounds (SPEC §1: values outside them are input errors) -----------------
+# --- contract bounds (docs/tables.md#bad-input: values outside them are input errors) -------------
 MIN_WEIGHT = 1e-300
 """Smallest positive weight (data or config): below it, w·s underflows to subnormals and
 the weighted mean loses its digits (5e-324 weights gave every execution 1.0)."""
@@ -395,7 +396,7 @@ RUN_COLUMNS = [
 ]
 
 
-# --- judges measured too: human labels and calibration (SPEC §11) ---------------------
+# --- judges measured too: human labels and calibration (docs/judges.md) ---------------------
 LABELS = "labels"
 """Optional input table of human verdicts / scores per execution × evaluator × rater. Not
 in INPUT_TABLES (the engines' own readers do not read it yet): `dataset.open_labels`
@@ -487,7 +488,7 @@ PPI_COLUMNS = [
 ]
 """The columns run_summary gains when the dataset has a labels table, in order."""
 
-# --- history across runs (SPEC §12): series_trend, case_history -----------------------
+# --- history across runs (docs/history.md): series_trend, case_history -----------------------
 HISTORY_TABLES = (SERIES_TREND, CASE_HISTORY)
 """The tables `evalframe trend` writes, as one result set."""
 SERIES = "series"

@@ -29,7 +29,8 @@ def ingest(
         str | None,
         typer.Option(
             "--id-cols",
-            help="wide: key columns, e.g. 'case_id=question,run_id=model,attempt=seed'.",
+            help="wide: key columns, e.g. 'case_id=question,run_id=model,attempt=seed'; "
+            "langfuse: run_id=COL, case_id=observation_id; mlflow: case_id=COL.",
         ),
     ] = None,
     scale_max: Annotated[

@@ -1,4 +1,5 @@
-"""`evalframe plan`: how many cases a suite needs to see a given change (SPEC §10, power).
+"""`evalframe plan`: how many cases a suite needs to see a given change (docs/statistics.md#power,
+power).
 
 From one run's clustered variance: σ_c = se · √G is the per-case standard deviation the
 run's clustered standard error implies (G cases); a two-sided 5 % test detects a change

@@ -1,4 +1,4 @@
-"""Comparing runs (SPEC §6): `case_deltas`, `evaluator_deltas` and `run_deltas`.
+"""Comparing runs (docs/compare.md): `case_deltas`, `evaluator_deltas` and `run_deltas`.
 
 Every (baseline, candidate) pair is computed in one pass: the pairs are a small table
 joined to the case summaries of both sides, so nothing loops over pairs or cases in
@@ -41,9 +41,10 @@ STATUS_COUNTS = {status: f"n_{status}" for status in CASE_STATUSES}
 # compare limits, carried per config_id while computing
 LIMITS = ("max_pass_rate_drop", "max_mean_score_drop", "max_latency_increase", "case_delta")
 REQUIRE_SIGNIFICANCE = "require_significance"
-"""compare.require_significance, carried per config_id beside the LIMITS (SPEC §10)."""
+"""compare.require_significance, carried per config_id beside the LIMITS
+(docs/statistics.md#significance-gate)."""
 MARGINS = ("pass_rate_margin", "mean_score_margin")
-"""decide margins (SPEC §12), carried per config_id beside the LIMITS."""
+"""decide margins (docs/compare.md#decisions), carried per config_id beside the LIMITS."""
 
 PAIR_KEY = (S.CONFIG_ID, BASELINE_RUN_ID, CANDIDATE_RUN_ID)
 PAIR_INDEX = "_pair"
@@ -337,7 +338,8 @@ def _run_deltas(
 
 def decision_parts(ns: object) -> dict[str, pl.Expr]:
     """`rules.decide.decision_parts` over run_deltas' columns (intervals, latency means)
-    and the carried margins and latency limit (SPEC §12); `ns` is polars or narwhals."""
+    and the carried margins and latency limit (docs/compare.md#decisions); `ns` is polars or
+    narwhals."""
     col = ns.col  # type: ignore[attr-defined]
     return rules_decide.decision_parts(
         ns,
@@ -369,7 +371,7 @@ def compare(
     evaluator_scores: pl.LazyFrame | None = None,
     run_summary: pl.LazyFrame | None = None,
 ) -> dict[str, pl.LazyFrame]:
-    """Compare candidate runs to baseline runs (SPEC §6), every pair in one pass.
+    """Compare candidate runs to baseline runs (docs/compare.md), every pair in one pass.
 
     Returns lazy `case_deltas`, `evaluator_deltas` and `run_deltas` (keys are the table
     names). Only the distinct (config_id, run_id) keys are collected, to check the run

@@ -1,7 +1,7 @@
 """Which metric moved: a per-pair summary of each evaluator (tree node), and the evaluators
 behind each regressed case with ties kept.
 
-Both are computed from the comparison tables (`evaluator_deltas`, `case_deltas`; SPEC §6)
+Both are computed from the comparison tables (`evaluator_deltas`, `case_deltas`; docs/compare.md)
 as one vectorized polars query over every pair; nothing loops over pairs, cases or
 evaluators in Python.
 

@@ -1,5 +1,5 @@
-"""Paired statistics of a run comparison (SPEC §6): mean delta, its standard error and
-95 % interval, and the exact McNemar test, all as lazy polars expressions and plans.
+"""Paired statistics of a run comparison (docs/compare.md#run_deltas): mean delta, its standard
+error and 95 % interval, and the exact McNemar test, all as lazy polars expressions and plans.
 
 The McNemar p-value needs the Binomial(n, 1/2) lower tail. It is a row-wise expression
 in log space: no Python loop, no join, and no underflow for large n (2^-n underflows in
@@ -78,7 +78,8 @@ def paired_aggregations(
     """group_by aggregations: `delta` over the `paired` rows (scored on both sides), the
     pass flips over the `matched` rows (present on both sides), and the paired pass delta
     d = passed_candidate − passed_baseline over the matched rows where both case `passed`
-    values (`*_raw`, default `b_passed` / `c_passed`) are not null (SPEC §10)."""
+    values (`*_raw`, default `b_passed` / `c_passed`) are not null
+    (docs/statistics.md#paired-comparisons)."""
     paired_delta = delta.filter(paired)
     n = paired_delta.count()
     b_raw = b_passed if b_passed_raw is None else b_passed_raw

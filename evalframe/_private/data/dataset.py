@@ -1,4 +1,5 @@
-"""Datasets: finding the input tables on disk, validating them, filling in defaults (SPEC §1)."""
+"""Datasets: finding the input tables on disk, validating them, filling in defaults
+(docs/tables.md#input-tables)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ class Dataset:
 
     `executions` is always present (derived from `scores` when the table is absent);
     `outcomes` and `runs` are empty frames of the right schema when absent. `labels`
-    (SPEC §11, human verdicts and scores) is None when the dataset has no labels table;
+    (docs/tables.md#labels, human verdicts and scores) is None when the dataset has no labels table;
     when present it is typed, with its scale column (`validate.LABEL_SCALE`).
     """
 
@@ -123,8 +124,8 @@ def load_dataset(path: str | Path, *, clamp: bool = False) -> Dataset:
 
 
 def open_labels(path: str | Path) -> pl.LazyFrame | None:
-    """The raw `labels` table of a dataset (SPEC §11) as a lazy scan, read like the other
-    input tables (`labels.parquet`, a `labels/` Parquet folder, or a DuckDB table named
+    """The raw `labels` table of a dataset (docs/tables.md#labels) as a lazy scan, read like the
+    other input tables (`labels.parquet`, a `labels/` Parquet folder, or a DuckDB table named
     labels); None when the dataset has none. Nothing validated
     (`validate.validate_labels`)."""
     path = Path(path)

@@ -1,6 +1,6 @@
 """Validation of the input tables: every problem at once, then typed frames with defaults.
 
-Checks (SPEC §1 "Bad input"): missing required columns, wrong types, reserved column
+Checks (docs/tables.md#bad-input): missing required columns, wrong types, reserved column
 names, nulls in key columns, duplicate keys, NaN/inf/negative/too-large scores,
 scale_max <= 0, negative or out-of-range weights, empty evaluator names, unknown statuses,
 thresholds outside 0-1, latency/cost/token bounds, 64-bit overflow, unparsed created_at,
@@ -459,14 +459,14 @@ def value_checks(table: str, schema: pl.Schema, *, score_values: bool = True) ->
     return [*checks, *_overflow_checks(table, schema), *_unparsed_time_checks(table, schema)]
 
 
-# --- labels (SPEC §11) ---------------------------------------------------------------------
+# --- labels (docs/judges.md) ---------------------------------------------------------------------
 LABEL_FILLS: dict[str, object] = {S.ATTEMPT: 0, S.RATER: S.DEFAULT_RATER}
 """The labels table's defaults (its scale_max stays null: the judge's scale is used)."""
 
 
 def label_value_checks() -> list[ValueCheck]:
-    """The row checks of `labels` (SPEC §11): null run_id / case_id (a null evaluator is
-    the execution's verdict; rater and attempt have defaults), label_score NaN, infinite
+    """The row checks of `labels` (docs/tables.md#labels): null run_id / case_id (a null evaluator
+    is the execution's verdict; rater and attempt have defaults), label_score NaN, infinite
     or negative, scale_max not positive, and a label_score on a verdict row."""
     sc, mx, ev = pl.col(S.LABEL_SCORE), pl.col(S.SCALE_MAX), pl.col(S.EVALUATOR)
     return [
@@ -539,7 +539,7 @@ def validate_labels(
     *,
     check_schema: bool = True,
 ) -> tuple[pl.LazyFrame, list[Problem]]:
-    """Check the labels table (SPEC §11) against typed `scores` (for the judge's
+    """Check the labels table (docs/tables.md#labels) against typed `scores` (for the judge's
     scale_max) and the dataset's `executions` (only the execution key is read): schema
     (raises ValidationError), row checks, duplicate keys, labels of executions not in the
     dataset, a label_score without a scale or above it. Returns the typed labels with

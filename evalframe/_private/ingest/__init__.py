@@ -79,8 +79,8 @@ def ingest(
     from `run_id`; a source holding several targets / providers gets one
     run per target, `BASE/TARGET`. Existing run ids are refused unless `replace=True`.
     With `labels=True` (`wide` only) the files hold human labels of the dataset's existing
-    executions (SPEC §11; docs/ingest.md), added to its `labels` table, nothing else changed.
-    `id_cols`, `scale_max`, `metrics` apply to the `wide` format (and `scale_max` to
+    executions (docs/tables.md#labels; docs/ingest.md), added to its `labels` table, nothing else
+    changed. `id_cols`, `scale_max`, `metrics` apply to the `wide` format (and `scale_max` to
     numeric Inspect, lm-eval, Langfuse and MLflow scores; `id_cols` to Langfuse's run
     column and case choice and MLflow's case column). Langfuse ANNOTATION scores and MLflow
     human assessments are written to the `labels` table. Raises IngestError (file and line

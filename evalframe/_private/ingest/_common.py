@@ -34,7 +34,7 @@ class Parsed:
     outcomes: list[dict[str, Any]] = field(default_factory=list)
     runs: list[dict[str, Any]] = field(default_factory=list)
     labels: list[dict[str, Any]] = field(default_factory=list)
-    """Human labels (SPEC §11), for formats that carry them (Langfuse annotations)."""
+    """Human labels (docs/judges.md), for formats that carry them (Langfuse annotations)."""
     tree: dict[str, Any] = field(default_factory=dict)
     """Suggested `evaluators` mapping (config syntax); used only when `composite`."""
     composite: bool = False
@@ -43,8 +43,8 @@ class Parsed:
     """What was left unscored and why (reported to the user)."""
     leaf_settings: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Config entries of flat evaluators from the tool's own metadata, by evaluator name:
-    `higher_is_better: false` for a lower-is-better metric (SPEC §2), `min_score` for the
-    tool's own pass boundary on the normalized scale. The first source's entry wins."""
+    `higher_is_better: false` for a lower-is-better metric (docs/scoring.md#one-scale), `min_score`
+    for the tool's own pass boundary on the normalized scale. The first source's entry wins."""
 
     def extend(self, other: Parsed) -> None:
         self.scores += other.scores

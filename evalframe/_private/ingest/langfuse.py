@@ -1,6 +1,6 @@
 """Langfuse score exports: the blob storage integration's `scores/` files (JSONL, JSON,
 CSV or Parquet), one row per score. Judge and API scores become `scores`; human
-ANNOTATION scores become `labels` (SPEC §11). See docs/ingest.md."""
+ANNOTATION scores become `labels` (docs/judges.md). See docs/ingest.md."""
 
 from __future__ import annotations
 

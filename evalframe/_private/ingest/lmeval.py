@@ -39,7 +39,8 @@ NOT_METRICS = frozenset(
      "doc_hash", "prompt_hash", "target_hash", "task_name"}
 )  # fmt: skip
 UNBOUNDED = frozenset({"perplexity", "word_perplexity", "byte_perplexity", "bits_per_byte"})
-"""lm-eval metrics with no finite top (lower is better): never normalized to 0-1 (SPEC §2)."""
+"""lm-eval metrics with no finite top (lower is better): never normalized to 0-1
+(docs/scoring.md#one-scale)."""
 _NAME = re.compile(r"^samples_(?P<task>.+)_(?P<ts>\d{4}-\d{2}-\d{2}T[\d.\-:]+)$")
 
 

@@ -33,7 +33,7 @@ ERROR_REASON = 2
 """`failureReason` of a provider / harness error (1 is an assertion failure)."""
 HUMAN = "human"
 """promptfoo's `assertion.type` of a manual rating (the web viewer's thumbs up / down):
-the human's verdict on the whole output, a label (SPEC §11), not a judge score."""
+the human's verdict on the whole output, a label (docs/judges.md), not a judge score."""
 
 
 def _provider(row: dict[str, Any]) -> str:

@@ -1,7 +1,7 @@
 """Appending ingested runs to a dataset folder, all or nothing.
 
 The dataset is a folder of `scores.parquet`, `executions.parquet`, `outcomes.parquet` (only
-when there are outcome rows), `runs.parquet` and `labels.parquet` (human labels, SPEC §11,
+when there are outcome rows), `runs.parquet` and `labels.parquet` (human labels, docs/judges.md,
 when a format carries them). Appending reads the existing tables,
 refuses run ids that already exist unless `replace` (which first drops those runs' rows),
 concatenates (diagonally: extra columns on either side are kept), validates the combined

@@ -230,7 +230,7 @@ def parse_labels(
     id_cols: str | Sequence[str] | None = None,
     scale_max: float | str | Mapping[str, float] | None = None,
 ) -> Parsed:
-    """One wide file of human labels (SPEC §11) into `labels` rows: the key (run_id,
+    """One wide file of human labels (docs/tables.md#labels) into `labels` rows: the key (run_id,
     case_id, attempt, as for scores: `--id-cols`, `--run-id`), optional `evaluator` (empty:
     the execution's verdict) and `rater` (empty: "human"), and `label_passed` (true / false,
     1 / 0, pass / fail, yes / no) and/or `label_score` (a number on the evaluator's raw

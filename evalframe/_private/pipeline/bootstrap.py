@@ -1,5 +1,5 @@
-"""`with_bootstrap`: run_summary with the case-bootstrap columns (SPEC §12), computed by
-the engine that scored.
+"""`with_bootstrap`: run_summary with the case-bootstrap columns
+(docs/statistics.md#case-bootstrap), computed by the engine that scored.
 
 The rule is `rules/bootstrap.py`, arranged into frames by `summaries/bootstrap.py` over
 narwhals; this module hands it the engine's own frames: a polars LazyFrame (chunks of
@@ -203,9 +203,9 @@ def with_bootstrap(
     spark_remote: str | None = None,
 ) -> Tables[Any]:
     """`tables` (a `score_tables` result, or `compare_tables`' `.scored`) with run_summary
-    carrying the case-bootstrap columns of SPEC §12: `<stat>_boot_low/high` for pass_rate,
-    mean_score and each pass@k / pass^k, run_passed_prob, rank_low, rank_high, p_best.
-    `replicates` Poisson(1) case-weight replicates drawn by evalframe's own generator
+    carrying the case-bootstrap columns of docs/statistics.md#case-bootstrap: `<stat>_boot_low/high`
+    for pass_rate, mean_score and each pass@k / pass^k, run_passed_prob, rank_low, rank_high,
+    p_best. `replicates` Poisson(1) case-weight replicates drawn by evalframe's own generator
     from `seed` (identical on every engine); computed by `engine`, the engine that scored."""
     cfg = config if config is not None else Config()
     boot = bootstrap_frame(

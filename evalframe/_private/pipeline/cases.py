@@ -31,7 +31,7 @@ from evalframe._private.store.result_sets import (
 from evalframe._private.summaries.case_summary import case_summary
 
 DELTA_STATUSES = ("regression", "improvement", "unchanged", "new", "removed", "error")
-"""Statuses of a case in a comparison (case_deltas.status, SPEC §6)."""
+"""Statuses of a case in a comparison (case_deltas.status, docs/compare.md#case_deltas)."""
 RUN_STATUSES = ("fail", "pass", "flaky")
 """Statuses of a case in one run (case_summary): passed false, passed true, flaky."""
 STATUSES = (*DELTA_STATUSES, *RUN_STATUSES)

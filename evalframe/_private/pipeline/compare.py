@@ -53,13 +53,13 @@ def compare_tables(
     bootstrap: int | None = None,
     seed: int = 0,
 ) -> Tables[pl.DataFrame]:
-    """Compare runs case by case (SPEC §6): a `Tables` of case_deltas, evaluator_deltas
+    """Compare runs case by case (docs/compare.md): a `Tables` of case_deltas, evaluator_deltas
     and run_deltas, with `.pairs` (the pairs compared) and `.scored` (the score tables
     they came from). `pairs` is "consecutive", an explicit list of
     (baseline, candidate) run ids, or None: with `baseline` alone every other run is
     compared against it; with neither, the newest run against the one before it.
-    `by` ("tag" or an executions column) adds `slice_deltas` (SPEC §10). `series` (a runs
-    column: model, target, agent) pairs runs within each of its values only (`pairs_for`).
+    `by` ("tag" or an executions column) adds `slice_deltas` (docs/statistics.md#slices). `series`
+    (a runs column: model, target, agent) pairs runs within each of its values only (`pairs_for`).
     `engine` is "polars", "duckdb" or "spark" (`spark_remote`: Spark Connect), as for
     `score_tables`; `bootstrap`/`seed` add the case-bootstrap columns to `.scored`'s
     run_summary, as `score_tables` does. Raises UnknownRunError (listing the known run ids)

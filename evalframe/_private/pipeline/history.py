@@ -1,4 +1,4 @@
-"""`history_tables`: series_trend and case_history of a dataset (SPEC §12), one result set.
+"""`history_tables`: series_trend and case_history of a dataset (docs/history.md), one result set.
 
 The chosen engine scores the dataset (`score_tables`) and the history rules run on that
 engine's run_summary and case_summary (summaries/history.py):
@@ -70,8 +70,8 @@ def history_tables(
     memory_limit: str | None = None,
     spark_remote: str | None = None,
 ) -> Tables[pl.DataFrame]:
-    """The history of a dataset's runs (SPEC §12): a `Tables` of series_trend (one row per
-    config × series: the weighted trend of pass_rate and mean_score over the runs, the
+    """The history of a dataset's runs (docs/history.md#trend): a `Tables` of series_trend (one row
+    per config × series: the weighted trend of pass_rate and mean_score over the runs, the
     change point of the pass rate) and case_history (one row per config × series × case:
     runs, flips, flip_rate, the shrunk pass rate, quarantine).
 

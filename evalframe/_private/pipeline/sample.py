@@ -1,4 +1,4 @@
-"""`evalframe sample`: the executions to label, drawn at random (SPEC §11).
+"""`evalframe sample`: the executions to label, drawn at random (docs/judges.md).
 
 Prediction-powered inference corrects a run's pass rate without bias only when its
 labeled executions are a uniform random sample of its *judged* executions (status ok,
@@ -47,9 +47,9 @@ def sample_executions(
 ) -> pl.DataFrame:
     """A uniform random sample of `n` judged executions (status ok, verdict not
     "unscored" under `config`) of each run, or of `run` only: the executions to label for
-    an unbiased corrected pass rate (SPEC §11). Returns run_id, case_id, attempt, sorted by
-    key; a run with at most `n` judged executions is returned whole. Reproducible: the
-    same dataset and `seed` give the same rows. Raises UsageError for n < 1,
+    an unbiased corrected pass rate (docs/judges.md#corrected-pass-rate). Returns run_id, case_id,
+    attempt, sorted by key; a run with at most `n` judged executions is returned whole.
+    Reproducible: the same dataset and `seed` give the same rows. Raises UsageError for n < 1,
     UnknownRunError for a `run` the dataset does not hold."""
     if n < 1:
         raise UsageError(f"--n must be at least 1, not {n}")

@@ -57,12 +57,12 @@ def score_tables(
     `evaluators=True` also returns evaluator_scores (one row per execution × tree node,
     as large as the input). `engine="duckdb"` computes everything in DuckDB from the
     files, spilling to disk beyond `memory_limit` (e.g. "3GB"; flat configs only).
-    `by` ("tag" or an executions column) adds slice_summary (SPEC §10).
+    `by` ("tag" or an executions column) adds slice_summary (docs/statistics.md#slices).
     `engine="spark"` scores on Spark (the `spark` extra): a local[2] session, the active
     one, or Spark Connect at `spark_remote` (sc://HOST:PORT).
-    `bootstrap=B` adds the case-bootstrap columns of SPEC §12 to run_summary (B replicates
-    drawn from `seed`, computed by the same engine: `pipeline/bootstrap.py`).
-    Raises ValidationError listing every input problem at once.
+    `bootstrap=B` adds the case-bootstrap columns of docs/statistics.md#case-bootstrap to
+    run_summary (B replicates drawn from `seed`, computed by the same engine:
+    `pipeline/bootstrap.py`). Raises ValidationError listing every input problem at once.
     """
     cfg = config if config is not None else Config()
     check_request(
@@ -165,7 +165,8 @@ def check_request(
 
 
 def _with_slices(out: Tables[Frame], cfg: Config, by: str | None) -> Tables[Frame]:
-    """Add slice_summary (SPEC §10) when `by` ("tag" or an executions column) is given."""
+    """Add slice_summary (docs/statistics.md#slices) when `by` ("tag" or an executions column) is
+    given."""
     if by is not None:
         out[S.SLICE_SUMMARY] = slice_summary(out[S.EXECUTION_SCORES].lazy(), cfg, by=by).collect()
     return out

@@ -1,4 +1,5 @@
-"""Aggregators and gates of a composite node (SPEC §3.2), written once.
+"""Aggregators and gates of a composite node (docs/scoring.md#composite-nodes-and-the-root), written
+once.
 
 The engines reduce a node's children to statistics — the weighted mean (`wavg`, from the
 exact partial sums), the minimum and maximum child score, the share of children that pass

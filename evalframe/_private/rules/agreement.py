@@ -1,4 +1,4 @@
-"""Judges measured against human labels (SPEC §11), written once.
+"""Judges measured against human labels (docs/judges.md), written once.
 
 The label is the truth in every count. `ns` is the expression namespace (`polars` or
 `narwhals`); counts are `cast(Int64).sum()` as in `rules.runs`.

@@ -1,4 +1,4 @@
-"""Repeated attempts of a case reduced to one row (SPEC §4): the `case_summary` rules.
+"""Repeated attempts of a case reduced to one row (docs/scoring.md#cases): the `case_summary` rules.
 
 `case_aggregations` are the per (config × run × case) aggregates that `case_summary` and
 `run_summary` share; `case_columns` turns them into the case's score, pass rate, verdict

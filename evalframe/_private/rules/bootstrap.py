@@ -1,5 +1,5 @@
-"""Case bootstrap (SPEC §12): the replicate weights, the replicate statistics, the
-percentiles and the ranks, written once.
+"""Case bootstrap (docs/statistics.md#case-bootstrap): the replicate weights, the replicate
+statistics, the percentiles and the ranks, written once.
 
 **The generator.** Counter-based, integers only, so every engine draws the same weights
 for a seed (no engine's RNG): with the prime M = 2^31 − 1,
@@ -76,7 +76,7 @@ P_LOW: Final = Fraction(1, 40)
 P_HIGH: Final = Fraction(39, 40)
 """The percentiles of the interval and of the rank band: 2.5 % and 97.5 %."""
 
-# column names (SPEC §12): schema.py
+# column names (docs/history.md): schema.py
 RUN_PASSED_PROB: Final = S.RUN_PASSED_PROB
 RANK_LOW: Final = S.RANK_LOW
 RANK_HIGH: Final = S.RANK_HIGH

@@ -1,4 +1,4 @@
-"""meets and exceeds (SPEC §0): every boundary of evalframe is one of these two.
+"""meets and exceeds (docs/scoring.md#boundaries): every boundary of evalframe is one of these two.
 
 Written over polars-syntax expressions: pass `pl.Expr` for the polars engine, `nw.Expr`
 for DuckDB and Spark (through narwhals), or a plain float where a side is a literal.

@@ -1,4 +1,5 @@
-"""Comparing runs (SPEC §6): a case's status in a pair and a pair's regression checks.
+"""Comparing runs (docs/compare.md#case_deltas): a case's status in a pair and a pair's regression
+checks.
 
 `case_status` is the first rule that applies to one (case, or case × evaluator) of a
 (baseline, candidate) pair; `regression_checks` are the three reasons a pair regressed.
@@ -41,8 +42,8 @@ def case_status(
     score_delta: Expr,
     case_delta: Expr,
 ) -> Expr:
-    """The first rule that applies (SPEC §6): new (not in the baseline), removed (not in
-    the candidate), error (a side without a score), regression / improvement when the
+    """The first rule that applies (docs/compare.md#case_deltas): new (not in the baseline), removed
+    (not in the candidate), error (a side without a score), regression / improvement when the
     case's verdict flips (passed → not passed / the reverse; a null passed never flips —
     evaluator_deltas pass null), then regression / improvement when the score moved more
     than `case_delta` (exceeds), else unchanged."""
@@ -74,7 +75,7 @@ def latency_ratio(ns: Namespace, baseline: Expr, candidate: Expr) -> Expr:
 
 def significant_drop(ci_high: Expr) -> Expr:
     """A drop is significant when its paired 95 % interval lies wholly below 0; a null
-    interval (fewer than two paired cases) is not significant (SPEC §10)."""
+    interval (fewer than two paired cases) is not significant (docs/statistics.md)."""
     return (ci_high < 0).fill_null(False)
 
 

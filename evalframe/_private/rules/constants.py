@@ -1,4 +1,5 @@
-"""Constants of the rules (SPEC §0, §4, §6, §10): each written once, here."""
+"""Constants of the rules (docs/scoring.md, docs/compare.md, docs/statistics.md): each written once,
+here."""
 
 from __future__ import annotations
 
@@ -8,13 +9,14 @@ EPS: Final = 1e-9
 """Boundary tolerance: x meets b when x >= b - EPS; x exceeds L when x > L + EPS."""
 
 Z_95: Final = 1.96
-"""Normal quantile of a two-sided 95 % interval: value ± Z_95 · se (SPEC §6)."""
+"""Normal quantile of a two-sided 95 % interval: value ± Z_95 · se (docs/compare.md#run_deltas)."""
 
 Z_975: Final = 1.959964
-"""z_{0.975} to the 7 digits SPEC §10 writes (the α = 0.05 two-sided test of an MDE)."""
+"""z_{0.975} to the 7 digits docs/statistics.md#power gives (the α = 0.05 two-sided test of an
+MDE)."""
 
 Z_80: Final = 0.841621
-"""z_{0.80}: the power 0.8 of an MDE (SPEC §10)."""
+"""z_{0.80}: the power 0.8 of an MDE (docs/statistics.md#power)."""
 
 MDE_FACTOR: Final = round(Z_975 + Z_80, 6)
 """z_{0.975} + z_{0.80} = 2.801585: the minimum detectable effect is MDE_FACTOR · se."""
@@ -26,7 +28,8 @@ CEIL_TOLERANCE: Final = 1e-9
 Aggregator = Literal[
     "weighted_average", "minimum", "maximum", "all_or_nothing", "safety_gate", "threshold"
 ]
-"""Node aggregators (SPEC §3.2), in the order the docs list them."""
+"""Node aggregators (docs/scoring.md#composite-nodes-and-the-root), in the order the docs list
+them."""
 WEIGHTED_AVERAGE: Final = "weighted_average"
 MINIMUM: Final = "minimum"
 MAXIMUM: Final = "maximum"

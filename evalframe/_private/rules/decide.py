@@ -1,13 +1,14 @@
-"""Three-outcome decisions (SPEC §12): a non-inferiority decision per compared pair.
+"""Three-outcome decisions (docs/compare.md#decisions): a non-inferiority decision per compared
+pair.
 
 Each part of the decision is "pass", "fail" or "inconclusive":
 
-- pass rate, on the paired interval of `paired_pass_delta` (SPEC §10), and mean score, on
-  the interval of `mean_delta` (SPEC §6), each with its margin m (config `decide:`):
-  "fail" when the interval's high end < −m − EPS, "pass" when its low end ≥ −m − EPS
-  (`meets`), else "inconclusive" (also when the interval is null: fewer than two cases);
-- latency: the latency rule of SPEC §6 (`compare.max_latency_increase`): "fail" when it
-  regressed, else "pass".
+- pass rate, on the paired interval of `paired_pass_delta` (docs/statistics.md#paired-comparisons),
+  and mean score, on the interval of `mean_delta` (docs/compare.md#run_deltas), each with its margin
+  m (config `decide:`): "fail" when the interval's high end < −m − EPS, "pass" when its low end ≥ −m
+  − EPS (`meets`), else "inconclusive" (also when the interval is null: fewer than two cases);
+- latency: the latency rule of docs/compare.md#run_deltas (`compare.max_latency_increase`): "fail"
+  when it regressed, else "pass".
 
 `decision` is "fail" if any part fails, else "inconclusive" if any is, else "pass";
 `decision_reasons` names the parts that are not "pass", in the order of
@@ -55,8 +56,8 @@ def part_decision(ns: Namespace, ci_low: Expr, ci_high: Expr, margin: Expr) -> E
 
 
 def latency_decision(ns: Namespace, baseline: Expr, candidate: Expr, limit: Expr) -> Expr:
-    """The latency part: "fail" when the latency rule of SPEC §6 regressed (the relative
-    latency_mean increase exceeds compare.max_latency_increase), else "pass"."""
+    """The latency part: "fail" when the latency rule of docs/compare.md#run_deltas regressed (the
+    relative latency_mean increase exceeds compare.max_latency_increase), else "pass"."""
     regressed = latency_regressed(ns, baseline, candidate, limit)
     return ns.when(regressed).then(ns.lit(FAIL)).otherwise(ns.lit(PASS))
 

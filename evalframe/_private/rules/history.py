@@ -1,4 +1,4 @@
-"""History (SPEC §12): trends, change points and flaky cases across a series of runs.
+"""History (docs/history.md): trends, change points and flaky cases across a series of runs.
 
 Each rule written once over polars-syntax expressions: `ns` is the `polars` or the
 `narwhals` module, the other arguments expressions of it (or floats). The frames around
@@ -71,7 +71,7 @@ def wls_slope_se(ns: Namespace, ssr: Expr, sxx: Expr, n: Expr) -> Expr:
 
 def degrading(ci_high: Expr) -> Expr:
     """y is degrading when the slope's whole 95 % interval lies below 0: its high end
-    does not meet 0 (SPEC §0: below −EPS); false when the interval is null."""
+    does not meet 0 (docs/scoring.md#boundaries: below −EPS); false when the interval is null."""
     return (~meets(ci_high, 0.0)).fill_null(False)
 
 
@@ -125,7 +125,8 @@ def _rho(ns: Namespace, passes: Expr, runs: Expr, variance: Expr, mean_runs: Exp
     p = passes / runs
     binomial = p * (1.0 - p)
     rho = (variance - binomial / mean_runs) / (binomial * (1.0 - 1.0 / mean_runs))
-    # ρ in (0, 1) with the deterministic boundaries of SPEC §0: a ρ of exactly 0 or 1 in
+    # ρ in (0, 1) with the deterministic boundaries of docs/scoring.md#boundaries: a ρ of exactly 0
+    # or 1 in
     # exact arithmetic that lands on 0.9999999999999998 in floats still falls back
     inside = exceeds(rho, 0.0) & ~meets(rho, 1.0)
     fits = (passes > 0) & (passes < runs) & (mean_runs > 1) & inside

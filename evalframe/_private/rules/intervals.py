@@ -1,4 +1,5 @@
-"""95 % intervals and minimum detectable effects (SPEC §6, §10)."""
+"""95 % intervals and minimum detectable effects (docs/compare.md#run_deltas,
+docs/statistics.md#power)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A judge score on the one 0–1, higher-is-better scale (SPEC §0, §1, §2), written once.
+"""A judge score on the one 0–1, higher-is-better scale (docs/scoring.md#one-scale), written once.
 
 `s = score / scale_max`; for an evaluator whose `higher_is_better` is false (a
 hallucination rate, a toxicity score, an error rate) `s = 1 − score / scale_max`. Every

@@ -1,4 +1,4 @@
-"""Run gates (SPEC §5): a run passes when its mean score and its pass rate meet the
+"""Run gates (docs/scoring.md#runs): a run passes when its mean score and its pass rate meet the
 config's minimums; a run without a value (no scored execution) fails the gate."""
 
 from __future__ import annotations

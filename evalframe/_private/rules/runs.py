@@ -1,4 +1,4 @@
-"""Runs (SPEC §5): the statistics of `run_summary` per (config × run), written once.
+"""Runs (docs/scoring.md#runs): the statistics of `run_summary` per (config × run), written once.
 
 Two group-bys, as every engine runs them:
 - over execution rows: counts by status and verdict, pass rate, mean score
@@ -121,9 +121,10 @@ def case_level_terms(
 
 
 def clustered_se(ns: Namespace, sx: str, nc: str, weight: Expr | None = None) -> Expr:
-    """The case-clustered standard error of Σ sx / Σ nc (SPEC §5):
-    sqrt(G/(G−1) · Σ_c (sx_c − nc_c · x̄)²) / n with n = Σ nc and G the cases with
-    nc > 0; null when G < 2. With `weight`, each row stands for that many equal cases."""
+    """The case-clustered standard error of Σ sx / Σ nc
+    (docs/statistics.md#clustered-standard-errors): sqrt(G/(G−1) · Σ_c (sx_c − nc_c · x̄)²) / n with
+    n = Σ nc and G the cases with nc > 0; null when G < 2. With `weight`, each row stands for that
+    many equal cases."""
     g = _count(ns, ns.col(nc) > 0, weight)
     if weight is None:
         n, dev = ns.col(nc).sum(), ns.col(_deviation(sx)).sum()

@@ -1,4 +1,4 @@
-"""An execution's threshold, score, verdict and passed flag (SPEC §3.3-3.5), written once.
+"""An execution's threshold, score, verdict and passed flag (docs/scoring.md), written once.
 
 The engines compute the root score of an execution's evaluator tree (weights,
 aggregators, the required gate: `scoring/`); these rules turn it, with the execution's
@@ -29,7 +29,7 @@ OUTCOMES_GATE, OUTCOMES_IGNORE, OUTCOMES_BOTH = get_args(OutcomesMode)
 
 def resolved_threshold(ns: Namespace, override: Expr, execution: Expr, config: Expr) -> Expr:
     """The threshold an execution is judged by: the command line's override, else the
-    execution's own `threshold`, else the config's (SPEC §2)."""
+    execution's own `threshold`, else the config's (docs/config.md)."""
     return ns.coalesce(override, execution, config)
 
 

@@ -1,6 +1,6 @@
-"""The Wilson score interval of a rate (SPEC §5, §10): a 95 % interval that does not
-collapse at 0 and 1, where value ± Z_95 · se gives [100 %, 100 %] for a run that passed
-everything.
+"""The Wilson score interval of a rate (docs/scoring.md#runs, docs/statistics.md): a 95 % interval
+that does not collapse at 0 and 1, where value ± Z_95 · se gives [100 %, 100 %] for a run that
+passed everything.
 
 A rate over executions whose attempts cluster by case is not a rate over independent
 trials: its effective sample size is the n whose binomial standard error equals the

@@ -1,6 +1,6 @@
 """`execution_scores` and `evaluator_scores`: score every execution under one or more configs.
 
-SPEC §3: verdicts, required gates, missing evaluators, outcomes. The tree is evaluated by
+docs/scoring.md: verdicts, required gates, missing evaluators, outcomes. The tree is evaluated by
 `tree_eval`; this module assembles the per-execution row and the per-node rows.
 """
 
@@ -153,7 +153,7 @@ VERDICT_ENUM = pl.Enum(
 
 
 def apply_policy(frame: pl.LazyFrame) -> pl.LazyFrame:
-    """Verdict columns of SPEC §3.4-3.5 for (config × execution) rows that carry the
+    """Verdict columns of docs/scoring.md for (config × execution) rows that carry the
     execution inputs, the config's policy columns and the root rows of its tree group."""
     ok = pl.col(S.STATUS) == S.STATUS_OK
     has_rows = pl.col(N_ROWS).fill_null(0) > 0

@@ -2,7 +2,7 @@
 
 A *flat* config has no composite evaluators and a root aggregator whose inputs are sums
 and extremes (weighted_average, minimum, maximum, all_or_nothing). For those, every rule
-of SPEC §3 needs only a handful of partial sums per execution, so the judge rows are
+of docs/scoring.md needs only a handful of partial sums per execution, so the judge rows are
 grouped by execution key right after the scan — with the row terms that the rules and
 the value checks need — and everything else runs on per-execution rows:
 

@@ -1,6 +1,6 @@
 """Configs as a table: one row per config of a batch, one column per scalar policy field.
 
-Scoring many configs at once (a sweep, SPEC §7) joins this table to the data instead of
+Scoring many configs at once (a sweep, docs/sweep.md) joins this table to the data instead of
 looping over configs in Python; scoring one config is the one-row case of the same plan.
 """
 

@@ -3,7 +3,7 @@
 The tree's *shape* (paths, parents, depths, aggregators, required_children membership) is
 shared by every config evaluated together; per-node *parameters* (weight, required,
 min_score, threshold) may differ per config, so they live in a (config, node) table. This
-is what lets one vectorized plan score many configs at once (SPEC §7).
+is what lets one vectorized plan score many configs at once (docs/sweep.md).
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ class Node:
     in_required_children: bool
     has_required_children: bool
     higher_is_better: bool = True
-    """A leaf's direction (SPEC §2): false normalizes its scores as 1 − score / scale_max."""
+    """A leaf's direction (docs/scoring.md#one-scale): false normalizes its scores as 1 − score /
+    scale_max."""
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Bottom-up evaluation of the evaluator tree: one group-by per depth level (SPEC §3.1-3.3).
+"""Bottom-up evaluation of the evaluator tree: one group-by per depth level (docs/scoring.md).
 
 Input is the leaf grid crossed with the batch of configs; every level's children are
 grouped by (config, parent node, execution) — packed into one Int64 key, the fastest

@@ -1,4 +1,4 @@
-"""Benjamini–Hochberg adjusted p-values (q-values) as a polars plan (SPEC §10)."""
+"""Benjamini–Hochberg adjusted p-values (q-values) as a polars plan (docs/statistics.md#slices)."""
 
 from __future__ import annotations
 

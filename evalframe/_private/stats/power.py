@@ -1,4 +1,4 @@
-"""Power of a paired comparison (SPEC §10): the minimum detectable effect of a design and
+"""Power of a paired comparison (docs/statistics.md): the minimum detectable effect of a design and
 the number of cases a suite needs to see a given change.
 
 A two-sided test at level α = 0.05 detects a true change δ with power 0.8 when
@@ -86,7 +86,8 @@ def too_small(run_delta: Mapping[str, Any], limits: Any) -> list[TooSmall]:
     ):
         limit = float(getattr(limits, field))
         value = run_delta.get(column)
-        if limit > 0 and value is not None and value > limit + EPS:  # "exceeds" (SPEC §0)
+        # "exceeds" (docs/scoring.md#boundaries)
+        if limit > 0 and value is not None and value > limit + EPS:
             out.append(TooSmall(metric, field, limit, float(value), int(run_delta["n_paired"])))
     return out
 
@@ -132,7 +133,8 @@ def plan_rows(run_summary: pl.DataFrame, detect: float) -> pl.DataFrame:
     return pl.concat(parts).select(PLAN_COLUMNS)
 
 
-# --- three-outcome decisions (SPEC §12): what leaves a part open, and what settles it ---
+# --- three-outcome decisions (docs/compare.md#decisions): what leaves a part open, and what settles
+# it ---
 DECISION_PART_COLUMNS = (
     S.CONFIG_ID,
     S.BASELINE_RUN_ID,
@@ -170,9 +172,9 @@ _INTERVAL_PARTS = (
 
 
 def decision_parts_table(run_deltas: pl.DataFrame, decide: Any, limits: Any) -> pl.DataFrame:
-    """Per run_deltas row (a pair) and part of its decision that is not "pass" (SPEC §12,
-    rules/decide.py), in `decision_reasons` order: the part's decision; for pass_rate and
-    mean_score the point estimate, its 95 % interval, the margin, n_paired and
+    """Per run_deltas row (a pair) and part of its decision that is not "pass"
+    (docs/compare.md#decisions, rules/decide.py), in `decision_reasons` order: the part's decision;
+    for pass_rate and mean_score the point estimate, its 95 % interval, the margin, n_paired and
     `cases_to_settle` / `more_cases` (rules/decide.py: the paired cases at which the
     interval would clear −margin on one side, with the same estimate and per-case SD; n
     is n_paired for both parts); for latency the relative latency_mean increase as

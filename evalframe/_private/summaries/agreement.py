@@ -1,4 +1,4 @@
-"""`judge_agreement`, `agreement_curve` and the prediction-powered pass rate (SPEC §11).
+"""`judge_agreement`, `agreement_curve` and the prediction-powered pass rate (docs/judges.md).
 
 The statistics are the rule layer's (`rules/agreement.py`); this module builds the rows
 they run over, in polars:
@@ -53,8 +53,8 @@ HIGHER_IS_BETTER = "_higher_is_better"
 
 
 def _normalized(score: pl.Expr, scale: pl.Expr) -> pl.Expr:
-    """score / scale on 0–1 (SPEC §1), null when either is null or not finite; a clamped
-    dataset's out-of-range scores are read clamped (validation refused them otherwise)."""
+    """score / scale on 0–1 (docs/scoring.md#one-scale), null when either is null or not finite; a
+    clamped dataset's out-of-range scores are read clamped (validation refused them otherwise)."""
     ok = score.is_finite() & scale.is_finite() & (scale > 0)
     return pl.when(ok).then(score.clip(0.0, scale) / scale)
 
@@ -78,7 +78,7 @@ def leaf_boundaries(config: Config, data_evaluators: list[str]) -> pl.DataFrame:
 
 
 def judged(execution_scores: pl.LazyFrame) -> pl.LazyFrame:
-    """The judged executions (SPEC §11): status ok and a verdict other than unscored."""
+    """The judged executions (docs/judges.md): status ok and a verdict other than unscored."""
     return execution_scores.filter(
         (pl.col(S.STATUS) == S.STATUS_OK) & (pl.col(S.VERDICT) != S.VERDICT_UNSCORED)
     )
@@ -116,7 +116,8 @@ def labeled_decisions(
         .select(*S.SCORE_KEY, _normalized(pl.col(S.SCORE), pl.col(S.SCALE_MAX)).alias(S_JUDGE))
         .filter(pl.col(S_JUDGE).is_not_null())
     )
-    # a lower-is-better leaf (SPEC §2): judge and label scores on the higher-is-better
+    # a lower-is-better leaf (docs/scoring.md#one-scale): judge and label scores on the
+    # higher-is-better
     # scale every boundary reads (`rules/normalize.py`, here on scores already on 0–1)
     direction = pl.col(HIGHER_IS_BETTER)
     leaf_rows = (
@@ -242,8 +243,8 @@ def judge_agreement_table(rows: pl.LazyFrame, curve: pl.LazyFrame) -> pl.LazyFra
 
 def ppi_table(execution_scores: pl.LazyFrame, labels: pl.LazyFrame) -> pl.LazyFrame:
     """Per config × run with judged executions: n_labeled, ppi_pass_rate, its se and 95 %
-    interval (SPEC §11); H = the mean of the raters' label_passed on an execution's
-    verdict row, J = its passed."""
+    interval (docs/judges.md#corrected-pass-rate); H = the mean of the raters' label_passed on an
+    execution's verdict row, J = its passed."""
     h = (
         labels.filter(pl.col(S.EVALUATOR).is_null() & pl.col(S.LABEL_PASSED).is_not_null())
         .group_by(S.EXECUTION_KEY)
@@ -340,7 +341,7 @@ TablesT = TypeVar("TablesT", bound=MutableMapping[str, Any])
 
 def label_tables(out: TablesT, dataset: str | Path | Dataset, config: Config) -> TablesT:
     """Add judge_agreement and agreement_curve to `score`'s tables, and the PPI columns to
-    its run_summary, when the dataset has a labels table (SPEC §11); `out` unchanged
+    its run_summary, when the dataset has a labels table (docs/tables.md#labels); `out` unchanged
     otherwise. Raises ValidationError on bad labels (nothing is written then)."""
     ex = out[S.EXECUTION_SCORES].lazy()
     found = _scores_and_labels(dataset, ex)
@@ -377,8 +378,8 @@ class JudgeAgreement:
 def judge_agreement(
     dataset: str | Path | Dataset, config: Config | None = None, *, clamp: bool = False
 ) -> JudgeAgreement:
-    """Score a dataset that has a labels table (SPEC §11) under `config` and measure the
-    judge against the labels: see `JudgeAgreement`. Raises UsageError when the dataset
+    """Score a dataset that has a labels table (docs/tables.md#labels) under `config` and measure
+    the judge against the labels: see `JudgeAgreement`. Raises UsageError when the dataset
     has no labels table, ValidationError on bad input."""
     cfg = config if config is not None else Config()
     ds = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, clamp=clamp)

@@ -1,4 +1,5 @@
-"""The case bootstrap of run_summary (SPEC §12), over any engine's frame (narwhals).
+"""The case bootstrap of run_summary (docs/statistics.md#case-bootstrap), over any engine's frame
+(narwhals).
 
 `bootstrap_columns(execution_scores, ...)` takes the engine's execution_scores as a native
 lazy frame (a polars LazyFrame, a DuckDB relation, a Spark DataFrame) and returns, in the

@@ -1,4 +1,4 @@
-"""`case_summary`: repeated attempts of a case reduced to one row (SPEC §4)."""
+"""`case_summary`: repeated attempts of a case reduced to one row (docs/scoring.md#cases)."""
 
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ def case_stats(
 ) -> pl.LazyFrame:
     """Per (config × run × case) aggregates that case_summary and run_summary share
     (`rules.attempts.case_aggregations`); collect it once and pass it to both to group the
-    executions only once. `by` adds grouping columns (a slice value, SPEC §10) between
-    config_id and the case key.
+    executions only once. `by` adds grouping columns (a slice value, docs/statistics.md#slices)
+    between config_id and the case key.
 
     `is_sorted=True` promises the executions are sorted by (config_id, `by`, run_id,
     case_id): the groups are then runs of equal neighbours, numbered in one linear pass

@@ -1,4 +1,4 @@
-"""History across runs (SPEC §12): `series_trend` and `case_history`.
+"""History across runs (docs/history.md): `series_trend` and `case_history`.
 
 Frames in, frames out, the same code for every engine: a polars LazyFrame runs natively
 (`ns` = polars), anything else (a DuckDB relation, a Spark DataFrame, a narwhals frame)
@@ -193,8 +193,8 @@ def _change_point(ns: Any, rows: Any) -> Any:
 
 
 def series_trend(run_summary: Any, *, series: str | None = None, window: int | None = None) -> Any:
-    """`series_trend` (SPEC §12), one row per config × series, from run_summary (with the
-    runs table's created_at and the `series` column, as `score_tables` writes it).
+    """`series_trend` (docs/history.md#trend), one row per config × series, from run_summary (with
+    the runs table's created_at and the `series` column, as `score_tables` writes it).
     `window` keeps the last N runs of each series. A polars frame gives a LazyFrame; a
     DuckDB relation or Spark DataFrame is computed there and returned as one."""
     ns, frame, is_polars = _namespace(run_summary)
@@ -244,8 +244,8 @@ def case_history(
     min_runs: int = 5,
     flaky_flip_rate: float = 0.3,
 ) -> Any:
-    """`case_history` (SPEC §12), one row per config × series × case: the case's runs
-    with a non-null `passed` in case_summary, passes, flips between consecutive ones,
+    """`case_history` (docs/history.md#flaky-cases), one row per config × series × case: the case's
+    runs with a non-null `passed` in case_summary, passes, flips between consecutive ones,
     flip_rate, the beta-binomial shrunk pass rate of the series, last_passed and
     quarantine (history.min_runs, history.flaky_flip_rate). The series and their order
     come from run_summary (`series_trend`); both frames of one engine."""

@@ -1,4 +1,5 @@
-"""`run_summary`: one row per (config × run): rates, uncertainty, latency, gates (SPEC §5)."""
+"""`run_summary`: one row per (config × run): rates, uncertainty, latency, gates
+(docs/scoring.md#runs)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def pass_k_columns(ks: Sequence[int]) -> list[str]:
 
 def _case_mean_and_se(value: pl.Expr, name: str) -> list[pl.Expr]:
     """Mean of a per-case value over the cases where it is not null, and its sample SD /
-    √G (null when G < 2) — the pass@k aggregation of SPEC §10."""
+    √G (null when G < 2) — the pass@k aggregation of docs/statistics.md#passk-and-passk."""
     g = value.count()
     se = pl.when(g >= 2).then(value.std(ddof=1) / g.cast(pl.Float64).sqrt())
     return [value.mean().alias(name), se.alias(S.se_of(name))]
@@ -58,7 +59,7 @@ def pass_k_aggs(ks: Sequence[int]) -> list[pl.Expr]:
 def case_level(per_case: pl.LazyFrame, keys: Sequence[str], ks: Sequence[int] = ()) -> pl.LazyFrame:
     """cases, case_pass_rate and both clustered SEs per `keys` (`rules.runs`) from per-case
     rows (`rules.runs.per_case_columns`) with the ATTEMPT_PASSED rule; with `ks`, pass@k /
-    pass^k and their SEs for each k (SPEC §10)."""
+    pass^k and their SEs for each k (docs/statistics.md#passk-and-passk)."""
     return (
         per_case.with_columns(*runs.case_level_terms(pl, keys, pl.col(ATTEMPT_PASSED)))
         .group_by(*keys)
@@ -91,10 +92,10 @@ def with_pass_k_columns(
 
 
 def with_ppi_columns(run_summary: pl.DataFrame, ppi: pl.DataFrame) -> pl.DataFrame:
-    """run_summary with the columns of a labeled dataset (SPEC §11): n_labeled (0 for a run
-    without labels), ppi_pass_rate, its se and 95 % interval (null there), from the rows of
-    `summaries.agreement.ppi_table`; placed after the pass@k columns, before the runs
-    table's metadata."""
+    """run_summary with the columns of a labeled dataset (docs/judges.md#corrected-pass-rate):
+    n_labeled (0 for a run without labels), ppi_pass_rate, its se and 95 % interval (null there),
+    from the rows of `summaries.agreement.ppi_table`; placed after the pass@k columns, before the
+    runs table's metadata."""
     names = run_summary.columns
     pass_k = [c for c in names if c.startswith(("pass_at_", "pass_all_"))]
     head = [c for c in names if c in RUN_COLUMNS or c in pass_k]

@@ -1,5 +1,5 @@
-"""Slices (SPEC §10): `slice_summary` — the run_summary columns per config × run × slice
-value — and `slice_deltas` — each slice's paired comparison per pair, with
+"""Slices (docs/statistics.md#slices): `slice_summary` — the run_summary columns per config × run ×
+slice value — and `slice_deltas` — each slice's paired comparison per pair, with
 Benjamini–Hochberg q-values across the slices of a pair.
 
 `--by tag` puts an execution in one slice per distinct value of `executions.tags` (none:
@@ -126,9 +126,9 @@ def slice_deltas(
     by: str,
 ) -> pl.LazyFrame:
     """`slice_deltas`: per config × pair × slice value, the case-status counts and the
-    paired statistics of SPEC §6 over the slice's matched cases (a case is in a slice
-    when any of its attempts is), and `q_value`, the Benjamini–Hochberg adjusted
-    mcnemar_p over the slice values of that pair (SPEC §10)."""
+    paired statistics of docs/compare.md#run_deltas over the slice's matched cases (a case is in a
+    slice when any of its attempts is), and `q_value`, the Benjamini–Hochberg adjusted
+    mcnemar_p over the slice values of that pair (docs/statistics.md)."""
     rows = slice_rows(execution_scores.lazy(), by)
     cs = case_summary(rows, config, by=[S.SLICE_VALUE])
     pair_df = C.pair_table(pairs)

@@ -1,4 +1,4 @@
-"""What-if at scale (SPEC §7): `sweep` — run_summary for every (config × run) of a grid —
+"""What-if at scale (docs/sweep.md): `sweep` — run_summary for every (config × run) of a grid —
 and `threshold_curve` — pass rate as an exact step function of the threshold.
 
 The configs of a sweep share one evaluator tree. The tree is evaluated once per distinct

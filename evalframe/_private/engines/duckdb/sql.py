@@ -228,7 +228,7 @@ def limit_params(config: Config) -> dict[str, float | bool]:
 
 
 def decide_params(config: Config) -> dict[str, float]:
-    """Named parameters of run_deltas_of: the decide margins (SPEC §12)."""
+    """Named parameters of run_deltas_of: the decide margins (docs/compare.md#decisions)."""
     return {
         "pass_rate_margin": config.decide.pass_rate_margin,
         "mean_score_margin": config.decide.mean_score_margin,

@@ -1,4 +1,5 @@
-"""Comparing runs on Spark (SPEC §6, §10): case_deltas, evaluator_deltas, run_deltas.
+"""Comparing runs on Spark (docs/compare.md, docs/statistics.md): case_deltas, evaluator_deltas,
+run_deltas.
 
 The case summaries of both sides of each (baseline, candidate) pair are matched with a
 join on case_id (full outer: new and removed cases); the status and the regression
@@ -135,8 +136,9 @@ def _case_rows(case_summary: DataFrame, pairs: DataFrame, cfg: Config) -> DataFr
 
 
 def evaluator_deltas(evaluator_scores: DataFrame, pairs: DataFrame, cfg: Config) -> DataFrame:
-    """evaluator_deltas (SPEC §6): per pair, case and tree node (path ≠ ""), both sides'
-    mean score over the case's attempts, its delta and status (no verdict flips)."""
+    """evaluator_deltas (docs/compare.md#evaluator_deltas): per pair, case and tree node (path ≠
+    ""), both sides' mean score over the case's attempts, its delta and status (no verdict
+    flips)."""
     per_case = (
         evaluator_scores.where(F.col(S.PATH) != "")
         .groupBy(S.CONFIG_ID, S.RUN_ID, S.CASE_ID, S.PATH)
@@ -172,7 +174,8 @@ def mcnemar_p(n01: Column, n10: Column) -> Column:
 def run_deltas(
     case_rows: DataFrame, run_summary: DataFrame, pairs: DataFrame, cfg: Config
 ) -> DataFrame:
-    """run_deltas (SPEC §6, §10) from the case rows of `_case_rows` and run_summary."""
+    """run_deltas (docs/compare.md#run_deltas, docs/statistics.md) from the case rows of
+    `_case_rows` and run_summary."""
     stats = run_summary.select(
         S.CONFIG_ID, S.RUN_ID, *(F.col(c).cast("double").alias(c) for c in RUN_STATS)
     )

@@ -90,8 +90,8 @@ def _score_frames(
 
 def _listing(cfg: Config, names: list[str]) -> Config:
     """`cfg` with its evaluators listed explicitly: for a config without a list, a run's
-    expected evaluators are those seen anywhere in the run (SPEC §3.4), which one
-    partition does not see; listing the run's set reproduces the rule exactly."""
+    expected evaluators are those seen anywhere in the run (docs/scoring.md#missing-evaluators),
+    which one partition does not see; listing the run's set reproduces the rule exactly."""
     return cfg.model_copy(update={"evaluators": {n: Evaluator() for n in names}})
 
 

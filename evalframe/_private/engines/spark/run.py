@@ -73,7 +73,7 @@ def _case_stats(ex: DataFrame) -> DataFrame:
 
 
 def case_summary(ex: DataFrame, cfg: Config, *, stats: DataFrame | None = None) -> DataFrame:
-    """case_summary (SPEC §4) from execution_scores: one group-by per (run, case), the
+    """case_summary (docs/scoring.md#cases) from execution_scores: one group-by per (run, case), the
     rules of `rules.attempts` run natively by Spark."""
     st = _case_stats(ex) if stats is None else stats
     policy = (nw.lit(cfg.attempts.score), nw.lit(cfg.attempts.passed))
@@ -106,7 +106,7 @@ def run_summary(
     runs: DataFrame | None = None,
     stats: DataFrame | None = None,
 ) -> DataFrame:
-    """run_summary (SPEC §5) from execution_scores: the rules of `rules/runs.py` and
+    """run_summary (docs/scoring.md#runs) from execution_scores: the rules of `rules/runs.py` and
     `rules/run_gates.py` run natively by Spark through narwhals (exact percentiles:
     Spark's `percentile`, linear interpolation like polars'), pass@k by the Spark kernel
     `_comb_ratio`; the runs table's rows and columns joined as the local engine does."""
