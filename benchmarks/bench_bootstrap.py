@@ -9,7 +9,7 @@ processes (median of `--repeat` runs, peak RSS of the process from the OS):
 
 and prints the wall-clock ratio and the CPU-seconds ratio (user + system of the process
 tree; on a machine shared with other jobs the wall clock stretches with the load).
-The figure to meet (issue 23 item 4): B = 2000 on 100 000 cases
+The figure to meet: B = 2000 on 100 000 cases
 within 5× one `score`.
 
     python benchmarks/bench_bootstrap.py --cases 100000 --replicates 2000

@@ -278,7 +278,7 @@ def bench_compare(work: Path, n_cases: int) -> dict:
 
 
 def write_grid120(grid: Path) -> Path:
-    """The sweep grid of issue 24: 10 thresholds x 2 outcome modes x 2 gates x 3 weight sets
+    """The sweep grid: 10 thresholds x 2 outcome modes x 2 gates x 3 weight sets
     (120 configs) over the connexity preset."""
     grid.write_text(
         json.dumps(

@@ -1,4 +1,4 @@
-"""Every figure of issue 24 (performance), each with its ratio measured in the same run.
+"""Every performance figure, each with its ratio measured in the same run.
 
     python benchmarks/figures.py                 # 16 M judge rows (2 M executions x 8 metrics)
     python benchmarks/figures.py --scale 0.05    # everything 20x smaller, a quick look
@@ -11,7 +11,7 @@ median wall time of --repeat runs (default 3) and the largest peak RSS of them. 
 generated once under --workdir (default /tmp/evalframe-figures, never in the repository)
 by bench_score's generators (evalframe/_private/data/demo.py) and reused by later runs.
 
-Figures (targets of issue 24):
+Figures and their targets:
 
 - floor:         one DuckDB GROUP BY weighted mean per execution written to Parquet (the
                  least any scorer must do; bench_score.FLOOR_SQL);

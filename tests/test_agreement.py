@@ -1,4 +1,4 @@
-"""Judges measured too (docs/judges.md, issue 22): the labels table, judge_agreement,
+"""Judges measured too (docs/judges.md): the labels table, judge_agreement,
 agreement_curve and the prediction-powered pass rate, against the exact reference
 (tests/reference_agreement.py) on hand-made cases and on random datasets and label
 subsets (hypothesis, slow)."""

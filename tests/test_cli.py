@@ -250,7 +250,7 @@ def test_usage_errors_off_a_terminal_are_plain_lines(tmp_path):
     assert missing.returncode == 2 and "does not exist" in missing.stderr
 
 
-# --- pairs within a series (issue 21) -------------------------------------------------------
+# --- pairs within a series -------------------------------------------------------
 
 
 def test_series_pairs_runs_within_a_target_only(alternating, tmp_path):
@@ -300,7 +300,7 @@ def test_compare_says_when_pairs_mix_series(alternating, tmp_path):
     assert unknown.exit_code == 2 and "not a column of the runs table" in unknown.output
 
 
-# --- computed, now shown (issue 21) ---------------------------------------------------------
+# --- computed, now shown ---------------------------------------------------------
 
 
 def test_score_by_tag_prints_the_slice_table(demo, tmp_path):

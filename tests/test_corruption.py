@@ -1,4 +1,4 @@
-"""Corruption suite (issue 13): mutate a valid small dataset — truncate or flip bytes, drop,
+"""Corruption suite: mutate a valid small dataset — truncate or flip bytes, drop,
 rename or retype columns, duplicate rows, plant NaN / inf / huge / subnormal values — and
 run `evalframe validate` and `evalframe score` in-process: every run exits 0, or 2 with an
 `error:` message; never a traceback, never another exit code."""

@@ -161,7 +161,7 @@ def test_dict_count_is_scored_with_its_scale_max(tmp_path):
 
 def test_dict_keys_the_logs_metrics_do_not_report_are_passthrough(tmp_path):
     """A pairwise scorer's dict `{winrate, winrate_low, winrate_high}` with metrics for
-    `winrate` only: the interval bounds are not scores (issue 20)."""
+    `winrate` only: the interval bounds are not scores."""
     log = json.loads(DICT_LOG.read_text())
     spans = [(0.5, 0.9), (0.1, 0.6), (0.4, 1.0), (0.0, 0.3)]
     bounds = {str(s["id"]): span for s, span in zip(log["samples"], spans, strict=True)}

@@ -1,6 +1,6 @@
 """The public API: a snapshot of `__all__`, a docstring for every public name, a function
 or `Tables` key for every output table of schema.py, and every exception importable from
-`evalframe` (issue 19, "Public names are table names")."""
+`evalframe`: public names are table names."""
 
 from __future__ import annotations
 

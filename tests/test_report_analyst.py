@@ -1,4 +1,4 @@
-"""The analyst's view (issue 21): the report is part of the base install and the demo
+"""The analyst's view: the report is part of the base install and the demo
 writes it; the per-pair evaluator summary with ties; Wilson intervals with the clustered
 effective sample size; the policy in the header; every regressed and failing case with its
 reasons; counts named so they reconcile."""

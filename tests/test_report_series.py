@@ -1,4 +1,4 @@
-"""The report within a series (issue 21): `report --series COLUMN` pairs runs within each
+"""The report within a series: `report --series COLUMN` pairs runs within each
 value of a runs column, draws the trend one line per value, and says so; without it the
 report notes pairs that mix model/target/agent values, as compare does."""
 

@@ -1,4 +1,4 @@
-"""Start-up (issue 24 item 6): `import evalframe`, `import evalframe.cli`, `evalframe --help`
+"""Start-up: `import evalframe`, `import evalframe.cli`, `evalframe --help`
 and `evalframe --version` load no engine library; the heavy ones load where a command
 needs them. Each check runs in a fresh interpreter and reads its sys.modules (no timing)."""
 

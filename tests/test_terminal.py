@@ -187,7 +187,7 @@ def test_sql_table_output_shows_odd_types_too(demo):
     assert "P1DT2H" in result.stdout and '["a", "b"]' in result.stdout
 
 
-# --- the policy in the terminal (issue 21) ----------------------------------------------
+# --- the policy in the terminal ----------------------------------------------
 
 
 def test_score_states_the_policy_under_the_run_table(demo, tmp_path):

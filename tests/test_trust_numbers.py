@@ -1,4 +1,4 @@
-"""Odd numbers and one memory-limit grammar (issue 18): numbers a float cannot hold in
+"""Odd numbers and one memory-limit grammar: numbers a float cannot hold in
 any ingest format are exit 2 naming file and line; attempts.k is bounded in the config;
 --memory-limit has one parser for every engine and the CLI, and DuckDB running out of
 memory blames the limit, not the input files."""

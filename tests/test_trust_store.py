@@ -1,5 +1,5 @@
 """The results store and the input tables never touch what is not theirs, read copies of a
-dataset by what is inside them, report corrupt bookkeeping and a full disk clearly (issue 18).
+dataset by what is inside them, report corrupt bookkeeping and a full disk clearly.
 
 Each test builds the dataset a colleague might send (a link planted where evalframe keeps a
 link, a copy, a damaged manifest) or simulates a full disk, then checks the exit code, the
