@@ -95,6 +95,17 @@ def spark():
     session.stop()
 
 
+@pytest.fixture(
+    params=["polars", "duckdb", pytest.param("spark", marks=[pytest.mark.spark, pytest.mark.slow])]
+)
+def engine(request: pytest.FixtureRequest) -> str:
+    """Each engine's name in turn: one test body run on polars, DuckDB and Spark (Spark
+    cases are slow and skip without pyspark / Java, except under CI)."""
+    if request.param == "spark":
+        request.getfixturevalue("spark")
+    return str(request.param)
+
+
 @pytest.fixture(autouse=True)
 def _cli_exceptions_propagate(monkeypatch: pytest.MonkeyPatch) -> None:
     """CliRunner turns an unexpected exception into exit code 1 — the code of a failed

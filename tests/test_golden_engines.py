@@ -85,15 +85,6 @@ def dataset(tmp_path_factory) -> Path:
     return root
 
 
-@pytest.fixture(
-    params=["polars", "duckdb", pytest.param("spark", marks=[pytest.mark.spark, pytest.mark.slow])]
-)
-def engine(request) -> str:
-    if request.param == "spark":
-        request.getfixturevalue("spark")  # skips without pyspark / Java (CI has both)
-    return request.param
-
-
 def _config() -> ef.Config:
     return ef.config_from_dict(CONFIG)
 
@@ -136,6 +127,7 @@ def test_run_summary_golden(dataset, engine):
     assert [round(g[6], 12) for g in got] == [round(w[6], 12) for w in EXPECTED_RUNS]
 
 
+@pytest.mark.slow
 def test_compare_golden(dataset, engine):
     tables = ef.compare_tables(dataset, _config(), baseline="r1", candidate="r2", engine=engine)
     cd = _frame(tables[S.CASE_DELTAS]).sort(S.CASE_ID)

@@ -242,17 +242,13 @@ def _spark(rows: pl.DataFrame, cfg: Config, spark) -> pl.DataFrame:
     return got.sort(S.RUN_ID, S.CASE_ID)
 
 
-@pytest.fixture(
-    params=["polars", "duckdb", pytest.param("spark", marks=[pytest.mark.spark, pytest.mark.slow])]
-)
-def engine(request):
+@pytest.fixture
+def case_summary_on(engine, request):
     """case_summary on one engine: rows, config -> the table."""
-    if request.param == "polars":
-        return _polars
-    if request.param == "duckdb":
-        return _duckdb
-    spark = request.getfixturevalue("spark")
-    return lambda rows, cfg: _spark(rows, cfg, spark)
+    if engine == "spark":
+        spark = request.getfixturevalue("spark")
+        return lambda rows, cfg: _spark(rows, cfg, spark)
+    return {"polars": _polars, "duckdb": _duckdb}[engine]
 
 
 def _expected(cfg: Config, rule: str) -> pl.DataFrame:
@@ -264,16 +260,16 @@ def _rounded(values: list) -> list:
 
 
 @pytest.mark.parametrize("rule", ["all", "any", "majority"])
-def test_case_summary_golden(engine, rule):
+def test_case_summary_golden(case_summary_on, rule):
     cfg = config_from_dict({"attempts": {"passed": rule}})
-    got = engine(_rows(cfg), cfg).select(CASE_COLUMNS)
+    got = case_summary_on(_rows(cfg), cfg).select(CASE_COLUMNS)
     assert_frame_equal(got, _expected(cfg, rule), check_dtypes=False, abs_tol=1e-12)
 
 
 @pytest.mark.parametrize("how", ["min", "max"])
-def test_case_summary_golden_score_rule(engine, how):
+def test_case_summary_golden_score_rule(case_summary_on, how):
     cfg = config_from_dict({"attempts": {"score": how}})
-    got = engine(_rows(cfg), cfg)
+    got = case_summary_on(_rows(cfg), cfg)
     want = {"min": [0.5, 0.7, None, 0.25], "max": [0.9, 0.8, None, 0.25]}[how]
     assert _rounded(got[S.SCORE].to_list()) == want
 
@@ -375,20 +371,18 @@ def _run_spark(rows: pl.DataFrame, cfg: Config, spark) -> pl.DataFrame:
     return collect_tables({"t": run_summary(frame, cfg)})["t"].sort(S.RUN_ID)
 
 
-@pytest.fixture(params=["polars", "duckdb", pytest.param("spark", marks=[pytest.mark.slow])])
-def run_engine(request):
+@pytest.fixture
+def run_summary_on(engine, request):
     """run_summary on one engine: rows, config -> the table."""
-    if request.param == "polars":
-        return _run_polars
-    if request.param == "duckdb":
-        return _run_duckdb
-    spark = request.getfixturevalue("spark")
-    return lambda rows, cfg: _run_spark(rows, cfg, spark)
+    if engine == "spark":
+        spark = request.getfixturevalue("spark")
+        return lambda rows, cfg: _run_spark(rows, cfg, spark)
+    return {"polars": _run_polars, "duckdb": _run_duckdb}[engine]
 
 
-def test_run_summary_golden(run_engine):
+def test_run_summary_golden(run_summary_on):
     cfg = config_from_dict(RUN_CONFIG)
-    got = run_engine(_run_rows(cfg), cfg).select(RUN_GOLDEN.columns)
+    got = run_summary_on(_run_rows(cfg), cfg).select(RUN_GOLDEN.columns)
     assert_frame_equal(got, RUN_GOLDEN, check_dtypes=False, abs_tol=1e-12)
 
 
