@@ -124,10 +124,6 @@ def test_engine_spark_without_pyspark_exits_2_with_the_install_hint(tmp_path, mo
     assert "Traceback" not in result.output
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the --engine help text needs `evalframe\\[spark]`: rich markup eats `[spark]`",
-)
 def test_engine_help_prints_the_install_hint_literally():
     result = CliRunner(env={"COLUMNS": "400"}).invoke(app, ["score", "--help"])
     assert result.exit_code == 0
