@@ -505,6 +505,7 @@ def test_engine_equals_the_reference_on_random_label_subsets(case):
     check_against_reference(sc, labels)
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(labeled_scenarios())
 def test_engine_equals_the_reference_a_few_random_cases(case):

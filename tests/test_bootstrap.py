@@ -142,6 +142,7 @@ ROW = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rows=st.lists(ROW, min_size=1, max_size=14), seed=st.integers(0, 50))
 def test_the_statistics_are_their_definition(rows, seed):
@@ -214,6 +215,7 @@ def test_attempts_share_their_case_weight():
     _check(rows, replicates=40, seed=9, ks=[1, 2, 3])
 
 
+@pytest.mark.slow
 def test_shuffled_rows_give_identical_output():
     rows = [
         _row(r, f"c{i:02d}", (i * 7 + len(r)) % 3 > 0, ((i * 13) % 10) / 9)
@@ -273,6 +275,7 @@ def test_run_summary_gets_the_columns_before_the_runs_metadata(demo):
     assert tables[S.RUN_SUMMARY].columns == after
 
 
+@pytest.mark.slow
 def test_duckdb_gives_the_polars_columns(demo):
     assert _boot(demo, "duckdb").equals(_boot(demo, "polars"))
 
@@ -305,6 +308,7 @@ def test_bad_replicates_or_seed_are_refused(demo, replicates, seed):
 
 
 # --- command line, report, docs ------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args",
     [
@@ -327,6 +331,7 @@ def test_bad_bootstrap_options_exit_2(demo, tmp_path, command, args):
     assert "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_score_and_compare_print_and_write_the_columns(demo, tmp_path):
     from typer.testing import CliRunner
 
@@ -350,6 +355,7 @@ def test_score_and_compare_print_and_write_the_columns(demo, tmp_path):
     assert "boot 95%" not in plain.output
 
 
+@pytest.mark.slow
 def test_the_report_shows_rank_bands_only_with_bootstrap(demo, tmp_path):
     from typer.testing import CliRunner
 
@@ -381,6 +387,7 @@ def test_the_columns_are_documented():
         assert f"{a}, {c}" in statistics
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
 def test_no_executions_give_no_rows(engine):
     out = bootstrap_frame(_executions([]), _config([2]), replicates=5, seed=0, engine=engine)

@@ -131,6 +131,7 @@ def _probe_params() -> list[Any]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("key", "engine", "supported"), _probe_params())
 def test_each_engine_runs_what_the_table_says_and_refuses_the_rest(
     demo, wide, on, key, engine, supported

@@ -112,6 +112,7 @@ def test_failing_cases_of_a_run_are_those_of_case_summary(data):
     assert every_run.height >= found.height
 
 
+@pytest.mark.slow
 def test_evaluator_keeps_the_cases_where_it_fell(data):
     every = ef.cases(data, V16)
     deltas = every.select("case_id", "evaluators").explode("evaluators").unnest("evaluators")

@@ -29,6 +29,7 @@ def demo(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_every_command_help_has_an_example():
     for name in _commands():
         result = runner.invoke(app, [name, "--help"])
@@ -225,6 +226,7 @@ def test_sql_query_as_json(demo):
     ]
 
 
+@pytest.mark.slow
 def test_usage_errors_off_a_terminal_are_plain_lines(tmp_path):
     import subprocess
     import sys

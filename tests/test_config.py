@@ -153,6 +153,7 @@ BAD_FILES = [
 ]  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "data", "pattern"), BAD_FILES, ids=[b[0] for b in BAD_FILES])
 def test_bad_config_files_are_clear_config_errors(name, data, pattern, tmp_path):
     import time
@@ -200,6 +201,7 @@ def test_deep_dicts_and_bools_are_refused_from_python_too():
     assert ef.config_from_dict({"evaluators": {"a": {"required": True}}}).evaluators["a"].required
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [b[0] for b in BAD_FILES])
 def test_cli_score_exits_2_with_the_message(name, tmp_path):
     from typer.testing import CliRunner

@@ -21,6 +21,8 @@ from typer.testing import CliRunner
 from evalframe._private.data.demo import write_demo
 from evalframe.cli import app
 
+pytestmark = pytest.mark.slow  # outside the fast lane (pyproject `slow`)
+
 # see tests/test_reference_properties.py: import Hypothesis' patch writer quietly now
 with warnings.catch_warnings(), contextlib.suppress(ImportError):
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -153,7 +155,6 @@ def test_a_corrupted_dataset_is_exit_0_or_2_never_a_traceback(valid, steps, clam
     _corrupt_and_check(valid, steps, clamp)
 
 
-@pytest.mark.slow
 @settings(CORRUPTION_SETTINGS, max_examples=150)
 @corruptions
 def test_many_corrupted_datasets_are_exit_0_or_2(valid, steps, clamp):

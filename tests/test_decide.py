@@ -70,6 +70,7 @@ def _duckdb() -> duckdb.DuckDBPyConnection:
     return con
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_part_equals_the_exact_reference_at_the_margin(data):
@@ -318,6 +319,7 @@ def test_cases_to_settle_literal():
     assert ref.part(-0.02 - Z_95 * se17, -0.02 + Z_95 * se17, 0.05) == "inconclusive"
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.integers(2, 5000),
@@ -451,6 +453,7 @@ def test_decide_exit_code_literal():
 
 
 # --- evalframe compare --decide ----------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "decided", "undecided"),
     [("pass", 0, 0), ("fail", 1, 1), ("inconclusive", 3, 1), ("slower", 1, 1)],

@@ -125,6 +125,7 @@ def produced(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("table", OUTPUT_TABLES)
 def test_every_output_column_is_documented(table: str, produced: dict[str, list[str]]) -> None:
     sections = _sections(TABLES_MD.read_text(encoding="utf-8"))

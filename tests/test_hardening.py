@@ -91,6 +91,7 @@ UNREADABLE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(UNREADABLE))
 def test_unreadable_parquet_is_exit_2_naming_the_file(kind, ds, tmp_path):
     make, message = UNREADABLE[kind]
@@ -147,12 +148,14 @@ HIVE_OK = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(HIVE_OK))
 def test_hive_files_that_widen_read_as_one_table(kind, ds, base, tmp_path):
     _split(ds, HIVE_OK[kind])
     assert _summary(ds, tmp_path / "a") == _approx(_summary(base, tmp_path / "b"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stray", ["README.txt", "_SUCCESS", ".part-2.parquet.crc"])
 def test_stray_files_in_a_table_folder_are_ignored(stray, ds, base, tmp_path):
     _split(ds, extra_file=stray)
@@ -206,6 +209,7 @@ CLASHES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("table", "column", "clash"), CLASHES)
 def test_extra_columns_clashing_with_output_columns_are_exit_2(table, column, clash, ds, tmp_path):
     _rewrite(ds / f"{table}.parquet", lambda f: f.with_columns(pl.lit("x").alias(column)))
@@ -230,6 +234,7 @@ def test_harmless_extra_runs_columns_still_reach_run_summary(ds, tmp_path):
 # --- types the docs accept or refuse --------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("value", "ok"),
     [
@@ -289,6 +294,7 @@ def test_duckdb_broken_view_is_exit_2(base, tmp_path):
         assert code == 2 and "scores: cannot be read from b.duckdb" in text, text
 
 
+@pytest.mark.slow
 def test_duckdb_union_and_interval_columns_read_as_text(base, tmp_path):
     db = _duckdb(
         tmp_path / "u.duckdb",
@@ -333,6 +339,7 @@ def test_out_not_writable_is_exit_2_even_as_root(ds, tmp_path, monkeypatch):
 # --- silently wrong before ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pattern", ["d[1]", "d?", "d*"])
 def test_dataset_paths_are_literal_not_globs(pattern, tmp_path):
     write_demo(tmp_path / pattern, n_cases=2)
@@ -348,6 +355,7 @@ def test_dataset_paths_are_literal_not_globs(pattern, tmp_path):
     assert {r["cases"] for r in _summary(folder, tmp_path / "f")} == {2}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "weight", [1e308, 5e-324, 1e-310], ids=["overflow", "min-subnormal", "subnormal"]
 )
@@ -408,6 +416,7 @@ EXEC_VALUES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("column", "value", "message"), EXEC_VALUES)
 def test_execution_numbers_that_would_make_sums_non_finite_or_wrap(
     column, value, message, ds, tmp_path
@@ -512,6 +521,7 @@ def _assert_same(runs: dict[str, dict[str, tuple]], n_cases: int | None = None) 
         assert not differ, f"{name} vs {first_name}: {[(k, got[k], first[k]) for k in differ[:3]]}"
 
 
+@pytest.mark.slow
 def test_boundary_verdicts_ignore_row_order_threads_and_engine(tmp_path):
     runs = {}
     for seed in range(3):
@@ -537,6 +547,7 @@ def test_boundary_verdicts_ignore_row_order_threads_and_engine(tmp_path):
             assert score == want, (case, score, want)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("on_missing", ["skip", "zero"])
 def test_boundary_scores_with_missing_leaves_and_a_gate_agree_to_the_bit(tmp_path, on_missing):
     """Listed leaves with configured and data weights, null and absent leaves (their weight

@@ -350,6 +350,7 @@ def _check_all(trend_rows, hist_rows, rows, cases, series, window) -> None:
         _check(got_hist.get(key, {}), want)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(
     histories(), st.sampled_from([None, "model"]), st.sampled_from([None, 1, 2, 4]), st.randoms()
@@ -367,6 +368,7 @@ def test_matches_the_reference_on_shuffled_rows(data, series, window, rnd) -> No
     _check_all(trend, hist.to_dicts(), rows, cases, series, window)
 
 
+@pytest.mark.slow
 def test_duckdb_relations_give_the_polars_tables() -> None:
     rnd = random.Random(7)
     rows = [
@@ -446,6 +448,7 @@ def _flaky_dataset(root: Path, n_runs: int, drift: float = 0.05, noise: float = 
     return root
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("n_runs", "shown"), [(2, False), (3, True), (6, True)])
 def test_report_has_a_history_section_from_three_runs(tmp_path, n_runs, shown) -> None:
     import evalframe as ef
@@ -462,6 +465,7 @@ def test_report_has_a_history_section_from_three_runs(tmp_path, n_runs, shown) -
         assert "role-mark" in section
 
 
+@pytest.mark.slow
 def test_report_history_per_series(tmp_path) -> None:
     import evalframe as ef
     from evalframe._private.report.html import build_report
@@ -494,6 +498,7 @@ def test_trend_writes_both_tables_as_one_result_set(tmp_path) -> None:
     assert pl.read_parquet(out / "case_history.parquet").columns == S.CASE_HISTORY_COLUMNS
 
 
+@pytest.mark.slow
 def test_trend_fail_on_degrading_exits_1(tmp_path) -> None:
     data = _flaky_dataset(tmp_path / "data", 6, drift=0.12, noise=0.1)
     trend = series_trend(__import__("evalframe").score_tables(data)["run_summary"].lazy())
@@ -523,6 +528,7 @@ def test_bad_window_is_exit_2(tmp_path) -> None:
     assert _cli("trend", str(data), "--window", "0").exit_code == 2
 
 
+@pytest.mark.slow
 def test_flaky_lists_quarantine_candidates_worst_first(tmp_path) -> None:
     data = _flaky_dataset(tmp_path / "data", 8)
     out = tmp_path / "out"
@@ -540,6 +546,7 @@ def test_flaky_lists_quarantine_candidates_worst_first(tmp_path) -> None:
     assert text.exit_code == 0 and "quarantine candidates, worst first" in text.output
 
 
+@pytest.mark.slow
 def test_history_tables_on_every_engine_agree(tmp_path) -> None:
     import evalframe as ef
 

@@ -24,6 +24,7 @@ def _load(path, tmp_path, **kw):
     return report, ds, cfg
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", ALL_FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
 def test_every_fixture_ingests_and_recomputes_the_reported_score(path, tmp_path):
     _report, ds, cfg = _load(path, tmp_path)

@@ -214,6 +214,7 @@ ZSTD = Path(__file__).parent / "fixtures" / "built" / "inspect_ai" / "zstd"
 """The deflate fixtures re-packed member by member with Zstandard (repack_zstd.py there)."""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("zstd_name", "deflate"),
     [("popularity_mj7k_zstd.eval", SCORED), ("log_streaming_zstd.eval", STREAMING)],

@@ -88,6 +88,7 @@ def test_wide_labels_are_added_and_the_other_tables_kept(tmp_path: Path):
     assert verdict[S.N_LABELED].to_list() == [2]  # c0 and c4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("text", "message"),
     [

@@ -156,6 +156,7 @@ def test_polars_scores_a_lower_is_better_metric(folder, shape):
     assert got["c1"][0] == pytest.approx(0.5)  # (0.2 + 0.8) / 2
 
 
+@pytest.mark.slow
 def test_duckdb_scores_a_lower_is_better_metric(folder):
     cfg = ef.config_from_dict(FLAT)
     tables = ef.score_tables(folder, cfg, engine="duckdb")
@@ -176,6 +177,7 @@ def test_duckdb_scores_a_lower_is_better_metric(folder):
     assert run["passed"] == 2
 
 
+@pytest.mark.slow
 def test_a_hallucination_rate_of_0_2_passes_as_0_8(folder):
     """0.2 hallucination is s = 0.8: it meets the default threshold 0.8; `max 0.7
     hallucination` is min_score 0.3 on the normalized scale."""
@@ -192,6 +194,7 @@ def test_a_hallucination_rate_of_0_2_passes_as_0_8(folder):
     assert [rows[c]["passed"] for c in ("c1", "c2", "c3", "c4")] == [True, False, True, True]
 
 
+@pytest.mark.slow
 def test_boundaries_and_required_gate_read_the_normalized_score(folder):
     cfg = ef.config_from_dict(
         {
@@ -214,6 +217,7 @@ def test_boundaries_and_required_gate_read_the_normalized_score(folder):
     assert _by_case(ef.score_tables(folder, cfg, engine="duckdb")["execution_scores"]) == ex
 
 
+@pytest.mark.slow
 def test_deltas_see_the_normalized_score(tmp_path):
     """More hallucination in the candidate is a regression (its s fell)."""
     rows = [
@@ -289,6 +293,7 @@ DIRECTED = settings(
 )
 
 
+@pytest.mark.slow
 @DIRECTED
 @given(directed())
 def test_random_directions_match_the_reference(sc: Scenario):

@@ -19,6 +19,8 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
+pytestmark = pytest.mark.slow  # outside the fast lane (pyproject `slow`)
+
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 PATHS = sorted(NOTEBOOKS.rglob("*.ipynb"))
 CHART_MIMETYPES = ("image/svg+xml", "image/png", "application/vnd.vegalite")

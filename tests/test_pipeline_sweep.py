@@ -20,6 +20,7 @@ def demo(tmp_path_factory):
     return path
 
 
+@pytest.mark.slow
 def test_configs_with_different_trees_sweep_together(demo):
     two = ef.config_from_dict({"evaluators": {m: {} for m in METRICS[:2]}})
     three = ef.config_from_dict({"evaluators": {m: {"weight": 2.0} for m in METRICS}})

@@ -139,6 +139,7 @@ def _rows(chart: Any) -> list[dict[str, Any]]:
     return next(iter(datasets.values()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CHARTS))
 def test_chart_spec_matches_golden(name: str) -> None:
     spec = CHARTS[name]().to_dict()
@@ -152,6 +153,7 @@ def test_chart_spec_matches_golden(name: str) -> None:
     )
 
 
+@pytest.mark.slow
 def test_every_chart_has_a_golden_spec_and_the_report_draws_them_all() -> None:
     assert sorted(CHARTS) == sorted(p.stem for p in GOLDEN.glob("*.json"))
     tables = {
@@ -206,6 +208,7 @@ def test_pass_rate_interval_is_wilson_with_the_clustered_effective_n() -> None:
     assert "Wilson" in json.dumps(efp.pass_rate_chart(RUN_SUMMARY).to_dict())
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(
     st.lists(
@@ -278,6 +281,7 @@ def _reference_bins(scores: list[float | None], bins: int) -> dict[int, int]:
     return counts
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(
     st.lists(st.one_of(st.none(), st.floats(0, 1, allow_nan=False)), min_size=1, max_size=40),
@@ -332,6 +336,7 @@ def test_waterfall_sorts_paired_cases_and_keeps_status() -> None:
     assert [r["case_quantile"] for r in rows] == [0.125, 0.375, 0.625, 0.875]
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.floats(-1, 1, allow_nan=False), min_size=1, max_size=60), st.integers(1, 10))
 def test_waterfall_subsample_matches_reference(deltas: list[float], max_points: int) -> None:
@@ -464,6 +469,7 @@ def test_power_curve_draws_each_pair_with_an_se_per_metric() -> None:
     assert rules == [{"power": 0.8}, {"limit": 0.1}, {"power": 0.8}, {"limit": 0.05}]
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None)
 @given(
     st.lists(st.one_of(st.just(0.0), st.floats(1e-4, 0.3)), min_size=1, max_size=4),

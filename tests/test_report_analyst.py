@@ -285,6 +285,7 @@ def small_page() -> str:
     return efp.build_report(tables, config=cfg, source="small")
 
 
+@pytest.mark.slow
 def test_every_regressed_case_has_a_row_with_reasons_labels_and_checks(small_page) -> None:
     rows = _payload(small_page)
     regressed = {r["case_id"]: r for r in rows if r["kind"] == "regression"}
@@ -311,6 +312,7 @@ def test_every_regressed_case_has_a_row_with_reasons_labels_and_checks(small_pag
     assert "off topic \\u003c/script\\u003e\\u003cb\\u003ex" in small_page
 
 
+@pytest.mark.slow
 def test_the_embedded_cases_are_capped_with_a_note_saying_how_to_get_the_rest() -> None:
     cfg = ef.load_config(None)
     tables = efp.report_tables(_small_dataset(), cfg, what_if=False, per_pair=1, per_run=1)
@@ -324,6 +326,7 @@ def test_the_embedded_cases_are_capped_with_a_note_saying_how_to_get_the_rest() 
     )
 
 
+@pytest.mark.slow
 def test_pairs_and_runs_beyond_the_embedded_ones_get_a_note() -> None:
     from evalframe._private.report.cases import CASE_DETAILS, case_details
 
@@ -390,6 +393,7 @@ def test_the_evaluator_summary_comes_first_and_marks_ties(small_page) -> None:
     assert "(1 tied)" in table  # c1's lowest delta is shared by tone and facts
 
 
+@pytest.mark.slow
 def test_the_header_states_the_policy_and_differs_by_threshold(tmp_path: Path) -> None:
     demo = ef.write_demo(tmp_path / "d", n_cases=12)
     pages = {}
@@ -412,6 +416,7 @@ def test_the_header_states_the_policy_and_differs_by_threshold(tmp_path: Path) -
     assert cfg7.config_id in pages["0.7"] and cfg7.config_id not in pages["0.8"]
 
 
+@pytest.mark.slow
 def test_run_table_rates_use_wilson_and_say_so(small_page) -> None:
     runs = small_page[small_page.index("<h2 id='runs'>") : small_page.index("<h2 id='compare'>")]
     assert "pass rate [95 % Wilson interval]" in runs

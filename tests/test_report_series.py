@@ -66,6 +66,7 @@ def test_trend_chart_names_a_null_series_and_shows_odd_values_literally() -> Non
     assert [r["run_series"] for r in data] == ["x\\x1b[31m", "(none)", "x\\x1b[31m"]
 
 
+@pytest.mark.slow
 def test_report_cli_series_draws_per_series_and_says_so(alternating, tmp_path) -> None:
     out = tmp_path / "series.html"
     result = runner.invoke(
@@ -83,6 +84,7 @@ def test_report_cli_series_draws_per_series_and_says_so(alternating, tmp_path) -
     assert "per target" in trend[0]  # the chart's title
 
 
+@pytest.mark.slow
 def test_report_without_series_notes_pairs_that_mix_series(alternating, tmp_path) -> None:
     out = tmp_path / "mixed.html"
     result = runner.invoke(app, ["report", str(alternating), "--no-what-if", "-o", str(out)])

@@ -30,6 +30,7 @@ def _listing(ds) -> list[dict]:
     return json.loads(result.stdout)
 
 
+@pytest.mark.slow
 def test_results_lists_the_sets_with_provenance(scored):
     rows = _listing(scored)
     at_07, default = ef.load_config(threshold=0.7).config_id, ef.load_config().config_id
@@ -60,6 +61,7 @@ def test_results_lists_the_sets_with_provenance(scored):
     assert at_07 in text and "latest" in text and "current" in text
 
 
+@pytest.mark.slow
 def test_a_set_is_stale_once_the_input_tables_change(scored, tmp_path):
     src = tmp_path / "new.csv"
     src.write_text("case_id,faithfulness\n1,0.5\n")
@@ -85,6 +87,7 @@ def test_read_results_reads_the_latest_one_or_every_set(scored):
     assert every.drop("result_set").equals(one)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("table", "config_id", "message"),
     [
@@ -106,6 +109,7 @@ def test_no_results_yet(tmp_path):
         ef.read_results(ds, "run_summary")
 
 
+@pytest.mark.slow
 def test_results_never_cuts_a_set_id_on_a_narrow_terminal(scored, monkeypatch):
     from rich.console import Console
 

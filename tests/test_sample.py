@@ -89,6 +89,7 @@ def test_bad_arguments(tmp_path: Path):
         ef.sample_executions(ds, run="nope")
 
 
+@pytest.mark.slow
 def test_cli_writes_csv_and_parquet_and_prints_ids_literally(tmp_path: Path):
     ds = _write(tmp_path / "d", {"[bold]r1[/bold]": 12})
     out = tmp_path / "to_label.csv"

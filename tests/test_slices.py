@@ -86,6 +86,7 @@ def executions(draw, config_id: str):
 CONFIG = ef.config_from_dict({"attempts": {"k": [1, 2]}})
 
 
+@pytest.mark.slow
 @settings(SETTINGS, max_examples=20)
 @given(executions(CONFIG.config_id), st.sampled_from(["tag", "model", "attempt"]))
 def test_slice_summary_is_run_summary_per_slice(rows, by):
@@ -119,6 +120,7 @@ def test_slice_summary_is_run_summary_per_slice_many(rows, by):
     test_slice_summary_is_run_summary_per_slice.hypothesis.inner_test(rows, by)
 
 
+@pytest.mark.slow
 @settings(SETTINGS, max_examples=20)
 @given(executions(CONFIG.config_id), st.sampled_from(["tag", "model", "attempt"]))
 def test_slice_deltas_equal_the_compare_reference_per_slice(rows, by):
@@ -227,6 +229,7 @@ def test_significant_regressions_need_q_below_005_and_net_flips_down():
     assert significant_regressions(table)["slice_value"].to_list() == ["a"]
 
 
+@pytest.mark.slow
 def test_cli_score_and_compare_write_slice_tables(tmp_path):
     from typer.testing import CliRunner
 

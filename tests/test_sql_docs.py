@@ -111,6 +111,7 @@ def _examples() -> list[tuple[str, int, str]]:
     ]
 
 
+@pytest.mark.slow
 def test_readme_examples_run_with_only_the_duckdb_cli_setup(demo, monkeypatch):
     monkeypatch.chdir(demo)
     con = duckdb.connect()
@@ -123,6 +124,7 @@ def test_readme_examples_run_with_only_the_duckdb_cli_setup(demo, monkeypatch):
     con.close()
 
 
+@pytest.mark.slow
 def test_readme_examples_run_in_evalframe_sql(demo):
     con, found = open_connection(demo)
     assert {S.EXECUTION_SCORES, S.RUN_SUMMARY, S.CASE_DELTAS} <= set(found)

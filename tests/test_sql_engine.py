@@ -68,6 +68,7 @@ HOSTILE = "x'); drop table scores; --"
 HOSTILE_EVALUATOR = "q'uality\"; drop table outcomes; --"
 
 
+@pytest.mark.slow
 def test_hostile_ids_and_config_strings_are_data_not_sql(tmp_path):
     """Run ids, case ids and evaluator names with quotes and statements reach SQL only
     as bound parameters or registered relations: they are scored like any other id."""
@@ -121,6 +122,7 @@ def test_hostile_ids_and_config_strings_are_data_not_sql(tmp_path):
     assert again[S.EXECUTION_SCORES].height == 4
 
 
+@pytest.mark.slow
 def test_unknown_run_ids_raise_like_polars(tmp_path):
     scores = pl.DataFrame({"run_id": ["r"], "case_id": ["c"], "evaluator": ["a"], "score": [1.0]})
     scores.write_parquet(tmp_path / "scores.parquet")
@@ -220,6 +222,7 @@ def test_duckdb_compare_picks_pairs_from_its_run_summary(tmp_path):
     assert got[S.EVALUATOR_DELTAS].height > 0
 
 
+@pytest.mark.slow
 def test_duckdb_is_the_only_engine_used(tmp_path, monkeypatch):
     """No polars load, no polars scan of the input files: the DuckDB engine reads them."""
     ef.write_demo(tmp_path / "d", n_cases=10)
@@ -244,6 +247,7 @@ def test_duckdb_is_the_only_engine_used(tmp_path, monkeypatch):
     assert deltas[S.RUN_DELTAS].height == 1
 
 
+@pytest.mark.slow
 def test_duckdb_reads_folders_of_files_and_duckdb_databases(tmp_path):
     ef.write_demo(tmp_path / "d", n_cases=12)
     (tmp_path / "d" / "labels.parquet").unlink()  # judge agreement is polars-side (capabilities)
@@ -271,6 +275,7 @@ def test_duckdb_reads_folders_of_files_and_duckdb_databases(tmp_path):
             assert_same(*sort_like(got[name], want[name]), f"{source.name} {name}")
 
 
+@pytest.mark.slow
 def test_duckdb_reads_the_files_the_polars_engine_reads(tmp_path):
     """Dataset paths are literal (`[x]` in a folder or file name is no pattern), hidden
     files and folders (`.` / `_`) are skipped, hive keys are typed as the contract says
@@ -322,6 +327,7 @@ def test_duckdb_refuses_what_it_does_not_compute(tmp_path):
         score_tables_duckdb(tmp_path / "nowhere", ef.Config())
 
 
+@pytest.mark.slow
 def test_duckdb_spills_into_the_given_temp_directory_and_cleans_its_own(tmp_path, monkeypatch):
     ef.write_demo(tmp_path / "d", n_cases=5)
     made: list[str] = []
@@ -454,6 +460,7 @@ def _problems(fn) -> list[tuple]:
     return [(p.table, p.column, p.message, p.count, sorted(p.examples)) for p in err.value.problems]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(BAD_INPUTS))
 def test_duckdb_reports_the_problems_of_the_polars_engine(tmp_path, case):
     for name, columns in BAD_INPUTS[case].items():
@@ -545,6 +552,7 @@ EDGE_CONFIGS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(EDGE_CONFIGS))
 def test_duckdb_equals_reference_and_polars_on_the_edges(tmp_path, name):
     """Ties on the threshold and the borderline edge, a required leaf at its min_score,
@@ -578,6 +586,7 @@ def test_duckdb_equals_reference_and_polars_on_the_edges(tmp_path, name):
 
 
 # --- the public pipeline and the CLI: engine="duckdb" is DuckDB, or refused ----------------
+@pytest.mark.slow
 def test_score_and_compare_tables_with_engine_duckdb_run_the_duckdb_engine(tmp_path, monkeypatch):
     ef.write_demo(tmp_path / "d", n_cases=12)
     cfg = ef.config_from_dict({"attempts": {"k": [1, 2]}})

@@ -55,6 +55,7 @@ def test_normalize_score_and_verdict_band(con):
     assert bands == [("pass", "pass"), ("borderline", "fail"), ("fail", "fail"), (None, None)]
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(
     rows=st.lists(
@@ -135,6 +136,7 @@ def exact_mcnemar(n01: int, n10: int) -> float:
     return float(min(Fraction(1), 2 * tail))
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(n01=st.integers(0, 60), n10=st.integers(0, 60))
 def test_mcnemar_p_matches_exact_arithmetic(n01, n10):
@@ -159,6 +161,7 @@ def test_mcnemar_p_known_values_and_large_counts(con):
     assert 0.0 < big < 1e-8 and math.isfinite(big)
 
 
+@pytest.mark.slow
 def test_init_sql_defaults_a_bare_folder_like_the_python_engine(tmp_path, monkeypatch):
     """Only scores, no attempt / scale_max / executions, plus hive-partitioned outcomes:
     the init.sql views fill the defaults and run_summary_at equals the polars engine."""

@@ -16,6 +16,8 @@ import pytest
 import evalframe as ef
 from evalframe.cli import app
 
+pytestmark = pytest.mark.slow  # outside the fast lane (pyproject `slow`)
+
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("polars", "duckdb", "pyarrow", "numpy", "altair")
 """Libraries a command loads when it needs them, never at start-up."""

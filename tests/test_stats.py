@@ -382,6 +382,7 @@ def test_plan_rows_literal():
     assert score["cases_needed"] is None and score["mde"] is None
 
 
+@pytest.mark.slow
 def test_plan_command_prints_cases_needed(tmp_path):
     from typer.testing import CliRunner
 
@@ -455,6 +456,7 @@ def test_too_small_names_the_limits_a_pair_cannot_see():
     assert too_small(row, None) == []
 
 
+@pytest.mark.slow
 def test_compare_says_when_a_pair_is_too_small_to_see_the_limits(tmp_path):
     from typer.testing import CliRunner
 

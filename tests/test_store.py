@@ -63,6 +63,7 @@ def test_other_commands_tables_are_kept_only_while_the_inputs_are_unchanged(ds, 
 
 
 # rows: (what, expected table names of the latest set, of every set)
+@pytest.mark.slow
 def test_score_then_compare_never_mixes_configs_in_the_latest_views(ds):
     assert runner.invoke(app, ["score", str(ds), "-t", "0.7"]).exit_code == 0
     assert runner.invoke(app, ["compare", str(ds)]).exit_code in (0, 1)
@@ -82,6 +83,7 @@ def test_score_then_compare_never_mixes_configs_in_the_latest_views(ds):
     con.close()
 
 
+@pytest.mark.slow
 def test_a_smaller_demo_drops_the_deltas_of_a_larger_one(tmp_path):
     demo = tmp_path / "demo"
     assert runner.invoke(app, ["demo", str(demo), "--cases", "8"]).exit_code == 0
@@ -156,6 +158,7 @@ def _exit(args: list[str]) -> tuple[int, str]:
     return result.exit_code, " ".join(result.output.split())
 
 
+@pytest.mark.slow
 def test_output_locations_that_would_break_the_dataset_or_cannot_be_written(ds, tmp_path):
     assert runner.invoke(app, ["score", str(ds)]).exit_code == 0
     (result_set,) = (ds / "results").iterdir()
@@ -199,6 +202,7 @@ def test_a_folder_that_cannot_be_written_exits_2(ds, tmp_path):
     assert not (locked / "out").exists()
 
 
+@pytest.mark.slow
 def test_out_folder_is_one_set_replaced_whole_and_sql_opens_it(ds, tmp_path):
     out = tmp_path / "out"
     assert runner.invoke(app, ["score", str(ds), "-o", str(out), "--evaluators"]).exit_code == 0
@@ -219,6 +223,7 @@ def test_out_folder_is_one_set_replaced_whole_and_sql_opens_it(ds, tmp_path):
         assert (code, text) == (0, f"config_id {ef.load_config(threshold=0.6).config_id}")
 
 
+@pytest.mark.slow
 def test_sql_registers_every_table_of_every_set(ds, tmp_path):
     grid = tmp_path / "grid.yaml"
     grid.write_text("grid:\n  threshold: [0.6, 0.7]\n")
@@ -239,6 +244,7 @@ def test_sql_registers_every_table_of_every_set(ds, tmp_path):
     assert text.split()[-1] == "2"
 
 
+@pytest.mark.slow
 def test_two_writers_never_interleave_and_readers_never_see_a_mix(tmp_path):
     results = tmp_path / "results"
     script = textwrap.dedent(
@@ -275,6 +281,7 @@ def test_two_writers_never_interleave_and_readers_never_see_a_mix(tmp_path):
     assert seen > 0
 
 
+@pytest.mark.slow
 def test_a_second_writer_waits_with_a_message_then_exits_2(ds, tmp_path, monkeypatch):
     monkeypatch.setenv("EVALFRAME_LOCK_TIMEOUT", "0.2")
     internals = ds / ".evalframe" / "results.store"
@@ -307,6 +314,7 @@ def test_a_second_ingest_or_demo_waits_with_a_message_then_exits_2(ds, tmp_path,
 _OLD_TEMP = ".scores.parquet.20260101T000000000000-0badf00d.tmp"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["demo", "ingest", "score"])
 def test_leftovers_of_killed_writers_in_the_dataset_are_removed_by_the_next_run(
     command, ds, tmp_path

@@ -72,6 +72,7 @@ def test_grid_rejects_unsweepable_fields_and_unknown_keys():
         grid_from_dict({"thresholds": [0.5]})
 
 
+@pytest.mark.slow
 def test_sweep_equals_scoring_each_config_alone():
     ds = ef.Dataset.from_frames(SCORES, outcomes=OUTCOMES)
     grid = grid_from_dict(

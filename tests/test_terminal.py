@@ -27,6 +27,8 @@ import evalframe as ef
 from evalframe._private.data.demo import write_demo
 from evalframe.cli import app
 
+pytestmark = pytest.mark.slow  # outside the fast lane (pyproject `slow`)
+
 runner = CliRunner()
 EVALFRAME = [sys.executable, "-m", "evalframe.cli"]
 ANSI = re.compile(r"\x1b\[[0-9;?]*[@-~]|\x1b[()][A-Z0-9]|\x1b[=>]|\r")

@@ -177,6 +177,7 @@ def test_memory_limit_refused_alike_by_every_engine(tmp_path, text):
             ef.score_tables(tmp_path / "d", engine=engine, memory_limit=text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", ["inf", "1e30GB", "", "1KB"])
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
 def test_memory_limit_on_the_cli_is_exit_2_without_traceback(tmp_path, text, engine):

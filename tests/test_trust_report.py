@@ -162,6 +162,7 @@ def test_report_out_refuses_a_link_it_did_not_write(scored: Path, tmp_path: Path
     assert link.is_symlink() and mine.read_text() == "mine"
 
 
+@pytest.mark.slow
 def test_report_out_replaces_an_earlier_report(scored: Path, tmp_path: Path) -> None:
     page = tmp_path / "out" / "report.html"
     for _ in range(2):  # new file, then the existing one is replaced
@@ -172,6 +173,7 @@ def test_report_out_replaces_an_earlier_report(scored: Path, tmp_path: Path) -> 
 
 
 # --- long histories --------------------------------------------------------------------------
+@pytest.mark.slow
 def test_62_runs_render_every_chart_with_a_note_on_what_was_thinned(tmp_path: Path) -> None:
     # run ids do not sort in time order: the charts keep the latest by created_at
     ids = [f"run-{(i * 37) % 62:02d}" for i in range(62)]
@@ -216,6 +218,7 @@ def test_thinning_keeps_the_latest_runs_by_created_at() -> None:
     assert efp.chart_note(efp.pass_rate_chart(run_summary.head(3))) is None
 
 
+@pytest.mark.slow
 def test_500_runs_render_with_a_sane_page_size(tmp_path: Path) -> None:
     ids = [f"r{i:03d}" for i in range(500)]
     data = write_history(tmp_path / "d", ids, n_cases=2)
@@ -249,6 +252,7 @@ SEPARATOR_AND_BIDI = ["sep\u2028id", "rlo\u202eid"]
 """Before the fix U+2028 broke a Vega expression; U+202E reversed a heading."""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("ids", "in_a_subprocess"),
     [(CONTROLS, True), (SEPARATOR_AND_BIDI, False)],
@@ -306,6 +310,7 @@ def _full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(report_html, "write_bytes", write_half)
 
 
+@pytest.mark.slow
 def test_full_disk_names_the_folder_and_leaves_nothing_behind(
     scored: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -319,6 +324,7 @@ def test_full_disk_names_the_folder_and_leaves_nothing_behind(
     assert not (tmp_path / "new").exists()  # the folders this report made are gone too
 
 
+@pytest.mark.slow
 def test_full_disk_keeps_an_earlier_report(
     scored: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -162,6 +162,7 @@ def _set_mtime(path: Path, seconds: float) -> None:
     os.utime(path, (seconds, seconds), follow_symlinks=False)
 
 
+@pytest.mark.slow
 def test_a_copy_with_plain_files_keeps_latest_and_sql_works(two_sets, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(two_sets, copy)  # follows links, like `cp -rL`
@@ -179,6 +180,7 @@ def test_a_copy_with_plain_files_keeps_latest_and_sql_works(two_sets, tmp_path):
     assert sorted(every["result_set"].unique()) == sorted([AT_07, DEFAULT])
 
 
+@pytest.mark.slow
 def test_init_sql_over_a_copied_set_folder_adds_no_result_set_column(two_sets, tmp_path):
     """The DuckDB CLI route (sql/init.sql with evalframe_results = a set folder of a
     `cp -rL` copy): the output views read the files without hive partitions, so the folder
@@ -203,6 +205,7 @@ def test_init_sql_over_a_copied_set_folder_adds_no_result_set_column(two_sets, t
         os.chdir(cwd)
 
 
+@pytest.mark.slow
 def test_latest_is_the_commit_order_not_the_clock(two_sets):
     """A clock set back between two commits: the later commit is still the latest."""
     store = two_sets / "results"
@@ -221,6 +224,7 @@ def _copy_like_cp_r(src: Path, dst: Path) -> Path:
     return dst
 
 
+@pytest.mark.slow
 def test_a_copy_judges_staleness_by_its_own_tables(two_sets, tmp_path):
     copy = _copy_like_cp_r(two_sets, tmp_path / "copy")
     assert _results(copy) == [(AT_07, False, False), (DEFAULT, True, False)]
@@ -230,6 +234,7 @@ def test_a_copy_judges_staleness_by_its_own_tables(two_sets, tmp_path):
     assert _results(copy) == [(AT_07, False, True), (DEFAULT, True, True)]
 
 
+@pytest.mark.slow
 def test_a_changed_copy_reads_stale_while_the_original_is_current(two_sets, tmp_path):
     copy = _copy_like_cp_r(two_sets, tmp_path / "copy")
     ef.ingest("wide", [_wide(tmp_path)], copy, run_id="x1", scale_max=1.0)
@@ -237,6 +242,7 @@ def test_a_changed_copy_reads_stale_while_the_original_is_current(two_sets, tmp_
     assert _results(two_sets) == [(AT_07, False, False), (DEFAULT, True, False)]
 
 
+@pytest.mark.slow
 def test_a_copy_with_plain_files_keeps_its_manifests_through_a_commit(two_sets, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(two_sets, copy)
@@ -249,6 +255,7 @@ def test_a_copy_with_plain_files_keeps_its_manifests_through_a_commit(two_sets, 
 
 
 # --- 3. corrupt bookkeeping ---------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("damage", "problem"),
     [
@@ -309,6 +316,7 @@ def _no_space(result, folder: Path) -> None:
     assert "this is a bug" not in message and "thrift" not in message.lower()
 
 
+@pytest.mark.slow
 def test_score_on_a_full_disk_says_so_and_leaves_nothing_half_written(two_sets, full_disk):
     before = store_state(two_sets / "results")
     _no_space(_run(["score", two_sets, "--evaluators"]), two_sets / "results")
@@ -316,6 +324,7 @@ def test_score_on_a_full_disk_says_so_and_leaves_nothing_half_written(two_sets, 
     assert leftovers(two_sets) == []
 
 
+@pytest.mark.slow
 def test_a_full_disk_at_the_manifest_says_so_and_leaves_nothing(two_sets, monkeypatch):
     before = store_state(two_sets / "results")
     write = fsops.write_bytes
@@ -340,6 +349,7 @@ def test_ingest_on_a_full_disk_says_so_and_leaves_nothing(ds, tmp_path, full_dis
     assert leftovers(ds) == []
 
 
+@pytest.mark.slow
 def test_a_computation_error_while_writing_is_no_disk_error(two_sets, monkeypatch):
     """Only an I/O failure is reported as one: a failing computation keeps its message."""
     before = store_state(two_sets / "results")

@@ -21,6 +21,8 @@ from evalframe.cli import app
 from evalframe.cli._render import error_line, id_text, say
 from evalframe.cli._shell import open_connection
 
+pytestmark = pytest.mark.slow  # outside the fast lane (pyproject `slow`)
+
 runner = CliRunner()
 
 OSC8 = "\x1b]8;;h\x1b\\"  # opens a hyperlink to "h"
