@@ -358,6 +358,7 @@ def test_demo_labels_a_random_tenth_and_a_lenient_judge(demo: Path):
     assert alpha[S.KRIPPENDORFF_ALPHA].is_not_null().any()
 
 
+@pytest.mark.slow
 def test_score_writes_the_label_tables_and_the_ppi_columns(demo: Path):
     """With labels: judge_agreement and agreement_curve, run_summary with the PPI columns
     after its own (every engine that writes tables gets them from the same module);
@@ -404,6 +405,7 @@ def test_score_refuses_bad_labels_and_writes_nothing(demo: Path, tmp_path: Path)
     assert result.exit_code == 2 and "run_id=ghost" in result.output
 
 
+@pytest.mark.slow
 def test_agree_command_prints_and_json(demo: Path):
     result = runner.invoke(app, ["agree", str(demo)])
     assert result.exit_code == 0, result.output

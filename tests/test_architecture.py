@@ -13,6 +13,8 @@ from collections import defaultdict
 from functools import cache
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "evalframe"
 
@@ -197,6 +199,7 @@ def _private_attributes(module: str) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_no_module_reaches_into_another_modules_private_names():
     found = [line for m in sorted(MODULES) for line in _private_attributes(m)]
     assert found == [], "\n".join(found)

@@ -260,6 +260,7 @@ def _boot(demo: Path, engine: str) -> pl.DataFrame:
     return rs.select(S.RUN_ID, *B.boot_columns([1, 2])).sort(S.RUN_ID)
 
 
+@pytest.mark.slow
 def test_run_summary_gets_the_columns_before_the_runs_metadata(demo):
     cfg = ef.config_from_dict(KS)
     tables = ef.score_tables(demo, cfg)

@@ -53,6 +53,7 @@ def _deltas(data: Path, name: str) -> pl.DataFrame:
     return ef.read_results(data, name)
 
 
+@pytest.mark.slow
 def test_every_regressed_case_of_the_run_is_one_row(data):
     found = ef.cases(data, V16)
     assert list(found.schema.items()) == list(CASE_COLUMNS.items())
@@ -147,6 +148,7 @@ def test_cli_prints_a_markup_case_id_literally(data):
     assert ODD_CASE in result.output
 
 
+@pytest.mark.slow
 def test_cli_json_and_csv_are_every_row(data):
     as_json = runner.invoke(app, ["cases", str(data), "--run", V16, "--json"])
     rows = json.loads(as_json.stdout)
@@ -159,6 +161,7 @@ def test_cli_json_and_csv_are_every_row(data):
     assert json.loads(parsed["evaluators"][0]) == rows[0]["evaluators"]
 
 
+@pytest.mark.slow
 def test_cli_errors_name_what_is_missing(data, tmp_path):
     unknown = runner.invoke(app, ["cases", str(data), "--run", "nope"])
     assert unknown.exit_code == 2 and "known run ids" in unknown.output

@@ -66,6 +66,7 @@ def test_score_writes_three_tables_with_metadata(demo, tmp_path):
     assert summary["config_id"].unique().to_list() == [cfg.config_id]
 
 
+@pytest.mark.slow
 def test_score_check_exits_1_when_a_run_gate_fails(demo, tmp_path):
     result = runner.invoke(app, ["score", str(demo), "--check", "-o", str(tmp_path)])
     assert result.exit_code == 1  # the default min_pass_rate is 1.0
@@ -187,6 +188,7 @@ def test_clamp_fixes_out_of_range_scores_and_reports_the_count(tmp_path):
     assert scores["score"].to_list() == [1.0, 0.0, None]
 
 
+@pytest.mark.slow
 def test_readme_python_example_runs(tmp_path, monkeypatch):
     """The README's Python API block runs as written in an empty folder: it makes every
     file it reads (the demo dataset, a policy, a grid, a wide CSV to ingest)."""
@@ -202,6 +204,7 @@ def test_readme_python_example_runs(tmp_path, monkeypatch):
     assert set(ingested["run_id"]) == {"v2"} and ingested.height == 4
 
 
+@pytest.mark.slow
 def test_sql_without_a_query_opens_a_prompt(demo):
     result = runner.invoke(
         app,
@@ -214,6 +217,7 @@ def test_sql_without_a_query_opens_a_prompt(demo):
     assert f"{n_scores}" in result.output
 
 
+@pytest.mark.slow
 def test_sql_query_as_json(demo):
     result = runner.invoke(
         app, ["sql", str(demo), "select run_id from runs order by run_id", "--json"]
@@ -274,6 +278,7 @@ def test_series_pairs_runs_within_a_target_only(alternating, tmp_path):
     assert not tables["run_deltas"]["regression_detected"].any()  # same target, same scores
 
 
+@pytest.mark.slow
 def test_compare_says_when_pairs_mix_series(alternating, tmp_path):
     mixed = runner.invoke(
         app, ["compare", str(alternating), "--pairs", "consecutive", "-o", str(tmp_path / "a")]

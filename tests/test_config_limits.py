@@ -32,6 +32,7 @@ def test_a_config_of_dev_zero_is_exit_2_naming_the_file(tmp_path):
     assert "/dev/zero is larger than 10 MiB" in " ".join(res.stderr.split())
 
 
+@pytest.mark.slow
 def test_a_file_at_the_limit_is_read(tmp_path):
     path = tmp_path / "padded.yaml"
     body = b"threshold: 0.7\n"

@@ -404,10 +404,8 @@ def datasets(tmp_path_factory) -> dict[str, Path]:
 DECISION_COLUMNS = [S.DECISION, S.DECISION_REASONS]
 
 
-@pytest.mark.parametrize(
-    "margin",
-    [pytest.param(0.0, marks=pytest.mark.slow), 0.05, pytest.param(0.5, marks=pytest.mark.slow)],
-)
+@pytest.mark.slow
+@pytest.mark.parametrize("margin", [0.0, 0.05, 0.5])
 def test_polars_and_duckdb_decide_alike(datasets, margin):
     cfg = ef.config_from_dict({"decide": {"pass_rate_margin": margin, "mean_score_margin": margin}})
     for name, path in datasets.items():
@@ -476,6 +474,7 @@ def test_compare_decide_exit_codes(datasets, tmp_path, name, decided, undecided)
     assert as_json.exit_code == decided, as_json.output
 
 
+@pytest.mark.slow
 def test_compare_decide_says_what_left_the_pair_open(datasets, tmp_path):
     from typer.testing import CliRunner
 

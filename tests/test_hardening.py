@@ -104,6 +104,7 @@ def test_unreadable_parquet_is_exit_2_naming_the_file(kind, ds, tmp_path):
         assert code == 2 and "scores.parquet is not a Parquet file" in text and message in text
 
 
+@pytest.mark.slow
 def test_a_damaged_data_page_is_exit_2_naming_the_file(ds, tmp_path):
     """The footer reads, a page does not: polars raises (or panics) mid-scan; the CLI then
     reads every file in full to name the corrupt one."""
@@ -217,6 +218,7 @@ def test_extra_columns_clashing_with_output_columns_are_exit_2(table, column, cl
         assert code == 2 and f"would clash with the output column {clash}" in text, text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("table", ["scores", "executions", "outcomes", "runs"])
 def test_extra_columns_starting_with_underscore_are_exit_2(table, ds, tmp_path):
     _rewrite(ds / f"{table}.parquet", lambda f: f.with_columns(pl.lit(1).alias("_exec")))
@@ -265,6 +267,7 @@ def test_uint64_above_int64_is_exit_2(table, column, ds, tmp_path):
         assert code == 2 and f"{column} is above 9223372036854775807" in text, text
 
 
+@pytest.mark.slow
 def test_uint64_in_range_reads(ds, base, tmp_path):
     _rewrite(ds / "scores.parquet", lambda f: f.with_columns(pl.col("attempt").cast(pl.UInt64)))
     assert _summary(ds, tmp_path / "a") == _approx(_summary(base, tmp_path / "b"))

@@ -164,6 +164,7 @@ SAFETY = Path(__file__).parent / "fixtures/built/deepeval/safety/.deepeval/.late
 SAFETY_RUN = json.loads(SAFETY.read_text())["testRunData"]
 
 
+@pytest.mark.slow
 def test_lower_is_better_metrics_reproduce_deepeval_under_the_default_config(tmp_path):
     """Hallucination and Toxicity succeed when score <= threshold: ingest reads the
     direction from each metric's success, score and threshold and writes it, with the

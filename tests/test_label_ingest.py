@@ -40,6 +40,7 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_wide_labels_are_added_and_the_other_tables_kept(tmp_path: Path):
     ds = _dataset(tmp_path / "ds")
     before = _tables(ds)

@@ -169,6 +169,7 @@ def test_every_chart_has_a_golden_spec_and_the_report_draws_them_all() -> None:
     assert sorted(efp.charts_for(tables)) == sorted(CHARTS)
 
 
+@pytest.mark.slow
 def test_charts_export_to_svg_and_png_offline(tmp_path: Path) -> None:
     svg = efp.to_svg(efp.pass_rate_chart(RUN_SUMMARY))
     assert svg.lstrip().startswith("<svg") and "role-mark" in svg
@@ -359,6 +360,7 @@ def test_waterfall_subsample_matches_reference(deltas: list[float], max_points: 
     assert len(rows) <= max_points
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(
     st.lists(st.floats(0, 1, allow_nan=False), min_size=3, max_size=40, unique=True),

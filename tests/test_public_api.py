@@ -108,6 +108,7 @@ def test_all_snapshot() -> None:
     assert all(hasattr(ef, name) for name in ef.__all__)
 
 
+@pytest.mark.slow
 def test_spark_all_snapshot() -> None:
     pytest.importorskip("pyspark")
     import evalframe.spark as efs
@@ -200,6 +201,7 @@ def pipeline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ef.Tables]:
     }
 
 
+@pytest.mark.slow
 def test_pipeline_functions_return_one_tables_type(pipeline: dict[str, ef.Tables]) -> None:
     for function, tables in pipeline.items():
         assert type(tables) is ef.Tables, function

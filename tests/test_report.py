@@ -14,6 +14,8 @@ import evalframe as ef
 import evalframe.plots as efp
 from evalframe.cli import app
 
+pytestmark = pytest.mark.slow  # outside the fast lane (pyproject `slow`)
+
 runner = CliRunner()
 
 ALL_CHARTS = (
@@ -75,7 +77,6 @@ def test_report_tables_hold_every_table_a_chart_draws(tables) -> None:
     assert tables["sweep"].select("config_id").n_unique() == 7 * 3  # thresholds × outcomes
 
 
-@pytest.mark.slow
 def test_report_has_every_chart_as_inline_svg(page: str) -> None:
     assert _figures(page) == list(ALL_CHARTS)
     for name in ALL_CHARTS:
@@ -149,7 +150,6 @@ def test_top_regressions_name_the_node_with_the_most_negative_delta() -> None:
     assert alone.select("case_id", "behind_path").rows() == [("k1", None)]
 
 
-@pytest.mark.slow
 def test_report_says_when_a_pair_is_too_small_to_see_the_limits(tmp_path: Path) -> None:
     from tests.test_stats import SMALL_PAIR, write_two_runs
 
@@ -171,7 +171,6 @@ def test_report_says_when_a_pair_is_too_small_to_see_the_limits(tmp_path: Path) 
     assert "too small" not in efp.build_report(tables)
 
 
-@pytest.mark.slow
 def test_report_names_the_slices_whose_regression_survives_bh(tmp_path: Path) -> None:
     from tests.test_slices import SLICED_PAIR
     from tests.test_stats import write_two_runs
@@ -187,7 +186,6 @@ def test_report_names_the_slices_whose_regression_survives_bh(tmp_path: Path) ->
     assert "<b><bdi>refunds</bdi></b>" not in page
 
 
-@pytest.mark.slow
 def test_an_unscored_run_reads_a_dash_and_gets_no_paired_statistics() -> None:
     # run r1 scores 0.9 on 4 cases; run r2 has only null scores (its pass_rate is held as 0)
     scores = pl.DataFrame(
@@ -225,7 +223,6 @@ def test_an_unscored_run_reads_a_dash_and_gets_no_paired_statistics() -> None:
     assert "power_curve" not in _figures(page)
 
 
-@pytest.mark.slow
 def test_single_run_report_has_no_comparison(tmp_path: Path) -> None:
     frames = ef.write_demo(tmp_path / "d", n_cases=10)
     ds = ef.load_dataset(frames)
@@ -245,7 +242,6 @@ def test_report_without_run_summary_is_a_usage_error() -> None:
         efp.build_report({"case_deltas": TOP_CASE_DELTAS})
 
 
-@pytest.mark.slow
 def test_cli_report_writes_the_page_and_prints_its_path(demo: Path, tmp_path: Path) -> None:
     out = tmp_path / "r.html"
     result = runner.invoke(
@@ -269,7 +265,6 @@ def test_cli_report_bad_input_exits_2(demo: Path, tmp_path: Path) -> None:
     assert "cannot slice by 'nosuch'" in result.output
 
 
-@pytest.mark.slow
 def test_cli_report_with_a_grid_a_preset_or_a_config_file(demo: Path, tmp_path: Path) -> None:
     grid = tmp_path / "grid.yaml"
     grid.write_text("grid:\n  threshold: [0.6, 0.8]\n")
@@ -291,7 +286,6 @@ def test_cli_report_with_a_grid_a_preset_or_a_config_file(demo: Path, tmp_path: 
     assert f"config {ef.load_config(policy).config_id}" in out2.read_text()
 
 
-@pytest.mark.slow
 def test_demo_writes_the_report_and_prints_its_path(demo_command) -> None:
     result, target = demo_command  # `demo DIR --cases 12`, run once (tests/conftest.py)
     assert result.exit_code == 0, result.output
@@ -299,7 +293,6 @@ def test_demo_writes_the_report_and_prints_its_path(demo_command) -> None:
     assert _figures((target / "report.html").read_text()) == list(ALL_CHARTS)
 
 
-@pytest.mark.slow
 def test_run_table_shows_pass_at_k_with_the_cases_it_covers(demo: Path) -> None:
     """With attempts.k the report's run table has a pass@k column per k saying over how many
     of the run's cases (those with >= k attempts), the terminal's cell text exactly."""

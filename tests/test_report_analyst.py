@@ -40,6 +40,7 @@ def test_altair_and_vl_convert_are_base_dependencies_and_the_extra_still_resolve
     assert project["optional-dependencies"]["report"] == []
 
 
+@pytest.mark.slow
 def test_demo_writes_and_names_the_report(demo_command) -> None:
     result, target = demo_command  # `demo DIR --cases 12`, run once (tests/conftest.py)
     assert result.exit_code == 0, result.output
@@ -382,6 +383,7 @@ def test_case_details_stay_bounded_for_500_runs_of_200_cases() -> None:
     assert set(details.filter(pl.col("kind") == "fail")["run_id"]) == set(runs[-CASE_RUNS:])
 
 
+@pytest.mark.slow
 def test_the_evaluator_summary_comes_first_and_marks_ties(small_page) -> None:
     pair = small_page[small_page.index("<h3><bdi>r1</bdi> → <bdi>r2</bdi>") :]
     summary = pair.index("Which evaluator moved")

@@ -22,6 +22,7 @@ def _pairs(tables: dict[str, pl.DataFrame]) -> list[tuple[str, str]]:
     return list(rd.select("baseline_run_id", "candidate_run_id").iter_rows())
 
 
+@pytest.mark.slow
 def test_report_tables_pair_within_the_series(alternating) -> None:
     cfg = ef.load_config(None)
     mixed = efp.report_tables(alternating, cfg, what_if=False)

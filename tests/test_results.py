@@ -76,6 +76,7 @@ def test_a_set_is_stale_once_the_input_tables_change(scored, tmp_path):
     assert by_id[ef.load_config(threshold=0.7).config_id] is False
 
 
+@pytest.mark.slow
 def test_read_results_reads_the_latest_one_or_every_set(scored):
     at_07 = ef.load_config(threshold=0.7).config_id
     latest = ef.read_results(scored, "run_deltas")

@@ -134,6 +134,7 @@ def _code(text: str, suffix: str) -> str:
     return "\n".join(line.split("#")[0] for line in lines)
 
 
+@pytest.mark.slow
 def test_rule_literals_live_only_in_the_rule_layer():
     found = []
     for path in _sources():
@@ -160,6 +161,7 @@ def test_the_allow_list_holds_only_what_is_still_there():
             assert LITERALS[name].search(code), f"sql/{home} no longer states {name}"
 
 
+@pytest.mark.slow
 def test_the_literal_grep_finds_a_planted_rule(tmp_path, monkeypatch):
     """The grep is no test that cannot fail: a rule restated outside the layer is caught."""
     planted = ROOT / "evalframe" / "_private" / "scoring" / "flat.py"

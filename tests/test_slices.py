@@ -265,6 +265,7 @@ SLICED_PAIR = [  # billing: 14 cases pass → fail; refunds: 14 cases unchanged
 ]
 
 
+@pytest.mark.slow
 def test_compare_report_names_the_slices_whose_regression_survives_bh(tmp_path):
     from typer.testing import CliRunner
 

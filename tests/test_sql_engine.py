@@ -212,6 +212,7 @@ def test_duckdb_compare_from_files_equals_polars(tmp_path_factory, data):
     _compare(got.scored[S.RUN_SUMMARY], ref.run_summary(ex, cfg, sc.runs), RUN_KEY, "run_summary")
 
 
+@pytest.mark.slow
 def test_duckdb_compare_picks_pairs_from_its_run_summary(tmp_path):
     ef.write_demo(tmp_path / "d", n_cases=15)
     got = compare_tables_duckdb(

@@ -205,6 +205,7 @@ def test_new_defaults_keep_config_ids():
 P_GRID = st.sampled_from([0.001, 0.01, 0.02, 0.03, 0.04, 0.05, 0.2, 0.5, 1.0])
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.lists(st.tuples(st.sampled_from("ab"), P_GRID), min_size=1, max_size=12), st.randoms())
 def test_bh_equals_the_definition_in_any_row_order(rows, rnd):

@@ -143,6 +143,7 @@ def test_every_written_file_and_folder_follows_the_umask(mask, tmp_path):
         assert stat.S_IMODE((root / p).stat().st_mode) == want, (oct(mask), str(p))
 
 
+@pytest.mark.slow
 def test_a_table_of_every_set_reads_with_one_glob_in_duckdb_and_polars(ds):
     for t in ("0.6", "0.7"):
         assert runner.invoke(app, ["score", str(ds), "-t", t]).exit_code == 0
@@ -293,6 +294,7 @@ def test_a_second_writer_waits_with_a_message_then_exits_2(ds, tmp_path, monkeyp
     assert runner.invoke(app, ["score", str(ds)]).exit_code == 0
 
 
+@pytest.mark.slow
 def test_a_second_ingest_or_demo_waits_with_a_message_then_exits_2(ds, tmp_path, monkeypatch):
     monkeypatch.setenv("EVALFRAME_LOCK_TIMEOUT", "0.2")
     wide = tmp_path / "wide.csv"

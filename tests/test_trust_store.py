@@ -72,6 +72,7 @@ def _victim(tmp_path: Path, name: str = "victim") -> Path:
 
 
 # --- 1. links: never remove, rename or write through a link that is not ours -----------------
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["../../victim", ".."])
 def test_score_refuses_a_set_link_to_a_folder_outside_and_touches_nothing(ds, tmp_path, target):
     victim = _victim(tmp_path)
