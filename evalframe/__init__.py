@@ -26,6 +26,7 @@ _EXPORTS: dict[str, str] = {
     "read_metadata": "evalframe._private.store.output",
     "write_tables": "evalframe._private.store.output",
     "read_results": "evalframe._private.store.result_sets",
+    "inputs_fingerprint": "evalframe._private.store.fingerprint",
     "cases": "evalframe._private.pipeline.cases",
     # one function per table, for notebooks (LazyFrames in, LazyFrames out)
     "evaluator_scores": "evalframe._private.scoring.execution_scores",
@@ -61,6 +62,7 @@ _EXPORTS: dict[str, str] = {
     # errors (all in evalframe/_private/errors.py)
     "ChartInputError": "evalframe._private.errors",
     "ConfigDeprecationWarning": "evalframe._private.errors",
+    "explain_read_error": "evalframe._private.data.dataset",
     "ConfigError": "evalframe._private.errors",
     "CorruptManifestError": "evalframe._private.errors",
     "DatasetNotFoundError": "evalframe._private.errors",
@@ -95,6 +97,7 @@ if TYPE_CHECKING:
     from evalframe._private.pipeline.sweep import sweep_tables
     from evalframe._private.store.output import read_metadata, write_tables
     from evalframe._private.store.result_sets import read_results
+    from evalframe._private.store.fingerprint import inputs_fingerprint
     from evalframe._private.pipeline.cases import cases
 
     # -- one function per table, for notebooks (LazyFrames in, LazyFrames out)
@@ -138,6 +141,7 @@ if TYPE_CHECKING:
         UsageError,
         ValidationError,
     )
+    from evalframe._private.data.dataset import explain_read_error
     from evalframe._private.version import __version__
 
     # -- deprecated aliases, importable but not in __all__
@@ -155,6 +159,7 @@ __all__ = [  # noqa: RUF022 - grouped as the imports above
     "write_tables",
     "read_results",
     "read_metadata",
+    "inputs_fingerprint",
     "cases",
     # one function per table
     "execution_scores",
@@ -205,6 +210,7 @@ __all__ = [  # noqa: RUF022 - grouped as the imports above
     "ReportWriteError",
     "CorruptManifestError",
     "ConfigDeprecationWarning",
+    "explain_read_error",
     "__version__",
 ]
 

@@ -242,18 +242,14 @@ display rules every stage shares."""
 CLI_PRIVATE_IMPORTS_LEFT = {
     "evalframe._private.compare.pairs",
     "evalframe._private.config",
-    "evalframe._private.data.dataset",
     "evalframe._private.engines.duckdb.sql",
     "evalframe._private.ingest",
     "evalframe._private.pipeline.sample",
-    "evalframe._private.pipeline.sweep",
     "evalframe._private.report.plots",
     "evalframe._private.rules.constants",
     "evalframe._private.scoring.tree",
     "evalframe._private.stats.power",
-    "evalframe._private.store.fingerprint",
     "evalframe._private.store.fsops",
-    "evalframe._private.store.output",
     "evalframe._private.store.result_sets",
     "evalframe._private.summaries.slices",
 }

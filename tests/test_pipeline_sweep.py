@@ -28,7 +28,11 @@ def test_configs_with_different_trees_sweep_together(demo):
         {"evaluators": {"g": {"aggregator": "minimum", "children": {m: {} for m in METRICS}}}}
     )
     configs = [two, three, tree, ef.Config(threshold=0.6)]
-    tables = ef.sweep_tables(demo, configs)
+    calls: list[tuple[int, int]] = []
+    tables = ef.sweep_tables(demo, configs, on_chunk=lambda done, n: calls.append((done, n)))
+    # progress counts configs across the tree groups: never backwards, ends at all of them
+    done = [d for d, _ in calls]
+    assert {n for _, n in calls} == {4} and done == sorted(done) and done[-1] == 4
     swept = tables["sweep"]
     assert set(swept["config_id"]) == {c.config_id for c in configs}
     assert tables["sweep_configs"].height == 4

@@ -29,6 +29,7 @@ PUBLIC = [
     "write_tables",
     "read_results",
     "read_metadata",
+    "inputs_fingerprint",
     "cases",
     # one function per table
     "execution_scores",
@@ -79,6 +80,7 @@ PUBLIC = [
     "ReportWriteError",
     "CorruptManifestError",
     "ConfigDeprecationWarning",
+    "explain_read_error",
     "__version__",
 ]
 

@@ -31,7 +31,7 @@ from evalframe.cli._render import (
     steps,
 )
 from evalframe.cli.compare import compare_report, power_notes, slice_notes, worst_evaluators
-from evalframe.cli.sweep import SweepProgress, sweep_progress
+from evalframe.cli.sweep import sweep_progress
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -387,15 +387,6 @@ def test_compare_report_names_the_evaluator_and_honours_top():
 # --- progress displays --------------------------------------------------------------
 
 
-def test_sweep_progress_counts_configs_across_tree_groups():
-    state = SweepProgress([3, 5])
-    # group 1 in 2 chunks, group 2 in 3 chunks (the sweep's on_chunk(k, n) calls)
-    calls = [(1, 2), (2, 2), (1, 3), (2, 3), (3, 3)]
-    seen = [state.on_chunk(k, n) for k, n in calls]
-    assert state.total == 8
-    assert seen == pytest.approx([1.5, 3.0, 3 + 5 / 3, 3 + 10 / 3, 8.0])
-
-
 def _terminal() -> tuple[Console, io.StringIO]:
     buffer = io.StringIO()
     return Console(file=buffer, force_terminal=True, width=100, color_system=None), buffer
@@ -403,12 +394,12 @@ def _terminal() -> tuple[Console, io.StringIO]:
 
 def test_sweep_progress_bar_has_its_total_from_the_start():
     console, buffer = _terminal()
-    with sweep_progress([2, 2], console=console) as on_chunk:
+    with sweep_progress(4, console=console) as on_chunk:
         assert on_chunk is not None
         console.file.flush()
         first = buffer.getvalue()
-        on_chunk(1, 1)
-        on_chunk(1, 1)
+        on_chunk(2, 4)
+        on_chunk(4, 4)
     out = buffer.getvalue()
     assert "0/4 configs" in first
     assert "None" not in out

@@ -93,19 +93,11 @@ def _main(
     """Vectorized analytics over LLM-judge outputs: scores, verdicts, gates, regressions."""
 
 
-def _read_errors() -> tuple[type[BaseException], ...]:
-    """What polars, pyarrow and DuckDB raise on a corrupt file (data.dataset.READ_ERRORS),
-    imported only when a command failed."""
-    from evalframe._private.data.dataset import READ_ERRORS
-
-    return READ_ERRORS
-
-
 def handles_errors(fn: F) -> F:
     """Turn EvalframeError into its message on stderr and exit code 2 (the message
     quotes ids and example keys: printed literally, control characters visible); a corrupt
     file polars, pyarrow or DuckDB choked on (some polars panics are BaseExceptions) into
-    `read_failure`'s message, exit code 2."""
+    `explain_read_error`'s message, exit code 2."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -119,16 +111,16 @@ def handles_errors(fn: F) -> F:
             stderr.print(error_line(exc), highlight=False)
             raise typer.Exit(exc.exit_code) from None
         except BaseException as exc:
-            if (
-                not {"polars", "pyarrow", "duckdb"} & set(sys.modules)
-                or not isinstance(exc, _read_errors())
-                or os.environ.get("EVALFRAME_DEBUG")
+            if not {"polars", "pyarrow", "duckdb"} & set(sys.modules) or os.environ.get(
+                "EVALFRAME_DEBUG"
             ):
                 raise
-            from evalframe._private.data.dataset import read_failure
+            from evalframe import explain_read_error
             from evalframe.cli._render import error_line
 
-            err = read_failure(exc, kwargs.get("dataset"))
+            err = explain_read_error(exc, kwargs.get("dataset"))
+            if err is None:
+                raise
             stderr.print(error_line(err), highlight=False)
             raise typer.Exit(err.exit_code) from None
 

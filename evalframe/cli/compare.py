@@ -103,7 +103,6 @@ def compare(
     import polars as pl
 
     from evalframe._private.compare.pairs import series_note
-    from evalframe._private.store.fingerprint import inputs_fingerprint
     from evalframe.cli._render import (
         Prose,
         message_text,
@@ -116,7 +115,7 @@ def compare(
 
     cfg = ef.load_config(config, preset=preset, threshold=threshold)
     target = default_out(dataset, out)
-    fingerprint = inputs_fingerprint(dataset)
+    fingerprint = ef.inputs_fingerprint(dataset)
     with progress(f"scoring and comparing runs ({engine})"):
         tables = ef.compare_tables(
             dataset,

@@ -88,14 +88,14 @@ def print_summary(report: Any) -> None:
 
     from evalframe.cli._render import id_text, say
 
-    table = Table(title=say("ingested {} into {}", report.format, report.dataset))
-    table.add_column("run")
-    table.add_column("")
-    for rid in report.runs_added:
-        table.add_row(id_text(rid), "added")
-    for rid in report.runs_replaced:
-        table.add_row(id_text(rid), "[yellow]replaced[/yellow]")
-    stdout.print(table)
+    stdout.print(say("ingested {} into {}", report.format, report.dataset), highlight=False)
+    if report.runs_added or report.runs_replaced:
+        table = Table("run", "")
+        for rid in report.runs_added:
+            table.add_row(id_text(rid), "added")
+        for rid in report.runs_replaced:
+            table.add_row(id_text(rid), "[yellow]replaced[/yellow]")
+        stdout.print(table)
     stdout.print(
         say("rows: {}", ", ".join(f"{name} {n}" for name, n in report.rows.items())),
         highlight=False,

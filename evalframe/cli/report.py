@@ -101,12 +101,11 @@ def make_report(
     """Compute the report's tables from `dataset` under `cfg` and write the page to `out`
     (checked first: `check_report_path`); `series` pairs and trends runs within each value
     of that runs column."""
-    from evalframe._private.pipeline.sweep import grid_evaluators
     from evalframe.plots import report_tables, write_report
 
     check_report_path(out, dataset)
     ds = ef.load_dataset(dataset, clamp=clamp)
-    spec = ef.load_grid(grid, evaluators=grid_evaluators(ds)) if grid is not None else None
+    spec = ef.load_grid(grid, evaluators=ds.evaluators) if grid is not None else None
     if top is None:  # the report's own number of cases per pair (and per run)
         top = int(default_of(report_tables, "per_pair"))
     tables = report_tables(

@@ -42,11 +42,10 @@ def score_and_write(
     keywords); returns run_summary, the folder and the tables."""
     import polars as pl
 
-    from evalframe._private.store.fingerprint import inputs_fingerprint
     from evalframe.cli._render import progress
 
     target = default_out(dataset, out)
-    fingerprint = inputs_fingerprint(dataset)  # before reading: a later change marks it stale
+    fingerprint = ef.inputs_fingerprint(dataset)  # before reading: a later change marks it stale
     with progress(f"scoring {dataset} under config {cfg.config_id} ({engine})"):
         tables = ef.score_tables(dataset, cfg, engine=engine, **options)
         ef.write_tables(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -44,21 +44,19 @@ def sweep(
 
     Example: [bold]evalframe sweep runs/ --grid grid.yaml --curve[/bold]
     """
-    from evalframe._private.pipeline.sweep import grid_evaluators, tree_groups
-    from evalframe._private.store.fingerprint import inputs_fingerprint
-    from evalframe._private.store.output import config_metadata
     from evalframe.cli._render import print_json, say
 
     limit = {} if max_configs is None else {"max_configs": max_configs}
-    spec = ef.load_grid(grid, evaluators=grid_evaluators(dataset), **limit)
+    fingerprint = ef.inputs_fingerprint(dataset)  # before reading: a later change marks it stale
+    ds = ef.load_dataset(dataset, clamp=clamp)
+    spec = ef.load_grid(grid, evaluators=ds.evaluators, **limit)
     target = default_out(dataset, out)
-    fingerprint = inputs_fingerprint(dataset)
-    with sweep_progress([len(g) for g in tree_groups(spec.configs)]) as on_chunk:
-        tables = ef.sweep_tables(dataset, spec, curve=curve, clamp=clamp, on_chunk=on_chunk)
+    with sweep_progress(len(spec.configs)) as on_chunk:
+        tables = ef.sweep_tables(ds, spec, curve=curve, on_chunk=on_chunk)
     ef.write_tables(
         tables,
         target,
-        config_json=config_metadata([c.canonical_json() for c in spec.configs]),
+        config_json=spec.canonical_json(),
         command="sweep",
         dataset=dataset,
         inputs_fingerprint=fingerprint,
@@ -78,43 +76,17 @@ def sweep(
     )
 
 
-class SweepProgress:
-    """Turns the sweep's `on_chunk(k, n)` calls (chunks of one tree group at a time, the
-    groups in order) into configs done out of every config of the grid, so the bar has
-    its total from the start and never runs backwards between groups."""
-
-    def __init__(self, group_sizes: Sequence[int]):
-        self.group_sizes = [int(n) for n in group_sizes]
-        self.total = sum(self.group_sizes)
-        self.group = 0
-        self.done_before = 0
-        self.completed = 0.0
-
-    def on_chunk(self, k: int, n: int) -> float:
-        """Record chunk k of n of the current group; return configs done so far."""
-        size = self.group_sizes[self.group] if self.group < len(self.group_sizes) else 0
-        self.completed = self.done_before + size * (k / n if n else 1.0)
-        if k >= n and self.group < len(self.group_sizes):  # this group is finished
-            self.done_before += size
-            self.group += 1
-        return self.completed
-
-
 @contextmanager
 def sweep_progress(
-    group_sizes: Sequence[int] | int, console: Console | None = None
+    total: int, console: Console | None = None
 ) -> Iterator[Callable[[int, int], None] | None]:
-    """A progress bar over the grid's configs on stderr (when it is a terminal).
-    `group_sizes`: configs per tree group, in the order the sweep runs them (an int is
-    one group)."""
+    """A progress bar over the grid's `total` configs on stderr (when it is a terminal)."""
     out = console or stderr
-    sizes = [group_sizes] if isinstance(group_sizes, int) else list(group_sizes)
     if not out.is_terminal:
         yield None
         return
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    state = SweepProgress(sizes)
     with Progress(
         TextColumn("sweeping"),
         BarColumn(),
@@ -123,12 +95,8 @@ def sweep_progress(
         console=out,
         transient=True,
     ) as bar:
-        task = bar.add_task("sweep", total=state.total, completed=0)
-
-        def on_chunk(done: int, total: int) -> None:
-            bar.update(task, completed=state.on_chunk(done, total))
-
-        yield on_chunk
+        task = bar.add_task("sweep", total=total, completed=0)
+        yield lambda done, _total: bar.update(task, completed=done)
 
 
 def float_stat(value: object) -> float | None:

@@ -50,12 +50,11 @@ def history_and_write(
     spark_remote: str | None,
 ) -> tuple[Any, Path]:
     """series_trend and case_history of `dataset`, committed as one result set."""
-    from evalframe._private.store.fingerprint import inputs_fingerprint
     from evalframe.cli._render import progress
 
     cfg = ef.load_config(config, preset=preset, threshold=threshold)
     target = default_out(dataset, out)
-    fingerprint = inputs_fingerprint(dataset)
+    fingerprint = ef.inputs_fingerprint(dataset)
     with progress(f"history of the runs of {dataset} under config {cfg.config_id} ({engine})"):
         tables = ef.history_tables(
             dataset,

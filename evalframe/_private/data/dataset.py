@@ -446,7 +446,7 @@ def _read_errors() -> tuple[type[BaseException], ...]:
 
 READ_ERRORS: tuple[type[BaseException], ...] = _read_errors()
 """What polars, pyarrow and DuckDB raise when a file they read is corrupt (polars panics on
-some damaged pages). The CLI turns them into `read_failure` messages, exit code 2."""
+some damaged pages): `explain_read_error` turns them into messages, exit code 2."""
 
 
 def corrupt_files(path: str | Path) -> list[Problem]:
@@ -476,9 +476,14 @@ def corrupt_files(path: str | Path) -> list[Problem]:
     return problems
 
 
-def read_failure(exc: BaseException, dataset: str | Path | None) -> EvalframeError:
-    """The error to show for `exc`, raised while a command read `dataset`: the corrupt
-    files when a full read finds some, else what failed, with a hint (exit code 2)."""
+def explain_read_error(
+    exc: BaseException, dataset: str | Path | None = None
+) -> EvalframeError | None:
+    """The error to show for `exc`, something polars, pyarrow or DuckDB raised while reading
+    or computing over `dataset`: the corrupt files when a full read finds some, else what
+    failed, with a hint (exit code 2). None when `exc` is not such an error."""
+    if not isinstance(exc, READ_ERRORS):
+        return None
     if dataset is not None:
         problems = corrupt_files(dataset)
         if problems:

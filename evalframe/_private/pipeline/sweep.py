@@ -43,14 +43,25 @@ def sweep_tables(
 ) -> Tables[pl.DataFrame]:
     """A `Tables` of run_summary rows for every (config × run) (`sweep`, with `sweep_*`
     parameter columns for a Grid), the configs themselves (`sweep_configs`: config_id →
-    JSON) and, with `curve=True`, the base config's `threshold_curve`."""
+    JSON) and, with `curve=True`, the base config's `threshold_curve`. `on_chunk(done,
+    total)` is called as chunks finish: configs done so far out of all of them."""
     grid = configs if isinstance(configs, Grid) else None
     config_list = list(grid.configs) if grid is not None else list(configs)  # type: ignore[arg-type]
     if not config_list:
         raise ConfigError("sweep needs at least one config; hint: check the grid file.")
     ds = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, clamp=clamp)
     # one vectorized pass per tree shape (configs of a shape share the tree evaluation)
-    parts = [sweep(ds, group, on_chunk=on_chunk) for group in tree_groups(config_list)]
+    parts = []
+    done = 0
+    for group in tree_groups(config_list):
+        report = None
+        if on_chunk is not None:
+
+            def report(k: int, n: int, done: int = done, size: int = len(group)) -> None:
+                on_chunk(done + size * k // n, len(config_list))
+
+        parts.append(sweep(ds, group, on_chunk=report))
+        done += len(group)
     table = pl.concat(parts, how="diagonal_relaxed")
     if grid is not None:
         table = table.join(grid.params, on=S.CONFIG_ID, how="left")
@@ -69,16 +80,3 @@ def sweep_tables(
         base = grid.base if grid is not None else config_list[0]
         out[S.THRESHOLD_CURVE] = threshold_curve(execution_scores(ds, base), base).collect()
     return out
-
-
-def grid_evaluators(dataset: str | Path | Dataset) -> tuple[str, ...]:
-    """The data's evaluator names (what weight sets weigh when the base lists none),
-    read from the one `evaluator` column of the judge rows."""
-    if isinstance(dataset, Dataset):
-        return dataset.evaluators
-    from evalframe._private.data.dataset import open_tables
-    from evalframe._private.scoring.flat import evaluator_names
-
-    scores = open_tables(dataset)[S.SCORES]
-    assert scores is not None  # open_tables raises when scores is absent
-    return evaluator_names(scores)

@@ -8,7 +8,6 @@ command and time go into the Parquet key-value metadata of every file.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -28,7 +27,6 @@ from evalframe._private.store.result_sets import (
 __all__ = [
     "METADATA_CONFIG",
     "METADATA_VERSION",
-    "config_metadata",
     "read_metadata",
     "write_tables",
 ]
@@ -84,10 +82,3 @@ def fsops_same(a: Path, b: Path) -> bool:
     """The same location (both absolute, parents resolved)."""
     norm = [p.expanduser().absolute() for p in (a, b)]
     return norm[0].parent.resolve() / norm[0].name == norm[1].parent.resolve() / norm[1].name
-
-
-def config_metadata(configs: list[str]) -> str:
-    """One config's JSON as is; several as a JSON list."""
-    if len(configs) == 1:
-        return configs[0]
-    return json.dumps([json.loads(c) for c in configs], sort_keys=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -86,6 +87,13 @@ class Grid:
     configs: list[Config]
     params: pl.DataFrame  # config_id + one `sweep_<param>` column per swept parameter
     base: Config
+
+    def canonical_json(self) -> str:
+        """The metadata JSON of a sweep's result set: one config's JSON as is, several as
+        a JSON list."""
+        if len(self.configs) == 1:
+            return self.configs[0].canonical_json()
+        return json.dumps([json.loads(c.canonical_json()) for c in self.configs], sort_keys=True)
 
 
 def param_column(name: str) -> str:
