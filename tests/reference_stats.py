@@ -103,3 +103,40 @@ def power(delta: float, se: float) -> float:
         return 0.05 if delta == 0 else 1.0
     shift = abs(delta) / se
     return normal_cdf(shift - Z_975) + normal_cdf(-shift - Z_975)
+
+
+def variance_components(exec_rows: list[Row]) -> list[Row]:
+    """One row per (config, run, measure) of docs/statistics.md#variance-components, by the
+    one-way ANOVA formulas in exact arithmetic (scored executions only)."""
+    groups: dict[tuple, dict[str, list[Fraction]]] = defaultdict(lambda: defaultdict(list))
+    for r in exec_rows:
+        if r["score"] is None:
+            continue
+        for measure, value in (("score", Fraction(r["score"])), ("passed", Fraction(r["passed"]))):
+            groups[(r["config_id"], r["run_id"], measure)][r["case_id"]].append(value)
+    out = []
+    for (config_id, run_id, measure), cases in sorted(groups.items()):
+        a = len(cases)
+        n = sum(len(v) for v in cases.values())
+        row: Row = {
+            "config_id": config_id,
+            "run_id": run_id,
+            "measure": measure,
+            "cases": a,
+            "values": n,
+            "mean_attempts": Fraction(n, a),
+            "var_within": None,
+            "var_between": None,
+            "icc": None,
+        }
+        if a >= 2 and n - a >= 1:
+            grand = sum(sum(v) for v in cases.values()) / n
+            means = {c: sum(v) / len(v) for c, v in cases.items()}
+            msb = sum(len(v) * (means[c] - grand) ** 2 for c, v in cases.items()) / (a - 1)
+            msw = sum((y - means[c]) ** 2 for c, v in cases.items() for y in v) / (n - a)
+            n0 = (n - Fraction(sum(len(v) ** 2 for v in cases.values()), n)) / (a - 1)
+            between = max(Fraction(0), (msb - msw) / n0)
+            row["var_within"], row["var_between"] = msw, between
+            row["icc"] = between / (between + msw) if between + msw > 0 else None
+        out.append(row)
+    return out

@@ -41,6 +41,7 @@ PUBLIC = [
     "threshold_curve",
     "slice_summary",
     "slice_deltas",
+    "variance_components",
     "judge_agreement",
     "JudgeAgreement",
     "sample_executions",

@@ -33,6 +33,7 @@ JUDGE_AGREEMENT = "judge_agreement"
 AGREEMENT_CURVE = "agreement_curve"
 SERIES_TREND = "series_trend"
 CASE_HISTORY = "case_history"
+VARIANCE_COMPONENTS = "variance_components"
 OUTPUT_TABLES = (
     EXECUTION_SCORES,
     EVALUATOR_SCORES,
@@ -50,6 +51,7 @@ OUTPUT_TABLES = (
     AGREEMENT_CURVE,
     SERIES_TREND,
     CASE_HISTORY,
+    VARIANCE_COMPONENTS,
 )
 """Every table evalframe writes (each is an `evalframe` function or a `Tables` key)."""
 
@@ -548,4 +550,25 @@ CASE_HISTORY_COLUMNS = [
     SHRUNK_PASS_RATE,
     LAST_PASSED,
     QUARANTINE,
+]
+
+
+# --- variance components (docs/statistics.md#variance-components) ---------------------------
+MEASURE = "measure"
+"""What the variance is of: "score" (the execution score) or "passed" (as 0/1)."""
+VALUES = "values"
+MEAN_ATTEMPTS = "mean_attempts"
+VAR_WITHIN = "var_within"
+VAR_BETWEEN = "var_between"
+ICC = "icc"
+VARIANCE_COMPONENTS_COLUMNS = [
+    CONFIG_ID,
+    RUN_ID,
+    MEASURE,
+    CASES,
+    VALUES,
+    MEAN_ATTEMPTS,
+    VAR_WITHIN,
+    VAR_BETWEEN,
+    ICC,
 ]

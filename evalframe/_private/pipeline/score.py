@@ -10,8 +10,9 @@ table's message otherwise, and hands the job to that engine alone (never another
 - `engine="spark"` (engines/spark/): evalframe's kernel per partition of whole
   cases, summaries through the rule layer; local[2] or Spark Connect at `spark_remote`.
 
-slice_summary (`by=`) is computed from the engine's execution_scores (an output-side
-summary, summaries/slices.py).
+slice_summary (`by=`) and variance_components are computed from the engine's
+execution_scores (output-side summaries, summaries/slices.py and
+summaries/variance_components.py).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from evalframe._private.errors import UsageError
 from evalframe._private.pipeline.tables import Frame, Tables
 from evalframe._private.summaries.agreement import label_tables
 from evalframe._private.summaries.slices import slice_summary
+from evalframe._private.summaries.variance_components import variance_components
 
 ENGINES = caps.ENGINES
 
@@ -50,8 +52,8 @@ def score_tables(
     bootstrap: int | None = None,
     seed: int = 0,
 ) -> Tables[Frame]:
-    """Score a dataset under one config: a `Tables` of execution_scores, case_summary and
-    run_summary.
+    """Score a dataset under one config: a `Tables` of execution_scores, case_summary,
+    run_summary and variance_components.
 
     `dataset` is a dataset path (folder or DuckDB file) or a loaded `Dataset`.
     `evaluators=True` also returns evaluator_scores (one row per execution × tree node,
@@ -84,6 +86,7 @@ def score_tables(
     else:
         out = _polars(dataset, cfg, evaluators=evaluators, clamp=clamp, memory_limit=memory_limit)
     out = _with_slices(label_tables(out, dataset, cfg), cfg, by)
+    out[S.VARIANCE_COMPONENTS] = variance_components(out[S.EXECUTION_SCORES].lazy()).collect()
     if bootstrap is not None:
         from evalframe._private.pipeline.bootstrap import with_bootstrap
 
