@@ -135,3 +135,29 @@ def test_shuffled_demo_rows_give_the_same_table(demo):
     a = ef.variance_components(frame.lazy()).collect()
     b = ef.variance_components(frame[order].lazy()).collect()
     assert_frame_equal(a, b, abs_tol=1e-12)
+
+
+def test_plan_says_what_more_cases_and_more_attempts_buy(demo):
+    import json
+
+    from typer.testing import CliRunner
+
+    from evalframe.cli import app
+
+    result = CliRunner().invoke(app, ["plan", demo, "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {r["metric"]: r for r in json.loads(result.output)}
+    variance = ef.score_tables(demo)[S.VARIANCE_COMPONENTS]
+    newest = rows["pass_rate"]["run_id"]
+    for metric, measure in (("pass_rate", "passed"), ("mean_score", "score")):
+        vc = variance.filter(pl.col(S.RUN_ID) == newest, pl.col(S.MEASURE) == measure).row(
+            0, named=True
+        )
+        a, n = vc[S.CASES], vc[S.VALUES]
+        vb, vw = vc[S.VAR_BETWEEN], vc[S.VAR_WITHIN]
+        assert rows[metric]["se_now"] == pytest.approx((vb / a + vw / n) ** 0.5)
+        assert rows[metric]["se_twice_the_attempts"] == pytest.approx(
+            (vb / a + vw / (2 * n)) ** 0.5
+        )
+    table = CliRunner(env={"COLUMNS": "200"}).invoke(app, ["plan", demo]).output
+    assert "more cases or more attempts?" in table and "twice the attempts" in table
