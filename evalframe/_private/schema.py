@@ -34,6 +34,7 @@ AGREEMENT_CURVE = "agreement_curve"
 SERIES_TREND = "series_trend"
 CASE_HISTORY = "case_history"
 VARIANCE_COMPONENTS = "variance_components"
+NOISE_FLOOR = "noise_floor"
 OUTPUT_TABLES = (
     EXECUTION_SCORES,
     EVALUATOR_SCORES,
@@ -52,6 +53,7 @@ OUTPUT_TABLES = (
     SERIES_TREND,
     CASE_HISTORY,
     VARIANCE_COMPONENTS,
+    NOISE_FLOOR,
 )
 """Every table evalframe writes (each is an `evalframe` function or a `Tables` key)."""
 
@@ -572,3 +574,24 @@ VARIANCE_COMPONENTS_COLUMNS = [
     VAR_BETWEEN,
     ICC,
 ]
+
+# --- the noise floor (docs/statistics.md#noise-floor) ----------------------------------------
+REPLICATE_GROUP = "replicate_group"
+"""The `--replicates` runs column's value as text: runs of one group are reruns."""
+PAIRS = "pairs"
+SHARED_CASES = "shared_cases"
+RMS_PASS_RATE_DELTA = "rms_pass_rate_delta"
+RMS_MEAN_SCORE_DELTA = "rms_mean_score_delta"
+NOISE_FLOOR_COLUMNS = [
+    CONFIG_ID,
+    REPLICATE_GROUP,
+    N_RUNS,
+    PAIRS,
+    SHARED_CASES,
+    RMS_PASS_RATE_DELTA,
+    RMS_MEAN_SCORE_DELTA,
+    FLIP_RATE,
+]
+PASS_RATE_DELTA = "pass_rate_delta"
+WITHIN_NOISE = "within_noise"
+"""run_deltas, with --replicates: the pair's pass-rate change is within the noise floor."""
