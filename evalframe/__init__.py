@@ -39,6 +39,7 @@ _EXPORTS: dict[str, str] = {
     "threshold_curve": "evalframe._private.sweep.threshold_curve",
     "slice_deltas": "evalframe._private.summaries.slices",
     "slice_summary": "evalframe._private.summaries.slices",
+    "variance_components": "evalframe._private.summaries.variance_components",
     "JudgeAgreement": "evalframe._private.summaries.agreement",
     "judge_agreement": "evalframe._private.summaries.agreement",
     "sample_executions": "evalframe._private.pipeline.sample",
@@ -109,6 +110,7 @@ if TYPE_CHECKING:
     from evalframe._private.sweep.sweep import sweep
     from evalframe._private.sweep.threshold_curve import threshold_curve
     from evalframe._private.summaries.slices import slice_deltas, slice_summary
+    from evalframe._private.summaries.variance_components import variance_components
     from evalframe._private.summaries.agreement import JudgeAgreement, judge_agreement
     from evalframe._private.pipeline.sample import sample_executions
     from evalframe._private.pipeline.history import history_tables
@@ -172,6 +174,7 @@ __all__ = [  # noqa: RUF022 - grouped as the imports above
     "threshold_curve",
     "slice_summary",
     "slice_deltas",
+    "variance_components",
     "judge_agreement",
     "JudgeAgreement",
     "sample_executions",

@@ -174,8 +174,51 @@ def curve(rows: list[dict]) -> list[dict]:
     return out
 
 
-def judge_agreement(rows: list[dict]) -> list[dict]:
-    """judge_agreement rows keyed (run_id, evaluator, rater); rater None = the α row."""
+Z = 1.96
+
+
+def wilson(k: int, n: int) -> tuple[float, float] | None:
+    """The 95 % Wilson score bounds of k successes in n trials (None when n = 0), by the
+    textbook formula."""
+    if n == 0:
+        return None
+    p, z2 = k / n, Z * Z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def admission(c: dict, kappa_value: Any, judges: Any) -> dict[str, Any]:
+    """sensitivity_low, specificity_low and admitted of one rater row (docs/judges.md)."""
+    sens, spec = wilson(c["tp"], c["tp"] + c["fn"]), wilson(c["tn"], c["tn"] + c["fp"])
+    low = {"sensitivity_low": sens and sens[0], "specificity_low": spec and spec[0]}
+    ok = c["n_labeled"] >= judges.min_labeled
+    for value, limit in (
+        (low["sensitivity_low"], judges.min_sensitivity),
+        (low["specificity_low"], judges.min_specificity),
+        (kappa_value, judges.min_kappa),
+    ):
+        if limit is not None:
+            ok = ok and value is not None and float(value) >= limit - EPS
+    return {**low, "admitted": ok}
+
+
+def recommended_threshold(curve_rows: list[dict], max_false_pass: Any) -> Any:
+    """The smallest curve threshold whose false passes fp in nf = fp + tn have a Wilson
+    upper bound at most max_false_pass (EPS); None when none has, nf = 0 or no limit."""
+    if max_false_pass is None:
+        return None
+    fits = [
+        c["threshold"]
+        for c in curve_rows
+        if (b := wilson(c["fp"], c["fp"] + c["tn"])) is not None and b[1] <= max_false_pass + EPS
+    ]
+    return min(fits) if fits else None
+
+
+def judge_agreement(rows: list[dict], judges: Any = None) -> list[dict]:
+    """judge_agreement rows keyed (run_id, evaluator, rater); rater None = the α row. With
+    `judges` (the config's section) also the admission columns."""
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for r in rows:
         if r["label"] is not None:
@@ -215,6 +258,14 @@ def judge_agreement(rows: list[dict]) -> list[dict]:
                 else None,
             }
         )
+        if judges is not None:
+            out[-1].update(admission(c, out[-1]["kappa"], judges))
+            group = [
+                x
+                for x in curve(rows)
+                if (x["run_id"], x["evaluator"], x["rater"]) == (run, ev, rater)
+            ]
+            out[-1]["recommended_threshold"] = recommended_threshold(group, judges.max_false_pass)
     items: dict[tuple, dict[tuple, list[bool]]] = defaultdict(lambda: defaultdict(list))
     for (run, ev, _rater), members in groups.items():
         for r in members:

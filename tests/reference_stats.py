@@ -103,3 +103,97 @@ def power(delta: float, se: float) -> float:
         return 0.05 if delta == 0 else 1.0
     shift = abs(delta) / se
     return normal_cdf(shift - Z_975) + normal_cdf(-shift - Z_975)
+
+
+def variance_components(exec_rows: list[Row]) -> list[Row]:
+    """One row per (config, run, measure) of docs/statistics.md#variance-components, by the
+    one-way ANOVA formulas in exact arithmetic (scored executions only)."""
+    groups: dict[tuple, dict[str, list[Fraction]]] = defaultdict(lambda: defaultdict(list))
+    for r in exec_rows:
+        if r["score"] is None:
+            continue
+        for measure, value in (("score", Fraction(r["score"])), ("passed", Fraction(r["passed"]))):
+            groups[(r["config_id"], r["run_id"], measure)][r["case_id"]].append(value)
+    out = []
+    for (config_id, run_id, measure), cases in sorted(groups.items()):
+        a = len(cases)
+        n = sum(len(v) for v in cases.values())
+        row: Row = {
+            "config_id": config_id,
+            "run_id": run_id,
+            "measure": measure,
+            "cases": a,
+            "values": n,
+            "mean_attempts": Fraction(n, a),
+            "var_within": None,
+            "var_between": None,
+            "icc": None,
+        }
+        if a >= 2 and n - a >= 1:
+            grand = sum(sum(v) for v in cases.values()) / n
+            means = {c: sum(v) / len(v) for c, v in cases.items()}
+            msb = sum(len(v) * (means[c] - grand) ** 2 for c, v in cases.items()) / (a - 1)
+            msw = sum((y - means[c]) ** 2 for c, v in cases.items() for y in v) / (n - a)
+            n0 = (n - Fraction(sum(len(v) ** 2 for v in cases.values()), n)) / (a - 1)
+            between = max(Fraction(0), (msb - msw) / n0)
+            row["var_within"], row["var_between"] = msw, between
+            row["icc"] = between / (between + msw) if between + msw > 0 else None
+        out.append(row)
+    return out
+
+
+def noise_floor(case_rows: list[Row], group_of: dict[tuple[str, str], str]) -> list[Row]:
+    """docs/statistics.md#noise-floor by its definition: every unordered pair of runs of a
+    replicate group, exact arithmetic. `group_of`: (config_id, run_id) -> group."""
+    cases: dict[tuple, dict[str, Row]] = defaultdict(dict)
+    members: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for (config_id, run_id), group in group_of.items():
+        members[(config_id, group)].add(run_id)
+    for r in case_rows:
+        if r["passed"] is not None:
+            cases[(r["config_id"], r["run_id"])][r["case_id"]] = r
+    out = []
+    for (config_id, group), runs in sorted(members.items()):
+        if len(runs) < 2:
+            continue
+        dps, dss, flips, shared_total = [], [], 0, 0
+        for i in sorted(runs):
+            for j in sorted(runs):
+                if not i < j:
+                    continue
+                a, b = cases[(config_id, i)], cases[(config_id, j)]
+                shared = sorted(set(a) & set(b))
+                if not shared:
+                    continue
+                dps.append(
+                    Fraction(
+                        sum(b[c]["passed"] for c in shared) - sum(a[c]["passed"] for c in shared),
+                        len(shared),
+                    )
+                )
+                both = [
+                    c for c in shared if a[c]["score"] is not None and b[c]["score"] is not None
+                ]
+                if both:
+                    mean_b = sum(Fraction(b[c]["score"]) for c in both) / len(both)
+                    mean_a = sum(Fraction(a[c]["score"]) for c in both) / len(both)
+                    dss.append(mean_b - mean_a)
+                flips += sum(a[c]["passed"] != b[c]["passed"] for c in shared)
+                shared_total += len(shared)
+        out.append(
+            {
+                "config_id": config_id,
+                "replicate_group": group,
+                "runs": len(runs),
+                "pairs": len(dps),
+                "shared_cases": shared_total,
+                "rms_pass_rate_delta": math.sqrt(sum(d * d for d in dps) / len(dps))
+                if dps
+                else None,
+                "rms_mean_score_delta": math.sqrt(sum(d * d for d in dss) / len(dss))
+                if dss
+                else None,
+                "flip_rate": Fraction(flips, shared_total) if shared_total else None,
+            }
+        )
+    return out

@@ -88,7 +88,8 @@ def check_against_reference(sc: Scenario, labels: list[dict]) -> ef.JudgeAgreeme
     ex = ref.execution_scores(sc.scores, sc.executions, sc.outcomes, cfg)
     rows = refa.labeled_rows(ex, sc.scores, labels, cfg)
     key = (S.RUN_ID, S.EVALUATOR, S.RATER)
-    _check(result.judge_agreement, refa.judge_agreement(rows), key, "judge_agreement")
+    want = refa.judge_agreement(rows, cfg.judges)
+    _check(result.judge_agreement, want, key, "judge_agreement")
     _check(
         result.agreement_curve.with_columns(pl.col(S.THRESHOLD)),
         _curve_key(refa.curve(rows)),
@@ -141,6 +142,52 @@ def test_kappa_of_a_textbook_table():
     assert rows[S.SENSITIVITY].to_list() == pytest.approx([2 / 3, 2 / 3])
     assert rows[S.SPECIFICITY].to_list() == pytest.approx([0.75, 0.75])
     assert rows[S.AGREEMENT].to_list() == pytest.approx([0.7, 0.7])
+
+
+def test_admission_reads_the_lower_bounds_and_the_threshold_keeps_the_false_pass_risk():
+    """The textbook table (sensitivity 20/30, specificity 15/20): the Wilson lower bounds
+    are 0.4878 and 0.5313, so the default limits (0.8, 100 labels) do not admit the judge;
+    limits of 0.45 / 0.5 with 50 labels do. A judge scoring 40 label fails 0.1 and 10
+    label passes 0.9 (one fail at 0.9): at 0.9 the false passes are 1 of 40, upper bound
+    0.1288; at 1.0 none — so with max_false_pass 0.15 the threshold is 0.9, with 0.1
+    it is 1.0, and with 0.01 there is none."""
+    judge = [0.9] * 25 + [0.5] * 25
+    human = [True] * 20 + [False] * 5 + [True] * 10 + [False] * 15
+    sc = _one_metric(judge)
+    labels = [
+        {"run_id": "r", "case_id": f"c{i}", "evaluator": ev, "label_passed": h}
+        for i, h in enumerate(human)
+        for ev in (None, "q")
+    ]
+    rows = check_against_reference(sc, labels).judge_agreement.filter(pl.col(S.RATER).is_not_null())
+    assert rows[S.SENSITIVITY_LOW].to_list() == pytest.approx([0.487797, 0.487797], abs=1e-6)
+    assert rows[S.SPECIFICITY_LOW].to_list() == pytest.approx([0.531295, 0.531295], abs=1e-6)
+    assert rows[S.ADMITTED].to_list() == [False, False]
+    lenient = {"min_labeled": 50, "min_sensitivity": 0.45, "min_specificity": 0.5}
+    sc.config = {"judges": lenient}
+    rows = check_against_reference(sc, labels).judge_agreement
+    assert rows.filter(pl.col(S.RATER).is_not_null())[S.ADMITTED].to_list() == [True, True]
+    assert rows.filter(pl.col(S.RATER).is_null())[S.ADMITTED].to_list() == [None, None]  # α rows
+    sc.config = {"judges": {**lenient, "min_kappa": 0.41}}
+    rows = check_against_reference(sc, labels).judge_agreement
+    assert rows.filter(pl.col(S.RATER).is_not_null())[S.ADMITTED].to_list() == [False, False]
+
+    spread = _one_metric([0.1] * 39 + [0.9] * 11 + [1.0])
+    human = [False] * 39 + [False] + [True] * 10 + [True]
+    labels = [
+        {"run_id": "r", "case_id": f"c{i}", "evaluator": "q", "label_passed": h}
+        for i, h in enumerate(human)
+    ]
+    for limit, want in ((0.15, 0.9), (0.1, 1.0), (0.01, None)):
+        spread.config = {"judges": {"max_false_pass": limit}}
+        leaf = check_against_reference(spread, labels).judge_agreement.filter(
+            pl.col(S.EVALUATOR) == "q", pl.col(S.RATER).is_not_null()
+        )
+        assert leaf[S.RECOMMENDED_THRESHOLD].to_list() == [want]
+        verdict = check_against_reference(spread, labels).judge_agreement.filter(
+            pl.col(S.EVALUATOR).is_null()
+        )
+        assert verdict[S.RECOMMENDED_THRESHOLD].to_list() in ([], [None])
 
 
 def test_kappa_is_null_when_p_e_is_1_and_alpha_is_4_9():
@@ -380,7 +427,12 @@ def test_score_writes_the_label_tables_and_the_ppi_columns(demo: Path):
     for name in S.INPUT_TABLES:
         (plain / f"{name}.parquet").write_bytes((demo / f"{name}.parquet").read_bytes())
     without = ef.score_tables(plain)
-    assert set(without) == {S.EXECUTION_SCORES, S.CASE_SUMMARY, S.RUN_SUMMARY}
+    assert set(without) == {
+        S.EXECUTION_SCORES,
+        S.CASE_SUMMARY,
+        S.RUN_SUMMARY,
+        S.VARIANCE_COMPONENTS,
+    }
     # two scoring runs: floating-point means may differ in the last bit (thread order)
     assert_frame_equal(without[S.RUN_SUMMARY], rs.drop(S.PPI_COLUMNS), rel_tol=1e-12)
     with pytest.raises(ef.UsageError, match="no labels table"):
@@ -423,6 +475,28 @@ def test_agree_command_prints_and_json(demo: Path):
     assert {r[S.RUN_ID] for r in payload["runs"]} == set(
         pl.read_parquet(demo / "runs.parquet")[S.RUN_ID]
     )
+
+
+def test_agree_check_exits_1_naming_each_judge_that_is_not_admitted(tmp_path: Path):
+    """Ten labeled executions, all agreeing: admitted with min_labeled 10 and lenient
+    bounds (exit 0), refused with the default 100 labels (exit 1, each row named)."""
+    sc = _one_metric([0.9] * 5 + [0.5] * 5)
+    data = tmp_path / "data"
+    data.mkdir()
+    for name, frame in frames(sc).items():
+        if frame is not None:
+            frame.write_parquet(data / f"{name}.parquet")
+    _labels(
+        [{"run_id": "r", "case_id": f"c{i}", "label_passed": i < 5} for i in range(10)]
+    ).write_parquet(data / "labels.parquet")
+    refused = runner.invoke(app, ["agree", str(data), "--check"])
+    assert refused.exit_code == 1
+    assert "not admitted: (verdict) rated by human in run r" in refused.output
+    lenient = tmp_path / "judges.yaml"
+    lenient.write_text("judges: {min_labeled: 10, min_sensitivity: 0.5, min_specificity: 0.5}\n")
+    admitted = runner.invoke(app, ["agree", str(data), "--check", "-c", str(lenient)])
+    assert admitted.exit_code == 0, admitted.output
+    assert "not admitted" not in admitted.output
 
 
 def test_agree_prints_ids_literally(tmp_path: Path):

@@ -45,7 +45,7 @@ def test_readme_starts_with_the_install_and_test_commands():
     assert blocks[1].strip() in ci
 
 
-def test_score_writes_three_tables_with_metadata(demo, tmp_path):
+def test_score_writes_its_tables_with_metadata(demo, tmp_path):
     out = tmp_path / "out"
     result = runner.invoke(app, ["score", str(demo), "--preset", "connexity", "-o", str(out)])
     assert result.exit_code == 0, result.output
@@ -57,6 +57,7 @@ def test_score_writes_three_tables_with_metadata(demo, tmp_path):
         "execution_scores.parquet",
         "judge_agreement.parquet",
         "run_summary.parquet",
+        "variance_components.parquet",
     ]
     meta = ef.read_metadata(out / "run_summary.parquet")
     assert meta["evalframe.version"] == ef.__version__

@@ -42,6 +42,7 @@ PUBLIC = [
     "threshold_curve",
     "slice_summary",
     "slice_deltas",
+    "variance_components",
     "judge_agreement",
     "JudgeAgreement",
     "sample_executions",
@@ -197,8 +198,12 @@ def pipeline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ef.Tables]:
     root = ef.write_demo(tmp_path_factory.mktemp("api") / "data", n_cases=6)
     cfg = ef.load_config()
     return {
-        "score_tables": ef.score_tables(root, cfg, evaluators=True, by="tag"),
-        "compare_tables": ef.compare_tables(root, cfg, pairs="consecutive", by="tag"),
+        "score_tables": ef.score_tables(
+            root, cfg, evaluators=True, by="tag", replicates="agent_version"
+        ),
+        "compare_tables": ef.compare_tables(
+            root, cfg, pairs="consecutive", by="tag", replicates="agent_version"
+        ),
         "sweep_tables": ef.sweep_tables(root, [cfg, ef.load_config(threshold=0.8)], curve=True),
     }
 

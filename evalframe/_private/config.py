@@ -322,6 +322,25 @@ class Decide(_Model):
     """The same rule on mean_delta's interval (0.05 = 5 points of 100)."""
 
 
+class Judges(_Model):
+    """When a judge is admitted to gate a release, measured against human labels
+    (docs/judges.md#admission); null turns a limit off."""
+
+    model_config = _STRICT
+
+    min_labeled: int = Field(default=100, ge=0, strict=True)
+    """Labeled executions a judge needs before it can be admitted."""
+    min_sensitivity: float | None = Field(default=0.8, ge=0.0, le=1.0)
+    """The 95 % Wilson lower bound of the sensitivity must meet this."""
+    min_specificity: float | None = Field(default=0.8, ge=0.0, le=1.0)
+    """The 95 % Wilson lower bound of the specificity must meet this."""
+    min_kappa: float | None = Field(default=None, ge=-1.0, le=1.0)
+    """Cohen's κ must meet this."""
+    max_false_pass: float | None = Field(default=0.05, ge=0.0, le=1.0)
+    """recommended_threshold: the smallest threshold whose false-pass rate has a 95 %
+    Wilson upper bound at most this."""
+
+
 _LATER_DEFAULTS: tuple[tuple[str, str, Any], ...] = (
     ("attempts", "k", []),
     ("compare", "require_significance", False),
@@ -329,6 +348,11 @@ _LATER_DEFAULTS: tuple[tuple[str, str, Any], ...] = (
     ("history", "flaky_flip_rate", 0.3),
     ("decide", "pass_rate_margin", 0.05),
     ("decide", "mean_score_margin", 0.05),
+    ("judges", "min_labeled", 100),
+    ("judges", "min_sensitivity", 0.8),
+    ("judges", "min_specificity", 0.8),
+    ("judges", "min_kappa", None),
+    ("judges", "max_false_pass", 0.05),
 )
 """(section, key, default) of config fields added after 0.1, omitted from canonical_json
 at their default (see Config.canonical_json); a section left empty is omitted too."""
@@ -379,6 +403,8 @@ class Config(_Model):
     """Thresholds of `case_history` (flaky cases across a series of runs)."""
     decide: Decide = Decide()
     """Non-inferiority margins of `run_deltas.decision` (`compare --decide`)."""
+    judges: Judges = Judges()
+    """When a judge is admitted, and the false-pass risk its recommended threshold keeps."""
 
     @model_validator(mode="before")
     @classmethod

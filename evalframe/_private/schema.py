@@ -33,6 +33,8 @@ JUDGE_AGREEMENT = "judge_agreement"
 AGREEMENT_CURVE = "agreement_curve"
 SERIES_TREND = "series_trend"
 CASE_HISTORY = "case_history"
+VARIANCE_COMPONENTS = "variance_components"
+NOISE_FLOOR = "noise_floor"
 OUTPUT_TABLES = (
     EXECUTION_SCORES,
     EVALUATOR_SCORES,
@@ -50,6 +52,8 @@ OUTPUT_TABLES = (
     AGREEMENT_CURVE,
     SERIES_TREND,
     CASE_HISTORY,
+    VARIANCE_COMPONENTS,
+    NOISE_FLOOR,
 )
 """Every table evalframe writes (each is an `evalframe` function or a `Tables` key)."""
 
@@ -439,6 +443,10 @@ SCORE_MAE = "score_mae"
 SCORE_BIAS = "score_bias"
 KRIPPENDORFF_ALPHA = "krippendorff_alpha"
 BEST_KAPPA_THRESHOLD = "best_kappa_threshold"
+SENSITIVITY_LOW = "sensitivity_low"
+SPECIFICITY_LOW = "specificity_low"
+ADMITTED = "admitted"
+RECOMMENDED_THRESHOLD = "recommended_threshold"
 JUDGE_AGREEMENT_COLUMNS = [
     CONFIG_ID,
     RUN_ID,
@@ -457,6 +465,10 @@ JUDGE_AGREEMENT_COLUMNS = [
     SCORE_BIAS,
     KRIPPENDORFF_ALPHA,
     BEST_KAPPA_THRESHOLD,
+    SENSITIVITY_LOW,
+    SPECIFICITY_LOW,
+    ADMITTED,
+    RECOMMENDED_THRESHOLD,
 ]
 AGREEMENT_CURVE_COLUMNS = [
     CONFIG_ID,
@@ -549,3 +561,45 @@ CASE_HISTORY_COLUMNS = [
     LAST_PASSED,
     QUARANTINE,
 ]
+
+
+# --- variance components (docs/statistics.md#variance-components) ---------------------------
+MEASURE = "measure"
+"""What the variance is of: "score" (the execution score) or "passed" (as 0/1)."""
+VALUES = "values"
+MEAN_ATTEMPTS = "mean_attempts"
+VAR_WITHIN = "var_within"
+VAR_BETWEEN = "var_between"
+ICC = "icc"
+VARIANCE_COMPONENTS_COLUMNS = [
+    CONFIG_ID,
+    RUN_ID,
+    MEASURE,
+    CASES,
+    VALUES,
+    MEAN_ATTEMPTS,
+    VAR_WITHIN,
+    VAR_BETWEEN,
+    ICC,
+]
+
+# --- the noise floor (docs/statistics.md#noise-floor) ----------------------------------------
+REPLICATE_GROUP = "replicate_group"
+"""The `--replicates` runs column's value as text: runs of one group are reruns."""
+PAIRS = "pairs"
+SHARED_CASES = "shared_cases"
+RMS_PASS_RATE_DELTA = "rms_pass_rate_delta"
+RMS_MEAN_SCORE_DELTA = "rms_mean_score_delta"
+NOISE_FLOOR_COLUMNS = [
+    CONFIG_ID,
+    REPLICATE_GROUP,
+    N_RUNS,
+    PAIRS,
+    SHARED_CASES,
+    RMS_PASS_RATE_DELTA,
+    RMS_MEAN_SCORE_DELTA,
+    FLIP_RATE,
+]
+PASS_RATE_DELTA = "pass_rate_delta"
+WITHIN_NOISE = "within_noise"
+"""run_deltas, with --replicates: the pair's pass-rate change is within the noise floor."""

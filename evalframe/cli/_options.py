@@ -202,6 +202,15 @@ ByOpt = Annotated[
         "score writes slice_summary, compare writes slice_deltas.",
     ),
 ]
+ReplicatesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--replicates",
+        metavar="COLUMN",
+        help="A runs column whose equal values mark reruns of one system (seed, rerun): "
+        "writes noise_floor, how far such runs land apart; compare marks pairs within it.",
+    ),
+]
 BootstrapOpt = Annotated[
     int | None,
     typer.Option(

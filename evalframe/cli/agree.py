@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
 import evalframe as ef
 from evalframe.cli._console import stderr, stdout
 from evalframe.cli._options import ConfigOpt, DatasetArg, JsonOpt, PresetOpt, ThresholdOpt
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 def agree(
@@ -13,19 +20,27 @@ def agree(
     preset: PresetOpt = None,
     threshold: ThresholdOpt = None,
     as_json: JsonOpt = False,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="Exit 1 when a judge (an evaluator or the verdict, per rater) is not "
+            "admitted under the config's judges: limits.",
+        ),
+    ] = False,
 ) -> None:
     """How far the judge agrees with the human labels of the dataset's labels table: per
     evaluator and rater the labeled count, Cohen's kappa, sensitivity, specificity and the
-    threshold that agrees best; per run the judge's pass rate beside the corrected one
-    (prediction-powered, with its 95 % interval). Writes nothing (score does).
+    threshold that agrees best, whether the judge is admitted (the lower bounds against the
+    config's judges: limits) and the threshold that keeps its false-pass risk; per run the
+    judge's pass rate beside the corrected one (prediction-powered, with its 95 %
+    interval). Writes nothing (score does).
 
     Example: [bold]evalframe agree runs/ --config policy.yaml[/bold]
     """
     import polars as pl
-    from rich.table import Table
 
-    from evalframe._private.display import num, pct
-    from evalframe.cli._render import id_text, print_json, progress
+    from evalframe.cli._render import print_json, progress
 
     cfg = ef.load_config(config, preset=preset, threshold=threshold)
     with progress(f"measuring the judge of {dataset} under config {cfg.config_id}"):
@@ -48,20 +63,42 @@ def agree(
                 "ignored_labels": result.ignored_labels,
             }
         )
-        return
+    else:
+        print_tables(result, runs, cfg.config_id)
+    refused = result.judge_agreement.filter(pl.col("admitted").not_())
+    if check and refused.height:
+        from evalframe.cli._render import say
+
+        for r in refused.iter_rows(named=True):
+            judge = "(verdict)" if r["evaluator"] is None else r["evaluator"]
+            stderr.print(
+                say("not admitted: {} rated by {} in run {}", judge, r["rater"], r["run_id"])
+            )
+        raise typer.Exit(1)
+
+
+def print_tables(result: ef.JudgeAgreement, runs: pl.DataFrame, config_id: str) -> None:
+    """The agreement table per evaluator and rater, the corrected pass rates, a legend."""
+    import polars as pl
+    from rich.table import Table
+
+    from evalframe._private.display import num, pct
+    from evalframe.cli._render import id_text
+
     agreement = result.judge_agreement
     alpha = agreement.filter(pl.col("rater").is_null()).select(
         "run_id", "evaluator", "krippendorff_alpha"
     )
     rows = agreement.filter(pl.col("rater").is_not_null()).drop("krippendorff_alpha")
     rows = rows.join(alpha, on=["run_id", "evaluator"], how="left", nulls_equal=True)
-    table = Table(title=f"judge vs human labels (config {cfg.config_id})", title_justify="left")
+    table = Table(title=f"judge vs human labels (config {config_id})", title_justify="left")
     for header in ("run", "evaluator", "rater", "labeled", "kappa", "sensitivity"):
         table.add_column(
             header, justify="left" if header in ("run", "evaluator", "rater") else "right"
         )
     for header in ("specificity", "agreement", "score MAE", "best threshold", "alpha"):
         table.add_column(header, justify="right")
+
     for r in rows.iter_rows(named=True):
         table.add_row(
             id_text(r["run_id"]),
@@ -77,6 +114,25 @@ def agree(
             num(r["krippendorff_alpha"]),
         )
     stdout.print(table)
+    admission = Table(
+        title="admitted to gate a release? (the config's judges: limits)", title_justify="left"
+    )
+    for header in ("run", "evaluator", "rater", "sensitivity ≥", "specificity ≥", "admitted"):
+        admission.add_column(
+            header, justify="left" if header in ("run", "evaluator", "rater") else "right"
+        )
+    admission.add_column("threshold for false passes", justify="right")
+    for r in rows.iter_rows(named=True):
+        admission.add_row(
+            id_text(r["run_id"]),
+            "(verdict)" if r["evaluator"] is None else id_text(r["evaluator"]),
+            id_text(r["rater"]),
+            pct(r["sensitivity_low"]),
+            pct(r["specificity_low"]),
+            "yes" if r["admitted"] else "no",
+            num(r["recommended_threshold"]),
+        )
+    stdout.print(admission)
     corrected = Table(title="pass rate: judge vs corrected by the labels", title_justify="left")
     for header in ("run", "judge pass rate", "labeled", "corrected (PPI)", "95 % interval"):
         corrected.add_column(header, justify="left" if header == "run" else "right")
@@ -93,8 +149,11 @@ def agree(
     stdout.print(corrected)
     stdout.print(
         "kappa: agreement beyond chance (1 = perfect, 0 = chance); sensitivity / specificity:"
-        " the share of human passes / fails the judge also passes / fails; the corrected "
-        "pass rate assumes the labeled executions are a random sample (docs/statistics.md)."
+        " the share of human passes / fails the judge also passes / fails; admitted: enough "
+        "labels and the 95 % lower bounds (≥) of both meet the config's judges: limits; "
+        "threshold for false passes: the smallest one whose false-pass rate stays under "
+        "judges.max_false_pass at its 95 % upper bound; the corrected pass rate assumes the "
+        "labeled executions are a random sample (docs/judges.md)."
     )
     if result.ignored_labels:
         stderr.print(

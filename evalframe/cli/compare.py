@@ -22,6 +22,7 @@ from evalframe.cli._options import (
     MemoryLimitOpt,
     OutOpt,
     PresetOpt,
+    ReplicatesOpt,
     SeedOpt,
     SeriesOpt,
     SparkRemoteOpt,
@@ -90,9 +91,10 @@ def compare(
     ] = False,
     bootstrap: BootstrapOpt = None,
     seed: SeedOpt = 0,
+    replicates: ReplicatesOpt = None,
 ) -> None:
     """Compare runs case by case; write case_deltas, evaluator_deltas, run_deltas (and
-    slice_deltas with --by).
+    slice_deltas with --by, noise_floor and run_deltas.within_noise with --replicates).
 
     With --baseline alone, every other run is compared against it; with neither, the
     newest run against the one before it. Exit 1 when any pair shows a regression; with
@@ -131,6 +133,7 @@ def compare(
             spark_remote=spark_remote,
             bootstrap=bootstrap,
             seed=seed,
+            replicates=replicates,
         )
         written = ef.write_tables(
             tables,
@@ -162,7 +165,8 @@ def compare(
         ):
             stdout.print(part)
         slices = pl.read_parquet(written["slice_deltas"]) if "slice_deltas" in written else None
-        for note in [*slice_notes(slices), *power_notes(run_deltas, cfg.compare)]:
+        notes = [*slice_notes(slices), *power_notes(run_deltas, cfg.compare)]
+        for note in [*notes, *noise_notes(run_deltas)]:
             stdout.print(Prose(note))
         if decide:
             for line in decision_lines(run_deltas, cfg.decide, cfg.compare):
@@ -516,3 +520,25 @@ def decision_lines(run_deltas: pl.DataFrame, decide: Any, limits: Any) -> list[P
         for part in mine.iter_rows(named=True):
             out.append(Prose(Text("    " + decision_part_text(part))))
     return out
+
+
+def noise_notes(run_deltas: pl.DataFrame) -> list[Text]:
+    """With --replicates: each pair whose pass-rate change is within the noise floor of
+    reruns (run_deltas.within_noise), said in words; the pairs outside it are not."""
+    import polars as pl
+
+    from evalframe.cli._render import say
+
+    if "within_noise" not in run_deltas.columns:
+        return []
+    within = run_deltas.filter(pl.col("within_noise"))
+    return [
+        say(
+            "{} → {}: the pass-rate change ({}) is within the noise of reruns (noise_floor): "
+            "rerunning the same system moves it as much",
+            r["baseline_run_id"],
+            r["candidate_run_id"],
+            f"{100 * r['pass_rate_delta']:+.1f} pts",
+        )
+        for r in within.iter_rows(named=True)
+    ]

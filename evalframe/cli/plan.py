@@ -55,8 +55,9 @@ def plan(
 
     cfg = ef.load_config(config, preset=preset)
     with progress(f"scoring {dataset} under config {cfg.config_id}"):
-        summary = ef.score_tables(dataset, cfg)["run_summary"]
-    assert isinstance(summary, pl.DataFrame)
+        scored = ef.score_tables(dataset, cfg)
+    summary, variance = scored["run_summary"], scored["variance_components"]
+    assert isinstance(summary, pl.DataFrame) and isinstance(variance, pl.DataFrame)
     summary = summary.filter(pl.col("executions") > 0)
     if run is None:
         order = summary.select(
@@ -64,11 +65,39 @@ def plan(
         )
         run = ef.pairs_for(order)[-1][1] if summary.height >= 2 else summary["run_id"][0]
     check_runs([run], summary["run_id"].to_list())
-    table = plan_rows(summary.filter(pl.col("run_id") == run), detect)
+    table = plan_rows(summary.filter(pl.col("run_id") == run), detect, variance)
     if as_json:
         print_json(table.to_dicts())
         return
     stdout.print(render_plan(table, run, detect))
+    stdout.print(render_design(table))
+
+
+def render_design(table: pl.DataFrame) -> Table:
+    """Cases or attempts: the run mean's standard error now and after doubling either,
+    from variance_components; which of the two buys more."""
+    from rich.table import Table
+
+    from evalframe._private.display import num
+
+    out = Table(
+        title="more cases or more attempts? the run mean's standard error",
+        caption=(
+            "from variance_components: sqrt(var_between/cases + var_within/values); twice "
+            "the cases and twice the attempts each add as many executions. — = fewer than 2 "
+            "cases or no case with a second attempt."
+        ),
+    )
+    for header in ("metric", "now", "twice the cases", "twice the attempts", "buys more"):
+        out.add_column(header, justify="left" if header in ("metric", "buys more") else "right")
+    for r in table.iter_rows(named=True):
+        now, cases, attempts = r["se_now"], r["se_twice_the_cases"], r["se_twice_the_attempts"]
+        if now is None:
+            out.add_row(r["metric"], "—", "—", "—", "—")
+            continue
+        better = "cases" if cases < attempts - 1e-12 else "either (no spread between cases)"
+        out.add_row(r["metric"], num(now), num(cases), num(attempts), better)
+    return out
 
 
 def change_text(detect: float) -> str:

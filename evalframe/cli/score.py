@@ -22,6 +22,7 @@ from evalframe.cli._options import (
     MemoryLimitOpt,
     OutOpt,
     PresetOpt,
+    ReplicatesOpt,
     SeedOpt,
     SparkRemoteOpt,
     ThresholdOpt,
@@ -87,9 +88,10 @@ def score(
     as_json: JsonOpt = False,
     bootstrap: BootstrapOpt = None,
     seed: SeedOpt = 0,
+    replicates: ReplicatesOpt = None,
 ) -> None:
-    """Score every execution; write execution_scores, case_summary and run_summary
-    (and slice_summary with --by).
+    """Score every execution; write execution_scores, case_summary, run_summary and
+    variance_components (and slice_summary with --by, noise_floor with --replicates).
 
     Example: [bold]evalframe score runs/ --preset connexity --threshold 0.75 --check[/bold]
     """
@@ -111,6 +113,7 @@ def score(
         spark_remote=spark_remote,
         bootstrap=bootstrap,
         seed=seed,
+        replicates=replicates,
     )
     if as_json:
         print_json(summary.to_dicts())

@@ -28,9 +28,11 @@ from evalframe._private.pipeline.score import (
     check_request,
     require_spark,
     score_tables_with_leaves,
+    with_noise_floor,
 )
 from evalframe._private.pipeline.tables import Frame, Tables
 from evalframe._private.scoring.execution_scores import evaluator_scores
+from evalframe._private.summaries.noise_floor import with_within_noise
 from evalframe._private.summaries.slices import slice_deltas
 
 COMPARE_NODE_COLUMNS = [S.CONFIG_ID, S.RUN_ID, S.CASE_ID, S.ATTEMPT, S.PATH, S.SCORE]
@@ -52,6 +54,7 @@ def compare_tables(
     spark_remote: str | None = None,
     bootstrap: int | None = None,
     seed: int = 0,
+    replicates: str | None = None,
 ) -> Tables[pl.DataFrame]:
     """Compare runs case by case (docs/compare.md): a `Tables` of case_deltas, evaluator_deltas
     and run_deltas, with `.pairs` (the pairs compared) and `.scored` (the score tables
@@ -62,7 +65,9 @@ def compare_tables(
     (a runs column: model, target, agent) pairs runs within each of its values only (`pairs_for`).
     `engine` is "polars", "duckdb" or "spark" (`spark_remote`: Spark Connect), as for
     `score_tables`; `bootstrap`/`seed` add the case-bootstrap columns to `.scored`'s
-    run_summary, as `score_tables` does. Raises UnknownRunError (listing the known run ids)
+    run_summary, as `score_tables` does. `replicates` (a runs column whose equal values mark
+    reruns) adds noise_floor and run_deltas.within_noise (docs/statistics.md#noise-floor).
+    Raises UnknownRunError (listing the known run ids)
     for a run not in the data."""
     cfg = config if config is not None else Config()
 
@@ -130,6 +135,12 @@ def compare_tables(
 
         kw = {"memory_limit": memory_limit, "spark_remote": spark_remote}
         with_bootstrap(scored, cfg, replicates=bootstrap, seed=seed, engine=engine, **kw)
+    if replicates is not None:
+        groups = with_noise_floor(scored, replicates)
+        floor = scored[S.NOISE_FLOOR]
+        assert isinstance(floor, pl.DataFrame)
+        tables[S.NOISE_FLOOR] = floor
+        tables[S.RUN_DELTAS] = with_within_noise(tables[S.RUN_DELTAS], floor, groups)
     out = Tables(tables)
     out.pairs = chosen
     out.scored = scored

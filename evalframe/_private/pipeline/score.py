@@ -10,8 +10,9 @@ table's message otherwise, and hands the job to that engine alone (never another
 - `engine="spark"` (engines/spark/): evalframe's kernel per partition of whole
   cases, summaries through the rule layer; local[2] or Spark Connect at `spark_remote`.
 
-slice_summary (`by=`) is computed from the engine's execution_scores (an output-side
-summary, summaries/slices.py).
+slice_summary (`by=`) and variance_components are computed from the engine's
+execution_scores (output-side summaries, summaries/slices.py and
+summaries/variance_components.py).
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ from evalframe._private.engines.polars.run import score_tables_polars
 from evalframe._private.errors import UsageError
 from evalframe._private.pipeline.tables import Frame, Tables
 from evalframe._private.summaries.agreement import label_tables
+from evalframe._private.summaries.noise_floor import noise_floor, replicate_groups
 from evalframe._private.summaries.slices import slice_summary
+from evalframe._private.summaries.variance_components import variance_components
 
 ENGINES = caps.ENGINES
 
@@ -49,9 +52,10 @@ def score_tables(
     spark_remote: str | None = None,
     bootstrap: int | None = None,
     seed: int = 0,
+    replicates: str | None = None,
 ) -> Tables[Frame]:
-    """Score a dataset under one config: a `Tables` of execution_scores, case_summary and
-    run_summary.
+    """Score a dataset under one config: a `Tables` of execution_scores, case_summary,
+    run_summary and variance_components.
 
     `dataset` is a dataset path (folder or DuckDB file) or a loaded `Dataset`.
     `evaluators=True` also returns evaluator_scores (one row per execution × tree node,
@@ -62,7 +66,9 @@ def score_tables(
     one, or Spark Connect at `spark_remote` (sc://HOST:PORT).
     `bootstrap=B` adds the case-bootstrap columns of docs/statistics.md#case-bootstrap to
     run_summary (B replicates drawn from `seed`, computed by the same engine:
-    `pipeline/bootstrap.py`). Raises ValidationError listing every input problem at once.
+    `pipeline/bootstrap.py`). `replicates` (a runs column whose equal values mark reruns)
+    adds noise_floor (docs/statistics.md#noise-floor). Raises ValidationError listing every
+    input problem at once.
     """
     cfg = config if config is not None else Config()
     check_request(
@@ -84,12 +90,25 @@ def score_tables(
     else:
         out = _polars(dataset, cfg, evaluators=evaluators, clamp=clamp, memory_limit=memory_limit)
     out = _with_slices(label_tables(out, dataset, cfg), cfg, by)
+    out[S.VARIANCE_COMPONENTS] = variance_components(out[S.EXECUTION_SCORES].lazy()).collect()
+    if replicates is not None:
+        with_noise_floor(out, replicates)
     if bootstrap is not None:
         from evalframe._private.pipeline.bootstrap import with_bootstrap
 
         kw = {"memory_limit": memory_limit, "spark_remote": spark_remote}
         with_bootstrap(out, cfg, replicates=bootstrap, seed=seed, engine=engine, **kw)
     return out
+
+
+def with_noise_floor(out: Tables[Frame], replicates: str) -> pl.DataFrame:
+    """Add noise_floor, from the scored case_summary and the runs column `replicates`, to
+    `out`; return the runs' replicate groups."""
+    summary = out[S.RUN_SUMMARY]
+    assert isinstance(summary, pl.DataFrame)  # run_summary is always materialized
+    groups = replicate_groups(summary, replicates)
+    out[S.NOISE_FLOOR] = noise_floor(out[S.CASE_SUMMARY].lazy(), groups).collect()
+    return groups
 
 
 def _polars(

@@ -26,7 +26,9 @@ from __future__ import annotations
 from typing import Any
 
 from evalframe._private import schema as S
+from evalframe._private.rules.boundaries import exceeds, meets
 from evalframe._private.rules.intervals import ci_high, ci_low
+from evalframe._private.rules.wilson import wilson_high, wilson_low
 
 Expr = Any
 """A polars or narwhals expression."""
@@ -94,6 +96,43 @@ def rate_columns(ns: Namespace, *, with_agreement: bool = True) -> list[Expr]:
         sensitivity(ns, tp, fn).alias(S.SENSITIVITY),
         specificity(ns, tn, fp).alias(S.SPECIFICITY),
     ]
+
+
+# --- admission (docs/judges.md#admission) ----------------------------------------------------
+def bound_columns(ns: Namespace) -> list[Expr]:
+    """sensitivity_low and specificity_low: the 95 % Wilson lower bounds of tp in tp + fn
+    and of tn in tn + fp (null on 0 / 0)."""
+    tp, fp, fn, tn = (ns.col(c) for c in (S.TP, S.FP, S.FN, S.TN))
+    f = ns.Float64
+    return [
+        wilson_low(ns, sensitivity(ns, tp, fn), (tp + fn).cast(f)).alias(S.SENSITIVITY_LOW),
+        wilson_low(ns, specificity(ns, tn, fp), (tn + fp).cast(f)).alias(S.SPECIFICITY_LOW),
+    ]
+
+
+def admitted(ns: Namespace, judges: Any) -> Expr:
+    """A judge (a rater row of judge_agreement) is admitted when n_labeled meets
+    `min_labeled` and every limit that is set is met by its bound (κ by kappa itself); a
+    null bound fails its limit."""
+    ok = ns.col(S.N_LABELED) >= judges.min_labeled
+    limits = (
+        (S.SENSITIVITY_LOW, judges.min_sensitivity),
+        (S.SPECIFICITY_LOW, judges.min_specificity),
+        (S.KAPPA, judges.min_kappa),
+    )
+    for column, limit in limits:
+        if limit is not None:
+            ok = ok & meets(ns.col(column), limit).fill_null(False)
+    return ok.alias(S.ADMITTED)
+
+
+def false_pass_ok(ns: Namespace, max_false_pass: float) -> Expr:
+    """On agreement_curve rows: the 95 % Wilson upper bound of the false passes fp among the
+    label fails fp + tn is at most max_false_pass (EPS); null when there is no label fail."""
+    fp, tn = ns.col(S.FP), ns.col(S.TN)
+    nf = (fp + tn).cast(ns.Float64)
+    high = wilson_high(ns, _ratio(ns, fp, fp + tn), nf)
+    return ~exceeds(high, max_false_pass)
 
 
 def score_error_aggregations(ns: Namespace, judge_score: Expr, label_score: Expr) -> list[Expr]:

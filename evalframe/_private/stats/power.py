@@ -104,12 +104,43 @@ PLAN_COLUMNS = (
 )
 
 
-def plan_rows(run_summary: pl.DataFrame, detect: float) -> pl.DataFrame:
+def run_mean_se(
+    var_between: pl.Expr, var_within: pl.Expr, cases: pl.Expr, values: pl.Expr
+) -> pl.Expr:
+    """Standard error of a run's mean from its variance components:
+    sqrt(var_between / cases + var_within / values)."""
+    return (var_between / cases + var_within / values).sqrt()
+
+
+def design_errors(variance: pl.DataFrame) -> pl.DataFrame:
+    """variance_components rows with the run mean's standard error now (`se_now`), with
+    twice the cases (a → 2a, N → 2N: `se_twice_the_cases`) and with twice the attempts per
+    case (N → 2N: `se_twice_the_attempts`); null where the variances are null. Twice the
+    cases never buys less than twice the attempts (both add N executions); they buy the
+    same when var_between is 0."""
+    vb, vw = pl.col(S.VAR_BETWEEN), pl.col(S.VAR_WITHIN)
+    a, n = pl.col(S.CASES), pl.col(S.VALUES)
+    return variance.with_columns(
+        run_mean_se(vb, vw, a, n).alias("se_now"),
+        run_mean_se(vb, vw, 2 * a, 2 * n).alias("se_twice_the_cases"),
+        run_mean_se(vb, vw, a, 2 * n).alias("se_twice_the_attempts"),
+    )
+
+
+DESIGN = ("se_now", "se_twice_the_cases", "se_twice_the_attempts")
+MEASURE_METRIC = {S.PASSED: "pass_rate", S.SCORE: "mean_score"}
+"""variance_components' measure -> the plan's metric."""
+
+
+def plan_rows(
+    run_summary: pl.DataFrame, detect: float, variance: pl.DataFrame | None = None
+) -> pl.DataFrame:
     """Per run row of `run_summary` and metric (pass_rate, mean_score): the per-case SD
     implied by the clustered standard error, σ_c = se · √G (G = the run's cases); the
     minimum detectable change at the current G, MDE_FACTOR · se; and the cases a suite
     needs to see a change of `detect`, ⌈(MDE_FACTOR · σ_c / detect)²⌉. Null where the se
-    is null (fewer than 2 cases). Vectorized over the runs."""
+    is null (fewer than 2 cases). Vectorized over the runs. With `variance`
+    (variance_components rows), also the run mean's standard errors of `design_errors`."""
     if not detect > 0:
         raise ValueError("detect must be > 0")
     parts = []
@@ -130,7 +161,13 @@ def plan_rows(run_summary: pl.DataFrame, detect: float) -> pl.DataFrame:
                 needed.cast(pl.Int64).alias("cases_needed"),
             )
         )
-    return pl.concat(parts).select(PLAN_COLUMNS)
+    rows = pl.concat(parts).select(PLAN_COLUMNS)
+    if variance is None:
+        return rows
+    design = design_errors(variance).select(
+        S.RUN_ID, pl.col(S.MEASURE).replace_strict(MEASURE_METRIC).alias("metric"), *DESIGN
+    )
+    return rows.join(design, on=[S.RUN_ID, "metric"], how="left", maintain_order="left")
 
 
 # --- three-outcome decisions (docs/compare.md#decisions): what leaves a part open, and what settles

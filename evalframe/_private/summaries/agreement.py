@@ -211,10 +211,24 @@ def best_kappa_thresholds(curve: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def judge_agreement_table(rows: pl.LazyFrame, curve: pl.LazyFrame) -> pl.LazyFrame:
+def recommended_thresholds(curve: pl.LazyFrame, max_false_pass: float | None) -> pl.LazyFrame:
+    """Per group of the curve: the smallest threshold whose false-pass rate has a 95 %
+    Wilson upper bound at most `max_false_pass` (docs/judges.md#admission); groups where none
+    has, or without a label fail, have no row (none at all when the limit is off)."""
+    if max_false_pass is None:
+        curve = curve.filter(pl.lit(False))
+    return (
+        curve.filter(rules.false_pass_ok(pl, max_false_pass or 0.0))
+        .group_by(GROUP)
+        .agg(pl.col(S.THRESHOLD).min().alias(S.RECOMMENDED_THRESHOLD))
+    )
+
+
+def judge_agreement_table(rows: pl.LazyFrame, curve: pl.LazyFrame, judges: Any) -> pl.LazyFrame:
     """`judge_agreement`: per config × run × evaluator (null = the verdict) × rater over
-    the rated rows; then one row per config × run × evaluator with rater null, the counts
-    null and Krippendorff's α across its raters."""
+    the rated rows, with the admission columns of `judges` (the config's `judges:`); then
+    one row per config × run × evaluator with rater null, the counts null and
+    Krippendorff's α across its raters."""
     rated = _rated(rows)
     per_rater = (
         rated.group_by(GROUP, maintain_order=True)
@@ -222,8 +236,15 @@ def judge_agreement_table(rows: pl.LazyFrame, curve: pl.LazyFrame) -> pl.LazyFra
             *rules.confusion_aggregations(pl, pl.col(JUDGE), pl.col(LABEL)),
             *rules.score_error_aggregations(pl, pl.col(S_JUDGE), pl.col(S_LABEL)),
         )
-        .with_columns(*rules.rate_columns(pl))
+        .with_columns(*rules.rate_columns(pl), *rules.bound_columns(pl))
+        .with_columns(rules.admitted(pl, judges))
         .join(best_kappa_thresholds(curve), on=GROUP, how="left", nulls_equal=True)
+        .join(
+            recommended_thresholds(curve, judges.max_false_pass),
+            on=GROUP,
+            how="left",
+            nulls_equal=True,
+        )
     )
     item = [S.CONFIG_ID, S.RUN_ID, S.EVALUATOR, S.CASE_ID, S.ATTEMPT]
     alpha = (
@@ -308,7 +329,11 @@ def label_results(
     )
     curve = agreement_curve_table(rows)
     agreement, curve_df, ppi = pl.collect_all(
-        [judge_agreement_table(rows, curve), curve, ppi_table(execution_scores, labels)]
+        [
+            judge_agreement_table(rows, curve, config.judges),
+            curve,
+            ppi_table(execution_scores, labels),
+        ]
     )
     return LabelResults(agreement, curve_df, ppi, ignored_labels(labels, leaves))
 

@@ -81,6 +81,8 @@ OUTPUT_VIEWS = (
     S.CASE_DELTAS,
     S.EVALUATOR_DELTAS,
     S.RUN_DELTAS,
+    S.VARIANCE_COMPONENTS,
+    S.NOISE_FLOOR,
 )
 """Views over the output tables in results/ (init.sql; `evalframe sql` registers them)."""
 ANALYST_VIEWS = ("regressions", "run_trend")
