@@ -26,8 +26,11 @@ _EXPORTS: dict[str, str] = {
     "read_metadata": "evalframe._private.store.output",
     "write_tables": "evalframe._private.store.output",
     "read_results": "evalframe._private.store.result_sets",
+    "open_results": "evalframe._private.store.result_sets",
+    "sql_connection": "evalframe._private.pipeline.sql",
     "inputs_fingerprint": "evalframe._private.store.fingerprint",
     "cases": "evalframe._private.pipeline.cases",
+    "power_plan": "evalframe._private.pipeline.plan",
     # one function per table, for notebooks (LazyFrames in, LazyFrames out)
     "evaluator_scores": "evalframe._private.scoring.execution_scores",
     "execution_scores": "evalframe._private.scoring.execution_scores",
@@ -43,15 +46,25 @@ _EXPORTS: dict[str, str] = {
     "JudgeAgreement": "evalframe._private.summaries.agreement",
     "judge_agreement": "evalframe._private.summaries.agreement",
     "sample_executions": "evalframe._private.pipeline.sample",
+    "judged_counts": "evalframe._private.pipeline.sample",
+    "write_sample": "evalframe._private.pipeline.sample",
+    "behind_evaluators": "evalframe._private.compare.evaluator_summary",
     "history_tables": "evalframe._private.pipeline.history",
     "series_trend": "evalframe._private.summaries.history",
     "case_history": "evalframe._private.summaries.history",
+    # what compare says beside its tables (the terminal and report.html alike)
+    "series_note": "evalframe._private.compare.pairs",
+    "significant_regressions": "evalframe._private.summaries.slices",
+    "too_small": "evalframe._private.stats.power",
+    "decision_parts_table": "evalframe._private.stats.power",
+    "decision_part_text": "evalframe._private.stats.power",
     # inputs and policy
     "Dataset": "evalframe._private.data.dataset",
     "load_dataset": "evalframe._private.data.dataset",
     "write_demo": "evalframe._private.data.demo",
     "IngestReport": "evalframe._private.ingest",
     "ingest": "evalframe._private.ingest",
+    "INGEST_FORMATS": "evalframe._private.ingest",
     "PRESETS": "evalframe._private.config",
     "Config": "evalframe._private.config",
     "Evaluator": "evalframe._private.config",
@@ -97,9 +110,11 @@ if TYPE_CHECKING:
     from evalframe._private.pipeline.compare import compare_tables
     from evalframe._private.pipeline.sweep import sweep_tables
     from evalframe._private.store.output import read_metadata, write_tables
-    from evalframe._private.store.result_sets import read_results
+    from evalframe._private.store.result_sets import open_results, read_results
     from evalframe._private.store.fingerprint import inputs_fingerprint
     from evalframe._private.pipeline.cases import cases
+    from evalframe._private.pipeline.plan import power_plan
+    from evalframe._private.pipeline.sql import sql_connection
 
     # -- one function per table, for notebooks (LazyFrames in, LazyFrames out)
     from evalframe._private.scoring.execution_scores import evaluator_scores, execution_scores
@@ -112,14 +127,20 @@ if TYPE_CHECKING:
     from evalframe._private.summaries.slices import slice_deltas, slice_summary
     from evalframe._private.summaries.variance_components import variance_components
     from evalframe._private.summaries.agreement import JudgeAgreement, judge_agreement
-    from evalframe._private.pipeline.sample import sample_executions
+    from evalframe._private.pipeline.sample import judged_counts, sample_executions, write_sample
+    from evalframe._private.compare.evaluator_summary import behind_evaluators
     from evalframe._private.pipeline.history import history_tables
     from evalframe._private.summaries.history import case_history, series_trend
+
+    # -- what compare says beside its tables (the terminal and report.html alike)
+    from evalframe._private.compare.pairs import series_note
+    from evalframe._private.summaries.slices import significant_regressions
+    from evalframe._private.stats.power import decision_part_text, decision_parts_table, too_small
 
     # -- inputs and policy
     from evalframe._private.data.dataset import Dataset, load_dataset
     from evalframe._private.data.demo import write_demo
-    from evalframe._private.ingest import IngestReport, ingest
+    from evalframe._private.ingest import INGEST_FORMATS, IngestReport, ingest
     from evalframe._private.config import PRESETS, Config, Evaluator, config_from_dict, load_config
     from evalframe._private.sweep.sweep import Grid, grid_from_dict, load_grid
 
@@ -160,9 +181,12 @@ __all__ = [  # noqa: RUF022 - grouped as the imports above
     "sweep_tables",
     "write_tables",
     "read_results",
+    "open_results",
+    "sql_connection",
     "read_metadata",
     "inputs_fingerprint",
     "cases",
+    "power_plan",
     # one function per table
     "execution_scores",
     "evaluator_scores",
@@ -178,15 +202,25 @@ __all__ = [  # noqa: RUF022 - grouped as the imports above
     "judge_agreement",
     "JudgeAgreement",
     "sample_executions",
+    "judged_counts",
+    "write_sample",
+    "behind_evaluators",
     "history_tables",
     "series_trend",
     "case_history",
+    # what compare says beside its tables
+    "series_note",
+    "significant_regressions",
+    "too_small",
+    "decision_parts_table",
+    "decision_part_text",
     # inputs and policy
     "Dataset",
     "load_dataset",
     "write_demo",
     "ingest",
     "IngestReport",
+    "INGEST_FORMATS",
     "Config",
     "Evaluator",
     "PRESETS",

@@ -22,11 +22,13 @@ from evalframe._private.report.plots import (
     verdict_chart,
 )
 from evalframe._private.report.tables import report_tables
+from evalframe._private.store.result_sets import check_report_path
 
 __all__ = [
     "build_report",
     "chart_note",
     "charts_for",
+    "check_report_path",
     "evaluator_delta_heatmap",
     "pass_rate_chart",
     "power_curve_chart",

@@ -19,9 +19,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "evalframe"
 
 STAGES: tuple[tuple[str, ...], ...] = (
-    ("evalframe._private", "schema", "errors", "version", "display"),  # names, errors, display
+    ("evalframe._private", "schema", "errors", "version"),  # names and errors
     ("rules",),  # every rule, written once (evalframe/_private/rules/)
-    ("stats", "config"),
+    # how values are shown (evalframe/format.py, public: the terminal's and the report's)
+    ("stats", "config", "evalframe.format", "display"),
     ("store",),  # result sets, input tables, the lock
     ("data",),  # open, validate and key the input tables
     ("scoring",),  # execution_scores, evaluator_scores
@@ -234,49 +235,14 @@ def test_the_graph_sees_function_level_imports():
     assert nested, "no function-level import found: the walker would miss hidden cycles"
 
 
-CLI_MAY_IMPORT = ("cli", "schema", "errors", "display", "version")
-"""What the command line may import besides the public API (`evalframe`, its public
-modules): its own renderers and commands (`_private/cli/`) and the names, errors and
-display rules every stage shares."""
-
-CLI_PRIVATE_IMPORTS_LEFT = {
-    "evalframe._private.compare.pairs",
-    "evalframe._private.config",
-    "evalframe._private.engines.duckdb.sql",
-    "evalframe._private.ingest",
-    "evalframe._private.pipeline.sample",
-    "evalframe._private.report.plots",
-    "evalframe._private.rules.constants",
-    "evalframe._private.scoring.tree",
-    "evalframe._private.stats.power",
-    "evalframe._private.store.fsops",
-    "evalframe._private.store.result_sets",
-    "evalframe._private.summaries.slices",
-}
-"""Issue 19 item 4, not done yet: the private modules the CLI still imports. The list
-only shrinks: remove a module from it when the CLI stops importing it (through the public
-API, or by moving a CLI-only helper into `_private/cli/`)."""
-
-
-def _cli_private_imports() -> dict[str, list[str]]:
-    found: dict[str, list[str]] = defaultdict(list)
-    for module in sorted(MODULES):
-        if _group(module) != "evalframe.cli":
-            continue
-        for target, _, line in _imports(module):
-            resolved = _resolve(target)
-            if resolved and resolved.startswith("evalframe._private"):
-                group = _group(resolved)
-                if resolved != "evalframe._private" and group not in CLI_MAY_IMPORT:
-                    found[resolved].append(f"{MODULES[module].relative_to(ROOT)}:{line}")
-    return found
-
-
-def test_the_cli_imports_only_the_public_api_and_its_own_renderers():
-    found = _cli_private_imports()
-    new = {m: where for m, where in found.items() if m not in CLI_PRIVATE_IMPORTS_LEFT}
-    assert new == {}, "the CLI imports private modules outside its own:\n" + "\n".join(
-        f"{m} ({', '.join(where)})" for m, where in sorted(new.items())
-    )
-    gone = sorted(CLI_PRIVATE_IMPORTS_LEFT - set(found))
-    assert gone == [], f"no longer imported by the CLI; drop from CLI_PRIVATE_IMPORTS_LEFT: {gone}"
+def test_the_cli_imports_only_the_public_api():
+    """evalframe/cli/ is a user of the public API (`evalframe`, evalframe.format,
+    evalframe.plots): no import of evalframe._private, however late or typing-only."""
+    found = [
+        f"{MODULES[module].relative_to(ROOT)}:{line} imports {target}"
+        for module in sorted(MODULES)
+        if _group(module) == "evalframe.cli"
+        for target, _, line in _imports(module)
+        if target.startswith("evalframe._private")
+    ]
+    assert found == [], "\n".join(found)

@@ -11,6 +11,7 @@ import duckdb
 import pytest
 
 import evalframe as ef
+from evalframe import sql_connection
 from evalframe._private import schema as S
 from evalframe._private.data.demo import write_demo
 from evalframe._private.engines.duckdb.sql import (
@@ -19,7 +20,6 @@ from evalframe._private.engines.duckdb.sql import (
     render_init_sql,
     sql_dir,
 )
-from evalframe.cli._shell import open_connection
 
 SQL = sql_dir()
 README = SQL / "README.md"
@@ -126,8 +126,8 @@ def test_readme_examples_run_with_only_the_duckdb_cli_setup(demo, monkeypatch):
 
 @pytest.mark.slow
 def test_readme_examples_run_in_evalframe_sql(demo):
-    con, found = open_connection(demo)
-    assert {S.EXECUTION_SCORES, S.RUN_SUMMARY, S.CASE_DELTAS} <= set(found)
+    con, opened = sql_connection(demo)
+    assert {S.EXECUTION_SCORES, S.RUN_SUMMARY, S.CASE_DELTAS} <= set(opened.views)
     for name, i, block in _examples():
         try:
             run(con, block)

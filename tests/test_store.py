@@ -67,9 +67,10 @@ def test_other_commands_tables_are_kept_only_while_the_inputs_are_unchanged(ds, 
 def test_score_then_compare_never_mixes_configs_in_the_latest_views(ds):
     assert runner.invoke(app, ["score", str(ds), "-t", "0.7"]).exit_code == 0
     assert runner.invoke(app, ["compare", str(ds)]).exit_code in (0, 1)
-    from evalframe.cli._shell import open_connection
+    from evalframe import sql_connection
 
-    con, found = open_connection(ds)
+    con, opened = sql_connection(ds)
+    found = list(opened.views)
     latest = ef.load_config().config_id
     assert found == ["case_deltas", "evaluator_deltas", "run_deltas"]
     for view in ("run_summary", "case_summary", "execution_scores", *found, "run_trend"):

@@ -234,8 +234,8 @@ def test_compare_states_the_policy_first_with_the_threshold_override(demo, tmp_p
 def test_terminal_and_report_state_the_policy_from_one_source(tmp_path):
     """The terminal's line is display.policy_lines without its long explanations; the
     report's header is the same pieces with them: every fact of one is in the other."""
-    from evalframe._private.display import LONG, SHORT, VALUE, policy_lines, policy_text
     from evalframe._private.report.sections import policy_section
+    from evalframe.format import LONG, SHORT, VALUE, policy_lines, policy_text
 
     cfg = ef.load_config(None, threshold=0.72)
     lines = policy_lines(cfg)
@@ -357,7 +357,7 @@ def test_sql_line_mode_is_picked_when_a_row_is_too_wide(demo):
 def test_sql_prompt_help_and_mode(demo, capsys):
     from evalframe.cli import _shell as sql_shell
 
-    con, found = sql_shell.open_connection(demo)
+    con, found = ef.sql_connection(demo)
     lines = iter(
         [
             ".help",

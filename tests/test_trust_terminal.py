@@ -16,10 +16,10 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
+import evalframe as ef
 from evalframe._private.data.demo import write_demo
 from evalframe.cli import app
 from evalframe.cli._render import error_line, id_text, say
-from evalframe.cli._shell import open_connection
 
 pytestmark = pytest.mark.slow  # outside the fast lane (pyproject `slow`)
 
@@ -327,7 +327,7 @@ def test_every_readme_example_runs_read_only(scored):
     sections = re.split(r"^## ", text, flags=re.MULTILINE)
     blocks = [b for s in sections if HEADING.search("## " + s) for b in BLOCK.findall(s)]
     assert len(blocks) > 20
-    con, _found = open_connection(scored, read_only=True)
+    con, _found = ef.sql_connection(scored, read_only=True)
     try:
         for block in blocks:
             rel = con.sql(block)

@@ -1,329 +1,40 @@
-"""How values are shown: one rule for the terminal and the HTML report.
+"""The display rules' old home: they live in the public module evalframe/format.py now. The
+names the report still imports from here, until it imports evalframe.format itself."""
 
-Single source of truth for display rules both renderers share (evalframe/_private/cli/
-render.py for the terminal, evalframe/_private/report/ for report.html): ids made
-visible, rates and numbers as text, "no pass rate" for unscored runs, regression reasons
-and case counts as sentences. It sits below both, so neither imports the other.
-
-Ids:
-Run ids, case ids and evaluator names come from other tools' files. Shown raw, a control
-character can clear a terminal, plant a hyperlink, abort the chart renderer or, with a bidi
-override, visually reverse the text around it. `visible` makes those characters visible as
-escapes; every other character (including `[`, `]`, `<`, `&` and the backslash) stays literal,
-so markup and HTML escaping remain the caller's job.
-"""
-
-from __future__ import annotations
-
-import re
-from collections.abc import Mapping, Sequence
-from typing import Any
-
-import polars as pl
-
-from evalframe._private import schema as S
+from evalframe.format import (
+    INVISIBLE,
+    SHORT,
+    VALUE,
+    case_counts,
+    has_paired_cases,
+    num,
+    p_value,
+    pass_at_text,
+    pass_k_values,
+    pass_rate_delta,
+    pct,
+    policy_lines,
+    reason_text,
+    run_rate,
+    visible,
+    with_pass_k_cases,
+)
 
 __all__ = [
     "INVISIBLE",
+    "SHORT",
+    "VALUE",
     "case_counts",
     "has_paired_cases",
-    "no_scored_execution",
     "num",
     "p_value",
     "pass_at_text",
-    "pass_k_cases",
     "pass_k_values",
     "pass_rate_delta",
     "pct",
     "policy_lines",
-    "policy_text",
     "reason_text",
     "run_rate",
     "visible",
     "with_pass_k_cases",
 ]
-
-INVISIBLE = r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
-"""The characters `visible` escapes, as a regex class that Python's `re` and polars
-(Rust regex) read alike: C0 controls, DEL, C1 controls, the line/paragraph separators and
-the bidi embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069). Use it to find
-the values that need `visible` (e.g. `Series.str.contains(INVISIBLE)`), not to replace."""
-_INVISIBLE = re.compile(INVISIBLE)
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def visible(text: str) -> str:
-    r"""`text` with control, separator and bidi-control characters shown as escapes.
-
-    Code points below U+0100 become `\xNN` (ESC -> `\x1b`, tab -> `\x09`, newline -> `\x0a`),
-    the others `\uNNNN` (U+2028 -> `\u2028`, U+202E -> `\u202e`); lowercase hex. Everything
-    else is returned unchanged, so a text without such characters is returned as is.
-    """
-    return _INVISIBLE.sub(_escape, text)
-
-
-# --- numbers and run rows as shown -------------------------------------------------------
-def pct(x: float | None) -> str:
-    """A rate as a percentage with one decimal (0.8125 -> 81.2%); "—" for no value."""
-    return "—" if x is None else f"{100 * x:.1f}%"
-
-
-def num(x: float | None, digits: int = 3) -> str:
-    """A number with `digits` decimals; "—" for no value."""
-    return "—" if x is None else f"{x:.{digits}f}"
-
-
-def no_scored_execution(pass_rate: float | None, mean_score: float | None) -> bool:
-    """The one rule for "this run has no pass rate": no execution of the run has a score
-    (all unscored or errored: mean_score is null, docs/scoring.md#runs) and none passed through its
-    outcomes (pass_rate is 0). Its pass_rate of 0 and case_pass_rate of 0 are then no
-    rates at all and read "—", in the terminal and in the HTML report alike."""
-    return mean_score is None and not pass_rate
-
-
-def run_rate(r: Mapping[str, Any], column: str = S.PASS_RATE, prefix: str = "") -> float | None:
-    """A rate of a run as it is shown: None (read "—") when the run has no scored
-    execution. `r` is a run_summary row (prefix "") or a run_deltas row (prefix
-    "baseline_" / "candidate_")."""
-    if no_scored_execution(r.get(f"{prefix}{S.PASS_RATE}"), r.get(f"{prefix}{S.MEAN_SCORE}")):
-        return None
-    return r.get(f"{prefix}{column}")
-
-
-def pass_rate_delta(r: Mapping[str, Any]) -> float | None:
-    """A run_deltas row's pass_rate_delta as it is shown: None when either run has no
-    scored execution (a change from or to "no pass rate" is no change of pass rate)."""
-    if run_rate(r, prefix="baseline_") is None or run_rate(r, prefix="candidate_") is None:
-        return None
-    return r.get("pass_rate_delta")
-
-
-def has_paired_cases(r: Mapping[str, Any]) -> bool:
-    """A run_deltas row has cases scored in both runs: only then are its paired
-    statistics (paired pass change, McNemar p, power) shown."""
-    return bool(r.get(S.N_PAIRED))
-
-
-def p_value(x: float | None) -> str:
-    """A p- or q-value with 4 significant digits (2.711e-20, 0.0312, 1), never rounded to
-    0."""
-    return "—" if x is None else f"{x:.4g}"
-
-
-def reason_text(code: str, r: Mapping[str, Any], limits: Any) -> str:
-    """A regression reason code of a run_deltas row as a sentence with the numbers behind it
-    and the configured limit (terminal and HTML report alike)."""
-    if code == "pass_rate_drop":
-        allowed = "" if limits is None else f" (allowed {100 * limits.max_pass_rate_drop:.1f} pts)"
-        if run_rate(r, prefix="candidate_") is None:  # fell to "no pass rate"
-            return (
-                f"pass rate: no execution of {r['candidate_run_id']} has a score (unscored "
-                f"or errored); {r['baseline_run_id']} passed {pct(r['baseline_pass_rate'])}"
-            )
-        return f"pass rate fell {-100 * r['pass_rate_delta']:.1f} pts{allowed}"
-    if code == "mean_score_drop":
-        allowed = "" if limits is None else f" (allowed {limits.max_mean_score_drop:.3f})"
-        return f"mean score fell {-r['mean_score_delta']:.3f}{allowed}"
-    if code == "latency_increase":
-        base = r["baseline_latency_mean"]
-        rise = r["latency_mean_delta"] / base if base else None
-        allowed = "" if limits is None else f" (allowed {100 * limits.max_latency_increase:.0f}%)"
-        return f"mean latency rose {pct(rise)}{allowed}"
-    return code
-
-
-# --- pass@k and the cases it covers -----------------------------------------------------
-PASS_K_CASES = "_cases_with_{}"
-"""Column (of a run summary joined with `pass_k_cases`) counting cases with >= k attempts."""
-ALL_CASES = "_cases"
-"""Column (of a run summary joined with `pass_k_cases`) counting the run's cases."""
-
-
-def pass_k_values(columns: Sequence[str]) -> list[int]:
-    """The k of every pass_at_<k> column (config attempts.k), ascending."""
-    prefix = S.pass_at(0).removesuffix("0")
-    return sorted(
-        int(c.removeprefix(prefix))
-        for c in columns
-        if c.startswith(prefix) and c.removeprefix(prefix).isdigit()
-    )
-
-
-def pass_k_cases(case_summary: pl.DataFrame | pl.LazyFrame, ks: Sequence[int]) -> pl.DataFrame:
-    """Per config × run: how many cases have at least k attempts (the cases pass@k and pass^k
-    are averaged over, docs/statistics.md#passk-and-passk), for each k, and the cases in all
-    (`ALL_CASES`)."""
-    return (
-        case_summary.lazy()
-        .group_by(S.CONFIG_ID, S.RUN_ID)
-        .agg(
-            pl.len().alias(ALL_CASES),
-            *((pl.col("attempts") >= k).sum().alias(PASS_K_CASES.format(k)) for k in ks),
-        )
-        .collect()
-    )
-
-
-def with_pass_k_cases(
-    run_summary: pl.DataFrame, case_summary: pl.DataFrame | pl.LazyFrame | None
-) -> pl.DataFrame:
-    """run_summary with, per k of its pass_at_<k> columns, how many of the run's cases have
-    >= k attempts (`pass_k_cases`); unchanged without pass@k columns or case_summary."""
-    ks = pass_k_values(run_summary.columns)
-    if not ks or case_summary is None:
-        return run_summary
-    counts = pass_k_cases(case_summary, ks)
-    return run_summary.join(counts, on=[S.CONFIG_ID, S.RUN_ID], how="left", maintain_order="left")
-
-
-def pass_at_text(r: Mapping[str, Any], k: int) -> str:
-    """A run's pass@k as shown in the terminal and the report: the rate and, when the row
-    was joined with `pass_k_cases`, over how many of its cases ("62.5% (20/200 cases)");
-    "—" when no case has k attempts."""
-    value = pct(r.get(S.pass_at(k)))
-    counted, cases = r.get(PASS_K_CASES.format(k)), r.get(ALL_CASES)
-    return value if counted is None else f"{value} ({counted}/{cases} cases)"
-
-
-# --- the policy --------------------------------------------------------------------------
-VALUE, TEXT, LONG, SHORT = "value", "text", "long", "short"
-"""Kinds of a policy piece: a value (emphasised), text shown everywhere, an explanation the
-report shows and the terminal's short line leaves out, text only that short line shows."""
-Piece = tuple[str, str]
-"""A piece of a policy line: its text and its kind (VALUE, TEXT, LONG, SHORT)."""
-
-
-def policy_lines(cfg: Any) -> list[list[Piece]]:
-    """The policy a result was computed under, as three lines of (text, kind) pieces: the
-    execution rules (config id, threshold or --threshold override, borderline band,
-    outcomes, attempts, missing evaluators), the run gates and the compare limits. One
-    source for the report's header (report/sections.py: LONG pieces kept, values in bold)
-    and the terminal's short line (`score` under the run table, `compare` at the top:
-    cli/render.py `policy_note`: SHORT pieces instead of LONG). `cfg` is a Config; the
-    config id is text from a file: the caller shows it through `visible`/escaping."""
-    if cfg.threshold_override is not None:
-        threshold: list[Piece] = [
-            (f"threshold {cfg.threshold_override:g}", VALUE),
-            (" (--threshold", TEXT),
-            (": overrides every execution's own executions.threshold", LONG),
-            (")", TEXT),
-        ]
-    else:
-        threshold = [
-            (f"threshold {cfg.threshold:g}", VALUE),
-            (" (an execution's own executions.threshold wins where the data sets one)", LONG),
-        ]
-    top = cfg.threshold_override if cfg.threshold_override is not None else cfg.threshold
-    band: list[Piece] = (
-        [("no borderline band", TEXT)]
-        if cfg.borderline is None
-        else [
-            (f"borderline band [{cfg.borderline:g}, {top:g})", VALUE),
-            (" (verdict “borderline”: not passing)", LONG),
-        ]
-    )
-    gates, limits = cfg.run_gates, cfg.compare
-    significance: list[Piece] = (
-        [
-            ("; a drop counts only when its paired 95 % interval lies below 0", LONG),
-            ("; drops must be significant", SHORT),
-        ]
-        if limits.require_significance
-        else []
-    )
-    return [
-        [
-            ("config ", TEXT),
-            (str(cfg.config_id), VALUE),
-            (": ", TEXT),
-            *threshold,
-            ("; ", TEXT),
-            *band,
-            ("; outcomes ", TEXT),
-            (str(cfg.outcomes), VALUE),
-            ("; attempts: score ", TEXT),
-            (str(cfg.attempts.score), VALUE),
-            (", passed when ", TEXT),
-            (str(cfg.attempts.passed), VALUE),
-            (" pass; missing evaluators ", TEXT),
-            (str(cfg.on_missing), VALUE),
-            (".", TEXT),
-        ],
-        [
-            ("Run gates", VALUE),
-            (": mean score meets ", TEXT),
-            (f"{gates.min_mean_score:g}", VALUE),
-            (" and pass rate meets ", TEXT),
-            (pct(gates.min_pass_rate), VALUE),
-            (".", TEXT),
-        ],
-        [
-            ("Compare limits", VALUE),
-            (" (a pair regresses when one is exceeded)", LONG),
-            (": pass-rate drop ", TEXT),
-            (f"{100 * limits.max_pass_rate_drop:.1f} pts", VALUE),
-            (", mean-score drop ", TEXT),
-            (f"{limits.max_mean_score_drop:g}", VALUE),
-            (", mean-latency increase ", TEXT),
-            (f"{100 * limits.max_latency_increase:.0f}%", VALUE),
-            (
-                "; a case counts as regressed or improved when its verdict flips or its "
-                "score moves more than ",
-                LONG,
-            ),
-            ("; case_delta ", SHORT),
-            (f"{limits.case_delta:g}", VALUE),
-            (" (case_delta)", LONG),
-            *significance,
-            (".", TEXT),
-        ],
-    ]
-
-
-def policy_text(cfg: Any, *, short: bool = False) -> str:
-    """`policy_lines` as plain text, one line each (ids made visible); `short`: the
-    terminal's form (SHORT pieces instead of the LONG explanations)."""
-    dropped = LONG if short else SHORT
-    return "\n".join(
-        "".join(visible(text) for text, kind in line if kind != dropped)
-        for line in policy_lines(cfg)
-    )
-
-
-def case_counts(r: Mapping[str, Any], pair_cases: pl.DataFrame, limits: Any = None) -> str:
-    """The case counts of a pair by status, each regression (improvement) count split into
-    the cases whose verdict flipped pass→fail (fail→pass) and the score-only ones (verdict
-    kept, the score moved more than `case_delta`), and the flips among `error` cases (a side
-    without a scored attempt), so the counts add up to McNemar's flips."""
-    down = pl.col("baseline_passed") & ~pl.col("candidate_passed")
-    up = ~pl.col("baseline_passed") & pl.col("candidate_passed")
-    is_status = pl.col(S.STATUS).eq
-    flips = pair_cases.select(
-        (is_status("regression") & down).sum().alias("regression"),
-        (is_status("improvement") & up).sum().alias("improvement"),
-        (is_status("error") & down).sum().alias("error_down"),
-        (is_status("error") & up).sum().alias("error_up"),
-    ).row(0, named=True)
-    delta = "" if limits is None else f" by more than {limits.case_delta:g}"
-    parts = []
-    for status in ("regression", "improvement", "unchanged", "new", "removed", "error"):
-        n = r[f"n_{status}"]
-        text = f"{n} {status}"
-        if status in ("regression", "improvement") and n:
-            flipped = int(flips[status] or 0)
-            arrow, moved = (
-                ("pass→fail", "fell") if status == "regression" else ("fail→pass", "rose")
-            )
-            kept = f"score-only (verdict kept, score {moved}{delta})"
-            text += f" = {flipped} {arrow} + {n - flipped} {kept}"
-        if status == "error" and (flips["error_down"] or flips["error_up"]):
-            text += (
-                f" (a side without a scored attempt; {int(flips['error_down'] or 0)} pass→fail, "
-                f"{int(flips['error_up'] or 0)} fail→pass)"
-            )
-        parts.append(text)
-    return "cases: " + ", ".join(parts)

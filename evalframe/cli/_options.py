@@ -71,9 +71,9 @@ def _max_configs() -> str:
 
 
 def _formats() -> str:
-    from evalframe._private.ingest import FORMATS
+    from evalframe import INGEST_FORMATS
 
-    return ", ".join(FORMATS)
+    return ", ".join(INGEST_FORMATS)
 
 
 def _cases_per_pair() -> str:
@@ -130,25 +130,10 @@ OutOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 
 
-def check_memory_limit(value: str | None) -> str | None:
-    """The --memory-limit callback: the one parser (config.parse_memory_limit), so a bad
-    size is a usage error (exit 2) before anything is read, whatever the engine."""
-    if value is not None:
-        from evalframe import UsageError
-        from evalframe._private.config import parse_memory_limit
-
-        try:
-            parse_memory_limit(value)
-        except UsageError as exc:
-            raise typer.BadParameter(str(exc).removeprefix("--memory-limit ")) from None
-    return value
-
-
 MemoryLimitOpt = Annotated[
     str | None,
     typer.Option(
         "--memory-limit",
-        callback=check_memory_limit,
         help="Memory budget, e.g. 3GB, 512MB, 1.5GiB (default 3GB; 64MB to 1024TiB): DuckDB "
         "spills to disk beyond it, the polars engine scores runs in batches that fit it.",
     ),

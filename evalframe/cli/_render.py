@@ -6,20 +6,25 @@ import base64
 import json
 import math
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
 
 import polars as pl
-from rich.console import Console
+from rich.align import Align
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
-from evalframe._private.display import (
+from evalframe.cli._console import stderr as stderr
+from evalframe.cli._console import stdout as stdout
+from evalframe.format import (
+    INTERVALS_NOTE,
     LONG,
     VALUE,
+    ms,
     num,
     pass_at_text,
     pass_k_values,
@@ -27,29 +32,27 @@ from evalframe._private.display import (
     policy_lines,
     run_rate,
     visible,
+    with_se,
+    with_wilson,
 )
-from evalframe._private.report.plots import RATE_INTERVAL, rate_interval
-from evalframe._private.rules.constants import Z_95
-from evalframe.cli._console import stderr as stderr
-from evalframe.cli._console import stdout as stdout
 
 # --- data in the terminal -----------------------------------------------------------------
 # Run ids, case ids, evaluator names, config ids, slice values and paths come from other
 # tools' files. They reach the terminal only through the three helpers below: shown
 # literally (rich markup in them is text, never markup) and with control, separator and
-# bidi characters made visible by the one rule of `display.visible`.
+# bidi characters made visible by the one rule of `format.visible`.
 
 
 _SLOT = "\x00"
 """Marks a `{}` of a `say` template while its markup is parsed (never part of a template;
-in a value, display.visible shows it as \\x00)."""
+in a value, format.visible shows it as \\x00)."""
 
 
 def say(template: str, *values: object) -> Text:
     """A message carrying data: `template` is rich markup whose `{}` (literal braces, not
     str.format) each take the next value, shown literally with the style around its `{}`:
     never parsed as markup (`[/x]` and `[bold]r2[/bold]` print as themselves), control,
-    separator and bidi characters made visible (`display.visible`), no emoji codes. Every
+    separator and bidi characters made visible (`format.visible`), no emoji codes. Every
     message that quotes an id, a path or another value from data goes through here."""
     pieces = template.split("{}")
     if len(pieces) != len(values) + 1:
@@ -75,7 +78,7 @@ def id_text(value: object) -> Text:
 
 
 def visible_lines(text: str) -> str:
-    """`text` with control characters visible (`display.visible`) line by line: its own
+    """`text` with control characters visible (`format.visible`) line by line: its own
     line breaks stay line breaks."""
     return "\n".join(visible(line) for line in text.split("\n"))
 
@@ -92,56 +95,21 @@ def error_line(exc: BaseException | str) -> Text:
     return Text("error:", style="bold red") + " " + message_text(str(exc))
 
 
-GLUE = "\u00a0"
-"""Joins words `Prose` never breaks apart ("McNemar p = 7.523e-37"); printed as a space."""
+def prose(text: Text | str) -> Align:
+    """A paragraph that wraps between words at the console width, though the consoles
+    print with soft_wrap (which keeps a path in a message one piece in a pipe)."""
+    out = text.copy() if isinstance(text, Text) else Text(text)
+    out.no_wrap, out.overflow = False, "fold"
+    return Align.left(out, pad=False)
 
 
-class Prose:
-    """A line of prose wrapped at the console width between words, never inside one: a
-    number (7.523e-37) stays whole, and words joined by GLUE stay on one line. The consoles
-    print with soft_wrap (a path in a message stays one piece in a pipe), so without this a
-    terminal breaks a long line at its last column, inside whatever word is there."""
-
-    def __init__(self, text: Text | str) -> None:
-        self.text = text if isinstance(text, Text) else Text(text)
-
-    def __rich_console__(self, console: Console, options: Any) -> Iterator[Text]:
-        width = max(options.max_width, 1)
-        for line in self.text.split("\n", include_separator=False):
-            plain = line.plain
-            cuts = [k + 1 for k, ch in enumerate(plain) if ch == " " and k + 1 < len(plain)]
-            current = Text(style=line.style, end="\n")
-            for piece in line.divide(cuts):
-                word = len(piece.plain.rstrip(" "))
-                if current.plain and current.cell_len + word > width:
-                    current.rstrip()
-                    yield _unglued(current)
-                    current = Text(style=line.style, end="\n")
-                current.append_text(piece)
-            current.rstrip()
-            yield _unglued(current)
-
-
-def _unglued(text: Text) -> Text:
-    """`text` with its GLUE characters shown as spaces (the same length: spans stay)."""
-    out = Text(text.plain.replace(GLUE, " "), style=text.style, end="\n")
-    out.spans = list(text.spans)
-    return out
-
-
-SE_FOOTNOTE = (
-    f"Brackets after a pass rate: its {RATE_INTERVAL} (as in report.html). "
-    "± after a mean score: one standard error, clustered by case; a 95 % interval is about "
-    f"± {Z_95} × that."
-)
-"""The run and slice tables' note on their intervals."""
 UNSCORED_FOOTNOTE = "— = no execution of the run has a score (unscored or errored)."
 
 
-def policy_note(cfg: Any) -> Prose:
-    """The policy in one short paragraph headed "policy:" (`display.policy_lines`, the
+def policy_note(cfg: Any) -> Align:
+    """The policy in one short paragraph headed "policy:" (`format.policy_lines`, the
     report header's source, without its LONG explanations), values in bold, the config id
-    shown literally; wrapped between words."""
+    shown literally."""
     text = Text("policy: ")
     for k, line in enumerate(policy_lines(cfg)):
         if k:
@@ -149,11 +117,7 @@ def policy_note(cfg: Any) -> Prose:
         for piece, kind in line:
             if kind != LONG:
                 text.append(visible(piece), style="bold" if kind == VALUE else "")
-    return Prose(text)
-
-
-def ms(x: float | None) -> str:
-    return "—" if x is None else f"{x:,.0f} ms"
+    return prose(text)
 
 
 def yes_no(x: bool | None) -> str:
@@ -228,195 +192,132 @@ def print_csv(frame: pl.DataFrame) -> None:
     sys.stdout.write(visible_lines(text) if sys.stdout.isatty() else text)
 
 
-def rows(frame: pl.DataFrame) -> list[dict[str, Any]]:
-    return frame.to_dicts()
-
-
 def id_column(table: Table, header: str, **kwargs: Any) -> None:
     """An id column (run, case, config): never shortened with an ellipsis, which made two
     runs with a common prefix look the same; a long id folds onto the next line."""
     table.add_column(header, overflow="fold", **kwargs)
 
 
-RUN_COLUMN_PRIORITY = {
-    "config": 0,
-    "run": 0,
-    "pass rate": 1,
-    "run verdict": 1,
-    "mean score": 2,
-    "score gate": 3,
-    "rate gate": 3,
-    "execs": 4,
-    "pass/border/fail": 5,
-    "case pass": 5,
-    "errored": 6,
-    "p95 latency": 7,
-    "cost": 8,
-}
-"""Run-table column -> priority (0 = always shown); on a narrow terminal the columns with
-the highest numbers are left out first, so every shown cell stays whole."""
-
-
 ID_WIDTH = 16
 """Width an id column keeps on a narrow terminal before other columns are left out (longer
 ids fold onto more lines)."""
+
+Column = tuple[str, Callable[[dict], "str | Text"], JustifyMethod, int]
+"""A column of a `FitTable`: header, cell of a row, justify and priority (0: an id column,
+always shown and folded when long; on a narrow terminal the highest numbers go first)."""
 
 
 class FitTable:
     """A rich table that fits the console by leaving out whole columns, never by cutting
     cells: ids fold onto the next line (a cut id made two runs look the same), every other
-    cell stays on one line, whole; when the console is too narrow for all columns, the
-    lowest-priority ones are left out and a line below the table names them."""
+    cell stays whole on one line; when the console is too narrow for all columns, headers
+    stack one word a line, the lowest-priority columns are left out and a line below the
+    table names them."""
 
-    def __init__(
-        self,
-        title: str,
-        columns: Sequence[tuple[str, str, int, bool]],
-        rows: Sequence[Sequence[str | Text]],
-        notes: Sequence[str] = (),
-    ) -> None:
-        self.title = title
-        self.columns = list(columns)  # (header, justify, priority, is_id)
-        self.rows = [list(r) for r in rows]
-        self.notes = list(notes)
-        self.dropped: list[str] = []
-
-    def _cells(self, k: int) -> int:
-        return max((_cell_len(r[k]) for r in self.rows), default=0)
+    def __init__(self, title: str, columns: list[Column], rows: list[dict], notes: list[str]):
+        self.title, self.columns, self.notes = title, columns, notes
+        cells = [
+            [
+                Text.from_markup(c) if isinstance(c, str) else c
+                for c in (cell(r) for _h, cell, _j, _p in columns)
+            ]
+            for r in rows
+        ]
+        self.cells = cells
+        self.widest = [
+            max((row[k].cell_len for row in cells), default=0) for k in range(len(columns))
+        ]
 
     def _natural(self, k: int) -> int:
-        """Narrowest width column k takes squeezed: every cell whole, the header one word a
-        line; an id column folds, so it counts at most ID_WIDTH."""
-        header, _justify, _priority, is_id = self.columns[k]
-        words = max(len(w) for w in header.split())
-        cells = self._cells(k)
-        return max(words, min(cells, ID_WIDTH)) if is_id else max(words, cells)
+        """Narrowest width column k takes: every cell whole, the header one word a line; an
+        id column folds, so it counts at most ID_WIDTH."""
+        header, _cell, _justify, priority = self.columns[k]
+        cells = min(self.widest[k], ID_WIDTH) if priority == 0 else self.widest[k]
+        return max(cells, *(len(word) for word in header.split()))
 
-    def table(self, width: int) -> Table:
-        table = Table(title=self.title, title_justify="left", caption_justify="left")
-        self.dropped = []
-        # each column costs its width + 2 padding + 1 border, plus the closing border
-        full = sum(max(len(c[0]), self._cells(k)) + 3 for k, c in enumerate(self.columns)) + 1
-        if full <= width:  # everything fits on one line per row
-            for header, justify, _priority, is_id in self.columns:
-                if is_id:
-                    id_column(table, header, justify=justify)
-                else:
-                    table.add_column(header, justify=justify)  # type: ignore[arg-type]
-            for r in self.rows:
-                table.add_row(*r)
-            if self.notes:
-                table.caption = "\n".join(self.notes)
-            return table
+    def table(self, width: int) -> tuple[Table, list[str]]:
+        """The table at `width` and the headers of the columns left out."""
         keep = list(range(len(self.columns)))
-        while sum(self._natural(k) + 3 for k in keep) + 1 > width:
-            droppable = [k for k in keep if self.columns[k][2] > 0]
+        # each column costs its width + 2 padding + 1 border, plus the closing border
+        fits = (
+            sum(max(len(c[0]), w) + 3 for c, w in zip(self.columns, self.widest, strict=True))
+            < width
+        )
+        while not fits and sum(self._natural(k) + 3 for k in keep) >= width:
+            droppable = [k for k in keep if self.columns[k][3] > 0]
             if not droppable:
                 break
-            worst = max(droppable, key=lambda k: (self.columns[k][2], k))
-            keep.remove(worst)
-            self.dropped.append(self.columns[worst][0])
+            keep.remove(max(droppable, key=lambda k: (self.columns[k][3], k)))
+        table = Table(title=self.title, title_justify="left", caption_justify="left")
+        table.caption = "\n".join(self.notes) or None
         for k in keep:
-            header, justify, _priority, is_id = self.columns[k]
-            stacked = "\n".join(header.split())  # one word a line
-            if is_id:  # folds past its minimum, never cut
-                id_column(table, stacked, justify=justify, min_width=self._natural(k))
-            else:  # whole, on one line
-                table.add_column(
-                    stacked,
-                    justify=justify,  # type: ignore[arg-type]
-                    no_wrap=True,
-                    min_width=self._natural(k),
-                )
-        for r in self.rows:
-            table.add_row(*(r[k] for k in keep))
-        return table
+            header, _cell, justify, priority = self.columns[k]
+            header, width_k = (
+                (header, None) if fits else ("\n".join(header.split()), self._natural(k))
+            )
+            if priority == 0:
+                id_column(table, header, justify=justify, min_width=width_k)
+            else:
+                table.add_column(header, justify=justify, no_wrap=not fits, min_width=width_k)
+        for row in self.cells:
+            table.add_row(*(row[k] for k in keep))
+        return table, [c[0] for k, c in enumerate(self.columns) if k not in keep]
 
-    def __rich_console__(self, console: Console, options: Any) -> Iterator[Table | Text]:
-        table = self.table(options.max_width)
+    def __rich_console__(self, console: Console, options: Any) -> Iterator[Table | Align]:
+        table, dropped = self.table(options.max_width)
         yield table
-        if self.dropped:
-            names = ", ".join(sorted(self.dropped, key=[c[0] for c in self.columns].index))
-            yield Text(f"not shown on this narrow terminal: {names} (widen it, or --json).")
-        if table.caption is None:  # squeezed: notes below, not a caption that widens it
-            yield from (Text(n) for n in self.notes)
-
-
-def _cell_len(cell: str | Text) -> int:
-    """Terminal cells a table cell takes: a Text as it is, a str as the markup it is."""
-    return cell.cell_len if isinstance(cell, Text) else Text.from_markup(cell).cell_len
+        if dropped:
+            names = ", ".join(dropped)
+            yield prose(f"not shown on this narrow terminal: {names} (widen it, or --json).")
 
 
 def run_table(summary: pl.DataFrame, title: str = "run summary") -> FitTable:
     """The run summary as a readable table: rates in percent, gates as pass/FAIL; a run
     without any scored execution reads "—", not 0.0 %; the caption explains ± and —. On a
-    narrow terminal the least important columns are left out (named in the caption) so
-    that no cell is cut. With `attempts.k`, a pass@k column per k; joined with
-    `pass_k_cases`, each cell says over how many of the run's cases (those with >= k
-    attempts)."""
-
-    rate = rate_cell
-    columns: list[tuple[str, Callable[[dict], str | Text], str]] = [
-        ("run", lambda r: id_text(r["run_id"]), "left"),
-        ("execs", lambda r: str(r["executions"]), "right"),
-        ("pass rate", rate, "right"),
-        ("mean score", lambda r: with_se(num(r["mean_score"]), r["mean_score_se"]), "right"),
-        ("pass/border/fail", lambda r: f"{r['n_pass']}/{r['n_borderline']}/{r['n_fail']}", "right"),
-        ("errored", lambda r: str(r["errored"]), "right"),
-        ("case pass", lambda r: pct(run_rate(r, "case_pass_rate")), "right"),
-        ("p95 latency", lambda r: ms(r["latency_p95"]), "right"),
-        ("cost", lambda r: "—" if r["cost_usd"] is None else f"${r['cost_usd']:,.2f}", "right"),
-        ("score gate", lambda r: yes_no(r["mean_score_gate"]), "center"),
-        ("rate gate", lambda r: yes_no(r["pass_rate_gate"]), "center"),
-        ("run", lambda r: yes_no(r["run_passed"]), "center"),
+    narrow terminal the least important columns are left out (named below it) so that no
+    cell is cut. With `attempts.k`, a pass@k column per k; joined with `pass_k_cases`, each
+    cell says over how many of the run's cases (those with >= k attempts)."""
+    columns: list[Column] = [
+        ("run", lambda r: id_text(r["run_id"]), "left", 0),
+        ("execs", lambda r: str(r["executions"]), "right", 4),
+        ("pass rate", rate_cell, "right", 1),
+        ("mean score", lambda r: with_se(num(r["mean_score"]), r["mean_score_se"]), "right", 2),
+        *((f"pass@{k}", _pass_at_cell(k), "right", 4) for k in pass_k_values(summary.columns)),
+        (
+            "pass/border/fail",
+            lambda r: f"{r['n_pass']}/{r['n_borderline']}/{r['n_fail']}",
+            "right",
+            5,
+        ),
+        ("errored", lambda r: str(r["errored"]), "right", 6),
+        ("case pass", lambda r: pct(run_rate(r, "case_pass_rate")), "right", 5),
+        ("p95 latency", lambda r: ms(r["latency_p95"]), "right", 7),
+        ("cost", lambda r: "—" if r["cost_usd"] is None else f"${r['cost_usd']:,.2f}", "right", 8),
+        ("score gate", lambda r: yes_no(r["mean_score_gate"]), "center", 3),
+        ("rate gate", lambda r: yes_no(r["pass_rate_gate"]), "center", 3),
+        ("run", lambda r: yes_no(r["run_passed"]), "center", 1),
     ]
-    ks = pass_k_values(summary.columns)
-    for k in ks:
-        columns.insert(4 + ks.index(k), (f"pass@{k}", _pass_at_cell(k), "right"))
     boot = "p_best" in summary.columns  # --bootstrap: interval and rank band by the rates
     if boot:
-        columns.insert(3, ("boot 95%", _boot_cell, "right"))
-        columns.insert(4, ("rank", _rank_cell, "right"))
-    ids = {0}
+        columns[3:3] = [("boot 95%", _boot_cell, "right", 4), ("rank", _rank_cell, "right", 4)]
     if summary["config_id"].n_unique() > 1:
-        columns.insert(0, ("config", lambda r: id_text(r["config_id"]), "left"))
-        ids = {0, 1}
-    last = len(columns) - 1  # the run verdict, headed "run" like the id column
+        columns.insert(0, ("config", lambda r: id_text(r["config_id"]), "left", 0))
     records = with_wilson(summary).to_dicts()
-    notes = []
-    if any(rate_cell(r) != pct(run_rate(r)) or r["mean_score_se"] is not None for r in records):
-        notes.append(SE_FOOTNOTE)
-    if any(run_rate(r) is None for r in records):
-        notes.append(UNSCORED_FOOTNOTE)
-    if boot:
-        notes.append(BOOT_FOOTNOTE)
-    return FitTable(
-        title,
-        [
-            (
-                header,
-                justify,
-                RUN_COLUMN_PRIORITY.get("run verdict" if k == last else header, 4),
-                k in ids,
-            )
-            for k, (header, _fn, justify) in enumerate(columns)
-        ],
-        [[fn(r) for _h, fn, _j in columns] for r in records],
-        notes,
-    )
+    notes = [
+        *([INTERVALS_NOTE] if any(_has_interval(r) for r in records) else []),
+        *([UNSCORED_FOOTNOTE] if any(run_rate(r) is None for r in records) else []),
+        *([BOOT_FOOTNOTE] if boot else []),
+    ]
+    return FitTable(title, columns, records, notes)
+
+
+def _has_interval(r: dict) -> bool:
+    """Whether a row's pass rate or mean score is shown with an interval or a ±."""
+    return rate_cell(r) != pct(run_rate(r)) or r["mean_score_se"] is not None
 
 
 def _pass_at_cell(k: int) -> Callable[[dict], str]:
-    def cell(r: dict) -> str:
-        return pass_at_text(r, k)
-
-    return cell
-
-
-def with_se(text: str, se: float | None) -> str:
-    if se is None or text == "—":
-        return text
-    return f"{text} ± {se:.3f}"
+    return lambda r: pass_at_text(r, k)
 
 
 BOOT_FOOTNOTE = (
@@ -439,14 +340,6 @@ def _rank_cell(r: dict) -> str:
         return "—"
     band = f"{low:g}" if low == high else f"{low:g}–{high:g}"
     return f"{band} ({pct(best)})"
-
-
-def with_wilson(frame: pl.DataFrame) -> pl.DataFrame:
-    """frame (run_summary or slice_summary) with ci_low / ci_high: the pass rate's 95 %
-    Wilson interval with the clustered effective sample size, the report's rule
-    (report/plots.py `rate_interval`, rules/wilson.py); vectorised."""
-    cases = "cases" if "cases" in frame.columns else None
-    return frame.with_columns(rate_interval("pass_rate", "pass_rate_se", cases))
 
 
 def rate_cell(r: dict) -> str:
@@ -527,11 +420,3 @@ def steps(total: int, console: Console | None = None) -> Iterator[Callable[[str]
 
 def flag(x: bool | None) -> str:
     return "—" if x is None else ("pass" if x else "fail")
-
-
-def signed(x: float | None, digits: int = 3, unit: str = "") -> str:
-    return "—" if x is None else f"{x:+,.{digits}f}{unit}"
-
-
-def signed_pct(x: float | None) -> str:
-    return "—" if x is None else f"{100 * x:+.1f} pts"

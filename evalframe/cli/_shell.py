@@ -1,29 +1,16 @@
-"""The machinery of `evalframe sql` (the command: sql.py): DuckDB over a dataset, its
-results and the sql/ macros.
-
-The connection holds the dataset's validated input tables (scores, executions, outcomes,
-runs, with every optional column filled in), the result sets of DATASET/results (or of
---results DIR): one view per table of the latest set (execution_scores, run_summary,
-case_deltas, sweep, threshold_curve, ... whatever the set holds), `NAME_all` over every set
-with a `result_set` column, the table `result_sets`, the analyst views over them
-(regressions, run_trend) and every macro of `sql/` (sql/README.md). A query prints a
-table, CSV or JSON; without a query a small prompt reads statements until `.quit`.
-
-A query runs with DuckDB's full reach (it can read any file, COPY ... TO any path, ATTACH
-databases) unless `--read-only` seals the connection first (`seal`): then it reads the
-dataset's tables and result sets and nothing else, and writes nowhere.
-"""
+"""The machinery of `evalframe sql` (the command: sql.py) on `ef.sql_connection`: running a
+query (Ctrl-C cancels it), turning DuckDB types polars cannot hold into ones it can, showing
+a result as a table, in line mode, as CSV or JSON, and the prompt with its history."""
 
 from __future__ import annotations
 
 import os
-import re
 import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import polars as pl
@@ -31,18 +18,7 @@ from duckdb.sqltypes import DuckDBPyType
 from rich.table import Table
 from rich.text import Text
 
-from evalframe import load_dataset
-from evalframe._private.engines.duckdb import sql as engine
-from evalframe._private.errors import UsageError
-from evalframe._private.store.result_sets import (
-    SET_COLUMN,
-    ResultFolder,
-    ResultSet,
-    ResultStore,
-    default_store,
-    looks_like_dataset,
-    open_results,
-)
+from evalframe import UsageError
 from evalframe.cli._options import MODES
 from evalframe.cli._render import (
     id_text,
@@ -55,194 +31,11 @@ from evalframe.cli._render import (
     stdout,
     visible_lines,
 )
-from evalframe.cli.results import describe
 
 MAX_TABLE_ROWS = 100
 """Rows shown by the human table output (CSV and JSON print every row)."""
 PROMPT = "evalframe> "
 CONTINUE = "      ...> "
-_HINT = "hint: `.tables` lists the relations; sql/README.md documents every macro."
-
-
-def results_dir(dataset: Path) -> Path:
-    """Where `evalframe score` writes by default: the results store DATASET/results."""
-    return default_store(dataset)
-
-
-IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-"""Table names that become views (file names that are not SQL identifiers are skipped)."""
-
-
-@dataclass(frozen=True)
-class Opened:
-    """What `open_connection` registered, for the banner and `.tables`."""
-
-    latest: ResultSet | None
-    sets: tuple[ResultSet, ...]
-    views: tuple[str, ...]
-    """Tables of the latest set, one view each."""
-    all_views: tuple[str, ...]
-    """`NAME_all` views over every set (a `result_set` column beside config_id)."""
-
-
-class Found(list[str]):
-    """The latest set's table names (a list, as before), with what else was opened."""
-
-    opened: Opened
-
-
-def _dataset_of(where: ResultStore | ResultFolder, given: Path) -> Path | None:
-    """The dataset to register: the given path when it is one, else the one the latest
-    set's manifest records (an --out folder opened on its own)."""
-    if looks_like_dataset(given):
-        return given
-    latest = where.latest()
-    recorded = latest.manifest.get("dataset") if latest is not None else None
-    if recorded and looks_like_dataset(Path(recorded)):
-        return Path(recorded)
-    return None
-
-
-def _view(con: duckdb.DuckDBPyConnection, name: str, parts: list[tuple[str, Path]]) -> None:
-    """`name` as a view over Parquet files; with set ids, each row gets its result_set.
-    Paths and ids are bound through variables, never SQL text."""
-    selects: list[str] = []
-    for set_id, path in parts:
-        var = f"evalframe_{name}_{len(selects)}"
-        con.execute(f"set variable {var}_file = $1", [str(path)])
-        con.execute(f"set variable {var}_set = $1", [set_id])
-        selects.append(
-            f"select *, getvariable('{var}_set') as {SET_COLUMN} "
-            f"from read_parquet(getvariable('{var}_file'), hive_partitioning = false)"
-        )
-    con.execute(f'create or replace view "{name}" as ' + " union all by name ".join(selects))
-
-
-def _latest_view(con: duckdb.DuckDBPyConnection, name: str, path: Path) -> None:
-    var = f"evalframe_{name}_latest"
-    con.execute(f"set variable {var} = $1", [str(path)])
-    con.execute(
-        f'create or replace view "{name}" as select * from '
-        f"read_parquet(getvariable('{var}'), hive_partitioning = false)"
-    )
-
-
-def open_connection(
-    dataset: str | Path, results: str | Path | None = None, *, read_only: bool = False
-):
-    """A DuckDB connection with the dataset's tables, the macros, and the result sets of
-    `results` (default: DATASET/results; DATASET may itself be a store or an --out folder):
-    a view per table of the latest set, `NAME_all` over every set with a `result_set`
-    column, and `result_sets` listing them. Returns (connection, the latest set's tables).
-    With `read_only`, the connection is sealed (`seal`) before it is returned."""
-    dataset = Path(dataset)
-    where = open_results(results if results is not None else dataset)
-    source = _dataset_of(where, dataset)
-    if source is None and results is None and not where.sets():
-        load_dataset(dataset)  # raises the usual "no scores table" error
-    sets = where.sets()
-    latest = sets[-1] if sets else None
-    if source is not None:
-        con = engine.connect(load_dataset(source))
-    else:  # results alone: macros that need no input table
-        con = duckdb.connect()
-        engine.create_macros(con, engine.COMPARE_MACROS)
-    # the views of sql/ read $evalframe_results/NAME.parquet: the latest set's folder, so
-    # every view shows one set (one config); without a set they are empty
-    folder = latest.folder if latest is not None else where.path
-    con.execute("set variable evalframe_results = $1", [str(folder)])
-    latest_tables = {
-        n: p for n, p in (latest.tables if latest else {}).items() if IDENTIFIER.match(n)
-    }
-    if source is not None:
-        for name in (*engine.OUTPUT_VIEWS, *engine.ANALYST_VIEWS):
-            con.execute(engine.sql_text(name))
-    for name, path in latest_tables.items():
-        if source is None or name not in engine.OUTPUT_VIEWS:
-            _latest_view(con, name, path)
-    if source is None:
-        needs = {"regressions": "case_deltas", "run_trend": "run_summary"}
-        for name in engine.ANALYST_VIEWS:
-            if needs.get(name) in latest_tables:
-                con.execute(engine.sql_text(name))
-    names = sorted({n for s in sets for n in s.tables if IDENTIFIER.match(n)})
-    for name in names:
-        _view(con, f"{name}_all", [(s.set_id, s.tables[name]) for s in sets if name in s.tables])
-    listing = [describe(s, s is latest) for s in sets]
-    frame = pl.DataFrame(
-        {
-            SET_COLUMN: [r["result_set"] for r in listing],
-            "latest": [r["latest"] for r in listing],
-            "commands": [r["commands"] for r in listing],
-            "created_at": [r["created_at"] for r in listing],
-            "tables": [list(r["tables"]) for r in listing],
-            "rows": [r["rows"] for r in listing],
-            "stale": [r["stale"] for r in listing],
-        },
-        schema={
-            SET_COLUMN: pl.String,
-            "latest": pl.Boolean,
-            "commands": pl.List(pl.String),
-            "created_at": pl.String,
-            "tables": pl.List(pl.String),
-            "rows": pl.Int64,
-            "stale": pl.Boolean,
-        },
-    )
-    con.register("result_sets_frame", frame)
-    con.execute("create or replace table result_sets as select * from result_sets_frame")
-    con.unregister("result_sets_frame")
-    found = Found(sorted(latest_tables))
-    found.opened = Opened(
-        latest, tuple(sets), tuple(sorted(latest_tables)), tuple(f"{n}_all" for n in names)
-    )
-    if read_only:
-        seal(con)
-    return con, found
-
-
-_FILE_SCAN = re.compile(r"read_parquet\(getvariable\((''?)(\w+)\1\)(?:,(?:[^()]|\([^()]*\))*)?\)")
-"""How the views read a result table: `read_parquet(getvariable('VAR'), OPTIONS)`, the
-path bound through a variable (quotes doubled inside the sql/ views' `query(...)` text).
-The options (hive_partitioning = false) are those of a single file read by pyarrow."""
-_SERVED = "evalframe_file_"
-"""Prefix of the relations `seal` registers, one per Parquet file the views read."""
-
-
-def seal(con: duckdb.DuckDBPyConnection) -> None:
-    """Make the connection unable to touch any file (`--read-only`): every Parquet file a
-    view reads is handed to DuckDB as a lazy Arrow dataset (pyarrow reads it, scanning only
-    what a query asks for; nothing is materialized) and the view is re-pointed at it; then
-    `enable_external_access = false` and `lock_configuration = true`. After that no
-    statement can read a file (read_csv, read_parquet, glob, ...), write one (COPY ... TO,
-    EXPORT DATABASE), ATTACH a database, install or load an extension, or change a setting
-    back. (DuckDB's `allowed_paths` would keep the views readable, but it allows writing
-    those files too: `COPY ... TO` over a result table.)"""
-    import pyarrow.dataset as pads
-
-    served: dict[str, str] = {}
-
-    def serve(match: re.Match[str]) -> str:
-        ((path,),) = con.execute("select getvariable($1)", [match.group(2)]).fetchall()
-        if path is None:  # no file behind it (an sql/ view of a table no set holds)
-            return match.group(0)
-        if path not in served:
-            name = f"{_SERVED}{len(served)}"
-            con.register(name, pads.dataset([str(path)], format="parquet"))
-            served[path] = name
-        return served[path]
-
-    views = con.execute(
-        "select view_name, sql from duckdb_views() "
-        "where not internal and not temporary and sql is not null"
-    ).fetchall()
-    for _name, sql in views:
-        rewritten = _FILE_SCAN.sub(serve, sql)
-        if rewritten != sql:
-            replace = re.compile(r"^\s*create\s+view", re.IGNORECASE)
-            con.execute(replace.sub("create or replace view", rewritten, count=1))
-    con.execute("set enable_external_access = false")
-    con.execute("set lock_configuration = true")
 
 
 class QueryCancelled(Exception):
@@ -484,60 +277,6 @@ def print_result(
         stdout.print(render_table(frame))
 
 
-ANALYST_SOURCES = {"regressions": "case_deltas", "run_trend": "run_summary"}
-"""The analyst views of sql/ and the result table each reads from the latest set."""
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def empty_notes(con: duckdb.DuckDBPyConnection, query: str, opened: Opened | None) -> list[Text]:
-    """For each latest-set view (or analyst view over one) the query names that is empty
-    while other result sets hold rows of its table: a note naming those sets and how to read
-    them (`NAME_all where result_set = '...'`). A query answering nothing says why."""
-    if opened is None:
-        return []
-    order = {s.set_id: k for k, s in enumerate(opened.sets)}
-    words = {w.lower() for w in _WORD.findall(query)}
-    tables = {v.removesuffix("_all") for v in opened.all_views}
-    latest = opened.latest.set_id if opened.latest is not None else None
-    notes = []
-    for view in sorted(words):
-        table = ANALYST_SOURCES.get(view, view)
-        if table not in tables:
-            continue
-        try:
-            ((n,),) = con.execute(f'select count(*) from "{view}"').fetchall()
-            holders = con.execute(
-                f'select {SET_COLUMN}, count(*) from "{table}_all" group by 1 having count(*) > 0'
-            ).fetchall()
-        except duckdb.Error:  # a view this connection cannot read: nothing to say
-            continue
-        if n or not holders:
-            continue
-        holders = sorted(holders, key=lambda h: -order.get(h[0], -1))  # newest first
-        newest = holders[0][0]
-        held = ", ".join(f"{{}} ({c:,} rows)" for _s, c in holders[:3])
-        held += f" and {len(holders) - 3} more" if len(holders) > 3 else ""
-        where = "the latest result set {}" if latest is not None else "the latest result set"
-        head = (
-            f"note: {{}} of {where} has no rows"
-            if view == table
-            else f"note: {{}} reads {{}} of {where}, which has no rows"
-        )
-        notes.append(
-            say(
-                head + f"; result set(s) holding {{}}: {held}; read them with: select * from "
-                f"{{}}_all where {SET_COLUMN} = '{{}}' (result_sets lists the sets).",
-                *([view] if view == table else [view, table]),
-                *([latest] if latest is not None else []),
-                table,
-                *(h[0] for h in holders[:3]),
-                table,
-                str(newest).replace("'", "''"),
-            )
-        )
-    return notes
-
-
 HELP = """\
 .help             this list
 .tables           the relations: input tables, result views, NAME_all views, macros' views
@@ -549,9 +288,64 @@ Statements end with ';'. The views of the latest result set: `.tables`; every se
 (a result_set column) and result_sets. Macros and views: sql/README.md."""
 
 
+def banner(opened: Any) -> Text:
+    """What the prompt says first: the tables, the latest result set's views, every set's
+    NAME_all views and the dot commands (set ids and table names are folder and file
+    names: shown literally)."""
+    latest = opened.latest
+    results = (
+        f"; latest result set {latest.set_id}: {', '.join(opened.views)}"
+        if latest is not None and opened.views
+        else "; no result sets yet"
+    )
+    if opened.all_views:
+        results += f"; every set ({len(opened.sets)}): {', '.join(opened.all_views)}, result_sets"
+    return id_text(
+        "evalframe sql — tables: scores, executions, outcomes, runs"
+        + results
+        + ". End statements with ';', `.help` lists the dot commands, `.tables` the "
+        "relations, `.quit` or Ctrl-D leaves, Ctrl-C cancels the line or the running query."
+    )
+
+
+TABLES_QUERY = "select table_name, table_type from information_schema.tables order by 1;"
+"""What `.tables` runs."""
+
+
+def dot_command(line: str, mode: str) -> str | None:
+    """Carry out a dot command typed at the start of a statement (`.help`, `.mode`, an
+    unknown one) and return the display mode after it; None when `line` is none."""
+    if line in (".help", r"\?"):
+        stdout.print(HELP, highlight=False, markup=False)
+    elif line.split()[:1] == [".mode"]:
+        asked = line.split()[1:]
+        if len(asked) == 1 and asked[0] in MODES:
+            mode = asked[0]
+            stdout.print(f"mode {mode}", highlight=False)
+        else:
+            usage = f"mode {mode}; usage: .mode {'|'.join(MODES)}"
+            stdout.print(usage, highlight=False, markup=False)
+    elif line.startswith(".") and not line.endswith(";"):
+        unknown = f"unknown command {line}; .help lists the dot commands."
+        stdout.print(message_text(unknown, "red"), highlight=False)
+    else:
+        return None
+    return mode
+
+
+def run_and_print(con: duckdb.DuckDBPyConnection, query: str, opened: Any, **show: Any) -> None:
+    """Run `query`, print its result (`show`: print_result's csv, json, mode) and, when it
+    answers nothing, the notes on empty views; raises QueryCancelled on Ctrl-C."""
+    result = run_query(con, query)
+    print_result(result, **show)
+    if result is not None and result.is_empty():
+        for note in opened.empty_notes(con, query):
+            stderr.print(message_text(note), highlight=False)
+
+
 def interactive(
     con: duckdb.DuckDBPyConnection,
-    found: list[str],
+    opened: Any,
     *,
     read: Callable[[str], str] = input,
     csv: bool = False,
@@ -562,24 +356,7 @@ def interactive(
     line|table|auto` picks how results show, `.help` lists the dot commands, `.quit` (or
     end of input, Ctrl-D) leaves; Ctrl-C drops the statement being typed, or cancels the
     query that is running, and the loop goes on. Errors are printed and the loop goes on."""
-    opened = getattr(found, "opened", None)
-    latest = opened.latest if opened is not None else None
-    results = (
-        f"; latest result set {latest.set_id}: {', '.join(found)}"
-        if latest is not None and found
-        else "; no result sets yet"
-    )
-    if opened is not None and opened.all_views:
-        results += f"; every set ({len(opened.sets)}): {', '.join(opened.all_views)}, result_sets"
-    stdout.print(
-        id_text(  # set ids and table names are folder and file names: shown literally
-            "evalframe sql — tables: scores, executions, outcomes, runs"
-            + results
-            + ". End statements with ';', `.help` lists the dot commands, `.tables` the "
-            "relations, `.quit` or Ctrl-D leaves, Ctrl-C cancels the line or the running query."
-        ),
-        highlight=False,
-    )
+    stdout.print(banner(opened), highlight=False)
     buffer: list[str] = []
     while True:
         try:
@@ -595,26 +372,9 @@ def interactive(
         if not buffer and stripped in (".quit", ".exit", r"\q"):
             return
         if not buffer and stripped == ".tables":
-            line = "select table_name, table_type from information_schema.tables order by 1;"
-            stripped = line
-        elif not buffer and stripped in (".help", r"\?"):
-            stdout.print(HELP, highlight=False, markup=False)
-            continue
-        elif not buffer and stripped.split()[:1] == [".mode"]:
-            asked = stripped.split()[1:]
-            if len(asked) == 1 and asked[0] in MODES:
-                mode = asked[0]
-                stdout.print(f"mode {mode}", highlight=False)
-            else:
-                stdout.print(
-                    f"mode {mode}; usage: .mode {'|'.join(MODES)}", highlight=False, markup=False
-                )
-            continue
-        elif not buffer and stripped.startswith(".") and not stripped.endswith(";"):
-            stdout.print(
-                message_text(f"unknown command {stripped}; .help lists the dot commands.", "red"),
-                highlight=False,
-            )
+            line = stripped = TABLES_QUERY
+        elif not buffer and stripped and (changed := dot_command(stripped, mode)) is not None:
+            mode = changed
             continue
         if not stripped:
             continue
@@ -623,11 +383,7 @@ def interactive(
             continue
         query, buffer = "\n".join(buffer), []
         try:
-            result = run_query(con, query)
-            print_result(result, csv=csv, json=json, mode=mode)
-            if result is not None and result.is_empty():
-                for note in empty_notes(con, query, opened):
-                    stderr.print(note, highlight=False)
+            run_and_print(con, query, opened, csv=csv, json=json, mode=mode)
         except UsageError as exc:  # DuckDB's message quotes values: shown literally
             stdout.print(message_text(str(exc), style="red"), highlight=False)
         except QueryCancelled:  # Ctrl-C while a query runs cancels that query

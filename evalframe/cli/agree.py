@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -12,6 +12,7 @@ from evalframe.cli._options import ConfigOpt, DatasetArg, JsonOpt, PresetOpt, Th
 
 if TYPE_CHECKING:
     import polars as pl
+    from rich.table import Table
 
 
 def agree(
@@ -77,13 +78,24 @@ def agree(
         raise typer.Exit(1)
 
 
-def print_tables(result: ef.JudgeAgreement, runs: pl.DataFrame, config_id: str) -> None:
-    """The agreement table per evaluator and rater, the corrected pass rates, a legend."""
-    import polars as pl
-    from rich.table import Table
+LEGEND = (
+    "kappa: agreement beyond chance (1 = perfect, 0 = chance); sensitivity / specificity:"
+    " the share of human passes / fails the judge also passes / fails; admitted: enough "
+    "labels and the 95 % lower bounds (≥) of both meet the config's judges: limits; "
+    "threshold for false passes: the smallest one whose false-pass rate stays under "
+    "judges.max_false_pass at its 95 % upper bound; the corrected pass rate assumes the "
+    "labeled executions are a random sample (docs/judges.md)."
+)
+"""What the agreement tables' columns mean, printed under them."""
 
-    from evalframe._private.display import num, pct
+
+def print_tables(result: ef.JudgeAgreement, runs: pl.DataFrame, config_id: str) -> None:
+    """The agreement table per evaluator and rater, the admission table, the corrected pass
+    rates, a legend."""
+    import polars as pl
+
     from evalframe.cli._render import id_text
+    from evalframe.format import num, pct
 
     agreement = result.judge_agreement
     alpha = agreement.filter(pl.col("rater").is_null()).select(
@@ -91,72 +103,67 @@ def print_tables(result: ef.JudgeAgreement, runs: pl.DataFrame, config_id: str) 
     )
     rows = agreement.filter(pl.col("rater").is_not_null()).drop("krippendorff_alpha")
     rows = rows.join(alpha, on=["run_id", "evaluator"], how="left", nulls_equal=True)
-    table = Table(title=f"judge vs human labels (config {config_id})", title_justify="left")
-    for header in ("run", "evaluator", "rater", "labeled", "kappa", "sensitivity"):
-        table.add_column(
-            header, justify="left" if header in ("run", "evaluator", "rater") else "right"
-        )
-    for header in ("specificity", "agreement", "score MAE", "best threshold", "alpha"):
-        table.add_column(header, justify="right")
-
-    for r in rows.iter_rows(named=True):
-        table.add_row(
-            id_text(r["run_id"]),
-            "(verdict)" if r["evaluator"] is None else id_text(r["evaluator"]),
-            id_text(r["rater"]),
-            str(r["n_labeled"]),
-            num(r["kappa"]),
-            pct(r["sensitivity"]),
-            pct(r["specificity"]),
-            pct(r["agreement"]),
-            num(r["score_mae"]),
-            num(r["best_kappa_threshold"]),
-            num(r["krippendorff_alpha"]),
-        )
-    stdout.print(table)
-    admission = Table(
-        title="admitted to gate a release? (the config's judges: limits)", title_justify="left"
-    )
-    for header in ("run", "evaluator", "rater", "sensitivity ≥", "specificity ≥", "admitted"):
-        admission.add_column(
-            header, justify="left" if header in ("run", "evaluator", "rater") else "right"
-        )
-    admission.add_column("threshold for false passes", justify="right")
-    for r in rows.iter_rows(named=True):
-        admission.add_row(
-            id_text(r["run_id"]),
-            "(verdict)" if r["evaluator"] is None else id_text(r["evaluator"]),
-            id_text(r["rater"]),
-            pct(r["sensitivity_low"]),
-            pct(r["specificity_low"]),
-            "yes" if r["admitted"] else "no",
-            num(r["recommended_threshold"]),
-        )
-    stdout.print(admission)
-    corrected = Table(title="pass rate: judge vs corrected by the labels", title_justify="left")
-    for header in ("run", "judge pass rate", "labeled", "corrected (PPI)", "95 % interval"):
-        corrected.add_column(header, justify="left" if header == "run" else "right")
-    for r in runs.iter_rows(named=True):
-        low, high = r["ppi_pass_rate_ci_low"], r["ppi_pass_rate_ci_high"]
-        interval = "—" if low is None else f"{pct(max(low, 0.0))} – {pct(min(high, 1.0))}"
-        corrected.add_row(
-            id_text(r["run_id"]),
-            pct(r["pass_rate"]),
-            str(r["n_labeled"]),
-            pct(r["ppi_pass_rate"]),
-            interval,
-        )
-    stdout.print(corrected)
-    stdout.print(
-        "kappa: agreement beyond chance (1 = perfect, 0 = chance); sensitivity / specificity:"
-        " the share of human passes / fails the judge also passes / fails; admitted: enough "
-        "labels and the 95 % lower bounds (≥) of both meet the config's judges: limits; "
-        "threshold for false passes: the smallest one whose false-pass rate stays under "
-        "judges.max_false_pass at its 95 % upper bound; the corrected pass rate assumes the "
-        "labeled executions are a random sample (docs/judges.md)."
-    )
+    judge = [
+        ("run", lambda r: id_text(r["run_id"])),
+        ("evaluator", lambda r: "(verdict)" if r["evaluator"] is None else id_text(r["evaluator"])),
+        ("rater", lambda r: id_text(r["rater"])),
+    ]
+    agreement_columns = [
+        *judge,
+        ("labeled", lambda r: str(r["n_labeled"])),
+        ("kappa", lambda r: num(r["kappa"])),
+        ("sensitivity", lambda r: pct(r["sensitivity"])),
+        ("specificity", lambda r: pct(r["specificity"])),
+        ("agreement", lambda r: pct(r["agreement"])),
+        ("score MAE", lambda r: num(r["score_mae"])),
+        ("best threshold", lambda r: num(r["best_kappa_threshold"])),
+        ("alpha", lambda r: num(r["krippendorff_alpha"])),
+    ]
+    admission_columns = [
+        *judge,
+        ("sensitivity ≥", lambda r: pct(r["sensitivity_low"])),
+        ("specificity ≥", lambda r: pct(r["specificity_low"])),
+        ("admitted", lambda r: "yes" if r["admitted"] else "no"),
+        ("threshold for false passes", lambda r: num(r["recommended_threshold"])),
+    ]
+    corrected_columns = [
+        judge[0],
+        ("judge pass rate", lambda r: pct(r["pass_rate"])),
+        ("labeled", lambda r: str(r["n_labeled"])),
+        ("corrected (PPI)", lambda r: pct(r["ppi_pass_rate"])),
+        ("95 % interval", _ppi_interval),
+    ]
+    stdout.print(_table(f"judge vs human labels (config {config_id})", agreement_columns, rows))
+    admitted = "admitted to gate a release? (the config's judges: limits)"
+    stdout.print(_table(admitted, admission_columns, rows))
+    corrected = "pass rate: judge vs corrected by the labels"
+    stdout.print(_table(corrected, corrected_columns, runs))
+    stdout.print(LEGEND)
     if result.ignored_labels:
         stderr.print(
             f"note: {result.ignored_labels} label rows name a composite node or an evaluator "
             "outside the config's tree; they were left out."
         )
+
+
+_IDS = ("run", "evaluator", "rater")
+
+
+def _table(title: str, columns: list[tuple[str, Any]], frame: pl.DataFrame) -> Table:
+    """A table of `frame`'s rows: ids left, numbers right, one column per (header, cell)."""
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for header, _cell in columns:
+        table.add_column(header, justify="left" if header in _IDS else "right")
+    for r in frame.iter_rows(named=True):
+        table.add_row(*(cell(r) for _header, cell in columns))
+    return table
+
+
+def _ppi_interval(r: dict[str, Any]) -> str:
+    """The corrected pass rate's 95 % interval, clipped to 0-100 %; — without one."""
+    from evalframe.format import pct
+
+    low, high = r["ppi_pass_rate_ci_low"], r["ppi_pass_rate_ci_high"]
+    return "—" if low is None else f"{pct(max(low, 0.0))} – {pct(min(high, 1.0))}"

@@ -110,8 +110,8 @@ def cases_report(frame: pl.DataFrame, status: str) -> list:
     from rich.table import Table
     from rich.text import Text
 
-    from evalframe._private.display import num, visible
-    from evalframe.cli._render import flag, id_column, id_text, say, signed
+    from evalframe.cli._render import flag, id_column, id_text, say
+    from evalframe.format import num, signed, visible
 
     if frame.is_empty():
         return [say("no case has status {}.", status)]

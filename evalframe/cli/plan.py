@@ -47,29 +47,15 @@ def plan(
 
     Example: [bold]evalframe plan runs/ --detect 0.03 --run 2026-11-01-v1.6[/bold]
     """
-    import polars as pl
-
-    from evalframe._private.compare.pairs import check_runs
-    from evalframe._private.stats.power import plan_rows
     from evalframe.cli._render import print_json, progress
 
     cfg = ef.load_config(config, preset=preset)
     with progress(f"scoring {dataset} under config {cfg.config_id}"):
-        scored = ef.score_tables(dataset, cfg)
-    summary, variance = scored["run_summary"], scored["variance_components"]
-    assert isinstance(summary, pl.DataFrame) and isinstance(variance, pl.DataFrame)
-    summary = summary.filter(pl.col("executions") > 0)
-    if run is None:
-        order = summary.select(
-            "run_id", *(["created_at"] if "created_at" in summary.columns else [])
-        )
-        run = ef.pairs_for(order)[-1][1] if summary.height >= 2 else summary["run_id"][0]
-    check_runs([run], summary["run_id"].to_list())
-    table = plan_rows(summary.filter(pl.col("run_id") == run), detect, variance)
+        table = ef.power_plan(dataset, cfg, detect=detect, run=run)
     if as_json:
         print_json(table.to_dicts())
         return
-    stdout.print(render_plan(table, run, detect))
+    stdout.print(render_plan(table, table["run_id"][0], detect))
     stdout.print(render_design(table))
 
 
@@ -78,7 +64,7 @@ def render_design(table: pl.DataFrame) -> Table:
     from variance_components; which of the two buys more."""
     from rich.table import Table
 
-    from evalframe._private.display import num
+    from evalframe.format import num
 
     out = Table(
         title="more cases or more attempts? the run mean's standard error",
@@ -108,7 +94,7 @@ def change_text(detect: float) -> str:
 def mde_text(metric: str, mde: float | None) -> str:
     """A minimum detectable change in its metric's unit: pass rate in points, mean score
     as a number on 0-1."""
-    from evalframe._private.display import num
+    from evalframe.format import num
 
     if mde is None:
         return "—"
@@ -118,9 +104,8 @@ def mde_text(metric: str, mde: float | None) -> str:
 def render_plan(table: pl.DataFrame, run: str, detect: float) -> Table:
     from rich.table import Table
 
-    from evalframe._private.display import num
-    from evalframe._private.stats.power import MDE_FACTOR
     from evalframe.cli._render import say
+    from evalframe.format import MDE_FACTOR, num
 
     out = Table(
         title=say(

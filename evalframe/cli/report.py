@@ -27,62 +27,6 @@ def default_report_path(dataset: Path) -> Path:
     return (dataset if dataset.is_dir() else dataset.parent) / "report.html"
 
 
-def _only_not_a_folder(out: Path, exc: ef.StoreError) -> bool:
-    """Whether `check_location`'s refusal of `out` is only its last check, that an output
-    location is a folder: an existing report file is not one, and is replaced."""
-    from evalframe._private.store.fsops import check_writable_folder
-
-    if not out.is_file():
-        return False
-    try:
-        check_writable_folder(out, "output folder")
-    except ef.StoreError as folder_exc:
-        return str(folder_exc) == str(exc)
-    return False
-
-
-def _allowed(out: Path, dataset: Path) -> bool:
-    from evalframe._private.store.result_sets import check_location
-
-    try:
-        check_location(out, dataset, store=False)
-    except ef.StoreError as exc:
-        return _only_not_a_folder(out, exc)
-    return True
-
-
-def check_report_path(out: Path, dataset: Path) -> None:
-    """Refuse a report file that would damage the dataset or a result set: the locations
-    `score --out` refuses (an input table, a results store, a version folder of a result
-    set: `check_location`), a folder, or a link (the file is replaced, which would remove
-    a link evalframe did not write). StoreError (exit 2) names the path."""
-    from evalframe._private.store.fsops import check_writable_folder
-    from evalframe._private.store.result_sets import check_location
-
-    default = default_report_path(dataset)
-    try:
-        check_location(out, dataset, store=False)
-    except ef.StoreError as exc:
-        if not _only_not_a_folder(out, exc):
-            raise ef.StoreError(
-                f"{exc} For the report, --out names the HTML file to write, e.g. "
-                f"--out {default} (the default)."
-            ) from None
-    if out.is_symlink():
-        raise ef.StoreError(
-            f"report file {out} is a link; the report replaces the file at its path, which "
-            "would remove a link evalframe did not write; hint: pass a new file name, e.g. "
-            f"--out {default}."
-        )
-    if out.is_dir():
-        inside = out / "report.html"
-        raise ef.StoreError(
-            f"report file {out} is a folder; --out names the HTML file to write; hint: "
-            f"--out {inside if _allowed(inside, dataset) else default}."
-        )
-    check_writable_folder(out.parent, "report folder")
-
-
 def make_report(
     dataset: Path,
     cfg: Any,
@@ -101,9 +45,9 @@ def make_report(
     """Compute the report's tables from `dataset` under `cfg` and write the page to `out`
     (checked first: `check_report_path`); `series` pairs and trends runs within each value
     of that runs column."""
-    from evalframe.plots import report_tables, write_report
+    from evalframe.plots import check_report_path, report_tables, write_report
 
-    check_report_path(out, dataset)
+    check_report_path(out, dataset, default_report_path(dataset))
     ds = ef.load_dataset(dataset, clamp=clamp)
     spec = ef.load_grid(grid, evaluators=ds.evaluators) if grid is not None else None
     if top is None:  # the report's own number of cases per pair (and per run)
@@ -133,59 +77,66 @@ def make_report(
     )
 
 
+ReportThresholdOpt = Annotated[
+    float | None, typer.Option("--threshold", "-t", min=0.0, max=1.0, help="Pass threshold 0-1.")
+]
+ReportBaselineOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--baseline",
+        "-b",
+        help="Compare every other run against this run (default: each run against the one "
+        "before it).",
+    ),
+]
+GridOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--grid",
+        "-g",
+        help="What-if grid file for the sweep heatmap (default: threshold 0.6-0.9 × outcomes "
+        "mode).",
+    ),
+]
+WhatIfOpt = Annotated[
+    bool, typer.Option("--what-if/--no-what-if", help="Include the sweep and threshold charts.")
+]
+ReportByOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--by",
+        help="Slice the comparison by 'tag' or an executions column (forest plot; default: "
+        "tag when the executions have tags).",
+    ),
+]
+ReportTopOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--top",
+        min=0,
+        show_default=False,
+        help="Regressed cases embedded per pair and failing cases per run (worst first; the "
+        "page says how to list the rest; default {cases_per_pair}).",
+    ),
+]
+ReportOutOpt = Annotated[
+    Path | None,
+    typer.Option("--out", "-o", help="HTML file to write (default: DATASET/report.html)."),
+]
+
+
 def report(
     dataset: DatasetArg,
     config: ConfigOpt = None,
     preset: PresetOpt = None,
-    threshold: Annotated[
-        float | None,
-        typer.Option("--threshold", "-t", min=0.0, max=1.0, help="Pass threshold 0-1."),
-    ] = None,
-    baseline: Annotated[
-        str | None,
-        typer.Option(
-            "--baseline",
-            "-b",
-            help="Compare every other run against this run (default: each run against "
-            "the one before it).",
-        ),
-    ] = None,
-    grid: Annotated[
-        Path | None,
-        typer.Option(
-            "--grid",
-            "-g",
-            help="What-if grid file for the sweep heatmap (default: threshold 0.6-0.9 × "
-            "outcomes mode).",
-        ),
-    ] = None,
-    what_if: Annotated[
-        bool,
-        typer.Option("--what-if/--no-what-if", help="Include the sweep and threshold charts."),
-    ] = True,
-    by: Annotated[
-        str | None,
-        typer.Option(
-            "--by",
-            help="Slice the comparison by 'tag' or an executions column (forest plot; "
-            "default: tag when the executions have tags).",
-        ),
-    ] = None,
+    threshold: ReportThresholdOpt = None,
+    baseline: ReportBaselineOpt = None,
+    grid: GridOpt = None,
+    what_if: WhatIfOpt = True,
+    by: ReportByOpt = None,
     series: SeriesOpt = None,
-    top: Annotated[
-        int | None,
-        typer.Option(
-            "--top",
-            min=0,
-            show_default=False,
-            help="Regressed cases embedded per pair and failing cases per run (worst first; "
-            "the page says how to list the rest; default {cases_per_pair}).",
-        ),
-    ] = None,
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", "-o", help="HTML file to write (default: DATASET/report.html)."),
-    ] = None,
+    top: ReportTopOpt = None,
+    out: ReportOutOpt = None,
     clamp: ClampOpt = False,
     bootstrap: BootstrapOpt = None,
     seed: SeedOpt = 0,

@@ -4,31 +4,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from evalframe.cli._console import stdout
 from evalframe.cli._options import JsonOpt
-
-
-def describe(s: Any, latest: bool) -> dict[str, Any]:
-    """One set as a plain dict (the --json rows)."""
-    rows = s.rows()
-    config = s.manifest.get("config")
-    return {
-        "result_set": s.set_id,
-        "latest": latest,
-        "commands": s.commands,
-        "created_at": s.created_at,
-        "configs": len(config) if isinstance(config, list) else (1 if config else None),
-        "tables": rows,
-        "rows": sum(rows.values()),
-        "stale": s.stale(),
-        "evalframe_version": s.manifest.get("evalframe_version"),
-        "dataset": s.manifest.get("dataset"),
-        "path": str(s.slot),
-    }
 
 
 def _stale_text(value: bool | None) -> str:
@@ -52,12 +33,12 @@ def results(
     from rich.table import Table
     from rich.text import Text
 
-    from evalframe._private.store.result_sets import open_results
+    import evalframe as ef
     from evalframe.cli._render import id_column, id_text, print_json, say
 
-    where = open_results(dataset)
+    where = ef.open_results(dataset)
     sets = where.sets()
-    rows = [describe(s, i == len(sets) - 1) for i, s in enumerate(sets)]
+    rows = [s.describe(i == len(sets) - 1) for i, s in enumerate(sets)]
     if as_json:
         print_json(rows)
         return

@@ -44,14 +44,13 @@ def sample(
     import polars as pl
     from rich.table import Table
 
-    from evalframe._private.pipeline.sample import judged_counts, write_sample
     from evalframe.cli._render import id_text, print_json, say
 
     cfg = ef.load_config(config, preset=preset, threshold=threshold)
     ds = ef.load_dataset(dataset)
     sample = ef.sample_executions(ds, cfg, n=n, seed=seed, run=run)
     if out is not None:
-        write_sample(sample, out, dataset)
+        ef.write_sample(sample, out, dataset)
     if as_json:
         print_json(
             sample.to_dicts() if out is None else {"written": str(out), "rows": sample.height}
@@ -64,7 +63,7 @@ def sample(
         for r in sample.iter_rows(named=True):
             table.add_row(id_text(r["run_id"]), id_text(r["case_id"]), str(r["attempt"]))
         stdout.print(table)
-    counts = judged_counts(ds, cfg).join(
+    counts = ef.judged_counts(ds, cfg).join(
         sample.group_by("run_id").agg(pl.len().alias("drawn")), on="run_id", how="inner"
     )
     for r in counts.sort("run_id").iter_rows(named=True):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -31,7 +30,6 @@ from evalframe.cli._options import (
 
 if TYPE_CHECKING:
     import polars as pl
-    from rich.text import Text
 
     from evalframe.cli._render import FitTable
 
@@ -97,8 +95,8 @@ def score(
     """
     import polars as pl
 
-    from evalframe._private.display import with_pass_k_cases
     from evalframe.cli._render import policy_note, print_json, run_table, say
+    from evalframe.format import with_pass_k_cases
 
     cfg = ef.load_config(config, preset=preset, threshold=threshold)
     summary, target, scored = score_and_write(
@@ -134,43 +132,27 @@ def score(
 def slice_table(slices: pl.DataFrame | pl.LazyFrame) -> FitTable:
     """`score --by`: per slice value × run, executions, pass rate ± se and mean score ± se
     (slice_summary), slice values and ids shown literally; a null value reads "(none)"."""
-    import polars as pl
 
-    from evalframe._private.display import num, pct, run_rate
-    from evalframe.cli._render import (
-        SE_FOOTNOTE,
-        FitTable,
-        id_text,
-        rate_cell,
-        with_se,
-        with_wilson,
-    )
+    from evalframe.cli._render import Column, FitTable, id_text, rate_cell
+    from evalframe.format import INTERVALS_NOTE, num, pct, run_rate, with_se, with_wilson
 
-    frame = slices.lazy().collect() if isinstance(slices, pl.LazyFrame) else slices
-    frame = frame.sort("slice_value", "run_id", nulls_last=True)
-    several = frame["config_id"].n_unique() > 1
-    name = frame["slice"][0] if frame.height else "slice"
-    columns: list[tuple[str, Callable[[dict], str | Text], str]] = [
+    frame = slices.lazy().collect().sort("slice_value", "run_id", nulls_last=True)
+    name = str(frame["slice"][0]) if frame.height else "slice"
+    columns: list[Column] = [
         (
-            str(name),
+            name,
             lambda r: id_text("(none)" if r["slice_value"] is None else r["slice_value"]),
             "left",
+            0,
         ),
-        ("run", lambda r: id_text(r["run_id"]), "left"),
-        ("execs", lambda r: str(r["executions"]), "right"),
-        ("pass rate", rate_cell, "right"),
-        ("mean score", lambda r: with_se(num(r["mean_score"]), r["mean_score_se"]), "right"),
-        ("case pass", lambda r: pct(run_rate(r, "case_pass_rate")), "right"),
+        ("run", lambda r: id_text(r["run_id"]), "left", 0),
+        ("execs", lambda r: str(r["executions"]), "right", 2),
+        ("pass rate", rate_cell, "right", 2),
+        ("mean score", lambda r: with_se(num(r["mean_score"]), r["mean_score_se"]), "right", 2),
+        ("case pass", lambda r: pct(run_rate(r, "case_pass_rate")), "right", 2),
     ]
-    if several:
-        columns.insert(0, ("config", lambda r: id_text(r["config_id"]), "left"))
-    ids = {0, 1, 2} if several else {0, 1}
+    if frame["config_id"].n_unique() > 1:
+        columns.insert(0, ("config", lambda r: id_text(r["config_id"]), "left", 0))
     records = with_wilson(frame).to_dicts()
-    return FitTable(
-        f"slices by {name}",
-        [(h, j, 0 if k in ids else 2, k in ids) for k, (h, _f, j) in enumerate(columns)],
-        [[fn(r) for _h, fn, _j in columns] for r in records],
-        [SE_FOOTNOTE]
-        if any(rate_cell(r) != pct(run_rate(r)) or r["mean_score_se"] is not None for r in records)
-        else [],
-    )
+    shown = any(rate_cell(r) != pct(run_rate(r)) or r["mean_score_se"] is not None for r in records)
+    return FitTable(f"slices by {name}", columns, records, [INTERVALS_NOTE] if shown else [])

@@ -64,43 +64,28 @@ def sql(
     """
     import evalframe as ef
     from evalframe.cli._render import say
-    from evalframe.cli._shell import (
-        QueryCancelled,
-        empty_notes,
-        interactive,
-        line_editing,
-        open_connection,
-        print_result,
-        run_query,
-    )
+    from evalframe.cli._shell import QueryCancelled, interactive, line_editing, run_and_print
 
     if csv and json:
         raise ef.UsageError("--csv and --json exclude each other; hint: pick one.")
-    con, found = open_connection(dataset, results, read_only=read_only)
-    opened = getattr(found, "opened", None)
-    latest = opened.latest if opened is not None else None
-    if latest is not None and latest.stale():
+    con, opened = ef.sql_connection(dataset, results, read_only=read_only)
+    if opened.latest is not None and opened.latest.stale():
         stderr.print(
             say(
                 "note: the latest result set {} is stale — the dataset's input tables changed "
                 "since it was computed; re-run the command that wrote it (`evalframe results` "
                 "lists the sets).",
-                latest.set_id,
+                opened.latest.set_id,
             )
         )
     try:
         if query is None:
             with line_editing() as read:
-                interactive(con, found, read=read, csv=csv, json=json, mode=str(mode))
+                interactive(con, opened, read=read, csv=csv, json=json, mode=str(mode))
         else:
-            try:
-                result = run_query(con, query)
-            except QueryCancelled:
-                stderr.print("query cancelled", highlight=False)
-                raise typer.Exit(130) from None
-            print_result(result, csv=csv, json=json, mode=str(mode))
-            if result is not None and result.is_empty():
-                for note in empty_notes(con, query, opened):
-                    stderr.print(note, highlight=False)
+            run_and_print(con, query, opened, csv=csv, json=json, mode=str(mode))
+    except QueryCancelled:
+        stderr.print("query cancelled", highlight=False)
+        raise typer.Exit(130) from None
     finally:
         con.close()

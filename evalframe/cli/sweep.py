@@ -115,8 +115,8 @@ def sweep_report(table: pl.DataFrame, params: pl.DataFrame) -> list:
     import polars as pl
     from rich.table import Table
 
-    from evalframe._private.display import pct
     from evalframe.cli._render import id_column, id_text
+    from evalframe.format import pct
 
     swept = [c for c in params.columns if c.startswith("sweep_") and params[c].n_unique() > 1]
     out_table = Table(title="sweep: pass rate across the grid", title_justify="left")

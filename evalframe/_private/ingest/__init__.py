@@ -22,9 +22,19 @@ from evalframe._private.ingest import (
 from evalframe._private.ingest._common import IngestError, Parsed, frame, settle_nonfinite
 from evalframe._private.ingest.store import append_tables
 
-__all__ = ["FORMATS", "IngestError", "IngestReport", "ingest"]
+__all__ = ["INGEST_FORMATS", "IngestError", "IngestReport", "ingest"]
 
-FORMATS = ("agentv", "promptfoo", "inspect", "deepeval", "lmeval", "langfuse", "mlflow", "wide")
+INGEST_FORMATS = (
+    "agentv",
+    "promptfoo",
+    "inspect",
+    "deepeval",
+    "lmeval",
+    "langfuse",
+    "mlflow",
+    "wide",
+)
+"""The formats `ingest` reads (its `format` argument, any case)."""
 
 
 @dataclass(frozen=True)
@@ -87,8 +97,10 @@ def ingest(
     named) on a malformed source; the dataset is then left unchanged.
     """
     fmt = format.lower()
-    if fmt not in FORMATS:
-        raise IngestError(f"unknown format {format!r}; hint: choose one of {', '.join(FORMATS)}.")
+    if fmt not in INGEST_FORMATS:
+        raise IngestError(
+            f"unknown format {format!r}; hint: choose one of {', '.join(INGEST_FORMATS)}."
+        )
     if not sources:
         raise IngestError("no source files given; hint: name at least one file or folder.")
     if fmt != "wide" and metrics is not None:

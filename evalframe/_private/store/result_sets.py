@@ -159,6 +159,26 @@ class ResultSet:
             return None
         return not fingerprint_matches(dataset, recorded)
 
+    def describe(self, latest: bool) -> dict[str, Any]:
+        """The set as a plain dict (`evalframe results --json`, the `result_sets` table of
+        `evalframe sql`): id, whether it is the `latest`, commands, created_at, configs,
+        rows per table and in all, stale, the evalframe version, dataset and path."""
+        rows = self.rows()
+        config = self.manifest.get("config")
+        return {
+            "result_set": self.set_id,
+            "latest": latest,
+            "commands": self.commands,
+            "created_at": self.created_at,
+            "configs": len(config) if isinstance(config, list) else (1 if config else None),
+            "tables": rows,
+            "rows": sum(rows.values()),
+            "stale": self.stale(),
+            "evalframe_version": self.manifest.get("evalframe_version"),
+            "dataset": self.manifest.get("dataset"),
+            "path": str(self.slot),
+        }
+
     def read(self, name: str) -> pl.DataFrame:
         path = self.tables.get(name)
         if path is None and _resolved_version(self.slot) not in (None, self.folder):
@@ -373,6 +393,56 @@ def check_location(target: Path, dataset: str | Path | None, *, store: bool) -> 
 
 
 # --- committing ------------------------------------------------------------------------------
+def _only_not_a_folder(out: Path, exc: StoreError) -> bool:
+    """Whether `check_location`'s refusal of `out` is only its last check, that an output
+    location is a folder: an existing report file is not one, and is replaced."""
+    if not out.is_file():
+        return False
+    try:
+        fsops.check_writable_folder(out, "output folder")
+    except StoreError as folder_exc:
+        return str(folder_exc) == str(exc)
+    return False
+
+
+def _allowed(out: Path, dataset: Path) -> bool:
+    """Whether a report may be written to `out` (`check_location`, an existing file aside)."""
+    try:
+        check_location(out, dataset, store=False)
+    except StoreError as exc:
+        return _only_not_a_folder(out, exc)
+    return True
+
+
+def check_report_path(out: Path, dataset: Path, default: Path) -> None:
+    """Refuse a report file that would damage the dataset or a result set: the locations
+    `score --out` refuses (an input table, a results store, a version folder of a result
+    set: `check_location`), a folder, or a link (the file is replaced, which would remove
+    a link evalframe did not write). StoreError (exit 2) names the path and suggests
+    `default`, the report's default path."""
+    try:
+        check_location(out, dataset, store=False)
+    except StoreError as exc:
+        if not _only_not_a_folder(out, exc):
+            raise StoreError(
+                f"{exc} For the report, --out names the HTML file to write, e.g. "
+                f"--out {default} (the default)."
+            ) from None
+    if out.is_symlink():
+        raise StoreError(
+            f"report file {out} is a link; the report replaces the file at its path, which "
+            "would remove a link evalframe did not write; hint: pass a new file name, e.g. "
+            f"--out {default}."
+        )
+    if out.is_dir():
+        inside = out / "report.html"
+        raise StoreError(
+            f"report file {out} is a folder; --out names the HTML file to write; hint: "
+            f"--out {inside if _allowed(inside, dataset) else default}."
+        )
+    fsops.check_writable_folder(out.parent, "report folder")
+
+
 def _collect(tables: Mapping[str, pl.DataFrame | pl.LazyFrame]) -> dict[str, pl.DataFrame]:
     frames: dict[str, Any] = dict(tables)
     for name in frames:
