@@ -7,8 +7,9 @@ evalframe/_private/report/), public so that a notebook shows numbers the same wa
   "+0.031", "-2.5 pts"), `ms` (latency), `p_value` (4 significant digits, never 0); "—" for
   no value;
 - runs: `run_rate` / `pass_rate_delta` ("—", not 0 %, for a run without any scored
-  execution), `with_wilson` (a pass rate's 95 % Wilson interval), `pass_at_text`,
-  `with_pass_k_cases`;
+  execution), `with_wilson` (a pass rate's 95 % Wilson interval, `RATE_INTERVAL` and
+  `INTERVALS_NOTE` say so in words), `pass_at_text`, `with_pass_k_cases`; `MDE_FACTOR`, the
+  z sum a minimum detectable change is stated with;
 - sentences: `reason_text` (a regression reason), `case_counts` (a pair's case counts),
   `policy_lines` / `policy_text` (the policy a result was computed under);
 - ids: `visible`.
@@ -266,6 +267,7 @@ Piece = tuple[str, str]
 """A piece of a policy line: its text and its kind (VALUE, TEXT, LONG, SHORT)."""
 
 
+# one list literal per line of the policy, piece by piece: split, a sentence would be scattered
 def policy_lines(cfg: Any) -> list[list[Piece]]:
     """The policy a result was computed under, as three lines of (text, kind) pieces: the
     execution rules (config id, threshold or --threshold override, borderline band,

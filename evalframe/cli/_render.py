@@ -13,8 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 import polars as pl
-from rich.align import Align
-from rich.console import Console, JustifyMethod
+from rich.console import Console, Group, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
@@ -95,18 +94,18 @@ def error_line(exc: BaseException | str) -> Text:
     return Text("error:", style="bold red") + " " + message_text(str(exc))
 
 
-def prose(text: Text | str) -> Align:
+def prose(text: Text | str) -> Group:
     """A paragraph that wraps between words at the console width, though the consoles
     print with soft_wrap (which keeps a path in a message one piece in a pipe)."""
     out = text.copy() if isinstance(text, Text) else Text(text)
     out.no_wrap, out.overflow = False, "fold"
-    return Align.left(out, pad=False)
+    return Group(out)
 
 
 UNSCORED_FOOTNOTE = "— = no execution of the run has a score (unscored or errored)."
 
 
-def policy_note(cfg: Any) -> Align:
+def policy_note(cfg: Any) -> Group:
     """The policy in one short paragraph headed "policy:" (`format.policy_lines`, the
     report header's source, without its LONG explanations), values in bold, the config id
     shown literally."""
@@ -263,7 +262,7 @@ class FitTable:
             table.add_row(*(row[k] for k in keep))
         return table, [c[0] for k, c in enumerate(self.columns) if k not in keep]
 
-    def __rich_console__(self, console: Console, options: Any) -> Iterator[Table | Align]:
+    def __rich_console__(self, console: Console, options: Any) -> Iterator[Table | Group]:
         table, dropped = self.table(options.max_width)
         yield table
         if dropped:

@@ -34,7 +34,7 @@ from evalframe.cli._options import (
 
 if TYPE_CHECKING:
     import polars as pl
-    from rich.align import Align
+    from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
@@ -265,7 +265,7 @@ def pair_numbers(r: dict[str, Any]) -> Table:
     return table
 
 
-def paired_lines(r: dict[str, Any]) -> list[Align]:
+def paired_lines(r: dict[str, Any]) -> list[Group]:
     """The paired score delta with its 95 % interval, and McNemar's test of the flips."""
     from evalframe.cli._render import prose
     from evalframe.format import p_value, signed
@@ -332,7 +332,7 @@ def change(metric: str, x: float) -> str:
     return f"{100 * x:.1f} pts" if metric == "pass rate" else f"{x:.3f}"
 
 
-def power_notes(run_deltas: pl.DataFrame, limits: Any) -> list[Align]:
+def power_notes(run_deltas: pl.DataFrame, limits: Any) -> list[Group]:
     """One line per pair and limit its paired cases cannot see (`ef.too_small`: α 0.05,
     power 0.8). A pair without cases scored in both runs has no paired statistics, so no
     power note. Run ids are shown literally (`render.say`)."""
@@ -356,7 +356,7 @@ def power_notes(run_deltas: pl.DataFrame, limits: Any) -> list[Align]:
     ]
 
 
-def slice_notes(slice_deltas: pl.DataFrame | None) -> list[Align]:
+def slice_notes(slice_deltas: pl.DataFrame | None) -> list[Group]:
     """One line per pair and slice naming the slice values whose regression survives
     Benjamini–Hochberg (`ef.significant_regressions`); run ids, the slice and its values
     shown literally (`render.say`)."""
@@ -415,7 +415,7 @@ def decide_exit_code(run_deltas: pl.DataFrame) -> int:
     return EXIT_PASS
 
 
-def decision_lines(run_deltas: pl.DataFrame, decide: Any, limits: Any) -> list[Align]:
+def decision_lines(run_deltas: pl.DataFrame, decide: Any, limits: Any) -> list[Group]:
     """Per pair: `decision: <value>  BASELINE → CANDIDATE (margins)` and one line per part
     that is not "pass" (`ef.decision_parts_table`: the limit that failed it or left it open;
     for an open interval, how many more paired cases settle it). `decide` / `limits` are
@@ -441,7 +441,7 @@ def decision_lines(run_deltas: pl.DataFrame, decide: Any, limits: Any) -> list[A
     return [prose(line) for line in out]
 
 
-def noise_notes(run_deltas: pl.DataFrame) -> list[Align]:
+def noise_notes(run_deltas: pl.DataFrame) -> list[Group]:
     """With --replicates: each pair whose pass-rate change is within the noise floor of
     reruns (run_deltas.within_noise), said in words; the pairs outside it are not."""
     import polars as pl
