@@ -233,6 +233,30 @@ def default_out(dataset: Path, out: Path | None) -> Path:
     return (dataset if dataset.is_dir() else dataset.parent) / "results"
 
 
+def compute_and_write(
+    dataset: Path, target: Path, command: str, config_json: str, message: str, compute: Any
+) -> tuple[Any, dict[str, Path]]:
+    """`compute()` (a `*_tables` call of the public API) under a progress line `message`,
+    its tables committed to `target` as one result set written by `command`; the inputs'
+    fingerprint is taken before anything is read, so a later change marks the set stale.
+    Returns the tables and the written files."""
+    import evalframe as ef
+    from evalframe.cli._render import progress
+
+    fingerprint = ef.inputs_fingerprint(dataset)
+    with progress(message):
+        tables = compute()
+        written = ef.write_tables(
+            tables,
+            target,
+            config_json=config_json,
+            command=command,
+            dataset=dataset,
+            inputs_fingerprint=fingerprint,
+        )
+    return tables, written
+
+
 MODES = ("auto", "table", "line")
 """How `evalframe sql` shows a result on screen: `table`; `line` (one `column = value` line
 per column, rows apart, like DuckDB's `.mode line` or psql's `\\x`); `auto` (default): line

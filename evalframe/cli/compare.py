@@ -4,7 +4,6 @@ headline numbers, the case counts, the paired statistics, the regressed cases an
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -28,6 +27,7 @@ from evalframe.cli._options import (
     SeriesOpt,
     SparkRemoteOpt,
     ThresholdOpt,
+    compute_and_write,
     default_of,
     default_out,
 )
@@ -107,6 +107,8 @@ def compare(
 
     Example: [bold]evalframe compare runs/ -b 2026-10-01-v1.4 --candidate 2026-11-01-v1.6[/bold]
     """
+    import polars as pl
+
     from evalframe.cli._render import message_text, policy_note, print_json, run_table, say
 
     cfg = ef.load_config(config, preset=preset, threshold=threshold)
@@ -116,7 +118,15 @@ def compare(
     )
     options |= dict(series=series, spark_remote=spark_remote, bootstrap=bootstrap, seed=seed)
     options |= dict(engine=str(engine), memory_limit=memory_limit, replicates=replicates)
-    tables, written = compare_and_write(dataset, cfg, target, options)
+    tables, paths = compute_and_write(
+        dataset,
+        target,
+        "compare",
+        cfg.canonical_json(),
+        f"scoring and comparing runs ({engine})",
+        lambda: ef.compare_tables(dataset, cfg, **options),
+    )
+    written = {name: pl.read_parquet(path) for name, path in paths.items()}
     run_deltas = written["run_deltas"]
     if series is None and tables.scored is not None:
         mixed = ef.series_note(tables.scored["run_summary"], tables.pairs)
@@ -143,29 +153,6 @@ def compare(
     code = decide_exit_code(run_deltas) if decide else int(run_deltas["regression_detected"].any())
     if code:
         raise typer.Exit(code)
-
-
-def compare_and_write(
-    dataset: Path, cfg: Any, target: Path, options: dict[str, Any]
-) -> tuple[Any, dict[str, pl.DataFrame]]:
-    """compare_tables of `dataset` under `cfg` (`options`: its keywords), committed to
-    `target`; returns the tables and the written ones, read back."""
-    import polars as pl
-
-    from evalframe.cli._render import progress
-
-    fingerprint = ef.inputs_fingerprint(dataset)  # before reading: a later change marks it stale
-    with progress(f"scoring and comparing runs ({options['engine']})"):
-        tables = ef.compare_tables(dataset, cfg, **options)
-        written = ef.write_tables(
-            tables,
-            target,
-            config_json=cfg.canonical_json(),
-            command="compare",
-            dataset=dataset,
-            inputs_fingerprint=fingerprint,
-        )
-    return tables, {name: pl.read_parquet(path) for name, path in written.items()}
 
 
 PAIR_KEY = ["config_id", "baseline_run_id", "candidate_run_id"]

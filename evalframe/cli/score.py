@@ -25,6 +25,7 @@ from evalframe.cli._options import (
     SeedOpt,
     SparkRemoteOpt,
     ThresholdOpt,
+    compute_and_write,
     default_out,
 )
 
@@ -41,20 +42,16 @@ def score_and_write(
     keywords); returns run_summary, the folder and the tables."""
     import polars as pl
 
-    from evalframe.cli._render import progress
-
+    message = f"scoring {dataset} under config {cfg.config_id} ({engine})"
     target = default_out(dataset, out)
-    fingerprint = ef.inputs_fingerprint(dataset)  # before reading: a later change marks it stale
-    with progress(f"scoring {dataset} under config {cfg.config_id} ({engine})"):
-        tables = ef.score_tables(dataset, cfg, engine=engine, **options)
-        ef.write_tables(
-            tables,
-            target,
-            config_json=cfg.canonical_json(),
-            command="score",
-            dataset=dataset,
-            inputs_fingerprint=fingerprint,
-        )
+    tables, _ = compute_and_write(
+        dataset,
+        target,
+        "score",
+        cfg.canonical_json(),
+        message,
+        lambda: ef.score_tables(dataset, cfg, engine=engine, **options),
+    )
     clamped = tables.clamped
     if clamped is not None and clamped.changed:
         stderr.print(

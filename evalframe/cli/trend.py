@@ -25,6 +25,7 @@ from evalframe.cli._options import (
     SparkRemoteOpt,
     ThresholdOpt,
     WindowOpt,
+    compute_and_write,
     default_out,
 )
 
@@ -38,42 +39,25 @@ def history_and_write(
     dataset: Path,
     command: str,
     *,
-    series: str | None,
-    window: int | None,
     config: Path | None,
     preset: str | None,
     threshold: float | None,
     out: Path | None,
-    clamp: bool,
-    engine: str,
-    memory_limit: str | None,
-    spark_remote: str | None,
+    **options: Any,
 ) -> tuple[Any, Path]:
-    """series_trend and case_history of `dataset`, committed as one result set."""
-    from evalframe.cli._render import progress
-
+    """series_trend and case_history of `dataset` (`options`: history_tables' keywords),
+    committed as one result set written by `command`."""
     cfg = ef.load_config(config, preset=preset, threshold=threshold)
     target = default_out(dataset, out)
-    fingerprint = ef.inputs_fingerprint(dataset)
-    with progress(f"history of the runs of {dataset} under config {cfg.config_id} ({engine})"):
-        tables = ef.history_tables(
-            dataset,
-            cfg,
-            series=series,
-            window=window,
-            clamp=clamp,
-            engine=str(engine),
-            memory_limit=memory_limit,
-            spark_remote=spark_remote,
-        )
-        ef.write_tables(
-            tables,
-            target,
-            config_json=cfg.canonical_json(),
-            command=command,
-            dataset=dataset,
-            inputs_fingerprint=fingerprint,
-        )
+    message = f"history of the runs of {dataset} under config {cfg.config_id} ({options['engine']})"
+    tables, _ = compute_and_write(
+        dataset,
+        target,
+        command,
+        cfg.canonical_json(),
+        message,
+        lambda: ef.history_tables(dataset, cfg, **options),
+    )
     return tables, target
 
 
