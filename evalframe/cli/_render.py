@@ -57,7 +57,7 @@ def say(template: str, *values: object) -> Text:
     if len(pieces) != len(values) + 1:
         raise ValueError(f"{template!r} has {len(pieces) - 1} {{}} for {len(values)} values")
     parsed = Text.from_markup(_SLOT.join(pieces), emoji=False)
-    out, start = Text(style=parsed.style, end=""), 0
+    out, start = Text(style=parsed.style), 0
     for value in values:
         at = parsed.plain.index(_SLOT, start)
         shown = id_text(value)
