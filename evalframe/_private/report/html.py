@@ -481,6 +481,26 @@ CASE_STATUSES = ("regression", "improvement", "unchanged", "new", "removed", "er
 """run_deltas' case counts (n_STATUS), in the order the comparison lists them."""
 
 
+def noise_note(run_deltas: pl.DataFrame, frames: Mapping[str, pl.DataFrame]) -> str:
+    """With a noise_floor table (`--replicates`), the pairs whose pass-rate change is no
+    larger than reruns of one system make (run_deltas.within_noise); "" without it."""
+    if S.NOISE_FLOOR not in frames or S.WITHIN_NOISE not in run_deltas.columns:
+        return ""
+    known = run_deltas.filter(pl.col(S.WITHIN_NOISE).is_not_null())
+    within = [r for r in known.iter_rows(named=True) if r[S.WITHIN_NOISE]]
+    pairs = ", ".join(
+        f"{bdi(r[S.BASELINE_RUN_ID])} → {bdi(r[S.CANDIDATE_RUN_ID])} ({_spts(pass_rate_delta(r))})"
+        for r in within
+    )
+    return (
+        f"<p class='note noise-note'><b>Noise floor</b>: {len(within)} of the {known.height} "
+        "pairs whose runs both have a noise floor (noise_floor, --replicates) changed no more "
+        "than reruns of one system do: |pass-rate change| ≤ the larger rms_pass_rate_delta of "
+        f"the two runs' replicate groups{': ' + pairs if pairs else ''}. Such a change is "
+        "noise, whatever the limits say.</p>"
+    )
+
+
 def _compare_section(
     frames: Mapping[str, pl.DataFrame],
     limits: Any,
@@ -499,7 +519,7 @@ def _compare_section(
         "groups": groups,
         "dataset": dataset,
     }
-    out = ["<h2 id='compare'>Comparison</h2>", pairing]
+    out = ["<h2 id='compare'>Comparison</h2>", pairing, noise_note(run_deltas, frames)]
     for r in run_deltas.iter_rows(named=True):
         out += [p for p in _pair_section(r, frames, limits, parts) if p]
     return "\n".join(out)
