@@ -241,7 +241,7 @@ def _tips(*fields: str | tuple[str, str]) -> list[Any]:
     return [f if isinstance(f, str) else a.Tooltip(f[0], format=f[1]) for f in fields]
 
 
-def _colors(field: str, domain: Sequence[str], colors: Sequence[str], title: str, **kw: Any) -> Any:
+def colors(field: str, domain: Sequence[str], colors: Sequence[str], title: str, **kw: Any) -> Any:
     """A colour channel of `field` with fixed colours for its values."""
     a = _altair()
     scale = a.Scale(domain=list(domain), range=list(colors))
@@ -256,7 +256,7 @@ def _panels(field: str, order: list[str] | None = None) -> Any:
     )
 
 
-def _titled(chart: Any, title: str, notes: Sequence[str | None], **props: Any) -> Any:
+def titled(chart: Any, title: str, notes: Sequence[str | None], **props: Any) -> Any:
     """The chart at the report's width with its title, carrying its notes (`noted`)."""
     return noted(chart.properties(**{"width": WIDTH, **props}, title=title), notes)
 
@@ -282,7 +282,7 @@ def pass_rate_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
             f"{S.RUN_ID}:N", *((f"{c}:Q", ".1%") for c in (S.PASS_RATE, "ci_low", "ci_high"))
         ),
     )
-    return _titled(rule + point, "Pass rate per run", [note])
+    return titled(rule + point, "Pass rate per run", [note])
 
 
 def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
@@ -307,12 +307,12 @@ def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
         .encode(
             y=a.Y(f"{S.RUN_ID}:N", sort=order, title="run"),
             x=_enc(a.X, "executions:Q", pct=True, stack="normalize", title="share of executions"),
-            color=_colors(S.VERDICT, list(VERDICT_BANDS.values()), VERDICT_COLORS, "verdict"),
+            color=colors(S.VERDICT, list(VERDICT_BANDS.values()), VERDICT_COLORS, "verdict"),
             order=a.Order("band_order:Q"),
             tooltip=[f"{S.RUN_ID}:N", f"{S.VERDICT}:N", "executions:Q"],
         )
     )
-    return _titled(chart, "Verdicts per run", [note])
+    return titled(chart, "Verdicts per run", [note])
 
 
 def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame, *, series: str | None = None) -> Any:
@@ -354,7 +354,7 @@ def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame, *, series: str | None 
         x = a.X(f"{S.RUN_ID}:O", sort=order, title="run")
     by = None if series is None else (SERIES, visible(series))
     title = "Pass rate over runs" + ("" if by is None else f" per {by[1]}") + " (95 % band)"
-    return _titled(a.layer(*rate_over_runs(x, by), data=data), title, [note])
+    return titled(a.layer(*rate_over_runs(x, by), data=data), title, [note])
 
 
 def rate_over_runs(x: Any, series: tuple[str, str] | None = None) -> list[Any]:
@@ -430,7 +430,7 @@ def score_distribution_chart(
             ),
         )
     )
-    return _titled(chart, "Score distribution per run", [note], height=90)
+    return titled(chart, "Score distribution per run", [note], height=90)
 
 
 # --- comparison charts ---------------------------------------------------------------
@@ -472,14 +472,14 @@ def regression_waterfall_chart(
         .encode(
             x=_enc(a.X, "case_quantile:Q", unit=True, pct=True, title=title),
             y=a.Y(f"{S.SCORE_DELTA}:Q", title="score delta"),
-            color=_colors(S.STATUS, CASE_STATUS_ORDER, CASE_STATUS_COLORS, "case status"),
+            color=colors(S.STATUS, CASE_STATUS_ORDER, CASE_STATUS_COLORS, "case status"),
             row=_panels(PAIR, order),
             tooltip=_tips(
                 f"{PAIR}:N", f"{S.CASE_ID}:N", (f"{S.SCORE_DELTA}:Q", "+.3f"), f"{S.STATUS}:N"
             ),
         )
     )
-    return _titled(chart, "Regression waterfall", [note, quantiles], height=140)
+    return titled(chart, "Regression waterfall", [note, quantiles], height=140)
 
 
 def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
@@ -526,7 +526,7 @@ def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> An
         ),
     )
     text = base.mark_text(fontSize=10).encode(text=a.Text(f"{S.MEAN_DELTA}:Q", format="+.3f"))
-    return _titled(rect + text, "Evaluator score delta per pair", [note])
+    return titled(rect + text, "Evaluator score delta per pair", [note])
 
 
 FLIPS_SIGNIFICANT = "q < 0.05: more pass → fail (a regression)"
@@ -589,7 +589,7 @@ def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
     )
     flips = (FLIPS_SIGNIFICANT, FLIPS_IMPROVED, FLIPS_NOT_SIGNIFICANT)
     legend = a.Legend(labelLimit=400, titleLimit=400)
-    color = _colors("significance", flips, FLIPS_COLORS, FLIPS_TITLE, legend=legend)
+    color = colors("significance", flips, FLIPS_COLORS, FLIPS_TITLE, legend=legend)
     point = base.mark_point(filled=True, size=60).encode(
         x=f"{S.MEAN_DELTA}:Q",
         color=color,
@@ -770,7 +770,7 @@ def threshold_curve_chart(
             ),
         )
     )
-    return _titled(chart, "Pass rate by threshold", [note, grid_note])
+    return titled(chart, "Pass rate by threshold", [note, grid_note])
 
 
 def sweep_heatmap(
