@@ -24,10 +24,10 @@ from evalframe._private.report.plots import (
     MAX_RUNS,
     THINNED,
     colors,
-    rate_interval,
     rate_over_runs,
     titled,
     visible_text,
+    with_rate_interval,
 )
 from evalframe._private.report.sections import bdi, esc, figure, table
 from evalframe._private.summaries.history import (
@@ -128,9 +128,8 @@ def history_trend_chart(data: HistoryData) -> Any:
         )
         .select(SERIES_LABEL, S.CHANGE_RUN_ID, S.CHANGE_P, (pl.col(POSITION) - 0.5).alias("at"))
     )
-    cases = S.CASES if S.CASES in points.columns else None
     rows = visible_text(
-        points.with_columns(*rate_interval(S.PASS_RATE, S.PASS_RATE_SE, cases)).select(
+        with_rate_interval(points).select(
             SERIES_LABEL, S.RUN_ID, POSITION, S.PASS_RATE, TREND_FIT, "ci_low", "ci_high"
         )
     )

@@ -55,7 +55,7 @@ from evalframe._private.report.plots import (
     VERDICT_BANDS,
     ChartInputError,
     rank_bands_chart,
-    rate_interval,
+    with_rate_interval,
 )
 from evalframe._private.report.sections import (
     asset,
@@ -133,12 +133,6 @@ def _gate(x: bool | None) -> str:
     if x is None:
         return "—"
     return '<span class="ok">pass</span>' if x else '<span class="bad">FAIL</span>'
-
-
-def _collect(frame: pl.DataFrame | pl.LazyFrame | None) -> pl.DataFrame | None:
-    if frame is None:
-        return None
-    return frame.collect() if isinstance(frame, pl.LazyFrame) else frame
 
 
 # --- sections ------------------------------------------------------------------------
@@ -236,9 +230,7 @@ def _runs_section(
     ks = pass_k_values(rs.columns)
     pass_k = [(f"pass@{k} (cases with ≥ {k} attempts)", _pass_at(k)) for k in ks]
     columns = [*RUN_COLUMNS[:PASS_K_AT], *pass_k, *RUN_COLUMNS[PASS_K_AT:]]
-    cases = S.CASES if S.CASES in rs.columns else None
-    with_ci = rs.with_columns(rate_interval(S.PASS_RATE, S.PASS_RATE_SE, cases))
-    rows = [[cell(r) for _, cell in columns] for r in with_ci.iter_rows(named=True)]
+    rows = [[cell(r) for _, cell in columns] for r in with_rate_interval(rs).iter_rows(named=True)]
     first = rs.row(0, named=True) if rs.height else {}
     gates = (
         f"Gates: mean score meets {num(first.get(S.MIN_MEAN_SCORE))} and pass rate meets "
@@ -322,10 +314,10 @@ def _power_note(r: dict[str, Any], limits: Any) -> str:
     )
     small = too_small(r, limits)
     if small:
+        fmt = {"pass rate": pts}
         limits_text = "; ".join(
-            f"the {t.metric} limit {t.limit_name} = "
-            f"{pts(t.limit) if t.metric == 'pass rate' else num(t.limit)} "
-            f"(detectable: {pts(t.mde) if t.metric == 'pass rate' else num(t.mde)})"
+            f"the {t.metric} limit {t.limit_name} = {fmt.get(t.metric, num)(t.limit)} "
+            f"(detectable: {fmt.get(t.metric, num)(t.mde)})"
             for t in small
         )
         note += (
@@ -345,45 +337,34 @@ def _slice_note(slices: pl.DataFrame | None, r: dict[str, Any]) -> str:
     mine = of_pair(slices, r)
     parts = []
     for by in mine[S.SLICE].unique(maintain_order=True).to_list():
-        hits = significant_regressions(mine.filter(pl.col(S.SLICE) == by)).sort(S.Q_VALUE)
-        n = mine.filter(pl.col(S.SLICE) == by).height
-        if hits.height:
-            names = ", ".join(
-                f"<b>{bdi('(none)' if v is None else v)}</b> (q {p_value(q)})"
-                for v, q in hits.select(S.SLICE_VALUE, S.Q_VALUE).iter_rows()
-            )
-            parts.append(
-                f"<p class='slices'>Slices by {esc(by)} that regressed beyond chance "
-                f"(Benjamini–Hochberg q &lt; {SIGNIFICANCE} over {n} values): {names}.</p>"
-            )
-        else:
-            parts.append(
-                f"<p class='slices'>No slice by {esc(by)} regressed beyond chance "
-                f"(Benjamini–Hochberg q &lt; {SIGNIFICANCE} over {n} values).</p>"
-            )
+        values = mine.filter(pl.col(S.SLICE) == by)
+        hits = significant_regressions(values).sort(S.Q_VALUE)
+        names = ", ".join(
+            f"<b>{bdi('(none)' if v is None else v)}</b> (q {p_value(q)})"
+            for v, q in hits.select(S.SLICE_VALUE, S.Q_VALUE).iter_rows()
+        )
+        test = (
+            f"beyond chance (Benjamini–Hochberg q &lt; {SIGNIFICANCE} over {values.height} values)"
+        )
+        parts.append(
+            f"<p class='slices'>Slices by {esc(by)} that regressed {test}: {names}.</p>"
+            if names
+            else f"<p class='slices'>No slice by {esc(by)} regressed {test}.</p>"
+        )
     return "".join(parts)
 
 
 def _pair_table(r: dict[str, Any]) -> str:
     """A pair's pass rate, mean score and latency on both sides with their change, and the
     paired pass change when the pair has cases scored in both runs."""
+    sides = ("baseline", "candidate")
+    rate = [pct(run_rate(r, prefix=f"{side}_")) for side in sides]
     rows = [
-        [
-            "pass rate (all executions of each run)",
-            pct(run_rate(r, prefix="baseline_")),
-            pct(run_rate(r, prefix="candidate_")),
-            _spts(pass_rate_delta(r)),
-        ],
-        [
-            "mean score",
-            num(r["baseline_mean_score"]),
-            num(r["candidate_mean_score"]),
-            signed(r["mean_score_delta"]),
-        ],
+        ["pass rate (all executions of each run)", *rate, _spts(pass_rate_delta(r))],
+        ["mean score", *(num(r[f"{s}_mean_score"]) for s in sides), signed(r["mean_score_delta"])],
         [
             "latency mean",
-            ms(r["baseline_latency_mean"]),
-            ms(r["candidate_latency_mean"]),
+            *(ms(r[f"{s}_latency_mean"]) for s in sides),
             ms(r["latency_mean_delta"], "+"),
         ],
     ]
@@ -481,7 +462,7 @@ CASE_STATUSES = ("regression", "improvement", "unchanged", "new", "removed", "er
 """run_deltas' case counts (n_STATUS), in the order the comparison lists them."""
 
 
-def noise_note(run_deltas: pl.DataFrame, frames: Mapping[str, pl.DataFrame]) -> str:
+def _noise_note(run_deltas: pl.DataFrame, frames: Mapping[str, pl.DataFrame]) -> str:
     """With a noise_floor table (`--replicates`), the pairs whose pass-rate change is no
     larger than reruns of one system make (run_deltas.within_noise); "" without it."""
     if S.NOISE_FLOOR not in frames or S.WITHIN_NOISE not in run_deltas.columns:
@@ -519,7 +500,7 @@ def _compare_section(
         "groups": groups,
         "dataset": dataset,
     }
-    out = ["<h2 id='compare'>Comparison</h2>", pairing, noise_note(run_deltas, frames)]
+    out = ["<h2 id='compare'>Comparison</h2>", pairing, _noise_note(run_deltas, frames)]
     for r in run_deltas.iter_rows(named=True):
         out += [p for p in _pair_section(r, frames, limits, parts) if p]
     return "\n".join(out)
@@ -633,7 +614,11 @@ def build_report(
     one = None if isinstance(config, (list, tuple)) else config
     if limits is None and one is not None:
         limits = one.compare
-    frames = {k: f for k, v in tables.items() if (f := _collect(v)) is not None}
+    frames = {
+        k: v.collect() if isinstance(v, pl.LazyFrame) else v
+        for k, v in tables.items()
+        if v is not None
+    }
     rs = frames.get(S.RUN_SUMMARY)
     if rs is None:
         raise ChartInputError(

@@ -219,6 +219,12 @@ def _rates(
         df = df.with_columns(pl.Series(S.PASS_RATE, rates, dtype=pl.Float64)).with_columns(
             pl.when(pl.col(S.PASS_RATE).is_not_null()).then(pl.col(S.PASS_RATE_SE))
         )
+    return with_rate_interval(df)
+
+
+def with_rate_interval(df: pl.DataFrame) -> pl.DataFrame:
+    """df with the `rate_interval` of its pass_rate (ci_low, ci_high), over its cases
+    where pass_rate_se says nothing."""
     cases = S.CASES if S.CASES in df.columns else None
     return df.with_columns(rate_interval(S.PASS_RATE, S.PASS_RATE_SE, cases))
 
