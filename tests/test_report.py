@@ -4,6 +4,7 @@ self-containment, top regressions with the evaluator behind each, and the CLI.""
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from pathlib import Path
 
 import polars as pl
@@ -318,3 +319,39 @@ def test_run_table_shows_pass_at_k_with_the_cases_it_covers(demo: Path) -> None:
             assert any(shown in map(str, row) for row in terminal.rows), shown
     plain = efp.build_report({"run_summary": summary.drop("pass_at_2", "pass_at_3")})
     assert "pass@" not in plain
+
+
+def test_report_names_the_pairs_within_the_noise_floor(tmp_path: Path) -> None:
+    # four runs of 6 cases, v1 twice and v2 twice (reruns: the runs column `system`)
+    quality = {"r1": 0.9, "r2": 0.85, "r3": 0.7, "r4": 0.72}
+    scores = pl.DataFrame(
+        {
+            "run_id": run,
+            "case_id": f"c{k}",
+            "evaluator": "m",
+            "score": round(min(1.0, q + 0.05 * (k % 3) - 0.1 * (k == 5)), 4),
+        }
+        for run, q in quality.items()
+        for k in range(6)
+    )
+    runs = pl.DataFrame(
+        {
+            "run_id": list(quality),
+            "created_at": [datetime(2026, 10, k + 1, 9) for k in range(4)],
+            "system": ["v1", "v1", "v2", "v2"],
+        }
+    )
+    cfg = ef.load_config(None)
+    ds = ef.Dataset.from_frames(scores, runs=runs)
+    tables = efp.report_tables(ds, cfg, what_if=False, replicates="system")
+    assert tables["run_deltas"]["within_noise"].to_list() == [True, False, True]
+    text = re.sub(r"<[^>]+>", "", efp.build_report(tables, config=cfg))
+    assert (
+        "Noise floor: 2 of the 3 pairs whose runs both have a noise floor (noise_floor, "
+        "--replicates) changed no more than reruns of one system do: |pass-rate change| ≤ the "
+        "larger rms_pass_rate_delta of the two runs' replicate groups: r1 → r2 (+0.0 pts), "
+        "r3 → r4 (+0.0 pts)." in text
+    )  # threshold 0.8: r1, r2 pass 6 of 6, r3, r4 1 of 6; r2 → r3 (-83.3 pts) is a change
+    assert "r2 → r3 (" not in text
+    without = efp.build_report({k: v for k, v in tables.items() if k != "noise_floor"})
+    assert "Noise floor" not in without

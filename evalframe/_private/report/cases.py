@@ -70,73 +70,66 @@ def _clip_text(expr: pl.Expr) -> pl.Expr:
     )
 
 
-def _latest(frame: pl.DataFrame, key: list[str], limit: int) -> pl.DataFrame:
-    """The last `limit` distinct `key` values of `frame`, in its order, with their index."""
-    order = frame.select(key).unique(maintain_order=True)
-    return order.tail(limit).with_row_index("_order")
+def _worst(
+    rows: pl.DataFrame, order: pl.DataFrame, key: list[str], by: str, limit: int, per: int
+) -> pl.DataFrame:
+    """The `per` rows with the lowest `by` of each of the last `limit` distinct `key` values
+    of `order` (a pair's or a run's), in that order."""
+    kept = order.select(key).unique(maintain_order=True).tail(limit).with_row_index("_order")
+    return (
+        rows.join(kept, on=key, how="inner")
+        .sort("_order", by, S.CASE_ID, nulls_last=True)
+        .group_by("_order", maintain_order=True)
+        .head(per)
+    )
 
 
 def _regressed_rows(
     case_deltas: pl.DataFrame, run_deltas: pl.DataFrame, per_pair: int, pairs: int
 ) -> pl.DataFrame:
     pair = [S.CONFIG_ID, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID]
-    kept = _latest(run_deltas, pair, pairs)
     b_passed = pl.col("baseline_passed").fill_null(False)
     c_passed = pl.col("candidate_passed").fill_null(False)
-    return (
-        case_deltas.filter(pl.col(S.STATUS) == "regression")
-        .join(kept, on=pair, how="inner")
-        .sort("_order", S.SCORE_DELTA, S.CASE_ID, nulls_last=True)
-        .group_by("_order", maintain_order=True)
-        .head(per_pair)
-        .select(
-            pl.lit(KIND_REGRESSION).alias(KIND),
-            S.CONFIG_ID,
-            S.BASELINE_RUN_ID,
-            pl.col(S.CANDIDATE_RUN_ID).alias(S.RUN_ID),
-            S.CASE_ID,
-            "baseline_score",
-            pl.col("candidate_score").alias(S.SCORE),
-            S.SCORE_DELTA,
-            "baseline_passed",
-            pl.col("candidate_passed").alias(S.PASSED),
-            pl.when(b_passed & ~c_passed)
-            .then(pl.lit("pass→fail"))
-            .otherwise(pl.lit("score-only"))
-            .alias(FLIP),
-        )
+    regressed = case_deltas.filter(pl.col(S.STATUS) == "regression")
+    return _worst(regressed, run_deltas, pair, S.SCORE_DELTA, pairs, per_pair).select(
+        pl.lit(KIND_REGRESSION).alias(KIND),
+        S.CONFIG_ID,
+        S.BASELINE_RUN_ID,
+        pl.col(S.CANDIDATE_RUN_ID).alias(S.RUN_ID),
+        S.CASE_ID,
+        "baseline_score",
+        pl.col("candidate_score").alias(S.SCORE),
+        S.SCORE_DELTA,
+        "baseline_passed",
+        pl.col("candidate_passed").alias(S.PASSED),
+        pl.when(b_passed & ~c_passed)
+        .then(pl.lit("pass→fail"))
+        .otherwise(pl.lit("score-only"))
+        .alias(FLIP),
     )
 
 
 def _failing_rows(
     case_summary: pl.DataFrame, run_summary: pl.DataFrame, per_run: int, runs: int
 ) -> pl.DataFrame:
-    run = [S.CONFIG_ID, S.RUN_ID]
-    kept = _latest(run_summary, run, runs)
-    return (
-        case_summary.filter(~pl.col(S.PASSED).fill_null(False))
-        .join(kept, on=run, how="inner")
-        .sort("_order", S.SCORE, S.CASE_ID, nulls_last=True)
-        .group_by("_order", maintain_order=True)
-        .head(per_run)
-        .select(
-            pl.lit(KIND_FAIL).alias(KIND),
-            S.CONFIG_ID,
-            pl.lit(None, pl.String).alias(S.BASELINE_RUN_ID),
-            S.RUN_ID,
-            S.CASE_ID,
-            pl.lit(None, pl.Float64).alias("baseline_score"),
-            pl.col(S.SCORE).cast(pl.Float64),
-            pl.lit(None, pl.Float64).alias(S.SCORE_DELTA),
-            pl.lit(None, pl.Boolean).alias("baseline_passed"),
-            pl.col(S.PASSED),
-            pl.when(pl.col(S.ERRORED).fill_null(0) > 0)
-            .then(pl.lit("error"))
-            .when(pl.col(S.SCORE).is_null())
-            .then(pl.lit("unscored"))
-            .otherwise(pl.lit("fail"))
-            .alias(FLIP),
-        )
+    failing = case_summary.filter(~pl.col(S.PASSED).fill_null(False))
+    return _worst(failing, run_summary, [S.CONFIG_ID, S.RUN_ID], S.SCORE, runs, per_run).select(
+        pl.lit(KIND_FAIL).alias(KIND),
+        S.CONFIG_ID,
+        pl.lit(None, pl.String).alias(S.BASELINE_RUN_ID),
+        S.RUN_ID,
+        S.CASE_ID,
+        pl.lit(None, pl.Float64).alias("baseline_score"),
+        pl.col(S.SCORE).cast(pl.Float64),
+        pl.lit(None, pl.Float64).alias(S.SCORE_DELTA),
+        pl.lit(None, pl.Boolean).alias("baseline_passed"),
+        pl.col(S.PASSED),
+        pl.when(pl.col(S.ERRORED).fill_null(0) > 0)
+        .then(pl.lit("error"))
+        .when(pl.col(S.SCORE).is_null())
+        .then(pl.lit("unscored"))
+        .otherwise(pl.lit("fail"))
+        .alias(FLIP),
     )
 
 

@@ -23,11 +23,11 @@ from evalframe._private.report.plots import (
     MAX_CHART_ROWS,
     MAX_RUNS,
     THINNED,
-    WIDTH,
-    noted,
-    rate_interval,
+    colors,
     rate_over_runs,
+    titled,
     visible_text,
+    with_rate_interval,
 )
 from evalframe._private.report.sections import bdi, esc, figure, table
 from evalframe._private.summaries.history import (
@@ -63,12 +63,6 @@ class HistoryData:
     cases: pl.DataFrame
     case_summary: pl.DataFrame | None
     series: str | None
-
-
-def _label(series_column: Any, value: Any) -> str:
-    if series_column is None:
-        return NO_SERIES
-    return f"{series_column}={NULL_SERIES if value is None else value}"
 
 
 def _labelled(df: pl.DataFrame) -> pl.DataFrame:
@@ -134,9 +128,8 @@ def history_trend_chart(data: HistoryData) -> Any:
         )
         .select(SERIES_LABEL, S.CHANGE_RUN_ID, S.CHANGE_P, (pl.col(POSITION) - 0.5).alias("at"))
     )
-    cases = S.CASES if S.CASES in points.columns else None
     rows = visible_text(
-        points.with_columns(*rate_interval(S.PASS_RATE, S.PASS_RATE_SE, cases)).select(
+        with_rate_interval(points).select(
             SERIES_LABEL, S.RUN_ID, POSITION, S.PASS_RATE, TREND_FIT, "ci_low", "ci_high"
         )
     )
@@ -157,9 +150,7 @@ def history_trend_chart(data: HistoryData) -> Any:
                 ],
             )
         )
-    return noted(
-        chart.properties(width=WIDTH, title="Pass rate over the runs of each series"), notes
-    )
+    return titled(chart, "Pass rate over the runs of each series", notes)
 
 
 def flaky_strip_chart(data: HistoryData) -> Any:
@@ -215,29 +206,18 @@ def flaky_strip_chart(data: HistoryData) -> Any:
     cells = visible_text(cells.select("row", "case_rank", S.RUN_ID, RUN_INDEX, "cell"))
     runs_in_order = visible_text(_positions(latest)[0].sort(POSITION))[S.RUN_ID].to_list()
     order = cells.unique("row", maintain_order=True)["row"].to_list()
+    axis = a.Axis(labelAngle=-40, labelLimit=160)
     chart = (
         a.Chart(cells)
         .mark_rect(stroke="white", strokeWidth=0.5)
         .encode(
-            x=a.X(
-                f"{S.RUN_ID}:N",
-                sort=runs_in_order,
-                title="run (created_at order)",
-                axis=a.Axis(labelAngle=-40, labelLimit=160),
-            ),
+            x=a.X(f"{S.RUN_ID}:N", sort=runs_in_order, title="run (created_at order)", axis=axis),
             y=a.Y("row:N", sort=order, title=None),
-            color=a.Color(
-                "cell:N",
-                scale=a.Scale(domain=["pass", "fail"], range=["#2e7d32", "#c62828"]),
-                title="verdict in the run",
-            ),
+            color=colors("cell", ("pass", "fail"), ("#2e7d32", "#c62828"), "verdict in the run"),
             tooltip=[a.Tooltip(f"{S.RUN_ID}:N", title="run"), "row:N", "cell:N"],
         )
-        .properties(
-            width=WIDTH, height=a.Step(12), title="Cases that flip across runs (worst first)"
-        )
     )
-    return noted(chart, notes)
+    return titled(chart, "Cases that flip across runs (worst first)", notes, height=a.Step(12))
 
 
 HISTORY_CHARTS: dict[str, tuple[Callable[[HistoryData], Any], str]] = {
@@ -310,8 +290,8 @@ def _slope(x: float | None) -> str:
 
 def _trend_table(trend: pl.DataFrame) -> str:
     rows = []
-    for r in trend.iter_rows(named=True):
-        cells = [bdi(_label(r[S.SERIES_COLUMN], r[S.SERIES])), str(r[S.N_RUNS])]
+    for r in _labelled(trend).iter_rows(named=True):
+        cells = [bdi(r[SERIES_LABEL]), str(r[S.N_RUNS])]
         for y in (S.PASS_RATE, S.MEAN_SCORE):
             low, high = r[f"{y}_slope_ci_low"], r[f"{y}_slope_ci_high"]
             band = "" if low is None or high is None else f" [{_slope(low)}, {_slope(high)}]"

@@ -13,9 +13,10 @@ from __future__ import annotations
 import errno
 import os
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
+from string import Template
 from typing import Any
 
 import polars as pl
@@ -51,12 +52,13 @@ from evalframe._private.report.plots import (
     BAND_COLUMNS,
     CHARTS,
     RATE_INTERVAL,
+    VERDICT_BANDS,
     ChartInputError,
     rank_bands_chart,
-    rate_interval,
+    with_rate_interval,
 )
 from evalframe._private.report.sections import (
-    CASES_CSS,
+    asset,
     bdi,
     bracket,
     case_data_script,
@@ -116,41 +118,11 @@ CAPTIONS = {
     "mde_mean_score). Red: the configured drop limit.",
 }
 
-CSS = (
-    """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;
- margin:0 auto;max-width:1360px;padding:16px 24px;color:#1d1d1f;background:#fff}
-h1{font-size:22px;margin:8px 0 2px} h2{font-size:18px;margin:28px 0 8px;
- border-bottom:1px solid #ddd;padding-bottom:4px} h3{font-size:15px;margin:18px 0 6px}
-.meta{color:#666;font-size:12px} table{border-collapse:collapse;margin:6px 0 12px}
-th,td{padding:3px 6px;border-bottom:1px solid #eee;text-align:right}
-th{background:#f5f5f7;font-weight:600;vertical-align:bottom} td .meta{white-space:nowrap}
-.wrap{overflow-x:auto} td.l,th.l{text-align:left}
-td.l{overflow-wrap:anywhere;min-width:8em;max-width:420px}
-.ok{color:#2e7d32;font-weight:600} .bad{color:#c62828;font-weight:600}
-.note{color:#555;font-size:12px;max-width:900px} figure{margin:12px 0 24px}
-figure svg{max-width:100%;height:auto} figcaption{color:#555;font-size:12px;margin-top:4px}
-nav a{margin-right:12px} .pill{display:inline-block;padding:1px 8px;border-radius:9px;
- font-size:12px;font-weight:600} .pill.bad{background:#fdecea} .pill.ok{background:#e8f5e9}
-"""
-    + CASES_CSS
-)
-
-RENDER_CHECK = """
-// mark each chart figure with what the browser laid out (read by the browser test)
-document.querySelectorAll("figure.chart").forEach(function (fig) {
-  var svg = fig.querySelector("svg");
-  var marks = svg ? svg.querySelectorAll("g.role-mark > *").length : 0;
-  var box = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
-  fig.setAttribute("data-marks", String(marks));
-  fig.setAttribute("data-rendered",
-    svg && marks > 0 && box.width > 0 && box.height > 0 ? "yes" : "no");
-});
-// mark each table box with whether its table fits the window's width (no side scrolling)
-document.querySelectorAll("div.wrap").forEach(function (box) {
-  box.setAttribute("data-fits", box.scrollWidth <= box.clientWidth + 1 ? "yes" : "no");
-});
-"""
+CSS = asset("report.css")
+"""The page's style (report.css), inlined in the page."""
+RENDER_CHECK = asset("render_check.js")
+"""Marks each chart and table box with what the browser laid out (read by the browser test)."""
+PAGE = Template(asset("page.html"))
 
 
 def _spts(x: float | None) -> str:
@@ -161,12 +133,6 @@ def _gate(x: bool | None) -> str:
     if x is None:
         return "—"
     return '<span class="ok">pass</span>' if x else '<span class="bad">FAIL</span>'
-
-
-def _collect(frame: pl.DataFrame | pl.LazyFrame | None) -> pl.DataFrame | None:
-    if frame is None:
-        return None
-    return frame.collect() if isinstance(frame, pl.LazyFrame) else frame
 
 
 # --- sections ------------------------------------------------------------------------
@@ -184,6 +150,40 @@ def _mean_cell(x: float | None, se: float | None) -> str:
     return bracket(num(x), num(max(0.0, ci_low(x, se))), num(min(1.0, ci_high(x, se))))
 
 
+def _created(x: Any) -> str:
+    return esc(x.strftime("%Y-%m-%d %H:%M") if isinstance(x, datetime) else x)
+
+
+def _count(x: int | None) -> str:
+    return "—" if x is None else f"{x:,}"
+
+
+RUN_COLUMNS: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
+    ("run", lambda r: f"<b>{bdi(r[S.RUN_ID])}</b>"),
+    ("created", lambda r: _created(r.get(S.CREATED_AT))),
+    ("label", lambda r: bdi(r.get(S.LABEL))),
+    ("executions", lambda r: _count(r[S.N_EXECUTIONS])),
+    ("passed (after outcome gates)", lambda r: _count(r.get(S.PASSED))),
+    (
+        "pass rate [95 % Wilson interval]",
+        lambda r: _rate_cell(run_rate(r), r["ci_low"], r["ci_high"]),
+    ),
+    ("mean score [95 % interval]", lambda r: _mean_cell(r[S.MEAN_SCORE], r[S.MEAN_SCORE_SE])),
+    (
+        "score verdicts pass / borderline / fail / error / unscored",
+        lambda r: " / ".join(str(r[c]) for c in VERDICT_BANDS),
+    ),
+    ("case pass rate", lambda r: pct(run_rate(r, S.CASE_PASS_RATE))),
+    ("latency p95", lambda r: ms(r[S.LATENCY_P95])),
+    ("cost", lambda r: "—" if r[S.COST_USD] is None else f"${r[S.COST_USD]:,.2f}"),
+    ("score gate", lambda r: _gate(r[S.MEAN_SCORE_GATE])),
+    ("rate gate", lambda r: _gate(r[S.PASS_RATE_GATE])),
+    ("run gate", lambda r: _gate(r[S.RUN_PASSED])),
+]
+"""The run table: header → the cell of a run_summary row (with its rate interval)."""
+PASS_K_AT = 7
+"""Where the pass@k columns go in the run table: after the mean score, as in the terminal."""
+
 PASS_K_NOTE = (
     " <b>pass@k</b> (config <code>attempts.k</code>): the chance that at least one of k "
     "attempts of a case passes (unbiased, from its n attempts of which c passed), averaged "
@@ -199,60 +199,38 @@ def _rank_bands(rs: pl.DataFrame) -> str:
     return figure("rank_bands", rank_bands_chart(rs), CAPTIONS["rank_bands"])
 
 
+def _failing_explorers(
+    groups: dict[tuple, tuple[int, int]], failing: dict[tuple[str, str], int], dataset: str | None
+) -> str:
+    """The failing cases of each run with any, and a note naming how many runs' are not
+    embedded."""
+    shown = {k: n for k, n in failing.items() if n and (KIND_FAIL, k[0], None, k[1]) in groups}
+    out = "".join(
+        f"<h3 class='run-cases'>{bdi(run)}: cases that did not pass</h3>"
+        + case_explorer(groups, KIND_FAIL, cid, None, run, n, dataset)
+        for (cid, run), n in shown.items()
+    )
+    left_out = [k for k, n in failing.items() if n and k not in shown]
+    if left_out:
+        out += (
+            f"<p class='note cases-left-out'>Failing cases of {len(left_out)} earlier runs are "
+            f"not embedded (the page holds those of the latest {CASE_RUNS} runs); list a "
+            f"run's with <code>evalframe cases {esc(dataset or 'DATASET')} --run RUN --status "
+            "fail</code>.</p>"
+        )
+    return out
+
+
 def _runs_section(
     rs: pl.DataFrame,
-    groups: dict[tuple, tuple[int, int]] | None = None,
-    failing: dict[tuple[str, str], int] | None = None,
+    groups: dict[tuple, tuple[int, int]],
+    failing: dict[tuple[str, str], int],
     dataset: str | None = None,
 ) -> str:
-    headers = [
-        "run",
-        "created",
-        "label",
-        "executions",
-        "passed (after outcome gates)",
-        "pass rate [95 % Wilson interval]",
-        "mean score [95 % interval]",
-        "score verdicts pass / borderline / fail / error / unscored",
-        "case pass rate",
-        "latency p95",
-        "cost",
-        "score gate",
-        "rate gate",
-        "run gate",
-    ]
     ks = pass_k_values(rs.columns)
-    for k in reversed(ks):  # after the mean score, as in the terminal
-        headers.insert(7, f"pass@{k} (cases with ≥ {k} attempts)")
-    cols = rs.columns
-    cases = S.CASES if S.CASES in cols else None
-    with_ci = rs.with_columns(rate_interval(S.PASS_RATE, S.PASS_RATE_SE, cases))
-    rows = []
-    for r in with_ci.iter_rows(named=True):
-        created = r.get(S.CREATED_AT) if S.CREATED_AT in cols else None
-        rows.append(
-            [
-                f"<b>{bdi(r[S.RUN_ID])}</b>",
-                esc(
-                    created.strftime("%Y-%m-%d %H:%M") if isinstance(created, datetime) else created
-                ),
-                bdi(r.get(S.LABEL)),
-                f"{r[S.N_EXECUTIONS]:,}",
-                "—" if r.get(S.PASSED) is None else f"{r[S.PASSED]:,}",
-                _rate_cell(run_rate(r), r["ci_low"], r["ci_high"]),
-                _mean_cell(r[S.MEAN_SCORE], r[S.MEAN_SCORE_SE]),
-                *(esc(pass_at_text(r, k)) for k in ks),
-                " / ".join(
-                    str(r[c]) for c in (S.N_PASS, S.N_BORDERLINE, S.N_FAIL, S.ERRORED, S.UNSCORED)
-                ),
-                pct(run_rate(r, S.CASE_PASS_RATE)),
-                ms(r[S.LATENCY_P95]),
-                "—" if r[S.COST_USD] is None else f"${r[S.COST_USD]:,.2f}",
-                _gate(r[S.MEAN_SCORE_GATE]),
-                _gate(r[S.PASS_RATE_GATE]),
-                _gate(r[S.RUN_PASSED]),
-            ]
-        )
+    pass_k = [(f"pass@{k} (cases with ≥ {k} attempts)", _pass_at(k)) for k in ks]
+    columns = [*RUN_COLUMNS[:PASS_K_AT], *pass_k, *RUN_COLUMNS[PASS_K_AT:]]
+    rows = [[cell(r) for _, cell in columns] for r in with_rate_interval(rs).iter_rows(named=True)]
     first = rs.row(0, named=True) if rs.height else {}
     gates = (
         f"Gates: mean score meets {num(first.get(S.MIN_MEAN_SCORE))} and pass rate meets "
@@ -260,27 +238,9 @@ def _runs_section(
         if first
         else ""
     )
-    explorers = "".join(
-        f"<h3 class='run-cases'>{bdi(run)}: cases that did not pass</h3>"
-        + case_explorer(groups or {}, KIND_FAIL, cid, None, run, n, dataset)
-        for (cid, run), n in (failing or {}).items()
-        if n and (groups or {}).get((KIND_FAIL, cid, None, run)) is not None
-    )
-    left_out = [
-        run
-        for (cid, run), n in (failing or {}).items()
-        if n and (groups or {}).get((KIND_FAIL, cid, None, run)) is None
-    ]
-    if left_out:
-        data = esc(dataset or "DATASET")
-        explorers += (
-            f"<p class='note cases-left-out'>Failing cases of {len(left_out)} earlier runs are "
-            f"not embedded (the page holds those of the latest {CASE_RUNS} runs); list a "
-            f"run's with <code>evalframe cases {data} --run RUN --status fail</code>.</p>"
-        )
     return (
         "<h2 id='runs'>Runs</h2>"
-        + table(headers, rows, left=3)
+        + table([h for h, _ in columns], rows, left=3)
         + f"<p class='note'>{gates} <b>Score verdicts</b> count executions by their score "
         "alone (pass / borderline / fail); <b>passed</b> counts the executions that pass after "
         "the outcome gates (under <code>outcomes: gate</code> an execution with outcome checks "
@@ -289,8 +249,14 @@ def _runs_section(
         f"count as not passed), with its {RATE_INTERVAL}. Mean-score brackets: value ± "
         f"{Z_95} × the standard error clustered by case (attempts of one case are not "
         "independent), clipped to 0–1. An unscored run has no pass rate (—), not 0 %."
-        f"{PASS_K_NOTE if ks else ''}</p>" + _rank_bands(rs) + explorers
+        f"{PASS_K_NOTE if ks else ''}</p>"
+        + _rank_bands(rs)
+        + _failing_explorers(groups, failing, dataset)
     )
+
+
+def _pass_at(k: int) -> Callable[[dict[str, Any]], str]:
+    return lambda r: esc(pass_at_text(r, k))
 
 
 def top_regressions(
@@ -348,10 +314,10 @@ def _power_note(r: dict[str, Any], limits: Any) -> str:
     )
     small = too_small(r, limits)
     if small:
+        fmt = {"pass rate": pts}
         limits_text = "; ".join(
-            f"the {t.metric} limit {t.limit_name} = "
-            f"{pts(t.limit) if t.metric == 'pass rate' else num(t.limit)} "
-            f"(detectable: {pts(t.mde) if t.metric == 'pass rate' else num(t.mde)})"
+            f"the {t.metric} limit {t.limit_name} = {fmt.get(t.metric, num)(t.limit)} "
+            f"(detectable: {fmt.get(t.metric, num)(t.mde)})"
             for t in small
         )
         note += (
@@ -371,45 +337,34 @@ def _slice_note(slices: pl.DataFrame | None, r: dict[str, Any]) -> str:
     mine = of_pair(slices, r)
     parts = []
     for by in mine[S.SLICE].unique(maintain_order=True).to_list():
-        hits = significant_regressions(mine.filter(pl.col(S.SLICE) == by)).sort(S.Q_VALUE)
-        n = mine.filter(pl.col(S.SLICE) == by).height
-        if hits.height:
-            names = ", ".join(
-                f"<b>{bdi('(none)' if v is None else v)}</b> (q {p_value(q)})"
-                for v, q in hits.select(S.SLICE_VALUE, S.Q_VALUE).iter_rows()
-            )
-            parts.append(
-                f"<p class='slices'>Slices by {esc(by)} that regressed beyond chance "
-                f"(Benjamini–Hochberg q &lt; {SIGNIFICANCE} over {n} values): {names}.</p>"
-            )
-        else:
-            parts.append(
-                f"<p class='slices'>No slice by {esc(by)} regressed beyond chance "
-                f"(Benjamini–Hochberg q &lt; {SIGNIFICANCE} over {n} values).</p>"
-            )
+        values = mine.filter(pl.col(S.SLICE) == by)
+        hits = significant_regressions(values).sort(S.Q_VALUE)
+        names = ", ".join(
+            f"<b>{bdi('(none)' if v is None else v)}</b> (q {p_value(q)})"
+            for v, q in hits.select(S.SLICE_VALUE, S.Q_VALUE).iter_rows()
+        )
+        test = (
+            f"beyond chance (Benjamini–Hochberg q &lt; {SIGNIFICANCE} over {values.height} values)"
+        )
+        parts.append(
+            f"<p class='slices'>Slices by {esc(by)} that regressed {test}: {names}.</p>"
+            if names
+            else f"<p class='slices'>No slice by {esc(by)} regressed {test}.</p>"
+        )
     return "".join(parts)
 
 
 def _pair_table(r: dict[str, Any]) -> str:
     """A pair's pass rate, mean score and latency on both sides with their change, and the
     paired pass change when the pair has cases scored in both runs."""
+    sides = ("baseline", "candidate")
+    rate = [pct(run_rate(r, prefix=f"{side}_")) for side in sides]
     rows = [
-        [
-            "pass rate (all executions of each run)",
-            pct(run_rate(r, prefix="baseline_")),
-            pct(run_rate(r, prefix="candidate_")),
-            _spts(pass_rate_delta(r)),
-        ],
-        [
-            "mean score",
-            num(r["baseline_mean_score"]),
-            num(r["candidate_mean_score"]),
-            signed(r["mean_score_delta"]),
-        ],
+        ["pass rate (all executions of each run)", *rate, _spts(pass_rate_delta(r))],
+        ["mean score", *(num(r[f"{s}_mean_score"]) for s in sides), signed(r["mean_score_delta"])],
         [
             "latency mean",
-            ms(r["baseline_latency_mean"]),
-            ms(r["candidate_latency_mean"]),
+            *(ms(r[f"{s}_latency_mean"]) for s in sides),
             ms(r["latency_mean_delta"], "+"),
         ],
     ]
@@ -434,81 +389,121 @@ def _pair_table(r: dict[str, Any]) -> str:
     return table(["", "baseline", "candidate", "delta"], rows) + paired_note
 
 
-def _compare_section(
-    run_deltas: pl.DataFrame,
-    case_deltas: pl.DataFrame | None,
-    evaluator_deltas: pl.DataFrame | None,
-    limits: Any,
-    slices: pl.DataFrame | None = None,
-    groups: dict[tuple, tuple[int, int]] | None = None,
-    dataset: str | None = None,
-    pairing: str = "",
-    decide: Any = None,
-) -> str:
-    parts = ["<h2 id='compare'>Comparison</h2>", pairing]
-    decisions = decision_notes(run_deltas, decide, limits)
-    summary = (
-        evaluator_summary(evaluator_deltas, case_deltas)
-        if evaluator_deltas is not None and evaluator_deltas.height and case_deltas is not None
-        else None
+def _paired_text(r: dict[str, Any]) -> str:
+    """The pair's paired score delta with its interval and McNemar p, in one sentence."""
+    if not has_paired_cases(r):
+        return "No case is scored in both runs: no paired statistics."
+    ci = (
+        f"95 % interval [{signed(r[S.MEAN_DELTA_CI_LOW])}, {signed(r[S.MEAN_DELTA_CI_HIGH])}]"
+        if r[S.MEAN_DELTA_SE] is not None
+        else "no interval (fewer than 2 paired cases)"
     )
+    return (
+        f"Paired score delta over {r[S.N_PAIRED]} cases: <b>{signed(r[S.MEAN_DELTA])}</b>, "
+        f"{ci}. McNemar p = <b>{p_value(r[S.MCNEMAR_P])}</b> ({r[S.N_PASSED_TO_FAILED]} "
+        f"pass→fail, {r[S.N_FAILED_TO_PASSED]} fail→pass among the cases in both runs)."
+    )
+
+
+def _why(r: dict[str, Any], limits: Any) -> str:
+    """The reasons of a regression, or why regressed cases do not make one."""
+    if r[S.REASONS]:
+        reasons = "; ".join(esc(reason_text(code, r, limits)) for code in r[S.REASONS])
+        return f"<p><b>Why:</b> {reasons}.</p>"
+    if r["n_regression"]:
+        return (
+            f"<p>No compare limit is exceeded, yet {r['n_regression']} cases regressed "
+            "under the case rule (below): the run-level verdict weighs the whole run, "
+            "a regressed case is one case.</p>"
+        )
+    return ""
+
+
+def _pair_section(
+    r: dict[str, Any], frames: Mapping[str, pl.DataFrame], limits: Any, parts: dict[str, Any]
+) -> list[str]:
+    """One pair's heading, decision, reasons, evaluator summary, table, counts, power,
+    slices and regressed cases. `parts`: the decisions, evaluator summary, case groups and
+    dataset shared by every pair."""
+    b, c = r[S.BASELINE_RUN_ID], r[S.CANDIDATE_RUN_ID]
+    verdict = (
+        "<span class='pill bad'>REGRESSION (run-level limits)</span>"
+        if r[S.REGRESSION_DETECTED]
+        else "<span class='pill ok'>no run-level regression</span>"
+    )
+    case_deltas = frames.get(S.CASE_DELTAS)
+    counts = (
+        case_counts(r, of_pair(case_deltas, r), limits).removeprefix("cases: ")
+        if case_deltas is not None
+        else ", ".join(f"{r[f'n_{s}']} {s}" for s in CASE_STATUSES)
+    )
+    return [
+        f"<h3>{bdi(b)} → {bdi(c)} {verdict}</h3>",
+        parts["decisions"].get((r[S.CONFIG_ID], b, c), ""),
+        _why(r, limits),
+        evaluator_summary_table(parts["summary"], r),
+        _pair_table(r),
+        f"<p class='counts'>Cases: {esc(counts)}. {_paired_text(r)}</p>",
+        _power_note(r, limits) if has_paired_cases(r) else "",  # else no paired statistics
+        _slice_note(frames.get(S.SLICE_DELTAS), r),
+        case_explorer(
+            parts["groups"],
+            KIND_REGRESSION,
+            r[S.CONFIG_ID],
+            b,
+            c,
+            r["n_regression"],
+            parts["dataset"],
+        ),
+    ]
+
+
+CASE_STATUSES = ("regression", "improvement", "unchanged", "new", "removed", "error")
+"""run_deltas' case counts (n_STATUS), in the order the comparison lists them."""
+
+
+def _noise_note(run_deltas: pl.DataFrame, frames: Mapping[str, pl.DataFrame]) -> str:
+    """With a noise_floor table (`--replicates`), the pairs whose pass-rate change is no
+    larger than reruns of one system make (run_deltas.within_noise); "" without it."""
+    if S.NOISE_FLOOR not in frames or S.WITHIN_NOISE not in run_deltas.columns:
+        return ""
+    known = run_deltas.filter(pl.col(S.WITHIN_NOISE).is_not_null())
+    within = [r for r in known.iter_rows(named=True) if r[S.WITHIN_NOISE]]
+    pairs = ", ".join(
+        f"{bdi(r[S.BASELINE_RUN_ID])} → {bdi(r[S.CANDIDATE_RUN_ID])} ({_spts(pass_rate_delta(r))})"
+        for r in within
+    )
+    return (
+        f"<p class='note noise-note'><b>Noise floor</b>: {len(within)} of the {known.height} "
+        "pairs whose runs both have a noise floor (noise_floor, --replicates) changed no more "
+        "than reruns of one system do: |pass-rate change| ≤ the larger rms_pass_rate_delta of "
+        f"the two runs' replicate groups{': ' + pairs if pairs else ''}. Such a change is "
+        "noise, whatever the limits say.</p>"
+    )
+
+
+def _compare_section(
+    frames: Mapping[str, pl.DataFrame],
+    limits: Any,
+    groups: dict[tuple, tuple[int, int]],
+    dataset: str | None,
+    pairing: str,
+    decide: Any,
+) -> str:
+    run_deltas = frames[S.RUN_DELTAS]
+    ed, cd = frames.get(S.EVALUATOR_DELTAS), frames.get(S.CASE_DELTAS)
+    parts = {
+        "decisions": decision_notes(run_deltas, decide, limits),
+        "summary": evaluator_summary(ed, cd)
+        if ed is not None and ed.height and cd is not None
+        else None,
+        "groups": groups,
+        "dataset": dataset,
+    }
+    out = ["<h2 id='compare'>Comparison</h2>", pairing, _noise_note(run_deltas, frames)]
     for r in run_deltas.iter_rows(named=True):
-        b, c = r[S.BASELINE_RUN_ID], r[S.CANDIDATE_RUN_ID]
-        verdict = (
-            "<span class='pill bad'>REGRESSION (run-level limits)</span>"
-            if r[S.REGRESSION_DETECTED]
-            else "<span class='pill ok'>no run-level regression</span>"
-        )
-        parts.append(f"<h3>{bdi(b)} → {bdi(c)} {verdict}</h3>")
-        parts.append(decisions.get((r[S.CONFIG_ID], b, c), ""))
-        if r[S.REASONS]:
-            parts.append(
-                "<p><b>Why:</b> "
-                + "; ".join(esc(reason_text(code, r, limits)) for code in r[S.REASONS])
-                + ".</p>"
-            )
-        elif r["n_regression"]:
-            parts.append(
-                f"<p>No compare limit is exceeded, yet {r['n_regression']} cases regressed "
-                "under the case rule (below): the run-level verdict weighs the whole run, "
-                "a regressed case is one case.</p>"
-            )
-        parts.append(evaluator_summary_table(summary, r))
-        parts.append(_pair_table(r))
-        counts = (
-            case_counts(r, of_pair(case_deltas, r), limits).removeprefix("cases: ")
-            if case_deltas is not None
-            else ", ".join(
-                f"{r[f'n_{s}']} {s}"
-                for s in ("regression", "improvement", "unchanged", "new", "removed", "error")
-            )
-        )
-        if has_paired_cases(r):
-            ci = (
-                f"95 % interval [{signed(r[S.MEAN_DELTA_CI_LOW])}, "
-                f"{signed(r[S.MEAN_DELTA_CI_HIGH])}]"
-                if r[S.MEAN_DELTA_SE] is not None
-                else "no interval (fewer than 2 paired cases)"
-            )
-            paired = (
-                f"Paired score delta over {r[S.N_PAIRED]} cases: "
-                f"<b>{signed(r[S.MEAN_DELTA])}</b>, "
-                f"{ci}. McNemar p = <b>{p_value(r[S.MCNEMAR_P])}</b> "
-                f"({r[S.N_PASSED_TO_FAILED]} pass→fail, {r[S.N_FAILED_TO_PASSED]} fail→pass "
-                "among the cases in both runs)."
-            )
-        else:
-            paired = "No case is scored in both runs: no paired statistics."
-        parts.append(f"<p class='counts'>Cases: {esc(counts)}. {paired}</p>")
-        if has_paired_cases(r):  # else "no paired statistics" says it
-            parts.append(_power_note(r, limits))
-        parts.append(_slice_note(slices, r))
-        parts.append(
-            case_explorer(
-                groups or {}, KIND_REGRESSION, r[S.CONFIG_ID], b, c, r["n_regression"], dataset
-            )
-        )
-    return "\n".join(parts)
+        out += [p for p in _pair_section(r, frames, limits, parts) if p]
+    return "\n".join(out)
 
 
 def pairing_note(
@@ -616,72 +611,65 @@ def build_report(
     were formed within, `report_tables(series=...)`) draws the trend per series and says so
     in the comparison; without it the comparison notes pairs that mix model/target/agent
     values (`pairing_note`)."""
-    if limits is None and config is not None and not isinstance(config, (list, tuple)):
-        limits = config.compare
-    frames = {k: f for k, v in tables.items() if (f := _collect(v)) is not None}
+    one = None if isinstance(config, (list, tuple)) else config
+    if limits is None and one is not None:
+        limits = one.compare
+    frames = {
+        k: v.collect() if isinstance(v, pl.LazyFrame) else v
+        for k, v in tables.items()
+        if v is not None
+    }
     rs = frames.get(S.RUN_SUMMARY)
     if rs is None:
         raise ChartInputError(
             "the report needs the run_summary table; hint: pass the tables of "
             "evalframe.score_tables(...) (and compare_tables / sweep_tables for more)."
         )
-    config_ids = ", ".join(sorted(rs[S.CONFIG_ID].unique().to_list()))
     figures, notes = _figures(frames, limits, series)
     details = frames.get(CASE_DETAILS)
-    if details is None:
-        details = case_details(frames, per_pair=top)
-    rows, groups = case_groups(details)
+    rows, groups = case_groups(case_details(frames, per_pair=top) if details is None else details)
     case_summary = frames.get(S.CASE_SUMMARY)
-    sections = [
-        _runs_section(
-            with_pass_k_cases(rs, case_summary), groups, _failing_counts(case_summary), source
-        )
-    ]
+    runs = with_pass_k_cases(rs, case_summary)
+    sections = {"runs": _runs_section(runs, groups, _failing_counts(case_summary), source)}
     rd = frames.get(S.RUN_DELTAS)
     if rd is not None and rd.height:
-        sections.append(
-            _compare_section(
-                rd,
-                frames.get(S.CASE_DELTAS),
-                frames.get(S.EVALUATOR_DELTAS),
-                limits,
-                frames.get(S.SLICE_DELTAS),
-                groups,
-                source,
-                pairing_note(rs, rd, series),
-                getattr(config, "decide", None),
-            )
-        )
-    one = None if isinstance(config, (list, tuple)) else config
-    history = history_section(frames, one, series)
-    if history:  # three or more runs of a config (report/history.py)
-        sections.append(history)
-    sections.append("<h2 id='charts'>Charts</h2>" + figures)
+        pairing = pairing_note(rs, rd, series)
+        decide = getattr(config, "decide", None)
+        sections["compare"] = _compare_section(frames, limits, groups, source, pairing, decide)
+    sections["history"] = history_section(frames, one, series)  # "" below 3 runs of a config
+    sections["charts"] = "<h2 id='charts'>Charts</h2>" + figures
     if notes:
-        sections.append("<p class='note'>Not drawn: " + "<br>".join(esc(n) for n in notes) + "</p>")
-    nav = " ".join(
-        f"<a href='#{a}'>{t}</a>"
-        for a, t in (
-            ("runs", "Runs"),
-            ("compare", "Comparison"),
-            ("history", "History"),
-            ("charts", "Charts"),
+        sections["notes"] = (
+            "<p class='note'>Not drawn: " + "<br>".join(esc(n) for n in notes) + "</p>"
         )
-        if (a != "compare" or (rd is not None and rd.height)) and (a != "history" or history)
-    )
+    page = {k: v for k, v in sections.items() if v}
+    return _page(title, source, rs, config, page, case_data_script(rows))
+
+
+NAV = {"runs": "Runs", "compare": "Comparison", "history": "History", "charts": "Charts"}
+
+
+def _page(
+    title: str,
+    source: str | None,
+    rs: pl.DataFrame,
+    config: Any,
+    sections: dict[str, str],
+    cases: str,
+) -> str:
+    """The HTML document (page.html) around the sections, with a link to each."""
+    config_ids = ", ".join(sorted(rs[S.CONFIG_ID].unique().to_list()))
     meta = f"evalframe {__version__} · config {esc(config_ids)}"
-    if source:
-        meta = f"{esc(source)} · {meta}"
-    return (
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>"
-        f"<h1>{esc(title)}</h1><div class='meta'>{meta} · generated "
-        f"{datetime.now().strftime('%Y-%m-%d %H:%M')}</div>{policy_section(config, rs)}"
-        f"<nav>{nav}</nav>"
-        + "\n".join(sections)
-        + case_data_script(rows)
-        + f"<script>{RENDER_CHECK}</script></body></html>\n"
+    return PAGE.substitute(
+        title=esc(title),
+        css=CSS,
+        meta=f"{esc(source)} · {meta}" if source else meta,
+        generated=datetime.now().strftime("%Y-%m-%d %H:%M"),
+        policy=policy_section(config, rs),
+        nav=" ".join(f"<a href='#{a}'>{t}</a>" for a, t in NAV.items() if a in sections),
+        sections="\n".join(sections.values()),
+        cases=cases,
+        render_check=RENDER_CHECK,
     )
 
 

@@ -28,8 +28,6 @@ from evalframe._private.rules.wilson import effective_n, wilson_high, wilson_low
 from evalframe._private.stats.power import MDE_FACTOR, POWER, power
 from evalframe._private.summaries.slices import SIGNIFICANCE
 
-"""Normal quantile of the 95 % intervals drawn around rates and means."""
-
 MAX_POINTS = 400
 """Largest number of marks one series of a chart draws (cases, threshold steps)."""
 
@@ -221,8 +219,52 @@ def _rates(
         df = df.with_columns(pl.Series(S.PASS_RATE, rates, dtype=pl.Float64)).with_columns(
             pl.when(pl.col(S.PASS_RATE).is_not_null()).then(pl.col(S.PASS_RATE_SE))
         )
+    return with_rate_interval(df)
+
+
+def with_rate_interval(df: pl.DataFrame) -> pl.DataFrame:
+    """df with the `rate_interval` of its pass_rate (ci_low, ci_high), over its cases
+    where pass_rate_se says nothing."""
     cases = S.CASES if S.CASES in df.columns else None
     return df.with_columns(rate_interval(S.PASS_RATE, S.PASS_RATE_SE, cases))
+
+
+# --- shared encodings ------------------------------------------------------------------
+def _enc(channel: Any, field: str, *, unit: bool = False, pct: bool = False, **kw: Any) -> Any:
+    """An Altair position channel (`a.X`, `a.Y`, ...) of `field`: `unit` fixes its scale to
+    0–1, `pct` labels its axis in percent."""
+    a = _altair()
+    if unit:
+        kw["scale"] = a.Scale(domain=[0, 1])
+    if pct:
+        kw["axis"] = a.Axis(format="%")
+    return channel(field, **kw)
+
+
+def _tips(*fields: str | tuple[str, str]) -> list[Any]:
+    """A tooltip list: a field as is, or (field, d3 format)."""
+    a = _altair()
+    return [f if isinstance(f, str) else a.Tooltip(f[0], format=f[1]) for f in fields]
+
+
+def colors(field: str, domain: Sequence[str], colors: Sequence[str], title: str, **kw: Any) -> Any:
+    """A colour channel of `field` with fixed colours for its values."""
+    a = _altair()
+    scale = a.Scale(domain=list(domain), range=list(colors))
+    return a.Color(f"{field}:N", scale=scale, title=title, **kw)
+
+
+def _panels(field: str, order: list[str] | None = None) -> Any:
+    """A facet row per value of `field` (in `order`), the labels above each panel."""
+    a = _altair()
+    return a.Row(
+        f"{field}:N", **({} if order is None else {"sort": order}), title=None, header=_header(a)
+    )
+
+
+def titled(chart: Any, title: str, notes: Sequence[str | None], **props: Any) -> Any:
+    """The chart at the report's width with its title, carrying its notes (`noted`)."""
+    return noted(chart.properties(**{"width": WIDTH, **props}, title=title), notes)
 
 
 # --- run charts ----------------------------------------------------------------------
@@ -235,27 +277,18 @@ def pass_rate_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
     df = _rates(run_summary, "pass_rate_chart")
     df, order, note = _latest(df, S.RUN_ID, _run_order(df), MAX_RUNS, _run_noun(df))
     data = df.select(S.RUN_ID, S.PASS_RATE, S.PASS_RATE_SE, "ci_low", "ci_high")
-    scale = a.Scale(domain=[0, 1])
     base = a.Chart(data).encode(y=a.Y(f"{S.RUN_ID}:N", sort=order, title="run"))
+    title = "pass rate (95 % Wilson interval)"
     rule = base.mark_rule(strokeWidth=2).encode(
-        x=a.X(
-            "ci_low:Q",
-            scale=scale,
-            title="pass rate (95 % Wilson interval)",
-            axis=a.Axis(format="%"),
-        ),
-        x2="ci_high:Q",
+        x=_enc(a.X, "ci_low:Q", unit=True, pct=True, title=title), x2="ci_high:Q"
     )
     point = base.mark_point(filled=True, size=80).encode(
-        x=a.X(f"{S.PASS_RATE}:Q", scale=scale),
-        tooltip=[
-            a.Tooltip(f"{S.RUN_ID}:N"),
-            a.Tooltip(f"{S.PASS_RATE}:Q", format=".1%"),
-            a.Tooltip("ci_low:Q", format=".1%"),
-            a.Tooltip("ci_high:Q", format=".1%"),
-        ],
+        x=_enc(a.X, f"{S.PASS_RATE}:Q", unit=True),
+        tooltip=_tips(
+            f"{S.RUN_ID}:N", *((f"{c}:Q", ".1%") for c in (S.PASS_RATE, "ci_low", "ci_high"))
+        ),
     )
-    return noted((rule + point).properties(width=WIDTH, title="Pass rate per run"), [note])
+    return titled(rule + point, "Pass rate per run", [note])
 
 
 def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
@@ -264,40 +297,28 @@ def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
     a = _altair()
     df = _frame(run_summary, "verdict_chart", [S.CONFIG_ID, S.RUN_ID, *VERDICT_BANDS])
     df, order, note = _latest(df, S.RUN_ID, _run_order(df), MAX_RUNS, _run_noun(df))
+    band_order = {b: i for i, b in enumerate(VERDICT_BANDS)}
     long = (
         df.select(S.RUN_ID, *VERDICT_BANDS)
         .unpivot(index=S.RUN_ID, variable_name="band", value_name="executions")
         .with_columns(
             pl.col("band").replace_strict(VERDICT_BANDS).alias(S.VERDICT),
-            pl.col("band")
-            .replace_strict({b: i for i, b in enumerate(VERDICT_BANDS)}, return_dtype=pl.Int64)
-            .alias("band_order"),
+            pl.col("band").replace_strict(band_order, return_dtype=pl.Int64).alias("band_order"),
         )
         .select(S.RUN_ID, S.VERDICT, "band_order", "executions")
     )
-    verdicts = list(VERDICT_BANDS.values())
     chart = (
         a.Chart(long)
         .mark_bar()
         .encode(
             y=a.Y(f"{S.RUN_ID}:N", sort=order, title="run"),
-            x=a.X(
-                "executions:Q",
-                stack="normalize",
-                title="share of executions",
-                axis=a.Axis(format="%"),
-            ),
-            color=a.Color(
-                f"{S.VERDICT}:N",
-                scale=a.Scale(domain=verdicts, range=list(VERDICT_COLORS)),
-                title="verdict",
-            ),
+            x=_enc(a.X, "executions:Q", pct=True, stack="normalize", title="share of executions"),
+            color=colors(S.VERDICT, list(VERDICT_BANDS.values()), VERDICT_COLORS, "verdict"),
             order=a.Order("band_order:Q"),
             tooltip=[f"{S.RUN_ID}:N", f"{S.VERDICT}:N", "executions:Q"],
         )
-        .properties(width=WIDTH, title="Verdicts per run")
     )
-    return noted(chart, [note])
+    return titled(chart, "Verdicts per run", [note])
 
 
 def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame, *, series: str | None = None) -> Any:
@@ -315,11 +336,10 @@ def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame, *, series: str | None 
         df = visible_text(
             df.with_columns(pl.col(series).cast(pl.String).fill_null(NO_SERIES).alias(SERIES))
         )
+    position = {r: i for i, r in enumerate(order)}
     data = (
         df.with_columns(
-            pl.col(S.RUN_ID)
-            .replace_strict({r: i for i, r in enumerate(order)}, return_dtype=pl.Int64)
-            .alias(RUN_ORDER),
+            pl.col(S.RUN_ID).replace_strict(position, return_dtype=pl.Int64).alias(RUN_ORDER)
         )
         .select(
             S.RUN_ID,
@@ -340,8 +360,7 @@ def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame, *, series: str | None 
         x = a.X(f"{S.RUN_ID}:O", sort=order, title="run")
     by = None if series is None else (SERIES, visible(series))
     title = "Pass rate over runs" + ("" if by is None else f" per {by[1]}") + " (95 % band)"
-    chart = a.layer(*rate_over_runs(x, by), data=data).properties(width=WIDTH, title=title)
-    return noted(chart, [note])
+    return titled(a.layer(*rate_over_runs(x, by), data=data), title, [note])
 
 
 def rate_over_runs(x: Any, series: tuple[str, str] | None = None) -> list[Any]:
@@ -349,16 +368,17 @@ def rate_over_runs(x: Any, series: tuple[str, str] | None = None) -> list[Any]:
     ci_low / ci_high): the 95 % band and a line with a point per run, on the run axis `x`;
     with `series` (a column and its title) one band and line per value of it."""
     a = _altair()
-    scale = a.Scale(domain=[0, 1])
-    tooltip = [f"{S.RUN_ID}:N", a.Tooltip(f"{S.PASS_RATE}:Q", format=".1%")]
+    tooltip = _tips(f"{S.RUN_ID}:N", (f"{S.PASS_RATE}:Q", ".1%"))
     base = a.Chart().encode(x=x)
     if series is not None:
         base = base.encode(color=a.Color(f"{series[0]}:N", title=series[1]))
         tooltip.append(a.Tooltip(f"{series[0]}:N", title=series[1]))
-    y = a.Y("ci_low:Q", scale=scale, title="pass rate", axis=a.Axis(format="%"), stack=None)
+    y = _enc(a.Y, "ci_low:Q", unit=True, pct=True, title="pass rate", stack=None)
     return [
         base.mark_area(opacity=0.2).encode(y=y, y2="ci_high:Q"),
-        base.mark_line(point=True).encode(y=a.Y(f"{S.PASS_RATE}:Q", scale=scale), tooltip=tooltip),
+        base.mark_line(point=True).encode(
+            y=_enc(a.Y, f"{S.PASS_RATE}:Q", unit=True), tooltip=tooltip
+        ),
     ]
 
 
@@ -402,22 +422,21 @@ def score_distribution_chart(
         a.Chart(binned)
         .mark_rect()
         .encode(
-            x=a.X("bin_start:Q", scale=a.Scale(domain=[0, 1]), title="execution score"),
+            x=_enc(a.X, "bin_start:Q", unit=True, title="execution score"),
             x2="bin_end:Q",
-            y=a.Y("share:Q", title="share", axis=a.Axis(format="%")),
+            y=_enc(a.Y, "share:Q", pct=True, title="share"),
             color=a.Color(f"{S.RUN_ID}:N", legend=None),
-            row=a.Row(f"{S.RUN_ID}:N", title=None, header=_header(a)),
-            tooltip=[
+            row=_panels(S.RUN_ID),
+            tooltip=_tips(
                 f"{S.RUN_ID}:N",
-                a.Tooltip("bin_start:Q", format=".2f"),
-                a.Tooltip("bin_end:Q", format=".2f"),
+                ("bin_start:Q", ".2f"),
+                ("bin_end:Q", ".2f"),
                 "executions:Q",
-                a.Tooltip("share:Q", format=".1%"),
-            ],
+                ("share:Q", ".1%"),
+            ),
         )
-        .properties(width=WIDTH, height=90, title="Score distribution per run")
     )
-    return noted(chart, [note])
+    return titled(chart, "Score distribution per run", [note], height=90)
 
 
 # --- comparison charts ---------------------------------------------------------------
@@ -452,33 +471,21 @@ def regression_waterfall_chart(
         .filter(pl.col("rank") == pl.col("rank").min().over(PAIR, "bucket"))
         .select(PAIR, S.CASE_ID, "case_quantile", S.SCORE_DELTA, S.STATUS)
     )
+    title = "paired cases, sorted by score delta"
     chart = (
         a.Chart(ranked)
         .mark_bar()
         .encode(
-            x=a.X(
-                "case_quantile:Q",
-                scale=a.Scale(domain=[0, 1]),
-                title="paired cases, sorted by score delta",
-                axis=a.Axis(format="%"),
-            ),
+            x=_enc(a.X, "case_quantile:Q", unit=True, pct=True, title=title),
             y=a.Y(f"{S.SCORE_DELTA}:Q", title="score delta"),
-            color=a.Color(
-                f"{S.STATUS}:N",
-                scale=a.Scale(domain=list(CASE_STATUS_ORDER), range=list(CASE_STATUS_COLORS)),
-                title="case status",
+            color=colors(S.STATUS, CASE_STATUS_ORDER, CASE_STATUS_COLORS, "case status"),
+            row=_panels(PAIR, order),
+            tooltip=_tips(
+                f"{PAIR}:N", f"{S.CASE_ID}:N", (f"{S.SCORE_DELTA}:Q", "+.3f"), f"{S.STATUS}:N"
             ),
-            row=a.Row(f"{PAIR}:N", sort=order, title=None, header=_header(a)),
-            tooltip=[
-                f"{PAIR}:N",
-                f"{S.CASE_ID}:N",
-                a.Tooltip(f"{S.SCORE_DELTA}:Q", format="+.3f"),
-                f"{S.STATUS}:N",
-            ],
         )
-        .properties(width=WIDTH, height=140, title="Regression waterfall")
     )
-    return noted(chart, [note, quantiles])
+    return titled(chart, "Regression waterfall", [note, quantiles], height=140)
 
 
 def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
@@ -516,23 +523,24 @@ def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> An
             scale=a.Scale(scheme="redblue", domain=[-extent, extent]),
             title="mean delta",
         ),
-        tooltip=[
+        tooltip=_tips(
             f"{PAIR}:N",
             f"{S.PATH}:N",
-            a.Tooltip(f"{S.MEAN_DELTA}:Q", format="+.3f"),
+            (f"{S.MEAN_DELTA}:Q", "+.3f"),
             f"{S.N_PAIRED}:Q",
             "n_regression:Q",
-        ],
+        ),
     )
     text = base.mark_text(fontSize=10).encode(text=a.Text(f"{S.MEAN_DELTA}:Q", format="+.3f"))
-    chart = (rect + text).properties(width=WIDTH, title="Evaluator score delta per pair")
-    return noted(chart, [note])
+    return titled(rect + text, "Evaluator score delta per pair", [note])
 
 
 FLIPS_SIGNIFICANT = "q < 0.05: more pass → fail (a regression)"
 FLIPS_IMPROVED = "q < 0.05: more fail → pass (an improvement)"
 FLIPS_NOT_SIGNIFICANT = "q ≥ 0.05"
 """Legend labels of the slice forest plot (q = McNemar p of the pass flips, BH-adjusted)."""
+FLIPS_TITLE = "pass flips (McNemar), Benjamini–Hochberg q"
+FLIPS_COLORS = ("#c62828", "#2e7d32", "#546e7a")
 
 
 def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
@@ -585,31 +593,20 @@ def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
         x=a.X(f"{S.MEAN_DELTA_CI_LOW}:Q", title="mean score delta (95 % interval)"),
         x2=f"{S.MEAN_DELTA_CI_HIGH}:Q",
     )
+    flips = (FLIPS_SIGNIFICANT, FLIPS_IMPROVED, FLIPS_NOT_SIGNIFICANT)
+    legend = a.Legend(labelLimit=400, titleLimit=400)
+    color = colors("significance", flips, FLIPS_COLORS, FLIPS_TITLE, legend=legend)
     point = base.mark_point(filled=True, size=60).encode(
         x=f"{S.MEAN_DELTA}:Q",
-        color=a.Color(
-            "significance:N",
-            scale=a.Scale(
-                domain=[FLIPS_SIGNIFICANT, FLIPS_IMPROVED, FLIPS_NOT_SIGNIFICANT],
-                range=["#c62828", "#2e7d32", "#546e7a"],
-            ),
-            title="pass flips (McNemar), Benjamini–Hochberg q",
-            legend=a.Legend(labelLimit=400, titleLimit=400),
-        ),
-        tooltip=[
-            "slice_label:N",
-            a.Tooltip(f"{S.MEAN_DELTA}:Q", format="+.3f"),
-            a.Tooltip(f"{S.Q_VALUE}:Q", format=".3g"),
-        ],
+        color=color,
+        tooltip=_tips("slice_label:N", (f"{S.MEAN_DELTA}:Q", "+.3f"), (f"{S.Q_VALUE}:Q", ".3g")),
     )
     zero = a.Chart().mark_rule(strokeDash=[4, 4], color="#888").encode(x=a.datum(0))
-    chart = (
-        a.layer(rule, point, zero, data=data)
-        .properties(width=WIDTH)
-        .facet(row=a.Row(f"{PAIR}:N", sort=order, title=None, header=_header(a)))
-        .properties(title="Slices: paired score delta")
+    chart = a.layer(rule, point, zero, data=data).properties(width=WIDTH)
+    return noted(
+        chart.facet(row=_panels(PAIR, order)).properties(title="Slices: paired score delta"),
+        [note],
     )
-    return noted(chart, [note])
 
 
 POWER_POINTS = 41
@@ -637,18 +634,35 @@ def power_curve_chart(
     if points < 2:
         raise UsageError(f"points must be at least 2, not {points}.")
     needs = [*PAIR_KEYS, S.N_PAIRED, S.PAIRED_PASS_DELTA_SE, S.MEAN_DELTA_SE]
-    pairs = df = _frame(run_deltas, "power_curve_chart", needs)
+    df = _frame(run_deltas, "power_curve_chart", needs)
     drawable = set(
-        pairs.filter(
+        df.filter(
             (pl.col(S.PAIRED_PASS_DELTA_SE).is_not_null() | pl.col(S.MEAN_DELTA_SE).is_not_null())
             & (pl.col(S.N_PAIRED) > 0)
         )[PAIR].to_list()
     )
     order = _pair_order(df)
     pairs, kept, note = _latest(
-        pairs, PAIR, [p for p in order if p in drawable], MAX_SERIES, PAIR_NOUN
+        df, PAIR, [p for p in order if p in drawable], MAX_SERIES, PAIR_NOUN
     )
-    order = kept if note else order
+    rows, panels = _power_rows(pairs, limits, points)
+    if not rows:
+        raise ChartInputError(
+            "power_curve_chart: no pair has a paired standard error (each needs 2 or more "
+            "cases scored in both runs); hint: compare runs that share cases."
+        )
+    charts = [_power_panel(metric, limit, kept if note else order) for metric, limit in panels]
+    chart = a.hconcat(*charts, data=pl.DataFrame(rows)).properties(
+        title="Power to see a change (paired, α 0.05; dashed: 80 %)"
+    )
+    return noted(chart, [note])
+
+
+def _power_rows(
+    pairs: pl.DataFrame, limits: Any, points: int
+) -> tuple[list[dict[str, Any]], list[tuple[str, float | None]]]:
+    """The power curve's points (metric, pair, n_paired, true_change, power) and its panels
+    (metric, the configured limit or None)."""
     rows: list[dict[str, Any]] = []
     panels = []
     for metric, se_col, limit_field in POWER_METRICS:
@@ -672,53 +686,33 @@ def power_curve_chart(
                     }
                 )
         panels.append((metric, limit))
-    if not rows:
-        raise ChartInputError(
-            "power_curve_chart: no pair has a paired standard error (each needs 2 or more "
-            "cases scored in both runs); hint: compare runs that share cases."
-        )
-    data = pl.DataFrame(rows)
-    charts = []
-    for metric, limit in panels:
-        fmt = "%" if metric == "pass rate" else ".2f"
-        base = a.Chart().transform_filter(a.datum.metric == metric)
-        line = base.mark_line().encode(
-            x=a.X(
-                "true_change:Q",
-                title=f"true {metric} change",
-                axis=a.Axis(format=fmt),
+    return rows, panels
+
+
+def _power_panel(metric: str, limit: float | None, order: list[str]) -> Any:
+    """One metric's power curves, the dashed 80 % line and the limit's red rule."""
+    a = _altair()
+    fmt = "%" if metric == "pass rate" else ".2f"
+    legend = a.Legend(orient="bottom", direction="vertical", labelLimit=600)
+    line = (
+        a.Chart()
+        .transform_filter(a.datum.metric == metric)
+        .mark_line()
+        .encode(
+            x=a.X("true_change:Q", title=f"true {metric} change", axis=a.Axis(format=fmt)),
+            y=_enc(a.Y, "power:Q", unit=True, pct=True, title="power"),
+            color=a.Color(f"{PAIR}:N", sort=order, title="baseline → candidate", legend=legend),
+            tooltip=_tips(
+                f"{PAIR}:N", f"{S.N_PAIRED}:Q", ("true_change:Q", ".3f"), ("power:Q", ".1%")
             ),
-            y=a.Y("power:Q", scale=a.Scale(domain=[0, 1]), title="power", axis=a.Axis(format="%")),
-            color=a.Color(
-                f"{PAIR}:N",
-                sort=order,
-                title="baseline → candidate",
-                legend=a.Legend(orient="bottom", direction="vertical", labelLimit=600),
-            ),
-            tooltip=[
-                f"{PAIR}:N",
-                f"{S.N_PAIRED}:Q",
-                a.Tooltip("true_change:Q", format=".3f"),
-                a.Tooltip("power:Q", format=".1%"),
-            ],
         )
-        layers = [
-            line,
-            a.Chart(a.Data(values=[{"power": POWER}]))
-            .mark_rule(strokeDash=[4, 4], color="#888")
-            .encode(y="power:Q"),
-        ]
-        if limit:
-            layers.append(
-                a.Chart(a.Data(values=[{"limit": limit}]))
-                .mark_rule(color="#c62828")
-                .encode(x="limit:Q")
-            )
-        charts.append(a.layer(*layers).properties(width=WIDTH // 2 - 20, title=metric))
-    chart = a.hconcat(*charts, data=data).properties(
-        title="Power to see a change (paired, α 0.05; dashed: 80 %)"
     )
-    return noted(chart, [note])
+    dashed = a.Chart(a.Data(values=[{"power": POWER}])).mark_rule(strokeDash=[4, 4], color="#888")
+    layers = [line, dashed.encode(y="power:Q")]
+    if limit:
+        red = a.Chart(a.Data(values=[{"limit": limit}])).mark_rule(color="#c62828")
+        layers.append(red.encode(x="limit:Q"))
+    return a.layer(*layers).properties(width=WIDTH // 2 - 20, title=metric)
 
 
 # --- what-if charts ------------------------------------------------------------------
@@ -775,22 +769,14 @@ def threshold_curve_chart(
         .mark_line(interpolate="step-before")
         .encode(
             x=a.X(f"{S.THRESHOLD}:Q", title="execution threshold"),
-            y=a.Y(
-                f"{S.PASS_RATE}:Q",
-                scale=a.Scale(domain=[0, 1]),
-                title="pass rate",
-                axis=a.Axis(format="%"),
-            ),
+            y=_enc(a.Y, f"{S.PASS_RATE}:Q", unit=True, pct=True, title="pass rate"),
             color=a.Color(f"{S.RUN_ID}:N", title="run"),
-            tooltip=[
-                f"{S.RUN_ID}:N",
-                a.Tooltip(f"{S.THRESHOLD}:Q", format=".3f"),
-                a.Tooltip(f"{S.PASS_RATE}:Q", format=".1%"),
-            ],
+            tooltip=_tips(
+                f"{S.RUN_ID}:N", (f"{S.THRESHOLD}:Q", ".3f"), (f"{S.PASS_RATE}:Q", ".1%")
+            ),
         )
-        .properties(width=WIDTH, title="Pass rate by threshold")
     )
-    return noted(chart, [note, grid_note])
+    return titled(chart, "Pass rate by threshold", [note, grid_note])
 
 
 def sweep_heatmap(
@@ -854,7 +840,7 @@ def sweep_heatmap(
     )
     rect = base.mark_rect().encode(
         color=a.Color(f"{value}:Q", scale=a.Scale(scheme="viridis"), title=value),
-        tooltip=[f"{S.RUN_ID}:N", f"{xc}:O", f"{ycol}:O", a.Tooltip(f"{value}:Q", format=fmt)],
+        tooltip=_tips(f"{S.RUN_ID}:N", f"{xc}:O", f"{ycol}:O", (f"{value}:Q", fmt)),
     )
     lo, hi = data[value].min(), data[value].max()
     mid = (float(lo) + float(hi)) / 2 if lo is not None and hi is not None else 0.0  # type: ignore[arg-type]
@@ -898,12 +884,7 @@ def rank_bands_chart(run_summary: pl.DataFrame) -> Any:
     top = max(2.0, float(data[S.RANK_HIGH].max() or 1.0))  # type: ignore[arg-type]
     base = a.Chart(data).encode(
         y=a.Y("run:N", sort=data["run"].to_list(), title="run"),
-        tooltip=[
-            "run:N",
-            f"{S.RANK_LOW}:Q",
-            f"{S.RANK_HIGH}:Q",
-            a.Tooltip(f"{S.P_BEST}:Q", format=".1%"),
-        ],
+        tooltip=_tips("run:N", f"{S.RANK_LOW}:Q", f"{S.RANK_HIGH}:Q", (f"{S.P_BEST}:Q", ".1%")),
     )
     low = base.encode(
         x=a.X(

@@ -333,9 +333,10 @@ def case_data_script(rows: pl.DataFrame | None) -> str:
     )
 
 
-CASES_CSS = files("evalframe._private.report").joinpath("cases.css").read_text(encoding="utf-8")
-"""The explorer's and the policy box's style (cases.css), inlined in the page."""
+def asset(name: str) -> str:
+    """A file of this package (style, script, page template) as text, to inline."""
+    return files("evalframe._private.report").joinpath(name).read_text(encoding="utf-8")
 
 
-CASES_SCRIPT = files("evalframe._private.report").joinpath("cases.js").read_text(encoding="utf-8")
+CASES_SCRIPT = asset("cases.js")
 """The explorer's script (cases.js), inlined in the page."""

@@ -22,7 +22,6 @@ from evalframe._private.report.cases import (
     case_details,
 )
 from evalframe._private.scoring.execution_scores import evaluator_scores
-from evalframe._private.summaries.slices import slice_deltas
 from evalframe._private.sweep.sweep import Grid, grid_from_dict
 from evalframe._private.sweep.threshold_curve import threshold_curve
 
@@ -88,6 +87,7 @@ def report_tables(
     series: str | None = None,
     bootstrap: int | None = None,
     seed: int = 0,
+    replicates: str | None = None,
 ) -> dict[str, pl.DataFrame]:
     """execution_scores, case_summary and run_summary; with two runs or more case_deltas,
     evaluator_deltas and run_deltas (each run against the one before it, or every run
@@ -99,15 +99,20 @@ def report_tables(
     reasons and the outcome checks. `series` (a runs column: model, target, agent) pairs
     runs within each of its values only (`compare_tables(series=...)`); draw the trend per
     series by passing it to `build_report` too. `bootstrap`/`seed`: run_summary with the
-    case-bootstrap columns (docs/statistics.md; the runs part shows the rank bands)."""
+    case-bootstrap columns (docs/statistics.md; the runs part shows the rank bands).
+    `replicates` (a runs column whose equal values mark reruns) adds noise_floor and
+    run_deltas.within_noise to a comparison (the page names the pairs within the noise)."""
     cfg = config if config is not None else Config()
     ds = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, clamp=clamp)
     # a dataset path is scored by the flat pass, whose leaf scores give evaluator_deltas
     # (one read of the judge rows); a Dataset by the tree path
     source: str | Path | Dataset = dataset if isinstance(dataset, (str, Path)) else ds
-    n_runs = ds.executions.select(pl.col(S.RUN_ID).n_unique()).collect().item()
+    executions = ds.executions
+    n_runs = executions.select(pl.col(S.RUN_ID).n_unique()).collect().item()
+    if by is None and S.TAGS in executions.collect_schema().names():
+        tags = executions.select(pl.col(S.TAGS).list.len().fill_null(0).max()).collect().item()
+        by = S.SLICE_BY_TAG if tags else None
     tables: dict[str, pl.DataFrame] = {}
-    pairs: list[tuple[str, str]] = []
     if n_runs >= 2 or baseline is not None:
         compared = compare_tables(
             source,
@@ -115,24 +120,20 @@ def report_tables(
             clamp=clamp,
             baseline=baseline,
             pairs=None if baseline else "consecutive",
+            by=by,
             series=series,
             bootstrap=bootstrap,
             seed=seed,
+            replicates=replicates,
         )
         scored = compared.scored
         assert scored is not None  # compare_tables always keeps the scores it compared
         tables.update(compared)
-        pairs = compared.pairs
     else:
         scored = score_tables(source, cfg, clamp=clamp, bootstrap=bootstrap, seed=seed)
     for name in (S.EXECUTION_SCORES, S.CASE_SUMMARY, S.RUN_SUMMARY):
         frame = scored[name]
         tables[name] = frame.collect() if isinstance(frame, pl.LazyFrame) else frame
-    ex = tables[S.EXECUTION_SCORES]
-    if by is None and S.TAGS in ex.columns and ex[S.TAGS].list.len().fill_null(0).max():
-        by = S.SLICE_BY_TAG
-    if pairs and by is not None:
-        tables[S.SLICE_DELTAS] = slice_deltas(ex.lazy(), pairs, cfg, by=by).collect()
     tables[CASE_DETAILS] = case_details(
         tables,
         nodes=case_nodes(ds, cfg),
