@@ -46,12 +46,19 @@ class Parsed:
     `higher_is_better: false` for a lower-is-better metric (docs/scoring.md#one-scale), `min_score`
     for the tool's own pass boundary on the normalized scale. The first source's entry wins."""
 
+    def tables(self) -> dict[str, list[dict[str, Any]]]:
+        """The row lists by table name."""
+        return {
+            S.SCORES: self.scores,
+            S.EXECUTIONS: self.executions,
+            S.RUNS: self.runs,
+            S.OUTCOMES: self.outcomes,
+            S.LABELS: self.labels,
+        }
+
     def extend(self, other: Parsed) -> None:
-        self.scores += other.scores
-        self.executions += other.executions
-        self.outcomes += other.outcomes
-        self.runs += other.runs
-        self.labels += other.labels
+        for mine, theirs in zip(self.tables().values(), other.tables().values(), strict=True):
+            mine += theirs
         merge_tree(self.tree, other.tree)
         self.composite = self.composite or other.composite
         self.notes += other.notes
@@ -69,6 +76,58 @@ class Parsed:
             return None
         names = dict.fromkeys(str(row[S.EVALUATOR]) for row in self.scores)
         return {"evaluators": {n: dict(self.leaf_settings.get(n, {})) for n in names}}
+
+
+@dataclass(frozen=True)
+class Options:
+    """The user's options for one `ingest` call, as every adapter reads them."""
+
+    run_id: str | None = None
+    id_cols: str | Sequence[str] | None = None
+    scale_max: float | str | Mapping[str, float] | None = None
+    metrics: str | Sequence[str] | None = None
+
+    def scales(self, path: Path) -> Scales:
+        return parse_scale_max(self.scale_max, str(path))
+
+
+class Scales(dict[str, float]):
+    """--scale-max: the top of a metric's raw scale by name, "*" for every other metric."""
+
+    def top(self, name: str, default: float = 1.0) -> float:
+        return self.get(name, self.get("*", default))
+
+
+def key(rid: str, case: str, attempt: int = 0) -> dict[str, Any]:
+    """The execution key of a row."""
+    return {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: attempt}
+
+
+def off_scale(where: str, name: str, lo: float, hi: float, top: float, column: str) -> str:
+    """The note for a metric left unscored because its values leave its scale."""
+    return (
+        f"{where}: {name!r} not scored: its values ({lo:g} to {hi:g}) are outside 0-{top:g}"
+        f"; kept as the executions column `{column}`; hint: --scale-max '{name}=N' scores "
+        "it on 0-N."
+    )
+
+
+def widen(spans: dict[str, tuple[float, float]], name: str, value: float) -> None:
+    """Grow the (smallest, largest) value seen of `name` by `value`."""
+    lo, hi = spans.get(name, (value, value))
+    spans[name] = (min(lo, value), max(hi, value))
+
+
+def group_node(tree: dict[str, Any], name: str, weight: float | None, threshold: Any) -> dict:
+    """Add the config entry of a nested evaluator group (a weighted average of its children,
+    with the tool's weight and 0-1 pass threshold when it has them) to `tree`; return the
+    group's children mapping."""
+    node = tree.setdefault(name, {"aggregator": "weighted_average", "children": {}})
+    if weight is not None and weight != 1.0 and "weight" not in node:
+        node["weight"] = weight
+    if isinstance(threshold, int | float) and 0 <= threshold <= 1 and "min_score" not in node:
+        node["min_score"] = float(threshold)
+    return node.setdefault("children", {})
 
 
 def merge_tree(into: dict[str, Any], other: dict[str, Any]) -> None:
@@ -173,13 +232,17 @@ def count(value: Any, where: str, what: str) -> int | float | None:
 
 
 def parse_time(value: Any) -> datetime | None:
-    """An ISO timestamp as naive UTC, or None when absent or unparseable."""
-    if not isinstance(value, str) or not value:
+    """An ISO timestamp (or a datetime, from Parquet) as naive UTC, or None when absent or
+    unparseable."""
+    if isinstance(value, datetime):
+        ts = value
+    elif not isinstance(value, str) or not value:
         return None
-    try:
-        ts = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
+    else:
+        try:
+            ts = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
     if ts.tzinfo is not None:
         ts = ts.astimezone(UTC).replace(tzinfo=None)
     return ts
@@ -304,24 +367,34 @@ def _place(text: str, kept: list[NonFinite], source: str) -> None:
         value.source = source
 
 
-def load_json_text(text: str, where: str) -> Any:
-    """Parse JSON text; errors (syntax, absurd nesting, integers a float cannot hold) name
-    `where` and the line. NaN and infinities are kept as `NonFinite` values that know
-    their file and line: `finite` / `number` refuse them where a value becomes a score,
-    `settle_nonfinite` leaves them null elsewhere."""
+def _loads(text: str, where: str, *, jsonl: bool) -> tuple[Any, list[NonFinite]]:
+    """`_decode`, its errors as IngestErrors naming `where` and the line (for a JSONL
+    line, `where` names the line and the column is given)."""
     try:
-        obj, kept = _decode(text)
+        return _decode(text)
     except json.JSONDecodeError as exc:
+        if jsonl:
+            raise IngestError(
+                f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); "
+                "hint: every line of a JSONL file must be one JSON object."
+            ) from None
         raise IngestError(
             f"{where}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); "
             "hint: the file may be truncated or not the format you named."
         ) from None
     except (_Refused, ValueError):
-        raise IngestError(_refusal(text, where, jsonl=False)) from None
+        raise IngestError(_refusal(text, where, jsonl=jsonl)) from None
     except RecursionError:
         raise IngestError(_too_deep(where)) from None
-    if kept:
-        _place(text, kept, where)
+
+
+def load_json_text(text: str, where: str) -> Any:
+    """Parse JSON text; errors (syntax, absurd nesting, integers a float cannot hold) name
+    `where` and the line. NaN and infinities are kept as `NonFinite` values that know
+    their file and line: `finite` / `number` refuse them where a value becomes a score,
+    `settle_nonfinite` leaves them null elsewhere."""
+    obj, kept = _loads(text, where, jsonl=False)
+    _place(text, kept, where)
     _check_depth(obj, where)
     return obj
 
@@ -363,13 +436,7 @@ def settle_nonfinite(parsed: Parsed) -> None:
     field with such values gets one note with their count; the rows are kept."""
     files = {r[S.RUN_ID]: str(r.get(SOURCE_FILE) or "the source") for r in parsed.runs}
     found: dict[tuple[str, str, str], int] = {}
-    for table, rows in (
-        (S.SCORES, parsed.scores),
-        (S.EXECUTIONS, parsed.executions),
-        (S.OUTCOMES, parsed.outcomes),
-        (S.RUNS, parsed.runs),
-        (S.LABELS, parsed.labels),
-    ):
+    for table, rows in parsed.tables().items():
         for row in rows:
             for col, value in row.items():
                 if isinstance(value, JsonText):
@@ -415,21 +482,10 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         where = f"{path}:{lineno}"
-        try:
-            obj, kept = _decode(line)
-        except json.JSONDecodeError as exc:
-            raise IngestError(
-                f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); "
-                "hint: every line of a JSONL file must be one JSON object."
-            ) from None
-        except (_Refused, ValueError):
-            raise IngestError(_refusal(line, where, jsonl=True)) from None
-        except RecursionError:
-            raise IngestError(_too_deep(where)) from None
-        if kept:
-            _place(line, kept, str(path))
-            for value in kept:
-                value.line = lineno
+        obj, kept = _loads(line, where, jsonl=True)
+        _place(line, kept, str(path))
+        for value in kept:
+            value.line = lineno
         if not isinstance(obj, dict):
             raise IngestError(f"{where}: expected a JSON object, got {type(obj).__name__}")
         _check_depth(obj, where)
@@ -458,12 +514,10 @@ def split_list(value: str | Sequence[str] | None) -> list[str]:
     return [i.strip() for i in items if i.strip()]
 
 
-def parse_scale_max(
-    value: float | str | Mapping[str, float] | None, where: str
-) -> dict[str, float]:
+def parse_scale_max(value: float | str | Mapping[str, float] | None, where: str) -> Scales:
     """`5` -> {"*": 5}; `"a=5,b=10"` or a mapping -> per metric. Values must be > 0."""
     if value is None:
-        return {}
+        return Scales()
     pairs: list[tuple[str, Any]] = []
     if isinstance(value, Mapping):
         pairs = list(value.items())
@@ -473,7 +527,7 @@ def parse_scale_max(
         for item in split_list(value):
             name, sep, num = item.rpartition("=")
             pairs.append((name.strip() if sep else "*", num))
-    out: dict[str, float] = {}
+    out = Scales()
     for name, num in pairs:
         try:
             top = float(num)

@@ -9,14 +9,15 @@ from typing import Any
 from evalframe._private import schema as S
 from evalframe._private.ingest._common import (
     REPORTED_SCORE,
-    SOURCE_FILE,
-    SOURCE_FORMAT,
     IngestError,
+    Options,
     Parsed,
     as_dict,
     count,
     finite,
+    group_node,
     iter_jsonl,
+    key,
     metadata,
     number,
     parse_time,
@@ -26,7 +27,6 @@ from evalframe._private.ingest._common import (
     unique_name,
 )
 
-FORMAT = "agentv"
 TARGET = "target"
 SUITE = "suite"
 GRADER_TYPE = "grader_type"
@@ -170,13 +170,8 @@ def _walk(graders: list[_Grader], prefix: str, opaque: set[str], out: list, tree
             if path in opaque:  # keep the detail rows; the tree scores the group itself
                 _walk(g.children, f"{path}/", opaque, out, {})
                 continue
-            node = tree.setdefault(g.name, {"aggregator": "weighted_average", "children": {}})
-            if g.weight is not None and g.weight != 1.0 and "weight" not in node:
-                node["weight"] = g.weight
-            thr = g.entry.get("threshold")
-            if isinstance(thr, int | float) and 0 <= thr <= 1 and "min_score" not in node:
-                node["min_score"] = float(thr)
-            _walk(g.children, f"{path}/", opaque, out, node.setdefault("children", {}))
+            node = group_node(tree, g.name, g.weight, g.entry.get("threshold"))
+            _walk(g.children, f"{path}/", opaque, out, node)
     return nested
 
 
@@ -223,13 +218,13 @@ def _sample(row: dict[str, Any]) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
 
 
-def parse(path: Path, *, run_id: str | None = None) -> Parsed:
+def parse(path: Path, opts: Options) -> Parsed:
     """Parse one AgentV results file into row dicts."""
     lines = [(n, snake_keys(obj)) for n, obj in iter_jsonl(path)]
     if not lines:
         raise IngestError(f"{path}: no results in this file")
     targets = [str(row.get(TARGET) or "default") for _, row in lines]
-    ids = run_ids(run_id or _base(path), targets)
+    ids = run_ids(opts.run_id or _base(path), targets)
     # first pass: validate lines, build grader trees, find groups the tree cannot recompute
     items = []
     opaque: set[str] = set()
@@ -259,34 +254,24 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
         ts = parse_time(row.get("timestamp"))
         if created.get(rid) is None or (ts is not None and ts < created[rid]):
             created[rid] = ts
-        key = {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: ex["attempt"]}
+        at = key(rid, case, ex["attempt"])
         score = metadata(ex.get("score"), where, "score")
         out.executions.append(
-            {**key, **_execution_fields(row, ex, where), TARGET: target, REPORTED_SCORE: score}
+            {**at, **_execution_fields(row, ex, where), TARGET: target, REPORTED_SCORE: score}
         )
         if graders:
             leaves: list[tuple[str, _Grader]] = []
             out.composite |= _walk(graders, "", opaque, leaves, out.tree)
             for evaluator, g in leaves:
                 out.scores.append(
-                    {
-                        **key,
-                        S.EVALUATOR: evaluator,
-                        S.SCORE: g.score,
-                        S.WEIGHT: g.weight,
-                        **_grader_extras(g),
-                    }
+                    {**at, S.EVALUATOR: evaluator, S.SCORE: g.score, S.WEIGHT: g.weight}
+                    | _grader_extras(g)
                 )
         elif score is not None:
             out.tree.setdefault(TOP_EVALUATOR, {})
-            out.scores.append(
-                {
-                    **key,
-                    S.EVALUATOR: TOP_EVALUATOR,
-                    S.SCORE: finite(score, where, "score"),
-                    S.LABEL: ex.get("verdict"),
-                }
-            )
+            value = finite(score, where, "score")
+            verdict = ex.get("verdict")
+            out.scores.append({**at, S.EVALUATOR: TOP_EVALUATOR, S.SCORE: value, S.LABEL: verdict})
     target_of = {rid: t for t, rid in ids.items()}
     for rid, ts in created.items():
         out.runs.append(
@@ -296,8 +281,6 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
                 S.LABEL: rid,
                 TARGET: target_of[rid],
                 **_run_extras(path, target_of[rid]),
-                SOURCE_FILE: str(path),
-                SOURCE_FORMAT: FORMAT,
             }
         )
     return out

@@ -16,15 +16,16 @@ from typing import Any
 
 from evalframe._private import schema as S
 from evalframe._private.ingest._common import (
-    SOURCE_FILE,
-    SOURCE_FORMAT,
     IngestError,
+    Options,
     Parsed,
+    Scales,
     as_dict,
     dump_json,
     finite,
+    key,
     metadata,
-    parse_scale_max,
+    off_scale,
     parse_time,
     read_json,
     read_records,
@@ -32,7 +33,6 @@ from evalframe._private.ingest._common import (
     split_list,
 )
 
-FORMAT = "mlflow"
 TABLE_FILE = "eval_results_table.json"
 TRACE_SUFFIXES = (".json", ".jsonl", ".ndjson", ".parquet")
 JUDGE_SCALE = 5.0
@@ -64,21 +64,15 @@ def table_files(path: Path) -> list[Path]:
     return found
 
 
-def parse(
-    path: Path,
-    *,
-    run_id: str | None = None,
-    id_cols: str | Sequence[str] | None = None,
-    scale_max: float | str | Mapping[str, float] | None = None,
-) -> Parsed:
+def parse(path: Path, opts: Options) -> Parsed:
     """One evaluation table or one trace export file into row dicts."""
-    scales = parse_scale_max(scale_max, str(path))
-    case_col = _case_column(id_cols, str(path))
+    scales = opts.scales(path)
+    case_col = _case_column(opts.id_cols, str(path))
     if path.suffix == ".json":
         data = read_json(path)
         if isinstance(data, dict) and "columns" in data and "data" in data:
-            return _parse_table(path, data, run_id, case_col, scales)
-    return _parse_traces(path, run_id, case_col, scales)
+            return _parse_table(path, data, opts.run_id, case_col, scales)
+    return _parse_traces(path, opts.run_id, case_col, scales)
 
 
 def _case_column(id_cols: str | Sequence[str] | None, where: str) -> str | None:
@@ -101,7 +95,7 @@ def _parse_table(
     data: dict[str, Any],
     run_id: str | None,
     case_col: str | None,
-    scales: dict[str, float],
+    scales: Scales,
 ) -> Parsed:
     columns, rows = data["columns"], data["data"]
     if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
@@ -134,8 +128,8 @@ def _parse_table(
         if case in seen:
             raise IngestError(f"{where}: case id {case!r} appears twice (--id-cols)")
         seen.add(case)
-        key = {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: 0}
-        ex = _table_execution(key, columns, row, taken, where)
+        at = key(rid, case)
+        ex = _table_execution(at, columns, row, taken, where)
         for m in metrics:
             value = row[index[f"{m}/score"]]
             if tops.get(m) is None:
@@ -144,7 +138,7 @@ def _parse_table(
             reason = row[index[f"{m}/justification"]] if f"{m}/justification" in index else None
             out.scores.append(
                 {
-                    **key,
+                    **at,
                     S.EVALUATOR: m,
                     S.SCORE: _table_score(value, where, m),
                     S.SCALE_MAX: tops[m],
@@ -162,8 +156,6 @@ def _parse_table(
             PARAMS: meta.get(PARAMS),
             RUN_TAGS: meta.get(RUN_TAGS),
             REPORTED_METRICS: meta.get(REPORTED_METRICS),
-            SOURCE_FILE: str(path),
-            SOURCE_FORMAT: FORMAT,
         }
     )
     return out
@@ -202,7 +194,7 @@ def _table_scales(
     rows: list[list[Any]],
     index: dict[str, int],
     metrics: list[str],
-    scales: dict[str, float],
+    scales: Scales,
     out: Parsed,
 ) -> dict[str, float | None]:
     """Each metric's scale top: --scale-max; else 5 for an LLM-judged metric (it has a
@@ -222,11 +214,7 @@ def _table_scales(
             tops[m] = top
             continue
         tops[m] = None
-        out.notes.append(
-            f"{path}: {m!r} not scored: its values ({min(values):g} to {max(values):g}) are "
-            f"outside 0-{top:g}; kept as the executions column `{m}/score`; hint: "
-            f"--scale-max '{m}=N' scores it on 0-N."
-        )
+        out.notes.append(off_scale(str(path), m, min(values), max(values), top, f"{m}/score"))
     return tops
 
 
@@ -244,8 +232,8 @@ def _run_meta(run_dir: Path) -> dict[str, Any]:
     if start.isdigit() and 0 < int(start) < 10**14:
         created = datetime.fromtimestamp(int(start) / 1000, UTC).replace(tzinfo=None)
     metrics = {}
-    for key, text in _key_files(run_dir / "metrics").items():
-        metrics[key] = _last_metric(text, run_dir / "metrics" / key)
+    for metric, text in _key_files(run_dir / "metrics").items():
+        metrics[metric] = _last_metric(text, run_dir / "metrics" / metric)
     name = meta.get("run_name") or tags.get("mlflow.runName")
     return {
         "run_id": meta.get("run_id") or None,
@@ -313,9 +301,7 @@ def _decoded(value: Any, where: str, what: str) -> Any:
     return value
 
 
-def _parse_traces(
-    path: Path, run_id: str | None, case_col: str | None, scales: dict[str, float]
-) -> Parsed:
+def _parse_traces(path: Path, run_id: str | None, case_col: str | None, scales: Scales) -> Parsed:
     records = read_records(path)
     if not records:
         raise IngestError(f"{path}: no traces")
@@ -341,13 +327,13 @@ def _parse_traces(
         if (rid, case) in seen:
             raise IngestError(f"{where}: case {case!r} of run {rid!r} also at {seen[rid, case]}")
         seen[rid, case] = where
-        key = {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: 0}
+        at = key(rid, case)
         start = _trace_time(_field(row, "request_time", "timestamp_ms"))
         if rid not in runs or (start is not None and (runs[rid] or start) >= start):
             runs[rid] = start
         state = str(_field(row, "state", "status") or "OK").upper()
         ex: dict[str, Any] = {
-            **key,
+            **at,
             S.STATUS: S.STATUS_ERROR if state == "ERROR" else S.STATUS_OK,
             S.LATENCY_MS: _duration_ms(_field(row, "execution_duration", "execution_time_ms")),
             TRACE_ID: str(trace),
@@ -359,19 +345,11 @@ def _parse_traces(
         if not isinstance(found, list):
             raise IngestError(f"{where}: assessments must be a list")
         for i, a in enumerate(found):
-            _assessment(as_dict(a), f"{where}: assessments[{i}]", key, ex, judged, out)
+            _assessment(as_dict(a), f"{where}: assessments[{i}]", at, ex, judged, out)
         out.executions.append(ex)
     _judge_scores(path, judged, scales, out)
     for rid, ts in runs.items():
-        out.runs.append(
-            {
-                S.RUN_ID: rid,
-                S.CREATED_AT: ts,
-                S.LABEL: rid,
-                SOURCE_FILE: str(path),
-                SOURCE_FORMAT: FORMAT,
-            }
-        )
+        out.runs.append({S.RUN_ID: rid, S.CREATED_AT: ts, S.LABEL: rid})
     return out
 
 
@@ -436,7 +414,7 @@ def _label(value: Any, where: str, name: str) -> tuple[bool | None, float | None
 def _judge_scores(
     path: Path,
     judged: dict[str, list[Judged]],
-    scales: dict[str, float],
+    scales: Scales,
     out: Parsed,
 ) -> None:
     """Judge feedback to `scores`: yes / no and booleans 1 / 0 on 0-1; numbers on
@@ -445,8 +423,8 @@ def _judge_scores(
     categories) kept as the label of an unscored row."""
     for name, items in judged.items():
         first: dict[tuple[str, str], str] = {}
-        for where, key, _value, _ex in items:
-            case = (key[S.RUN_ID], key[S.CASE_ID])
+        for where, row, _value, _ex in items:
+            case = (row[S.RUN_ID], row[S.CASE_ID])
             if case in first:
                 raise IngestError(
                     f"{where}: a second valid {name!r} feedback on case {case[1]!r} of run "
@@ -455,18 +433,15 @@ def _judge_scores(
                 )
             first[case] = where
         numbers = [v for _w, _k, v, _e in items if _is_number(v) and math.isfinite(v)]
-        top = scales.get(name, scales.get("*", 1.0))
+        top = scales.top(name)
         if numbers and not all(0 <= v <= top for v in numbers):
             for where, _key, value, ex in items:
                 num = metadata(value, where, name) if _is_number(value) else None
                 ex[f"feedback/{name}"] = num
-            out.notes.append(
-                f"{path}: {name!r} not scored: its values ({min(numbers):g} to "
-                f"{max(numbers):g}) are outside 0-{top:g}; kept as the executions column "
-                f"`feedback/{name}`; hint: --scale-max '{name}=N' scores it on 0-N."
-            )
+            lo, hi = min(numbers), max(numbers)
+            out.notes.append(off_scale(str(path), name, lo, hi, top, f"feedback/{name}"))
             continue
-        for where, key, value, _ex in items:
+        for where, row, value, _ex in items:
             if isinstance(value, bool):
                 score: float | None = float(value)
             elif isinstance(value, str) and value.strip().lower() in YES_NO:
@@ -477,7 +452,7 @@ def _judge_scores(
                 score = None
             label = value if isinstance(value, str) else None
             out.scores.append(
-                {**key, S.EVALUATOR: name, S.SCORE: score, S.SCALE_MAX: top, S.LABEL: label}
+                {**row, S.EVALUATOR: name, S.SCORE: score, S.SCALE_MAX: top, S.LABEL: label}
             )
 
 
@@ -495,8 +470,6 @@ def _trace_time(value: Any) -> datetime | None:
     """request_time (ISO text, MLflow 3) or timestamp_ms (MLflow 2) as naive UTC."""
     if _is_number(value) and 0 < value < 10**14:
         return datetime.fromtimestamp(value / 1000, UTC).replace(tzinfo=None)
-    if isinstance(value, datetime):
-        return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo else value
     return parse_time(value)
 
 

@@ -9,11 +9,12 @@ from typing import Any
 from evalframe._private import schema as S
 from evalframe._private.ingest._common import (
     REPORTED_SCORE,
-    SOURCE_FILE,
-    SOURCE_FORMAT,
     IngestError,
+    Options,
     Parsed,
     as_dict,
+    group_node,
+    key,
     metadata,
     number,
     parse_time,
@@ -22,7 +23,6 @@ from evalframe._private.ingest._common import (
     unique_name,
 )
 
-FORMAT = "promptfoo"
 PROVIDER = "provider"
 PROMPT = "prompt"
 FAILURE_REASON = "failure_reason"
@@ -89,13 +89,8 @@ def _emit(comps, prefix: str, key: dict, out: Parsed, tree: dict, where: str) ->
         weight = number(spec.get("weight"), where, f"weight of assertion {path!r}")
         if children is not None:
             out.composite = True
-            node = tree.setdefault(name, {"aggregator": "weighted_average", "children": {}})
-            if weight is not None and weight != 1.0 and "weight" not in node:
-                node["weight"] = weight
-            thr = spec.get("threshold")
-            if isinstance(thr, int | float) and 0 <= thr <= 1 and "min_score" not in node:
-                node["min_score"] = float(thr)
-            _emit(children, f"{path}/", key, out, node.setdefault("children", {}), where)
+            node = group_node(tree, name, weight, spec.get("threshold"))
+            _emit(children, f"{path}/", key, out, node, where)
             continue
         tree.setdefault(name, {})
         passed = r.get("pass") if isinstance(r.get("pass"), bool) else None
@@ -113,7 +108,7 @@ def _emit(comps, prefix: str, key: dict, out: Parsed, tree: dict, where: str) ->
         )
 
 
-def parse(path: Path, *, run_id: str | None = None) -> Parsed:
+def parse(path: Path, opts: Options) -> Parsed:
     """Parse one promptfoo results JSON file into row dicts."""
     data = read_json(path)
     block = as_dict(as_dict(data).get("results"))
@@ -130,7 +125,7 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
         if not isinstance(row, dict) or not isinstance(row.get("testIdx"), int):
             raise IngestError(f"{path}: results.results[{i}] has no integer `testIdx`")
     groups = _groups(rows)
-    ids = run_ids(run_id or str(data.get("evalId") or path.stem), list(groups.values()))
+    ids = run_ids(opts.run_id or str(data.get("evalId") or path.stem), list(groups.values()))
     cases = _case_ids(rows)
     out = Parsed()
     attempts: dict[tuple[str, str], int] = {}
@@ -139,24 +134,24 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
         rid, case = ids[groups[i]], cases[row["testIdx"]]
         attempt = attempts.get((rid, case), -1) + 1
         attempts[rid, case] = attempt
-        key = {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: attempt}
-        out.executions.append({**key, **_execution(row, where)})
+        at = key(rid, case, attempt)
+        out.executions.append({**at, **_execution(row, where)})
         if row.get("failureReason") == ERROR_REASON:
             continue
         grading = row.get("gradingResult")
         comps = grading.get("componentResults") if isinstance(grading, dict) else None
         if not isinstance(comps, list):
             continue
-        comps = _take_human_ratings(comps, key, out, where)
+        comps = _take_human_ratings(comps, at, out, where)
         test = as_dict(row.get("testCase"))
         asserts = test.get("assert") if isinstance(test.get("assert"), list) else None
         parsed = _components(comps, asserts, where)
-        _emit(parsed, "", key, out, out.tree, where)
+        _emit(parsed, "", at, out, out.tree, where)
         if not isinstance(test.get("threshold"), int | float):
             # without a test threshold promptfoo passes a test when every assertion passes
             for name, r, spec, _children in parsed:
                 if isinstance(r.get("pass"), bool) and not spec.get("metricOnly"):
-                    out.outcomes.append({**key, S.OUTCOME: name, S.PASSED: r["pass"]})
+                    out.outcomes.append({**at, S.OUTCOME: name, S.PASSED: r["pass"]})
     created = parse_time(block.get("timestamp"))
     group_of = {rid: g for g, rid in ids.items()}
     for rid in dict.fromkeys(ids.values()):
@@ -167,8 +162,6 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
                 S.CREATED_AT: created,
                 S.LABEL: rid,
                 "eval_id": data.get("evalId"),
-                SOURCE_FILE: str(path),
-                SOURCE_FORMAT: FORMAT,
             }
         )
     return out

@@ -7,7 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,18 +15,16 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.ingest._common import (
-    SOURCE_FILE,
-    SOURCE_FORMAT,
     IngestError,
+    Options,
     Parsed,
+    Scales,
     finite,
     iter_jsonl,
-    parse_scale_max,
     read_text,
     split_list,
 )
 
-FORMAT = "wide"
 SUFFIXES = (".csv", ".parquet", ".jsonl", ".ndjson")
 KEY_TARGETS = (S.RUN_ID, S.CASE_ID, S.ATTEMPT)
 EXECUTION_COLUMNS = tuple(c for c in S.EXECUTIONS_COLUMNS if c not in KEY_TARGETS)
@@ -118,18 +116,12 @@ def _id_map(columns: list[str], id_cols: str | Sequence[str] | None, path: Path)
     return mapping, case_parts
 
 
-def parse(
-    path: Path,
-    *,
-    run_id: str | None = None,
-    id_cols: str | Sequence[str] | None = None,
-    scale_max: float | str | Mapping[str, float] | None = None,
-    metrics: str | Sequence[str] | None = None,
-) -> Parsed:
+def parse(path: Path, opts: Options) -> Parsed:
     """Parse one wide file into row dicts."""
+    run_id = opts.run_id
     df = _read(path)
     columns = [c for c in df.columns if c != ROW]
-    mapping, case_parts = _id_map(columns, id_cols, path)
+    mapping, case_parts = _id_map(columns, opts.id_cols, path)
     if path.suffix == ".csv":
         # CSV text becomes numbers except in id columns: ids are strings, always
         # (`001` stays `001`, `2024.10` stays `2024.10`); the attempt is an integer
@@ -138,7 +130,7 @@ def parse(
     if run_id is not None and S.RUN_ID in mapping:
         raise IngestError(f"{path}: the file has a run id column; drop --run-id or --id-cols")
     keys = set(mapping.values()) | set(case_parts)
-    wanted = split_list(metrics)
+    wanted = split_list(opts.metrics)
     for m in wanted:
         if m not in columns:
             raise IngestError(
@@ -153,7 +145,7 @@ def parse(
     ]
     if not chosen:
         raise IngestError(f"{path}: no numeric metric columns; hint: pass --metrics a,b")
-    scales = parse_scale_max(scale_max, str(path))
+    scales = opts.scales(path)
     out = Parsed()
     seen: dict[tuple, int] = {}
     base = run_id or path.name.rsplit(".", 1)[0]
@@ -177,12 +169,12 @@ def parse(
                 {
                     **key,
                     S.EVALUATOR: m,
-                    S.SCALE_MAX: scales.get(m, scales.get("*", 1.0)),
+                    S.SCALE_MAX: scales.top(m),
                     S.SCORE: _score(row[m], m, scales, where),
                 }
             )
     for rid in dict.fromkeys(e[S.RUN_ID] for e in out.executions):
-        out.runs.append({S.RUN_ID: rid, SOURCE_FILE: str(path), SOURCE_FORMAT: FORMAT})
+        out.runs.append({S.RUN_ID: rid})
     return out
 
 
@@ -201,7 +193,7 @@ def _key(
     return {S.RUN_ID: str(rid), S.CASE_ID: "/".join(str(v) for v in case_vals), S.ATTEMPT: attempt}
 
 
-def _score(value: Any, metric: str, scales: dict[str, float], where: str) -> float | None:
+def _score(value: Any, metric: str, scales: Scales, where: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool):
@@ -209,7 +201,7 @@ def _score(value: Any, metric: str, scales: dict[str, float], where: str) -> flo
     if not isinstance(value, int | float):
         raise IngestError(f"{where}: metric {metric!r} is not a number: {json.dumps(value)}")
     value = finite(value, where, f"metric {metric!r}")
-    top = scales.get(metric, scales.get("*", 1.0))
+    top = scales.top(metric)
     if not 0 <= value <= top:
         raise IngestError(
             f"{where}: metric {metric!r} = {value} is outside 0-{top:g}; hint: pass "
@@ -223,13 +215,7 @@ LABEL_COLUMNS = (S.EVALUATOR, S.RATER, S.LABEL_PASSED, S.LABEL_SCORE, S.SCALE_MA
 _TRUE, _FALSE = ("true", "1", "pass", "yes"), ("false", "0", "fail", "no")
 
 
-def parse_labels(
-    path: Path,
-    *,
-    run_id: str | None = None,
-    id_cols: str | Sequence[str] | None = None,
-    scale_max: float | str | Mapping[str, float] | None = None,
-) -> Parsed:
+def parse_labels(path: Path, opts: Options) -> Parsed:
     """One wide file of human labels (docs/tables.md#labels) into `labels` rows: the key (run_id,
     case_id, attempt, as for scores: `--id-cols`, `--run-id`), optional `evaluator` (empty:
     the execution's verdict) and `rater` (empty: "human"), and `label_passed` (true / false,
@@ -243,13 +229,13 @@ def parse_labels(
             f"{path}:1: a labels file needs a label_passed or a label_score column; "
             f"columns: {', '.join(columns)}"
         )
-    mapping, case_parts = _id_map(columns, id_cols, path)
-    if run_id is not None and S.RUN_ID in mapping:
+    mapping, case_parts = _id_map(columns, opts.id_cols, path)
+    if opts.run_id is not None and S.RUN_ID in mapping:
         raise IngestError(f"{path}: the file has a run id column; drop --run-id or --id-cols")
     if path.suffix == ".csv" and S.ATTEMPT in mapping:
         df = df.with_columns(_numeric(mapping[S.ATTEMPT], df))
-    scales = parse_scale_max(scale_max, str(path))
-    base = run_id or path.name.rsplit(".", 1)[0]
+    scales = opts.scales(path)
+    base = opts.run_id or path.name.rsplit(".", 1)[0]
     out = Parsed()
     seen: dict[tuple, int] = {}
     for row in df.iter_rows(named=True):
