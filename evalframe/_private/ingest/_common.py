@@ -3,6 +3,8 @@ JSON / JSONL reading that names file and line, and turning row dicts into typed 
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 import re
@@ -11,7 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import polars as pl
 
@@ -96,6 +98,21 @@ class Scales(dict[str, float]):
 
     def top(self, name: str, default: float = 1.0) -> float:
         return self.get(name, self.get("*", default))
+
+
+def typed(value: Any, kind: type) -> Any:
+    """`value` if it is a `kind`, else None (absent or malformed fields)."""
+    return value if isinstance(value, kind) else None
+
+
+def is_number(value: Any) -> TypeGuard[int | float]:
+    """A JSON number (a bool is not one)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def text(value: Any) -> str | None:
+    """A value as text; None when absent or empty."""
+    return None if value is None or value == "" else str(value)
 
 
 def key(rid: str, case: str, attempt: int = 0) -> dict[str, Any]:
@@ -562,34 +579,49 @@ def read_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
     if suffix == ".csv":
         return _csv_records(path)
     if suffix == ".parquet":
-        try:
-            df = pl.read_parquet(path)
-        except Exception as exc:  # polars raises several error types for bad files
-            raise IngestError(f"{path}: not a readable Parquet file ({exc})") from None
-        return [(f"{path}: row {i}", row) for i, row in enumerate(df.to_dicts(), start=1)]
+        rows = read_parquet(path).to_dicts()
+        return [(f"{path}: row {i}", row) for i, row in enumerate(rows, start=1)]
     raise IngestError(f"{path}: expected a .jsonl, .json, .csv or .parquet file")
 
 
-def _csv_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
-    import csv
-    import io
+def read_parquet(path: Path) -> pl.DataFrame:
+    try:
+        return pl.read_parquet(path)
+    except Exception as exc:  # polars raises several error types for bad files
+        raise IngestError(f"{path}: not a readable Parquet file ({exc})") from None
 
+
+def _csv_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    header, rows = csv_rows(path)
+    return [
+        (
+            f"{path}:{line}",
+            {k: (v if v != "" else None) for k, v in zip(header, fields, strict=True)},
+        )
+        for line, fields in rows
+    ]
+
+
+def csv_rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """The header and the (line, fields) of every record of a CSV file; line breaks inside
+    quoted fields (and U+2028, which str.splitlines would split on) stay part of the field.
+    Errors name the file and line."""
     reader = csv.reader(io.StringIO(read_text(path), newline=""))
     try:
         header = next(reader, None)
         if not header:
-            raise IngestError(f"{path}:1: no header row")
+            raise IngestError(f"{path}:1: no header row; hint: the first line names the columns")
         out = []
         start = reader.line_num + 1
         for fields in reader:
-            where = f"{path}:{start}"
-            start = reader.line_num + 1
+            line, start = start, reader.line_num + 1
             if not fields:
                 continue
             if len(fields) != len(header):
-                raise IngestError(f"{where}: {len(fields)} fields, the header has {len(header)}")
-            row = {k: (v if v != "" else None) for k, v in zip(header, fields, strict=True)}
-            out.append((where, row))
+                raise IngestError(
+                    f"{path}:{line}: {len(fields)} fields, the header has {len(header)}"
+                )
+            out.append((line, fields))
     except csv.Error as exc:
         raise IngestError(f"{path}:{reader.line_num}: not valid CSV ({exc})") from None
-    return out
+    return header, out

@@ -16,6 +16,7 @@ from evalframe._private.ingest._common import (
     count,
     finite,
     group_node,
+    is_number,
     iter_jsonl,
     key,
     metadata,
@@ -24,6 +25,7 @@ from evalframe._private.ingest._common import (
     read_json,
     run_ids,
     snake_keys,
+    typed,
     unique_name,
 )
 
@@ -77,7 +79,7 @@ def _outside_catalogs(root: Path, pattern: str) -> list[Path]:
 def _index_of_summary(summary: Path) -> Path | None:
     """The index a run's summary.json points to (`index_path`), else .internal/index.jsonl."""
     data = _summary_json(summary)
-    rel = data.get("index_path") if isinstance(data.get("index_path"), str) else None
+    rel = typed(data.get("index_path"), str)
     for candidate in (rel, f"{INTERNAL}/index.jsonl", "index.jsonl"):
         if candidate and (summary.parent / candidate).is_file():
             return summary.parent / candidate
@@ -116,10 +118,8 @@ def _run_extras(path: Path, target: str) -> dict[str, Any]:
     rate = stats.get("pass_rate")
     rate = rate.get("mean") if isinstance(rate, dict) else rate
     return {
-        EXPERIMENT: meta.get(EXPERIMENT) if isinstance(meta.get(EXPERIMENT), str) else None,
-        REPORTED_PASS_RATE: float(rate)
-        if isinstance(rate, int | float) and not isinstance(rate, bool)
-        else None,
+        EXPERIMENT: typed(meta.get(EXPERIMENT), str),
+        REPORTED_PASS_RATE: float(rate) if is_number(rate) else None,
     }
 
 
@@ -290,7 +290,7 @@ def _grader_extras(g: _Grader) -> dict[str, Any]:
     reason = g.entry.get("reasoning", g.entry.get("reason"))
     return {
         S.LABEL: g.entry.get("verdict"),
-        S.REASON: reason if isinstance(reason, str) else None,
+        S.REASON: typed(reason, str),
         GRADER_TYPE: g.entry.get("type"),
     }
 
@@ -309,7 +309,7 @@ def _execution_fields(row: dict[str, Any], ex: dict[str, Any], where: str) -> di
         S.INPUT_TOKENS: count(tokens_in, where, "input tokens"),
         S.OUTPUT_TOKENS: count(tokens_out, where, "output tokens"),
         S.TAGS: [str(t) for t in tags] if isinstance(tags, list) else None,
-        SUITE: row.get(SUITE) if isinstance(row.get(SUITE), str) else None,
+        SUITE: typed(row.get(SUITE), str),
         EXECUTION_STATUS: ex.get(EXECUTION_STATUS),
-        REPORTED_VERDICT: ex.get("verdict") if isinstance(ex.get("verdict"), str) else None,
+        REPORTED_VERDICT: typed(ex.get("verdict"), str),
     }

@@ -20,6 +20,7 @@ from evalframe._private.ingest._common import (
     metadata,
     number,
     read_json,
+    typed,
 )
 
 REPORTED_PASSED = "reported_passed"
@@ -111,7 +112,7 @@ def parse(path: Path, opts: Options) -> Parsed:
                 S.INPUT_TOKENS: count(tokens_in, where, "inputTokenCount"),
                 S.OUTPUT_TOKENS: count(tokens_out, where, "outputTokenCount"),
                 S.TAGS: [str(t) for t in tags] if isinstance(tags, list) else None,
-                REPORTED_PASSED: _typed(case.get("success"), bool),
+                REPORTED_PASSED: typed(case.get("success"), bool),
                 EVALUATION_COST: metadata(case.get("evaluationCost"), where, "evaluationCost"),
                 ORDER: case.get("order") if _is_order(case.get("order")) else None,
             }
@@ -123,7 +124,7 @@ def parse(path: Path, opts: Options) -> Parsed:
             S.RUN_ID: rid,
             S.CREATED_AT: saved_time(path),
             S.LABEL: rid,
-            "test_file": _typed(data.get("testFile"), str),
+            "test_file": typed(data.get("testFile"), str),
             "test_passed": data.get("testPassed"),
             "test_failed": data.get("testFailed"),
             REPORTED_METRICS: json.dumps(reported) if isinstance(reported, list) else None,
@@ -148,7 +149,7 @@ def _metric(
     score = number(m.get("score"), where, "score")
     if score is not None and not 0 <= score <= 1:
         raise IngestError(f"{where}: score {score} of {m['name']!r} is outside 0-1")
-    success = _typed(m.get("success"), bool)
+    success = typed(m.get("success"), bool)
     errored = score is None or success is None
     score = None if errored else score
     threshold = number(m.get("threshold"), where, "threshold")
@@ -163,9 +164,9 @@ def _metric(
             S.EVALUATOR: m["name"],
             S.SCORE: score,
             S.LABEL: None if score is None else ("pass" if success else "fail"),
-            S.REASON: _typed(m.get("error"), str) or _typed(m.get("reason"), str),
+            S.REASON: typed(m.get("error"), str) or typed(m.get("reason"), str),
             METRIC_THRESHOLD: threshold,
-            EVALUATION_MODEL: _typed(m.get("evaluationModel"), str),
+            EVALUATION_MODEL: typed(m.get("evaluationModel"), str),
             EVALUATION_COST: metadata(m.get("evaluationCost"), where, "evaluationCost"),
             FLAKY: bool(m.get("flaky", False)),
         }
@@ -175,11 +176,6 @@ def _metric(
         # passes when every non-flaky metric succeeded
         out.outcomes.append({**at, S.OUTCOME: m["name"], S.PASSED: success})
     return errored
-
-
-def _typed(value: Any, kind: type) -> Any:
-    """`value` if it is a `kind`, else None."""
-    return value if isinstance(value, kind) else None
 
 
 def _revealed(score: float, threshold: float, success: bool) -> set[bool]:

@@ -26,6 +26,7 @@ from evalframe._private.ingest._common import (
     off_scale,
     parse_time,
     read_json,
+    typed,
     widen,
 )
 
@@ -224,8 +225,7 @@ def parse(path: Path, opts: Options) -> Parsed:
         for scorer, sc in as_dict(s.get("scores")).items():
             sc = sc if isinstance(sc, dict) else {"value": sc}
             value = sc.get("value")
-            expl = sc.get("explanation")
-            expl = expl if isinstance(expl, str) else None
+            expl = typed(sc.get("explanation"), str)
             items = value.items() if isinstance(value, dict) else [(None, value)]
             entries += [(at, ex, scorer, sub, v, expl) for sub, v in items]
     results = header.get("results")
@@ -298,7 +298,7 @@ def _score(
         S.EVALUATOR: name,
         S.SCORE: num,
         S.SCALE_MAX: scale,
-        S.LABEL: v if isinstance(v, str) else None,
+        S.LABEL: typed(v, str),
         S.REASON: expl,
     }
 

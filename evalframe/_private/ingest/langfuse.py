@@ -20,6 +20,7 @@ from evalframe._private.ingest._common import (
     parse_time,
     read_records,
     split_list,
+    text,
 )
 
 SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet")
@@ -32,16 +33,6 @@ TRACE_ID = "trace_id"
 OBSERVATION_ID = "observation_id"
 REPORTED_METRICS = "reported_metrics"
 CASE_CHOICES = (TRACE_ID, OBSERVATION_ID)
-
-
-def _text(row: Mapping[str, Any], key: str) -> str | None:
-    value = row.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        return str(value)
-    out = str(value)
-    return out or None
 
 
 def _value(row: Mapping[str, Any], where: str, name: str) -> float | None:
@@ -108,14 +99,14 @@ def parse(path: Path, opts: Options) -> Parsed:
     skipped_annotations: set[str] = set()
     for where, row in records:
         name, dtype, source, value = _fields(row, where)
-        trace = _text(row, TRACE_ID)
+        trace = text(row.get(TRACE_ID))
         if trace is None:
             # a score on a dataset run or a session: no case to attach it to
-            scope = _text(row, "dataset_run_id") or _text(row, "session_id") or "?"
+            scope = text(row.get("dataset_run_id")) or text(row.get("session_id")) or "?"
             run_level.setdefault(scope, {})[name] = value
             continue
         rid = _run_of(row, where, opts.run_id, run_col, path)
-        observation = _text(row, OBSERVATION_ID)
+        observation = text(row.get(OBSERVATION_ID))
         case = observation if case_col == OBSERVATION_ID and observation else trace
         ts = parse_time(row.get("timestamp"))
         if ts is not None and (rid not in times or ts < times[rid]):
@@ -137,7 +128,7 @@ def parse(path: Path, opts: Options) -> Parsed:
         _unique(seen, ("score", rid, case, name), where, f"score {name!r} of {case!r}")
         if dtype == "CATEGORICAL":
             categorical.add(name)
-            ex[name] = _text(row, "string_value")
+            ex[name] = text(row.get("string_value"))
             continue
         if dtype == "NUMERIC" and value is not None:
             _in_scale(value, top, where, name)
@@ -147,10 +138,10 @@ def parse(path: Path, opts: Options) -> Parsed:
                 S.EVALUATOR: name,
                 S.SCORE: value,
                 S.SCALE_MAX: top,
-                S.LABEL: _text(row, "string_value") if dtype == "BOOLEAN" else None,
-                S.REASON: _text(row, "comment"),
+                S.LABEL: text(row.get("string_value")) if dtype == "BOOLEAN" else None,
+                S.REASON: text(row.get("comment")),
                 SCORE_SOURCE: source,
-                SCORE_ID: _text(row, "id"),
+                SCORE_ID: text(row.get("id")),
                 OBSERVATION_ID: observation,
             }
         )
@@ -167,16 +158,16 @@ def parse(path: Path, opts: Options) -> Parsed:
 
 def _fields(row: Mapping[str, Any], where: str) -> tuple[str, str, str, float | None]:
     """(name, data type, source, value) of a score row, checked."""
-    name = _text(row, "name")
+    name = text(row.get("name"))
     if name is None:
         raise IngestError(f"{where}: a score without a `name`")
-    dtype = (_text(row, "data_type") or "").upper()
+    dtype = (text(row.get("data_type")) or "").upper()
     if dtype not in DATA_TYPES:
         raise IngestError(
             f"{where}: data_type {row.get('data_type')!r} of score {name!r} is not one of "
             f"{', '.join(DATA_TYPES)}"
         )
-    source = (_text(row, "source") or "").upper()
+    source = (text(row.get("source")) or "").upper()
     if source not in SOURCES:
         raise IngestError(
             f"{where}: source {row.get('source')!r} of score {name!r} is not one of "
@@ -197,7 +188,7 @@ def _annotation(
 ) -> dict[str, Any] | None:
     """The labels row of a human ANNOTATION score; None when its value is a category or
     empty (not a label)."""
-    rater = _text(row, "author_user_id") or S.DEFAULT_RATER
+    rater = text(row.get("author_user_id")) or S.DEFAULT_RATER
     what = f"annotation {name!r} by {rater!r} of {at[S.CASE_ID]!r}"
     _unique(seen, ("label", at[S.RUN_ID], at[S.CASE_ID], name, rater), where, what)
     if dtype == "CATEGORICAL" or value is None:
@@ -212,8 +203,8 @@ def _annotation(
         S.LABEL_PASSED: value == 1.0 if dtype == "BOOLEAN" else None,
         S.LABEL_SCORE: value if numeric else None,
         S.SCALE_MAX: top if numeric else None,
-        S.REASON: _text(row, "comment"),
-        SCORE_ID: _text(row, "id"),
+        S.REASON: text(row.get("comment")),
+        SCORE_ID: text(row.get("id")),
     }
 
 
@@ -225,7 +216,7 @@ def _run_of(
         return run_id
     if run_col is None:
         return path.stem
-    found = _text(row, run_col)
+    found = text(row.get(run_col))
     if found is None:
         raise IngestError(
             f"{where}: no value in the run column {run_col!r} (--id-cols run_id="

@@ -20,6 +20,7 @@ from evalframe._private.ingest._common import (
     as_dict,
     dump_json,
     finite,
+    is_number,
     iter_jsonl,
     key,
     off_scale,
@@ -152,7 +153,7 @@ def _samples(paths: list[Path], rid: str) -> tuple[dict, dict, dict[str, str], d
         filt = obj.get("filter") if isinstance(obj.get("filter"), str) else "none"
         names = obj.get("metrics")
         if not isinstance(names, list):
-            names = [k for k, v in obj.items() if k not in NOT_METRICS and _scalar(v)]
+            names = [k for k, v in obj.items() if k not in NOT_METRICS and is_number(v)]
         target = None if obj.get("target") is None else str(obj.get("target"))
         ex = executions.setdefault(
             case, {**key(rid, case), S.STATUS: S.STATUS_OK, TASK: task, TARGET: target}
@@ -211,10 +212,6 @@ def _directions(
                 "higher-is-better."
             )
     return lower, {e for e in lower if metric_of[e] in UNBOUNDED}
-
-
-def _scalar(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _number(value: Any) -> float | None:
@@ -277,7 +274,7 @@ def _run_row(paths: list[Path], rid: str) -> dict[str, Any]:
             name = data.get("model_name")
             model = name if isinstance(name, str) and name else model
         date = data.get("date") if isinstance(data, dict) else None
-        if isinstance(date, int | float) and not isinstance(date, bool) and 0 < date < 1e11:
+        if is_number(date) and 0 < date < 1e11:
             # the results file's own start time: seconds since the epoch, UTC
             created = datetime.fromtimestamp(float(date), UTC).replace(tzinfo=None)
     if created is None and ts:

@@ -23,6 +23,7 @@ from evalframe._private.ingest._common import (
     as_dict,
     dump_json,
     finite,
+    is_number,
     key,
     metadata,
     off_scale,
@@ -31,6 +32,7 @@ from evalframe._private.ingest._common import (
     read_records,
     read_text,
     split_list,
+    typed,
 )
 
 TABLE_FILE = "eval_results_table.json"
@@ -142,7 +144,7 @@ def _parse_table(
                     S.EVALUATOR: m,
                     S.SCORE: _table_score(value, where, m),
                     S.SCALE_MAX: tops[m],
-                    S.REASON: reason if isinstance(reason, str) else None,
+                    S.REASON: typed(reason, str),
                 }
             )
         out.executions.append(ex)
@@ -173,7 +175,7 @@ def _table_execution(
             secs = metadata(v, where, "latency")
             ex[S.LATENCY_MS] = None if secs is None else secs * 1000
         elif c == "token_count":
-            ex[S.OUTPUT_TOKENS] = v if isinstance(v, int) and not isinstance(v, bool) else None
+            ex[S.OUTPUT_TOKENS] = v if is_number(v) and isinstance(v, int) else None
         else:
             ex[c] = v if v is None or isinstance(v, str | int | float) else dump_json(v)
     return ex
@@ -394,7 +396,7 @@ def _assessment(
     error = as_dict(block.get("error")) or as_dict(a.get("error"))
     rationale = a.get("rationale")
     message = error.get("error_message") or error.get("error_code")
-    reason = rationale if isinstance(rationale, str) else None
+    reason = typed(rationale, str)
     row = {**key, S.REASON: reason or (str(message) if message else None)}
     judged.setdefault(name, []).append((where, row, value, ex))
 
@@ -432,11 +434,11 @@ def _judge_scores(
                     "overridden assessment `valid: false`."
                 )
             first[case] = where
-        numbers = [v for _w, _k, v, _e in items if _is_number(v) and math.isfinite(v)]
+        numbers = [v for _w, _k, v, _e in items if is_number(v) and math.isfinite(v)]
         top = scales.top(name)
         if numbers and not all(0 <= v <= top for v in numbers):
             for where, _key, value, ex in items:
-                num = metadata(value, where, name) if _is_number(value) else None
+                num = metadata(value, where, name) if is_number(value) else None
                 ex[f"feedback/{name}"] = num
             lo, hi = min(numbers), max(numbers)
             out.notes.append(off_scale(str(path), name, lo, hi, top, f"feedback/{name}"))
@@ -446,18 +448,14 @@ def _judge_scores(
                 score: float | None = float(value)
             elif isinstance(value, str) and value.strip().lower() in YES_NO:
                 score = YES_NO[value.strip().lower()]
-            elif _is_number(value):
+            elif is_number(value):
                 score = finite(value, where, f"feedback {name!r}")
             else:
                 score = None
-            label = value if isinstance(value, str) else None
+            label = typed(value, str)
             out.scores.append(
                 {**row, S.EVALUATOR: name, S.SCORE: score, S.SCALE_MAX: top, S.LABEL: label}
             )
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _text(value: Any) -> str | None:
@@ -468,14 +466,14 @@ def _text(value: Any) -> str | None:
 
 def _trace_time(value: Any) -> datetime | None:
     """request_time (ISO text, MLflow 3) or timestamp_ms (MLflow 2) as naive UTC."""
-    if _is_number(value) and 0 < value < 10**14:
+    if is_number(value) and 0 < value < 10**14:
         return datetime.fromtimestamp(value / 1000, UTC).replace(tzinfo=None)
     return parse_time(value)
 
 
 def _duration_ms(value: Any) -> float | None:
     """execution_duration (`"1.840s"` text or milliseconds) or execution_time_ms."""
-    if _is_number(value):
+    if is_number(value):
         return float(value) if math.isfinite(value) else value
     if isinstance(value, str) and value.endswith("s"):
         try:

@@ -20,6 +20,7 @@ from evalframe._private.ingest._common import (
     parse_time,
     read_json,
     run_ids,
+    typed,
     unique_name,
 )
 
@@ -93,7 +94,7 @@ def _emit(comps, prefix: str, key: dict, out: Parsed, tree: dict, where: str) ->
             _emit(children, f"{path}/", key, out, node, where)
             continue
         tree.setdefault(name, {})
-        passed = r.get("pass") if isinstance(r.get("pass"), bool) else None
+        passed = typed(r.get("pass"), bool)
         out.scores.append(
             {
                 **key,
@@ -101,7 +102,7 @@ def _emit(comps, prefix: str, key: dict, out: Parsed, tree: dict, where: str) ->
                 S.SCORE: number(r.get("score"), where, f"score of assertion {path!r}"),
                 S.WEIGHT: 0.0 if spec.get("metricOnly") else weight,
                 S.LABEL: None if passed is None else ("pass" if passed else "fail"),
-                S.REASON: r.get("reason") if isinstance(r.get("reason"), str) else None,
+                S.REASON: typed(r.get("reason"), str),
                 ASSERTION_TYPE: spec.get("type"),
                 ASSERTION_PASSED: passed,
             }
@@ -231,16 +232,12 @@ def _execution(row: dict[str, Any], where: str) -> dict[str, Any]:
         S.THRESHOLD: float(thr) if isinstance(thr, int | float) and 0 <= thr <= 1 else None,
         S.LATENCY_MS: metadata(row.get("latencyMs"), where, "latencyMs"),
         S.COST_USD: metadata(row.get("cost"), where, "cost"),
-        S.INPUT_TOKENS: usage.get("prompt") if isinstance(usage.get("prompt"), int) else None,
-        S.OUTPUT_TOKENS: (
-            usage.get("completion") if isinstance(usage.get("completion"), int) else None
-        ),
+        S.INPUT_TOKENS: typed(usage.get("prompt"), int),
+        S.OUTPUT_TOKENS: (typed(usage.get("completion"), int)),
         PROVIDER: _provider(row),
-        PROMPT: prompt.get("label") if isinstance(prompt.get("label"), str) else None,
+        PROMPT: typed(prompt.get("label"), str),
         REPORTED_SCORE: metadata(row.get("score"), where, "score"),
-        REPORTED_PASSED: row.get("success") if isinstance(row.get("success"), bool) else None,
-        FAILURE_REASON: (
-            row.get("failureReason") if isinstance(row.get("failureReason"), int) else None
-        ),
+        REPORTED_PASSED: typed(row.get("success"), bool),
+        FAILURE_REASON: (typed(row.get("failureReason"), int)),
         "error": row.get("error") if error and isinstance(row.get("error"), str) else None,
     }

@@ -4,8 +4,6 @@ of the metrics' raw scale. See docs/ingest.md."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,10 +17,12 @@ from evalframe._private.ingest._common import (
     Options,
     Parsed,
     Scales,
+    csv_rows,
     finite,
     iter_jsonl,
-    read_text,
+    read_parquet,
     split_list,
+    text,
 )
 
 SUFFIXES = (".csv", ".parquet", ".jsonl", ".ndjson")
@@ -35,11 +35,7 @@ ROW = "_row"
 def _read(path: Path) -> pl.DataFrame:
     """The file as a frame with a 1-based source line (or row) number column."""
     if path.suffix == ".parquet":
-        try:
-            df = pl.read_parquet(path)
-        except Exception as exc:  # polars raises several error types for bad files
-            raise IngestError(f"{path}: not a readable Parquet file ({exc})") from None
-        return df.with_row_index(ROW, offset=1)
+        return read_parquet(path).with_row_index(ROW, offset=1)
     if path.suffix in (".jsonl", ".ndjson"):
         pairs = list(iter_jsonl(path))
         rows = [{**obj, ROW: n} for n, obj in pairs]
@@ -51,28 +47,13 @@ def _read(path: Path) -> pl.DataFrame:
             raise IngestError(f"{path}: columns with mixed value types ({exc})") from None
     if path.suffix != ".csv":
         raise IngestError(f"{path}: wide input must be .csv, .parquet or .jsonl")
-    text = read_text(path)
-    # newline="": line breaks inside quoted fields (and U+2028, which str.splitlines
-    # would split on) stay part of the field
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header = next(reader, None)
-    if not header:
-        raise IngestError(f"{path}:1: empty file; hint: the first line names the columns")
-    body = []
-    for row in reader:
-        if not row:
-            continue
-        if len(row) != len(header):
-            raise IngestError(
-                f"{path}:{reader.line_num}: {len(row)} fields, the header has {len(header)}"
-            )
-        body.append([*row, str(reader.line_num)])
+    header, records = csv_rows(path)
     if len(set(header)) != len(header) or ROW in header:
         raise IngestError(f"{path}:1: repeated or reserved column names in the header")
-    schema = dict.fromkeys([*header, ROW], pl.String)
-    df = pl.DataFrame(body, schema=schema, orient="row")
-    df = df.with_columns(pl.col(ROW).cast(pl.Int64))
-    return df.with_columns(pl.col(c).replace("", None) for c in header)
+    body = [[*(v or None for v in fields), line] for line, fields in records]
+    return pl.DataFrame(
+        body, schema={**dict.fromkeys(header, pl.String), ROW: pl.Int64}, orient="row"
+    )
 
 
 def _numeric(col: str, df: pl.DataFrame) -> pl.Expr:
@@ -241,8 +222,8 @@ def parse_labels(path: Path, opts: Options) -> Parsed:
     for row in df.iter_rows(named=True):
         where = f"{path}:{row[ROW]}" if path.suffix != ".parquet" else f"{path}: row {row[ROW]}"
         key = _key(row, mapping, case_parts, base, where)
-        evaluator = _text(row.get(S.EVALUATOR))
-        rater = _text(row.get(S.RATER)) or S.DEFAULT_RATER
+        evaluator = text(row.get(S.EVALUATOR))
+        rater = text(row.get(S.RATER)) or S.DEFAULT_RATER
         passed = _passed(row.get(S.LABEL_PASSED), where)
         score = _label_number(row.get(S.LABEL_SCORE), S.LABEL_SCORE, where)
         top = _label_number(row.get(S.SCALE_MAX), S.SCALE_MAX, where)
@@ -272,10 +253,6 @@ def parse_labels(path: Path, opts: Options) -> Parsed:
     if not out.labels:
         raise IngestError(f"{path}: no labeled rows (every label_passed / label_score empty)")
     return out
-
-
-def _text(value: Any) -> str | None:
-    return None if value is None or value == "" else str(value)
 
 
 def _passed(value: Any, where: str) -> bool | None:
