@@ -135,6 +135,46 @@ def widen(spans: dict[str, tuple[float, float]], name: str, value: float) -> Non
     spans[name] = (min(lo, value), max(hi, value))
 
 
+@dataclass
+class Node:
+    """One evaluator of a tool's nested evaluator tree (AgentV graders, promptfoo
+    assertions): a leaf, or a group of `children`."""
+
+    name: str
+    score: float | None
+    weight: float | None
+    threshold: Any
+    """The tool's pass threshold of a group (kept on the config when within 0-1)."""
+    fields: dict[str, Any]
+    """The score row's other columns (weight, label, reason, the tool's own fields)."""
+    children: list[Node] | None = None
+    verdict: bool | None = None
+    """The tool's pass / fail of the node where it counts toward the test's verdict."""
+
+
+def emit_tree(
+    nodes: list[Node],
+    prefix: str,
+    at: dict[str, Any],
+    out: Parsed,
+    tree: dict[str, Any],
+    opaque: set[str] | frozenset[str] = frozenset(),
+) -> None:
+    """Score rows for the leaves of `nodes`, named by their path (`group/leaf`), and their
+    config entries in `tree` (groups score as the weighted average of their children). A
+    group in `opaque` (one whose score the tool did not compute from its children) is
+    scored as a leaf itself, its children's rows kept as detail outside the tree."""
+    for n in nodes:
+        path = f"{prefix}{n.name}"
+        if n.children is None or path in opaque:
+            out.scores.append({**at, S.EVALUATOR: path, S.SCORE: n.score, **n.fields})
+            tree.setdefault(n.name, {})
+        if n.children is not None:
+            out.composite = True
+            sub = {} if path in opaque else group_node(tree, n.name, n.weight, n.threshold)
+            emit_tree(n.children, f"{path}/", at, out, sub, opaque)
+
+
 def group_node(tree: dict[str, Any], name: str, weight: float | None, threshold: Any) -> dict:
     """Add the config entry of a nested evaluator group (a weighted average of its children,
     with the tool's weight and 0-1 pass threshold when it has them) to `tree`; return the

@@ -10,12 +10,13 @@ from evalframe._private import schema as S
 from evalframe._private.ingest._common import (
     REPORTED_SCORE,
     IngestError,
+    Node,
     Options,
     Parsed,
     as_dict,
     count,
+    emit_tree,
     finite,
-    group_node,
     is_number,
     iter_jsonl,
     key,
@@ -123,31 +124,29 @@ def _run_extras(path: Path, target: str) -> dict[str, Any]:
     }
 
 
-class _Grader:
-    __slots__ = ("children", "entry", "name", "score", "weight")
-
-    def __init__(self, name: str, entry: dict[str, Any], where: str):
-        self.name = name
-        self.entry = entry
-        self.score = number(entry.get("score"), where, f"score of grader {name!r}")
-        self.weight = number(entry.get("weight"), where, f"weight of grader {name!r}")
-        kids = entry.get("scores")
-        self.children = _graders(kids, where) if isinstance(kids, list) and kids else None
-
-
-def _graders(entries: list[Any], where: str) -> list[_Grader]:
+def _graders(entries: list[Any], where: str) -> list[Node]:
     taken: set[str] = set()
     out = []
     for i, raw in enumerate(entries):
         if not isinstance(raw, dict):
             raise IngestError(f"{where}: scores[{i}] must be an object, got {raw!r}")
-        entry = snake_keys(raw)
-        name = str(entry.get("name") or entry.get("type") or f"grader{i + 1}")
-        out.append(_Grader(unique_name(name, taken), entry, where))
+        e = snake_keys(raw)
+        name = unique_name(str(e.get("name") or e.get("type") or f"grader{i + 1}"), taken)
+        score = number(e.get("score"), where, f"score of grader {name!r}")
+        weight = number(e.get("weight"), where, f"weight of grader {name!r}")
+        kids = e.get("scores")
+        children = _graders(kids, where) if isinstance(kids, list) and kids else None
+        fields = {
+            S.WEIGHT: weight,
+            S.LABEL: e.get("verdict"),
+            S.REASON: typed(e.get("reasoning", e.get("reason")), str),
+            GRADER_TYPE: e.get("type"),
+        }
+        out.append(Node(name, score, weight, e.get("threshold"), fields, children))
     return out
 
 
-def _recomputable(g: _Grader) -> bool:
+def _recomputable(g: Node) -> bool:
     kids = [(c.score, 1.0 if c.weight is None else c.weight) for c in g.children or []]
     scored = [(s, w) for s, w in kids if s is not None]
     if g.score is None or not scored:
@@ -157,25 +156,7 @@ def _recomputable(g: _Grader) -> bool:
     return abs(wavg - g.score) <= TOLERANCE
 
 
-def _walk(graders: list[_Grader], prefix: str, opaque: set[str], out: list, tree: dict) -> bool:
-    """Append (path, grader) leaf rows; fill `tree`; return True if a group was seen."""
-    nested = False
-    for g in graders:
-        path = f"{prefix}{g.name}"
-        if g.children is None or path in opaque:
-            out.append((path, g))
-            tree.setdefault(g.name, {})
-        if g.children is not None:
-            nested = True
-            if path in opaque:  # keep the detail rows; the tree scores the group itself
-                _walk(g.children, f"{path}/", opaque, out, {})
-                continue
-            node = group_node(tree, g.name, g.weight, g.entry.get("threshold"))
-            _walk(g.children, f"{path}/", opaque, out, node)
-    return nested
-
-
-def _find_opaque(graders: list[_Grader], prefix: str, opaque: set[str]) -> None:
+def _find_opaque(graders: list[Node], prefix: str, opaque: set[str]) -> None:
     for g in graders:
         if g.children is not None:
             path = f"{prefix}{g.name}"
@@ -260,13 +241,7 @@ def parse(path: Path, opts: Options) -> Parsed:
             {**at, **_execution_fields(row, ex, where), TARGET: target, REPORTED_SCORE: score}
         )
         if graders:
-            leaves: list[tuple[str, _Grader]] = []
-            out.composite |= _walk(graders, "", opaque, leaves, out.tree)
-            for evaluator, g in leaves:
-                out.scores.append(
-                    {**at, S.EVALUATOR: evaluator, S.SCORE: g.score, S.WEIGHT: g.weight}
-                    | _grader_extras(g)
-                )
+            emit_tree(graders, "", at, out, out.tree, opaque)
         elif score is not None:
             out.tree.setdefault(TOP_EVALUATOR, {})
             value = finite(score, where, "score")
@@ -284,15 +259,6 @@ def parse(path: Path, opts: Options) -> Parsed:
             }
         )
     return out
-
-
-def _grader_extras(g: _Grader) -> dict[str, Any]:
-    reason = g.entry.get("reasoning", g.entry.get("reason"))
-    return {
-        S.LABEL: g.entry.get("verdict"),
-        S.REASON: typed(reason, str),
-        GRADER_TYPE: g.entry.get("type"),
-    }
 
 
 def _execution_fields(row: dict[str, Any], ex: dict[str, Any], where: str) -> dict[str, Any]:

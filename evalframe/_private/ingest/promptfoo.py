@@ -10,10 +10,11 @@ from evalframe._private import schema as S
 from evalframe._private.ingest._common import (
     REPORTED_SCORE,
     IngestError,
+    Node,
     Options,
     Parsed,
     as_dict,
-    group_node,
+    emit_tree,
     key,
     metadata,
     number,
@@ -50,14 +51,14 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _components(
-    results: list[Any], asserts: list[Any] | None, where: str
-) -> list[tuple[str, dict[str, Any], dict[str, Any], list | None]]:
-    """(name, result, assertion, children) per assertion of one level.
+    results: list[Any], asserts: list[Any] | None, where: str, prefix: str = ""
+) -> list[Node]:
+    """The assertions of one level, as tree nodes.
 
     promptfoo flattens an assert-set's results after the set's own entry; those copies
     are skipped. Assertions align with the test's `assert` list by index when it fits.
     """
-    out: list[tuple[str, dict[str, Any], dict[str, Any], list | None]] = []
+    out: list[Node] = []
     taken: set[str] = set()
     i = 0
     while i < len(results):
@@ -70,43 +71,29 @@ def _components(
         if not isinstance(spec, dict):
             spec = as_dict(r.get("assertion"))
         subs = r.get("componentResults")
+        group = isinstance(subs, list) and bool(subs)
+        name = spec.get("metric") or spec.get("type") or ("assert-set" if group else "assert")
+        name = unique_name(str(name), taken)
+        path = f"{prefix}{name}"
         children = None
         if isinstance(subs, list) and subs:
             n = len(subs)
             if all(_same(x, y) for x, y in zip(results[i : i + n], subs, strict=False)):
                 i += min(n, len(results) - i)
-            sub_asserts = spec.get("assert") if isinstance(spec.get("assert"), list) else None
-            children = _components(subs, sub_asserts, where)
-        name = str(
-            spec.get("metric") or spec.get("type") or ("assert-set" if children else "assert")
-        )
-        out.append((unique_name(name, taken), r, spec, children))
-    return out
-
-
-def _emit(comps, prefix: str, key: dict, out: Parsed, tree: dict, where: str) -> None:
-    for name, r, spec, children in comps:
-        path = f"{prefix}{name}"
+            children = _components(subs, typed(spec.get("assert"), list), where, f"{path}/")
         weight = number(spec.get("weight"), where, f"weight of assertion {path!r}")
-        if children is not None:
-            out.composite = True
-            node = group_node(tree, name, weight, spec.get("threshold"))
-            _emit(children, f"{path}/", key, out, node, where)
-            continue
-        tree.setdefault(name, {})
+        score = None if group else number(r.get("score"), where, f"score of assertion {path!r}")
         passed = typed(r.get("pass"), bool)
-        out.scores.append(
-            {
-                **key,
-                S.EVALUATOR: path,
-                S.SCORE: number(r.get("score"), where, f"score of assertion {path!r}"),
-                S.WEIGHT: 0.0 if spec.get("metricOnly") else weight,
-                S.LABEL: None if passed is None else ("pass" if passed else "fail"),
-                S.REASON: typed(r.get("reason"), str),
-                ASSERTION_TYPE: spec.get("type"),
-                ASSERTION_PASSED: passed,
-            }
-        )
+        fields = {
+            S.WEIGHT: 0.0 if spec.get("metricOnly") else weight,
+            S.LABEL: None if passed is None else ("pass" if passed else "fail"),
+            S.REASON: typed(r.get("reason"), str),
+            ASSERTION_TYPE: spec.get("type"),
+            ASSERTION_PASSED: passed,
+        }
+        verdict = None if spec.get("metricOnly") else passed
+        out.append(Node(name, score, weight, spec.get("threshold"), fields, children, verdict))
+    return out
 
 
 def parse(path: Path, opts: Options) -> Parsed:
@@ -145,14 +132,13 @@ def parse(path: Path, opts: Options) -> Parsed:
             continue
         comps = _take_human_ratings(comps, at, out, where)
         test = as_dict(row.get("testCase"))
-        asserts = test.get("assert") if isinstance(test.get("assert"), list) else None
-        parsed = _components(comps, asserts, where)
-        _emit(parsed, "", at, out, out.tree, where)
+        nodes = _components(comps, typed(test.get("assert"), list), where)
+        emit_tree(nodes, "", at, out, out.tree)
         if not isinstance(test.get("threshold"), int | float):
             # without a test threshold promptfoo passes a test when every assertion passes
-            for name, r, spec, _children in parsed:
-                if isinstance(r.get("pass"), bool) and not spec.get("metricOnly"):
-                    out.outcomes.append({**at, S.OUTCOME: name, S.PASSED: r["pass"]})
+            for n in nodes:
+                if n.verdict is not None:
+                    out.outcomes.append({**at, S.OUTCOME: n.name, S.PASSED: n.verdict})
     created = parse_time(block.get("timestamp"))
     group_of = {rid: g for g, rid in ids.items()}
     for rid in dict.fromkeys(ids.values()):
