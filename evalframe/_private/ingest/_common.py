@@ -571,6 +571,21 @@ def split_list(value: str | Sequence[str] | None) -> list[str]:
     return [i.strip() for i in items if i.strip()]
 
 
+def id_columns(
+    id_cols: str | Sequence[str] | None, where: str, fmt: str, targets: tuple[str, ...], hint: str
+) -> dict[str, str]:
+    """`--id-cols TARGET=COLUMN,...` as {target: column}; anything else refused with `hint`."""
+    out = {}
+    for item in split_list(id_cols):
+        target, sep, col = (part.strip() for part in item.partition("="))
+        if not sep or not col or target not in targets:
+            raise IngestError(
+                f"{where}: --id-cols {item!r} is not understood for {fmt}; hint: {hint}."
+            )
+        out[target] = col
+    return out
+
+
 def parse_scale_max(value: float | str | Mapping[str, float] | None, where: str) -> Scales:
     """`5` -> {"*": 5}; `"a=5,b=10"` or a mapping -> per metric. Values must be > 0."""
     if value is None:

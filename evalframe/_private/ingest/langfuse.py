@@ -16,10 +16,10 @@ from evalframe._private.ingest._common import (
     Parsed,
     dump_json,
     finite,
+    id_columns,
     key,
     parse_time,
     read_records,
-    split_list,
     text,
 )
 
@@ -55,26 +55,18 @@ def _value(row: Mapping[str, Any], where: str, name: str) -> float | None:
 
 def _options(id_cols: str | Sequence[str] | None, where: str) -> tuple[str | None, str]:
     """(run column, case column) from `--id-cols run_id=COL,case_id=observation_id`."""
-    run_col, case_col = None, TRACE_ID
-    for item in split_list(id_cols):
-        target, sep, col = item.partition("=")
-        target, col = target.strip(), col.strip()
-        if not sep or not col or target not in (S.RUN_ID, S.CASE_ID):
-            raise IngestError(
-                f"{where}: --id-cols {item!r} is not understood for langfuse; hint: "
-                "'run_id=COLUMN' (e.g. run_id=dataset_run_id, run_id=session_id) and/or "
-                "'case_id=observation_id'."
-            )
-        if target == S.RUN_ID:
-            run_col = col
-        elif col not in CASE_CHOICES:
-            raise IngestError(
-                f"{where}: --id-cols case_id={col!r}: a Langfuse case is a trace or an "
-                "observation; hint: case_id=trace_id (default) or case_id=observation_id."
-            )
-        else:
-            case_col = col
-    return run_col, case_col
+    hint = (
+        "'run_id=COLUMN' (e.g. run_id=dataset_run_id, run_id=session_id) and/or "
+        "'case_id=observation_id'"
+    )
+    cols = id_columns(id_cols, where, "langfuse", (S.RUN_ID, S.CASE_ID), hint)
+    case_col = cols.get(S.CASE_ID, TRACE_ID)
+    if case_col not in CASE_CHOICES:
+        raise IngestError(
+            f"{where}: --id-cols case_id={case_col!r}: a Langfuse case is a trace or an "
+            "observation; hint: case_id=trace_id (default) or case_id=observation_id."
+        )
+    return cols.get(S.RUN_ID), case_col
 
 
 def parse(path: Path, opts: Options) -> Parsed:

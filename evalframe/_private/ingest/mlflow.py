@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from evalframe._private.ingest._common import (
     as_dict,
     dump_json,
     finite,
+    id_columns,
     is_number,
     key,
     metadata,
@@ -31,7 +32,6 @@ from evalframe._private.ingest._common import (
     read_json,
     read_records,
     read_text,
-    split_list,
     typed,
 )
 
@@ -69,26 +69,13 @@ def table_files(path: Path) -> list[Path]:
 def parse(path: Path, opts: Options) -> Parsed:
     """One evaluation table or one trace export file into row dicts."""
     scales = opts.scales(path)
-    case_col = _case_column(opts.id_cols, str(path))
+    hint = "'case_id=COLUMN' (e.g. case_id=inputs, case_id=client_request_id)"
+    case_col = id_columns(opts.id_cols, str(path), "mlflow", (S.CASE_ID,), hint).get(S.CASE_ID)
     if path.suffix == ".json":
         data = read_json(path)
         if isinstance(data, dict) and "columns" in data and "data" in data:
             return _parse_table(path, data, opts.run_id, case_col, scales)
     return _parse_traces(path, opts.run_id, case_col, scales)
-
-
-def _case_column(id_cols: str | Sequence[str] | None, where: str) -> str | None:
-    """The column named by `--id-cols case_id=COL`, else None (the default ids)."""
-    col = None
-    for item in split_list(id_cols):
-        target, sep, name = item.partition("=")
-        if target.strip() != S.CASE_ID or not sep or not name.strip():
-            raise IngestError(
-                f"{where}: --id-cols {item!r} is not understood for mlflow; hint: "
-                "'case_id=COLUMN' (e.g. case_id=inputs, case_id=client_request_id)."
-            )
-        col = name.strip()
-    return col
 
 
 # --- mlflow.evaluate: eval_results_table.json --------------------------------------------------
