@@ -89,7 +89,8 @@ def parse(paths: list[Path], opts: Options) -> Parsed:
             widen(spans, evaluator, num)
     off = {n: s for n, s in spans.items() if s[0] < 0 or s[1] > scales.top(n)}
     tasks = list(dict.fromkeys(file_parts(p)[0] for p in paths))
-    lower, unbounded = _directions(paths, tasks, metric_of, out, files)
+    results = _results(paths)
+    lower, unbounded = _directions(results, tasks, metric_of, out, files)
     # a lower-is-better metric that reaches infinity has no finite top either
     unbounded |= lower & infinite
     # scalars only (lists have their note below), and not those outside the scale (same)
@@ -125,7 +126,7 @@ def parse(paths: list[Path], opts: Options) -> Parsed:
     scored = {row[S.EVALUATOR] for row in out.scores}
     out.leaf_settings = {e: {"higher_is_better": False} for e in sorted(lower & scored)}
     out.executions.extend(executions.values())
-    out.runs.append(_run_row(paths, rid))
+    out.runs.append(_run_row(paths, rid, results))
     return out
 
 
@@ -174,15 +175,16 @@ def _samples(paths: list[Path], rid: str) -> tuple[dict, dict, dict[str, str], d
     return executions, values, metric_of, files
 
 
-def _results_file(paths: list[Path]) -> Path | None:
-    """results_<timestamp>.json beside the samples files, when it is there."""
+def _results(paths: list[Path]) -> dict[str, Any]:
+    """results_<timestamp>.json beside the samples files ({} when it is not there). The
+    tool's aggregates may hold a NaN stderr: kept, and stored as the string "NaN"."""
     _task, ts = file_parts(paths[0])
     results = paths[0].parent / f"results_{ts}.json" if ts else None
-    return results if results is not None and results.is_file() else None
+    return as_dict(read_json(results)) if results is not None and results.is_file() else {}
 
 
 def _directions(
-    paths: list[Path],
+    data: dict[str, Any],
     tasks: list[str],
     metric_of: dict[str, str],
     out: Parsed,
@@ -192,9 +194,7 @@ def _directions(
     file's `higher_is_better` map ({task: {metric: bool}}) over this run's tasks; an
     evaluator is its metric under a filter. A metric the tasks disagree on stays
     higher-is-better, with a note; without a results file every metric is higher."""
-    results = _results_file(paths)
-    data = read_json(results) if results is not None else None
-    table = as_dict(data.get("higher_is_better")) if isinstance(data, dict) else {}
+    table = as_dict(data.get("higher_is_better"))
     seen: dict[str, set[bool]] = {}
     for task in tasks:
         for metric, flag in as_dict(table.get(task)).items():
@@ -253,31 +253,27 @@ def _groups_of(tasks: list[str], subtasks: Any) -> list[str]:
     return found
 
 
-def _run_row(paths: list[Path], rid: str) -> dict[str, Any]:
+def _run_row(paths: list[Path], rid: str, data: dict[str, Any]) -> dict[str, Any]:
     _task, ts = file_parts(paths[0])
     tasks = [file_parts(p)[0] for p in paths]
-    results = paths[0].parent / f"results_{ts}.json" if ts else None
     reported = None
     model = paths[0].parent.name or None
+    if isinstance(data.get("results"), dict):
+        found = data["results"]
+        groups = as_dict(data.get("groups"))
+        kept = {t: found.get(t) for t in tasks}
+        for group in _groups_of(tasks, data.get("group_subtasks")):
+            # a group's aggregate over its subtasks (in `groups` in newer versions)
+            kept[group] = groups.get(group, found.get(group))
+        reported = dump_json(kept)
+        model = data.get("model_name") if isinstance(data.get("model_name"), str) else None
+        model = model or paths[0].parent.name or None
+    date = data.get("date")
     created = None
-    if results is not None and results.is_file():
-        # the tool's aggregates may hold a NaN stderr: kept as the string "NaN"
-        data = read_json(results)
-        if isinstance(data, dict) and isinstance(data.get("results"), dict):
-            found = data["results"]
-            groups = as_dict(data.get("groups"))
-            kept = {t: found.get(t) for t in tasks}
-            for group in _groups_of(tasks, data.get("group_subtasks")):
-                # a group's aggregate over its subtasks (in `groups` in newer versions)
-                kept[group] = groups.get(group, found.get(group))
-            reported = dump_json(kept)
-            name = data.get("model_name")
-            model = name if isinstance(name, str) and name else model
-        date = data.get("date") if isinstance(data, dict) else None
-        if is_number(date) and 0 < date < 1e11:
-            # the results file's own start time: seconds since the epoch, UTC
-            created = datetime.fromtimestamp(float(date), UTC).replace(tzinfo=None)
-    if created is None and ts:
+    if is_number(date) and 0 < date < 1e11:
+        # the results file's own start time: seconds since the epoch, UTC
+        created = datetime.fromtimestamp(float(date), UTC).replace(tzinfo=None)
+    elif ts:
         # the file-name timestamp is lm-eval's local clock, not UTC (docs/ingest.md)
         day, _, clock = ts.partition("T")
         created = parse_time(f"{day}T{clock.replace('-', ':', 2)}")
