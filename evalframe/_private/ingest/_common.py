@@ -120,6 +120,12 @@ def key(rid: str, case: str, attempt: int = 0) -> dict[str, Any]:
     return {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: attempt}
 
 
+def earliest(times: dict[str, Any], rid: str, ts: datetime | None) -> None:
+    """Keep `ts` as run `rid`'s start time when it is the earliest seen so far."""
+    if times.get(rid) is None or (ts is not None and ts < times[rid]):
+        times[rid] = ts
+
+
 def off_scale(where: str, name: str, lo: float, hi: float, top: float, column: str) -> str:
     """The note for a metric left unscored because its values leave its scale."""
     return (

@@ -15,6 +15,7 @@ from evalframe._private.ingest._common import (
     Parsed,
     as_dict,
     count,
+    earliest,
     emit_tree,
     finite,
     is_number,
@@ -232,9 +233,7 @@ def parse(path: Path, opts: Options) -> Parsed:
     out = Parsed()
     created: dict[str, Any] = {}
     for where, row, target, rid, case, ex, graders in items:
-        ts = parse_time(row.get("timestamp"))
-        if created.get(rid) is None or (ts is not None and ts < created[rid]):
-            created[rid] = ts
+        earliest(created, rid, parse_time(row.get("timestamp")))
         at = key(rid, case, ex["attempt"])
         score = metadata(ex.get("score"), where, "score")
         out.executions.append(

@@ -42,11 +42,9 @@ LETTERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 def _value(value: Any) -> float | None:
     """A score value as a float, as Inspect's value_to_float reads it; None if it has none;
     NaN and infinities (numbers or text) as they are (refused where scored)."""
-    if isinstance(value, bool):
-        return float(value)
     if isinstance(value, float):
         return value
-    if isinstance(value, int):
+    if isinstance(value, int):  # bools too
         return float(value)
     if isinstance(value, str):
         text = value.strip()

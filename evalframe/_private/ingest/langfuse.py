@@ -15,6 +15,7 @@ from evalframe._private.ingest._common import (
     Options,
     Parsed,
     dump_json,
+    earliest,
     finite,
     id_columns,
     key,
@@ -86,7 +87,7 @@ def parse(path: Path, opts: Options) -> Parsed:
     executions: dict[tuple[str, str], dict[str, Any]] = {}
     seen: dict[tuple[str, ...], str] = {}
     run_level: dict[str, dict[str, Any]] = {}
-    times: dict[str, datetime] = {}
+    times: dict[str, datetime | None] = {}
     categorical: set[str] = set()
     skipped_annotations: set[str] = set()
     for where, row in records:
@@ -100,9 +101,7 @@ def parse(path: Path, opts: Options) -> Parsed:
         rid = _run_of(row, where, opts.run_id, run_col, path)
         observation = text(row.get(OBSERVATION_ID))
         case = observation if case_col == OBSERVATION_ID and observation else trace
-        ts = parse_time(row.get("timestamp"))
-        if ts is not None and (rid not in times or ts < times[rid]):
-            times[rid] = ts
+        earliest(times, rid, parse_time(row.get("timestamp")))
         ex = executions.setdefault(
             (rid, case), {**key(rid, case), S.STATUS: S.STATUS_OK, TRACE_ID: trace}
         )
@@ -234,7 +233,7 @@ def _runs(
     path: Path,
     rids: list[str],
     run_level: dict[str, dict[str, Any]],
-    times: dict[str, datetime],
+    times: dict[str, datetime | None],
     out: Parsed,
 ) -> None:
     """A runs row per run; dataset-run and session scores kept as its reported metrics

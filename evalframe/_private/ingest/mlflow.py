@@ -22,6 +22,7 @@ from evalframe._private.ingest._common import (
     Scales,
     as_dict,
     dump_json,
+    earliest,
     finite,
     id_columns,
     is_number,
@@ -318,8 +319,7 @@ def _parse_traces(path: Path, run_id: str | None, case_col: str | None, scales: 
         seen[rid, case] = where
         at = key(rid, case)
         start = _trace_time(_field(row, "request_time", "timestamp_ms"))
-        if rid not in runs or (start is not None and (runs[rid] or start) >= start):
-            runs[rid] = start
+        earliest(runs, rid, start)
         state = str(_field(row, "state", "status") or "OK").upper()
         ex: dict[str, Any] = {
             **at,
