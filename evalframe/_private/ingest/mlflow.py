@@ -37,7 +37,6 @@ from evalframe._private.ingest._common import (
 )
 
 TABLE_FILE = "eval_results_table.json"
-TRACE_SUFFIXES = (".json", ".jsonl", ".ndjson", ".parquet")
 JUDGE_SCALE = 5.0
 """MLflow's LLM-judged metrics (those with a justification column) grade 1 to 5."""
 RUN_NAME = "run_name"

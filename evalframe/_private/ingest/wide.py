@@ -99,7 +99,6 @@ def _id_map(columns: list[str], id_cols: str | Sequence[str] | None, path: Path)
 
 def parse(path: Path, opts: Options) -> Parsed:
     """Parse one wide file into row dicts."""
-    run_id = opts.run_id
     df = _read(path)
     columns = [c for c in df.columns if c != ROW]
     mapping, case_parts = _id_map(columns, opts.id_cols, path)
@@ -108,8 +107,7 @@ def parse(path: Path, opts: Options) -> Parsed:
         # (`001` stays `001`, `2024.10` stays `2024.10`); the attempt is an integer
         ids = {mapping.get(S.RUN_ID), *case_parts}
         df = df.with_columns(_numeric(c, df) for c in columns if c not in ids)
-    if run_id is not None and S.RUN_ID in mapping:
-        raise IngestError(f"{path}: the file has a run id column; drop --run-id or --id-cols")
+    base = _base(path, opts, mapping)
     keys = set(mapping.values()) | set(case_parts)
     wanted = split_list(opts.metrics)
     for m in wanted:
@@ -129,9 +127,8 @@ def parse(path: Path, opts: Options) -> Parsed:
     scales = opts.scales(path)
     out = Parsed()
     seen: dict[tuple, int] = {}
-    base = run_id or path.name.rsplit(".", 1)[0]
     for row in df.iter_rows(named=True):
-        where = f"{path}:{row[ROW]}" if path.suffix != ".parquet" else f"{path}: row {row[ROW]}"
+        where = _where(path, row)
         key = _key(row, mapping, case_parts, base, where)
         k = tuple(key.values())
         if k in seen:
@@ -157,6 +154,17 @@ def parse(path: Path, opts: Options) -> Parsed:
     for rid in dict.fromkeys(e[S.RUN_ID] for e in out.executions):
         out.runs.append({S.RUN_ID: rid})
     return out
+
+
+def _base(path: Path, opts: Options, mapping: dict[str, str]) -> str:
+    """The run id of rows without a run id column: --run-id, else the file name."""
+    if opts.run_id is not None and S.RUN_ID in mapping:
+        raise IngestError(f"{path}: the file has a run id column; drop --run-id or --id-cols")
+    return opts.run_id or path.name.rsplit(".", 1)[0]
+
+
+def _where(path: Path, row: dict[str, Any]) -> str:
+    return f"{path}:{row[ROW]}" if path.suffix != ".parquet" else f"{path}: row {row[ROW]}"
 
 
 def _key(
@@ -191,8 +199,6 @@ def _score(value: Any, metric: str, scales: Scales, where: str) -> float | None:
     return float(value)
 
 
-LABEL_COLUMNS = (S.EVALUATOR, S.RATER, S.LABEL_PASSED, S.LABEL_SCORE, S.SCALE_MAX)
-"""The columns a labels file may hold beside the key (`ingest wide --labels`)."""
 _TRUE, _FALSE = ("true", "1", "pass", "yes"), ("false", "0", "fail", "no")
 
 
@@ -211,16 +217,14 @@ def parse_labels(path: Path, opts: Options) -> Parsed:
             f"columns: {', '.join(columns)}"
         )
     mapping, case_parts = _id_map(columns, opts.id_cols, path)
-    if opts.run_id is not None and S.RUN_ID in mapping:
-        raise IngestError(f"{path}: the file has a run id column; drop --run-id or --id-cols")
+    base = _base(path, opts, mapping)
     if path.suffix == ".csv" and S.ATTEMPT in mapping:
         df = df.with_columns(_numeric(mapping[S.ATTEMPT], df))
     scales = opts.scales(path)
-    base = opts.run_id or path.name.rsplit(".", 1)[0]
     out = Parsed()
     seen: dict[tuple, int] = {}
     for row in df.iter_rows(named=True):
-        where = f"{path}:{row[ROW]}" if path.suffix != ".parquet" else f"{path}: row {row[ROW]}"
+        where = _where(path, row)
         key = _key(row, mapping, case_parts, base, where)
         evaluator = text(row.get(S.EVALUATOR))
         rater = text(row.get(S.RATER)) or S.DEFAULT_RATER
