@@ -638,7 +638,11 @@ def read_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
             out.append((f"{path}: [{i}]", obj))
         return out
     if suffix == ".csv":
-        return _csv_records(path)
+        header, records = csv_rows(path)
+        return [
+            (f"{path}:{n}", {k: v or None for k, v in zip(header, fields, strict=True)})
+            for n, fields in records
+        ]
     if suffix == ".parquet":
         rows = read_parquet(path).to_dicts()
         return [(f"{path}: row {i}", row) for i, row in enumerate(rows, start=1)]
@@ -650,17 +654,6 @@ def read_parquet(path: Path) -> pl.DataFrame:
         return pl.read_parquet(path)
     except Exception as exc:  # polars raises several error types for bad files
         raise IngestError(f"{path}: not a readable Parquet file ({exc})") from None
-
-
-def _csv_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
-    header, rows = csv_rows(path)
-    return [
-        (
-            f"{path}:{line}",
-            {k: (v if v != "" else None) for k, v in zip(header, fields, strict=True)},
-        )
-        for line, fields in rows
-    ]
 
 
 def csv_rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:

@@ -390,13 +390,18 @@ def _assessment(
 def _label(value: Any, where: str, name: str) -> tuple[bool | None, float | None] | None:
     """(label_passed, label_score) of a human value: yes / no / bool, or a number; None
     when it is neither (free text, a list of expected facts)."""
-    if isinstance(value, bool):
-        return value, None
-    if isinstance(value, str) and value.strip().lower() in YES_NO:
-        return YES_NO[value.strip().lower()] == 1.0, None
+    if (yes := _yes_no(value)) is not None:
+        return yes == 1.0, None
     if isinstance(value, int | float):
         return None, finite(value, where, f"value of {name!r}")
     return None
+
+
+def _yes_no(value: Any) -> float | None:
+    """1 or 0 for a bool or a yes / no value (YES_NO), else None."""
+    if isinstance(value, bool):
+        return float(value)
+    return YES_NO.get(value.strip().lower()) if isinstance(value, str) else None
 
 
 def _judge_scores(
@@ -430,14 +435,9 @@ def _judge_scores(
             out.notes.append(off_scale(str(path), name, lo, hi, top, f"feedback/{name}"))
             continue
         for where, row, value, _ex in items:
-            if isinstance(value, bool):
-                score: float | None = float(value)
-            elif isinstance(value, str) and value.strip().lower() in YES_NO:
-                score = YES_NO[value.strip().lower()]
-            elif is_number(value):
+            score = _yes_no(value)
+            if score is None and is_number(value):
                 score = finite(value, where, f"feedback {name!r}")
-            else:
-                score = None
             label = typed(value, str)
             out.scores.append(
                 {**row, S.EVALUATOR: name, S.SCORE: score, S.SCALE_MAX: top, S.LABEL: label}
