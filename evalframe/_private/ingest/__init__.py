@@ -3,7 +3,7 @@ append them to a dataset folder as new runs. See docs/ingest.md for the field ma
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,15 @@ from evalframe._private.ingest import (
     promptfoo,
     wide,
 )
-from evalframe._private.ingest._common import IngestError, Parsed, frame, settle_nonfinite
+from evalframe._private.ingest._common import (
+    SOURCE_FILE,
+    SOURCE_FORMAT,
+    IngestError,
+    Options,
+    Parsed,
+    frame,
+    settle_nonfinite,
+)
 from evalframe._private.ingest.store import append_tables
 
 __all__ = ["INGEST_FORMATS", "IngestError", "IngestReport", "ingest"]
@@ -107,59 +115,29 @@ def ingest(
         raise IngestError("--metrics applies to the `wide` format only.")
     if fmt not in ("wide", "langfuse", "mlflow") and id_cols is not None:
         raise IngestError("--id-cols applies to the `wide`, `langfuse` and `mlflow` formats only.")
-    if labels:
-        return _ingest_labels(fmt, sources, to, run_id, replace, id_cols, scale_max, metrics)
+    if labels and (fmt != "wide" or metrics is not None):
+        raise IngestError("--labels reads the `wide` format (without --metrics) only.")
+    opts = Options(run_id, id_cols, scale_max, metrics)
+    files = [f for src in sources for f in _ADAPTERS[fmt][0](_existing(Path(src)))]
     parsed = Parsed()
-    owners: dict[str, Path] = {}
-
-    def add(new: Parsed, f: Path) -> None:
-        _check_collisions(new, f, owners, merge=run_id is not None)
-        parsed.extend(new)
-
-    lm_runs: dict[str, list[Path]] = {}
-    for src in sources:
-        path = Path(src)
-        if not path.exists():
-            raise IngestError(f"{path}: no such file or folder")
-        if fmt == "lmeval":
-            for f in _files(path, (".jsonl",), prefix="samples_"):
-                lm_runs.setdefault(run_id or lmeval.run_base(f), []).append(f)
-        elif fmt == "deepeval":
-            for f in _files(path, (".json",)):
-                add(deepeval.parse(f, run_id=run_id), f)
-        elif fmt == "agentv":
-            for f in agentv.expand(path):
-                add(agentv.parse(f, run_id=run_id), f)
-        elif fmt == "promptfoo":
-            for f in _files(path, (".json",)):
-                add(promptfoo.parse(f, run_id=run_id), f)
-        elif fmt == "langfuse":
-            for f in _files(path, langfuse.SUFFIXES):
-                add(langfuse.parse(f, run_id=run_id, id_cols=id_cols, scale_max=scale_max), f)
-        elif fmt == "mlflow":
-            for f in mlflow.table_files(path):
-                add(mlflow.parse(f, run_id=run_id, id_cols=id_cols, scale_max=scale_max), f)
-        elif fmt == "inspect":
-            for f in _files(path, (".eval", ".json")):
-                add(inspect_log.parse(f, run_id=run_id, scale_max=scale_max), f)
-        else:
-            for f in _files(path, wide.SUFFIXES):
-                new = wide.parse(
-                    f, run_id=run_id, id_cols=id_cols, scale_max=scale_max, metrics=metrics
-                )
-                add(new, f)
-    for rid, files in lm_runs.items():
-        add(lmeval.parse(files, run_id=rid, scale_max=scale_max), files[0])
+    if labels:
+        for f in files:
+            parsed.extend(wide.parse_labels(f, opts))
+    else:
+        owners: dict[str, Path] = {}
+        for unit in lmeval.runs(files, run_id) if fmt == "lmeval" else [[f] for f in files]:
+            new = _ADAPTERS[fmt][1](unit if fmt == "lmeval" else unit[0], opts)
+            for row in new.runs:
+                row.setdefault(SOURCE_FILE, str(unit[0]))
+                row[SOURCE_FORMAT] = fmt
+            _check_collisions(new, unit[0], owners, merge=run_id is not None)
+            parsed.extend(new)
     settle_nonfinite(parsed)
     tables = {
-        S.SCORES: frame(parsed.scores, S.SCORES),
-        S.EXECUTIONS: frame(parsed.executions, S.EXECUTIONS),
-        S.RUNS: frame(parsed.runs, S.RUNS),
+        name: frame(rows, name)
+        for name, rows in parsed.tables().items()
+        if rows or name in ((S.LABELS,) if labels else (S.SCORES, S.EXECUTIONS, S.RUNS))
     }
-    if parsed.outcomes:
-        tables[S.OUTCOMES] = frame(parsed.outcomes, S.OUTCOMES)
-    if parsed.labels:
-        tables[S.LABELS] = frame(parsed.labels, S.LABELS)
     result = append_tables(to, tables, replace=replace)
     return IngestReport(
         dataset=str(to),
@@ -167,26 +145,8 @@ def ingest(
         runs_added=result.runs_added,
         runs_replaced=result.runs_replaced,
         rows=result.rows,
-        suggested_config=parsed.suggested_config(),
-        skipped=tuple(parsed.notes),
-    )
-
-
-def _ingest_labels(fmt, sources, to, run_id, replace, id_cols, scale_max, metrics):
-    """`ingest wide --labels`: the files' labels appended to the dataset's labels table."""
-    if fmt != "wide" or metrics is not None:
-        raise IngestError("--labels reads the `wide` format (without --metrics) only.")
-    parsed = Parsed()
-    for src in sources:
-        path = Path(src)
-        if not path.exists():
-            raise IngestError(f"{path}: no such file or folder")
-        for f in _files(path, wide.SUFFIXES):
-            parsed.extend(wide.parse_labels(f, run_id=run_id, id_cols=id_cols, scale_max=scale_max))
-    settle_nonfinite(parsed)
-    result = append_tables(to, {S.LABELS: frame(parsed.labels, S.LABELS)}, replace=replace)
-    return IngestReport(
-        dataset=str(to), format=fmt, runs_added=(), runs_replaced=(), rows=result.rows
+        suggested_config=None if labels else parsed.suggested_config(),
+        skipped=() if labels else tuple(parsed.notes),
     )
 
 
@@ -208,16 +168,40 @@ def _check_collisions(new: Parsed, f: Path, owners: dict[str, Path], *, merge: b
     new.runs = kept
 
 
-def _files(path: Path, suffixes: tuple[str, ...], prefix: str = "") -> list[Path]:
+def _existing(path: Path) -> Path:
+    if not path.exists():
+        raise IngestError(f"{path}: no such file or folder")
+    return path
+
+
+def _files(*suffixes: str, prefix: str = "") -> Callable[[Path], list[Path]]:
     """A file as is; a folder: its files with one of `suffixes` (and names starting with
     `prefix`), recursively, sorted."""
-    if not path.is_dir():
-        return [path]
-    found = sorted(
-        p
-        for p in path.rglob("*")
-        if p.is_file() and p.suffix in suffixes and p.name.startswith(prefix)
-    )
-    if not found:
-        raise IngestError(f"{path}: no {prefix}*{' / *'.join(suffixes)} files in this folder")
+
+    def found(path: Path) -> list[Path]:
+        if not path.is_dir():
+            return [path]
+        out = sorted(
+            p
+            for p in path.rglob("*")
+            if p.is_file() and p.suffix in suffixes and p.name.startswith(prefix)
+        )
+        if not out:
+            raise IngestError(f"{path}: no {prefix}*{' / *'.join(suffixes)} files in this folder")
+        return out
+
     return found
+
+
+_ADAPTERS: dict[str, tuple[Callable[[Path], list[Path]], Callable[[Any, Options], Parsed]]] = {
+    "agentv": (agentv.expand, agentv.parse),
+    "promptfoo": (_files(".json"), promptfoo.parse),
+    "inspect": (_files(".eval", ".json"), inspect_log.parse),
+    "deepeval": (_files(".json"), deepeval.parse),
+    "lmeval": (_files(".jsonl", prefix="samples_"), lmeval.parse),
+    "langfuse": (_files(*langfuse.SUFFIXES), langfuse.parse),
+    "mlflow": (mlflow.table_files, mlflow.parse),
+    "wide": (_files(*wide.SUFFIXES), wide.parse),
+}
+"""Per format: the source files of a named file or folder, and the parser of one file
+(of one run's files, for lm-eval)."""

@@ -3,6 +3,8 @@ JSON / JSONL reading that names file and line, and turning row dicts into typed 
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 import re
@@ -11,7 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import polars as pl
 
@@ -46,12 +48,19 @@ class Parsed:
     `higher_is_better: false` for a lower-is-better metric (docs/scoring.md#one-scale), `min_score`
     for the tool's own pass boundary on the normalized scale. The first source's entry wins."""
 
+    def tables(self) -> dict[str, list[dict[str, Any]]]:
+        """The row lists by table name."""
+        return {
+            S.SCORES: self.scores,
+            S.EXECUTIONS: self.executions,
+            S.RUNS: self.runs,
+            S.OUTCOMES: self.outcomes,
+            S.LABELS: self.labels,
+        }
+
     def extend(self, other: Parsed) -> None:
-        self.scores += other.scores
-        self.executions += other.executions
-        self.outcomes += other.outcomes
-        self.runs += other.runs
-        self.labels += other.labels
+        for mine, theirs in zip(self.tables().values(), other.tables().values(), strict=True):
+            mine += theirs
         merge_tree(self.tree, other.tree)
         self.composite = self.composite or other.composite
         self.notes += other.notes
@@ -69,6 +78,119 @@ class Parsed:
             return None
         names = dict.fromkeys(str(row[S.EVALUATOR]) for row in self.scores)
         return {"evaluators": {n: dict(self.leaf_settings.get(n, {})) for n in names}}
+
+
+@dataclass(frozen=True)
+class Options:
+    """The user's options for one `ingest` call, as every adapter reads them."""
+
+    run_id: str | None = None
+    id_cols: str | Sequence[str] | None = None
+    scale_max: float | str | Mapping[str, float] | None = None
+    metrics: str | Sequence[str] | None = None
+
+    def scales(self, path: Path) -> Scales:
+        return parse_scale_max(self.scale_max, str(path))
+
+
+class Scales(dict[str, float]):
+    """--scale-max: the top of a metric's raw scale by name, "*" for every other metric."""
+
+    def top(self, name: str, default: float = 1.0) -> float:
+        return self.get(name, self.get("*", default))
+
+
+def typed(value: Any, kind: type) -> Any:
+    """`value` if it is a `kind`, else None (absent or malformed fields)."""
+    return value if isinstance(value, kind) else None
+
+
+def is_number(value: Any) -> TypeGuard[int | float]:
+    """A JSON number (a bool is not one)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def text(value: Any) -> str | None:
+    """A value as text; None when absent or empty."""
+    return None if value is None or value == "" else str(value)
+
+
+def key(rid: str, case: str, attempt: int = 0) -> dict[str, Any]:
+    """The execution key of a row."""
+    return {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: attempt}
+
+
+def earliest(times: dict[str, Any], rid: str, ts: datetime | None) -> None:
+    """Keep `ts` as run `rid`'s start time when it is the earliest seen so far."""
+    if times.get(rid) is None or (ts is not None and ts < times[rid]):
+        times[rid] = ts
+
+
+def off_scale(where: str, name: str, lo: float, hi: float, top: float, column: str) -> str:
+    """The note for a metric left unscored because its values leave its scale."""
+    return (
+        f"{where}: {name!r} not scored: its values ({lo:g} to {hi:g}) are outside 0-{top:g}"
+        f"; kept as the executions column `{column}`; hint: --scale-max '{name}=N' scores "
+        "it on 0-N."
+    )
+
+
+def widen(spans: dict[str, tuple[float, float]], name: str, value: float) -> None:
+    """Grow the (smallest, largest) value seen of `name` by `value`."""
+    lo, hi = spans.get(name, (value, value))
+    spans[name] = (min(lo, value), max(hi, value))
+
+
+@dataclass
+class Node:
+    """One evaluator of a tool's nested evaluator tree (AgentV graders, promptfoo
+    assertions): a leaf, or a group of `children`."""
+
+    name: str
+    score: float | None
+    weight: float | None
+    threshold: Any
+    """The tool's pass threshold of a group (kept on the config when within 0-1)."""
+    fields: dict[str, Any]
+    """The score row's other columns (weight, label, reason, the tool's own fields)."""
+    children: list[Node] | None = None
+    verdict: bool | None = None
+    """The tool's pass / fail of the node where it counts toward the test's verdict."""
+
+
+def emit_tree(
+    nodes: list[Node],
+    prefix: str,
+    at: dict[str, Any],
+    out: Parsed,
+    tree: dict[str, Any],
+    opaque: set[str] | frozenset[str] = frozenset(),
+) -> None:
+    """Score rows for the leaves of `nodes`, named by their path (`group/leaf`), and their
+    config entries in `tree` (groups score as the weighted average of their children). A
+    group in `opaque` (one whose score the tool did not compute from its children) is
+    scored as a leaf itself, its children's rows kept as detail outside the tree."""
+    for n in nodes:
+        path = f"{prefix}{n.name}"
+        if n.children is None or path in opaque:
+            out.scores.append({**at, S.EVALUATOR: path, S.SCORE: n.score, **n.fields})
+            tree.setdefault(n.name, {})
+        if n.children is not None:
+            out.composite = True
+            sub = {} if path in opaque else group_node(tree, n.name, n.weight, n.threshold)
+            emit_tree(n.children, f"{path}/", at, out, sub, opaque)
+
+
+def group_node(tree: dict[str, Any], name: str, weight: float | None, threshold: Any) -> dict:
+    """Add the config entry of a nested evaluator group (a weighted average of its children,
+    with the tool's weight and 0-1 pass threshold when it has them) to `tree`; return the
+    group's children mapping."""
+    node = tree.setdefault(name, {"aggregator": "weighted_average", "children": {}})
+    if weight is not None and weight != 1.0 and "weight" not in node:
+        node["weight"] = weight
+    if isinstance(threshold, int | float) and 0 <= threshold <= 1 and "min_score" not in node:
+        node["min_score"] = float(threshold)
+    return node.setdefault("children", {})
 
 
 def merge_tree(into: dict[str, Any], other: dict[str, Any]) -> None:
@@ -173,13 +295,17 @@ def count(value: Any, where: str, what: str) -> int | float | None:
 
 
 def parse_time(value: Any) -> datetime | None:
-    """An ISO timestamp as naive UTC, or None when absent or unparseable."""
-    if not isinstance(value, str) or not value:
+    """An ISO timestamp (or a datetime, from Parquet) as naive UTC, or None when absent or
+    unparseable."""
+    if isinstance(value, datetime):
+        ts = value
+    elif not isinstance(value, str) or not value:
         return None
-    try:
-        ts = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
+    else:
+        try:
+            ts = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
     if ts.tzinfo is not None:
         ts = ts.astimezone(UTC).replace(tzinfo=None)
     return ts
@@ -304,24 +430,34 @@ def _place(text: str, kept: list[NonFinite], source: str) -> None:
         value.source = source
 
 
-def load_json_text(text: str, where: str) -> Any:
-    """Parse JSON text; errors (syntax, absurd nesting, integers a float cannot hold) name
-    `where` and the line. NaN and infinities are kept as `NonFinite` values that know
-    their file and line: `finite` / `number` refuse them where a value becomes a score,
-    `settle_nonfinite` leaves them null elsewhere."""
+def _loads(text: str, where: str, *, jsonl: bool) -> tuple[Any, list[NonFinite]]:
+    """`_decode`, its errors as IngestErrors naming `where` and the line (for a JSONL
+    line, `where` names the line and the column is given)."""
     try:
-        obj, kept = _decode(text)
+        return _decode(text)
     except json.JSONDecodeError as exc:
+        if jsonl:
+            raise IngestError(
+                f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); "
+                "hint: every line of a JSONL file must be one JSON object."
+            ) from None
         raise IngestError(
             f"{where}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); "
             "hint: the file may be truncated or not the format you named."
         ) from None
     except (_Refused, ValueError):
-        raise IngestError(_refusal(text, where, jsonl=False)) from None
+        raise IngestError(_refusal(text, where, jsonl=jsonl)) from None
     except RecursionError:
         raise IngestError(_too_deep(where)) from None
-    if kept:
-        _place(text, kept, where)
+
+
+def load_json_text(text: str, where: str) -> Any:
+    """Parse JSON text; errors (syntax, absurd nesting, integers a float cannot hold) name
+    `where` and the line. NaN and infinities are kept as `NonFinite` values that know
+    their file and line: `finite` / `number` refuse them where a value becomes a score,
+    `settle_nonfinite` leaves them null elsewhere."""
+    obj, kept = _loads(text, where, jsonl=False)
+    _place(text, kept, where)
     _check_depth(obj, where)
     return obj
 
@@ -363,13 +499,7 @@ def settle_nonfinite(parsed: Parsed) -> None:
     field with such values gets one note with their count; the rows are kept."""
     files = {r[S.RUN_ID]: str(r.get(SOURCE_FILE) or "the source") for r in parsed.runs}
     found: dict[tuple[str, str, str], int] = {}
-    for table, rows in (
-        (S.SCORES, parsed.scores),
-        (S.EXECUTIONS, parsed.executions),
-        (S.OUTCOMES, parsed.outcomes),
-        (S.RUNS, parsed.runs),
-        (S.LABELS, parsed.labels),
-    ):
+    for table, rows in parsed.tables().items():
         for row in rows:
             for col, value in row.items():
                 if isinstance(value, JsonText):
@@ -415,21 +545,10 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         where = f"{path}:{lineno}"
-        try:
-            obj, kept = _decode(line)
-        except json.JSONDecodeError as exc:
-            raise IngestError(
-                f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); "
-                "hint: every line of a JSONL file must be one JSON object."
-            ) from None
-        except (_Refused, ValueError):
-            raise IngestError(_refusal(line, where, jsonl=True)) from None
-        except RecursionError:
-            raise IngestError(_too_deep(where)) from None
-        if kept:
-            _place(line, kept, str(path))
-            for value in kept:
-                value.line = lineno
+        obj, kept = _loads(line, where, jsonl=True)
+        _place(line, kept, str(path))
+        for value in kept:
+            value.line = lineno
         if not isinstance(obj, dict):
             raise IngestError(f"{where}: expected a JSON object, got {type(obj).__name__}")
         _check_depth(obj, where)
@@ -458,12 +577,25 @@ def split_list(value: str | Sequence[str] | None) -> list[str]:
     return [i.strip() for i in items if i.strip()]
 
 
-def parse_scale_max(
-    value: float | str | Mapping[str, float] | None, where: str
-) -> dict[str, float]:
+def id_columns(
+    id_cols: str | Sequence[str] | None, where: str, fmt: str, targets: tuple[str, ...], hint: str
+) -> dict[str, str]:
+    """`--id-cols TARGET=COLUMN,...` as {target: column}; anything else refused with `hint`."""
+    out = {}
+    for item in split_list(id_cols):
+        target, sep, col = (part.strip() for part in item.partition("="))
+        if not sep or not col or target not in targets:
+            raise IngestError(
+                f"{where}: --id-cols {item!r} is not understood for {fmt}; hint: {hint}."
+            )
+        out[target] = col
+    return out
+
+
+def parse_scale_max(value: float | str | Mapping[str, float] | None, where: str) -> Scales:
     """`5` -> {"*": 5}; `"a=5,b=10"` or a mapping -> per metric. Values must be > 0."""
     if value is None:
-        return {}
+        return Scales()
     pairs: list[tuple[str, Any]] = []
     if isinstance(value, Mapping):
         pairs = list(value.items())
@@ -473,7 +605,7 @@ def parse_scale_max(
         for item in split_list(value):
             name, sep, num = item.rpartition("=")
             pairs.append((name.strip() if sep else "*", num))
-    out: dict[str, float] = {}
+    out = Scales()
     for name, num in pairs:
         try:
             top = float(num)
@@ -506,36 +638,44 @@ def read_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
             out.append((f"{path}: [{i}]", obj))
         return out
     if suffix == ".csv":
-        return _csv_records(path)
+        header, records = csv_rows(path)
+        return [
+            (f"{path}:{n}", {k: v or None for k, v in zip(header, fields, strict=True)})
+            for n, fields in records
+        ]
     if suffix == ".parquet":
-        try:
-            df = pl.read_parquet(path)
-        except Exception as exc:  # polars raises several error types for bad files
-            raise IngestError(f"{path}: not a readable Parquet file ({exc})") from None
-        return [(f"{path}: row {i}", row) for i, row in enumerate(df.to_dicts(), start=1)]
+        rows = read_parquet(path).to_dicts()
+        return [(f"{path}: row {i}", row) for i, row in enumerate(rows, start=1)]
     raise IngestError(f"{path}: expected a .jsonl, .json, .csv or .parquet file")
 
 
-def _csv_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
-    import csv
-    import io
+def read_parquet(path: Path) -> pl.DataFrame:
+    try:
+        return pl.read_parquet(path)
+    except Exception as exc:  # polars raises several error types for bad files
+        raise IngestError(f"{path}: not a readable Parquet file ({exc})") from None
 
+
+def csv_rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """The header and the (line, fields) of every record of a CSV file; line breaks inside
+    quoted fields (and U+2028, which str.splitlines would split on) stay part of the field.
+    Errors name the file and line."""
     reader = csv.reader(io.StringIO(read_text(path), newline=""))
     try:
         header = next(reader, None)
         if not header:
-            raise IngestError(f"{path}:1: no header row")
+            raise IngestError(f"{path}:1: no header row; hint: the first line names the columns")
         out = []
         start = reader.line_num + 1
         for fields in reader:
-            where = f"{path}:{start}"
-            start = reader.line_num + 1
+            line, start = start, reader.line_num + 1
             if not fields:
                 continue
             if len(fields) != len(header):
-                raise IngestError(f"{where}: {len(fields)} fields, the header has {len(header)}")
-            row = {k: (v if v != "" else None) for k, v in zip(header, fields, strict=True)}
-            out.append((where, row))
+                raise IngestError(
+                    f"{path}:{line}: {len(fields)} fields, the header has {len(header)}"
+                )
+            out.append((line, fields))
     except csv.Error as exc:
         raise IngestError(f"{path}:{reader.line_num}: not valid CSV ({exc})") from None
-    return out
+    return header, out

@@ -9,24 +9,28 @@ from typing import Any
 from evalframe._private import schema as S
 from evalframe._private.ingest._common import (
     REPORTED_SCORE,
-    SOURCE_FILE,
-    SOURCE_FORMAT,
     IngestError,
+    Node,
+    Options,
     Parsed,
     as_dict,
     count,
+    earliest,
+    emit_tree,
     finite,
+    is_number,
     iter_jsonl,
+    key,
     metadata,
     number,
     parse_time,
     read_json,
     run_ids,
     snake_keys,
+    typed,
     unique_name,
 )
 
-FORMAT = "agentv"
 TARGET = "target"
 SUITE = "suite"
 GRADER_TYPE = "grader_type"
@@ -77,7 +81,7 @@ def _outside_catalogs(root: Path, pattern: str) -> list[Path]:
 def _index_of_summary(summary: Path) -> Path | None:
     """The index a run's summary.json points to (`index_path`), else .internal/index.jsonl."""
     data = _summary_json(summary)
-    rel = data.get("index_path") if isinstance(data.get("index_path"), str) else None
+    rel = typed(data.get("index_path"), str)
     for candidate in (rel, f"{INTERNAL}/index.jsonl", "index.jsonl"):
         if candidate and (summary.parent / candidate).is_file():
             return summary.parent / candidate
@@ -116,38 +120,34 @@ def _run_extras(path: Path, target: str) -> dict[str, Any]:
     rate = stats.get("pass_rate")
     rate = rate.get("mean") if isinstance(rate, dict) else rate
     return {
-        EXPERIMENT: meta.get(EXPERIMENT) if isinstance(meta.get(EXPERIMENT), str) else None,
-        REPORTED_PASS_RATE: float(rate)
-        if isinstance(rate, int | float) and not isinstance(rate, bool)
-        else None,
+        EXPERIMENT: typed(meta.get(EXPERIMENT), str),
+        REPORTED_PASS_RATE: float(rate) if is_number(rate) else None,
     }
 
 
-class _Grader:
-    __slots__ = ("children", "entry", "name", "score", "weight")
-
-    def __init__(self, name: str, entry: dict[str, Any], where: str):
-        self.name = name
-        self.entry = entry
-        self.score = number(entry.get("score"), where, f"score of grader {name!r}")
-        self.weight = number(entry.get("weight"), where, f"weight of grader {name!r}")
-        kids = entry.get("scores")
-        self.children = _graders(kids, where) if isinstance(kids, list) and kids else None
-
-
-def _graders(entries: list[Any], where: str) -> list[_Grader]:
+def _graders(entries: list[Any], where: str) -> list[Node]:
     taken: set[str] = set()
     out = []
     for i, raw in enumerate(entries):
         if not isinstance(raw, dict):
             raise IngestError(f"{where}: scores[{i}] must be an object, got {raw!r}")
-        entry = snake_keys(raw)
-        name = str(entry.get("name") or entry.get("type") or f"grader{i + 1}")
-        out.append(_Grader(unique_name(name, taken), entry, where))
+        e = snake_keys(raw)
+        name = unique_name(str(e.get("name") or e.get("type") or f"grader{i + 1}"), taken)
+        score = number(e.get("score"), where, f"score of grader {name!r}")
+        weight = number(e.get("weight"), where, f"weight of grader {name!r}")
+        kids = e.get("scores")
+        children = _graders(kids, where) if isinstance(kids, list) and kids else None
+        fields = {
+            S.WEIGHT: weight,
+            S.LABEL: e.get("verdict"),
+            S.REASON: typed(e.get("reasoning", e.get("reason")), str),
+            GRADER_TYPE: e.get("type"),
+        }
+        out.append(Node(name, score, weight, e.get("threshold"), fields, children))
     return out
 
 
-def _recomputable(g: _Grader) -> bool:
+def _recomputable(g: Node) -> bool:
     kids = [(c.score, 1.0 if c.weight is None else c.weight) for c in g.children or []]
     scored = [(s, w) for s, w in kids if s is not None]
     if g.score is None or not scored:
@@ -157,30 +157,7 @@ def _recomputable(g: _Grader) -> bool:
     return abs(wavg - g.score) <= TOLERANCE
 
 
-def _walk(graders: list[_Grader], prefix: str, opaque: set[str], out: list, tree: dict) -> bool:
-    """Append (path, grader) leaf rows; fill `tree`; return True if a group was seen."""
-    nested = False
-    for g in graders:
-        path = f"{prefix}{g.name}"
-        if g.children is None or path in opaque:
-            out.append((path, g))
-            tree.setdefault(g.name, {})
-        if g.children is not None:
-            nested = True
-            if path in opaque:  # keep the detail rows; the tree scores the group itself
-                _walk(g.children, f"{path}/", opaque, out, {})
-                continue
-            node = tree.setdefault(g.name, {"aggregator": "weighted_average", "children": {}})
-            if g.weight is not None and g.weight != 1.0 and "weight" not in node:
-                node["weight"] = g.weight
-            thr = g.entry.get("threshold")
-            if isinstance(thr, int | float) and 0 <= thr <= 1 and "min_score" not in node:
-                node["min_score"] = float(thr)
-            _walk(g.children, f"{path}/", opaque, out, node.setdefault("children", {}))
-    return nested
-
-
-def _find_opaque(graders: list[_Grader], prefix: str, opaque: set[str]) -> None:
+def _find_opaque(graders: list[Node], prefix: str, opaque: set[str]) -> None:
     for g in graders:
         if g.children is not None:
             path = f"{prefix}{g.name}"
@@ -223,13 +200,13 @@ def _sample(row: dict[str, Any]) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
 
 
-def parse(path: Path, *, run_id: str | None = None) -> Parsed:
+def parse(path: Path, opts: Options) -> Parsed:
     """Parse one AgentV results file into row dicts."""
     lines = [(n, snake_keys(obj)) for n, obj in iter_jsonl(path)]
     if not lines:
         raise IngestError(f"{path}: no results in this file")
     targets = [str(row.get(TARGET) or "default") for _, row in lines]
-    ids = run_ids(run_id or _base(path), targets)
+    ids = run_ids(opts.run_id or _base(path), targets)
     # first pass: validate lines, build grader trees, find groups the tree cannot recompute
     items = []
     opaque: set[str] = set()
@@ -256,37 +233,19 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
     out = Parsed()
     created: dict[str, Any] = {}
     for where, row, target, rid, case, ex, graders in items:
-        ts = parse_time(row.get("timestamp"))
-        if created.get(rid) is None or (ts is not None and ts < created[rid]):
-            created[rid] = ts
-        key = {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: ex["attempt"]}
+        earliest(created, rid, parse_time(row.get("timestamp")))
+        at = key(rid, case, ex["attempt"])
         score = metadata(ex.get("score"), where, "score")
         out.executions.append(
-            {**key, **_execution_fields(row, ex, where), TARGET: target, REPORTED_SCORE: score}
+            {**at, **_execution_fields(row, ex, where), TARGET: target, REPORTED_SCORE: score}
         )
         if graders:
-            leaves: list[tuple[str, _Grader]] = []
-            out.composite |= _walk(graders, "", opaque, leaves, out.tree)
-            for evaluator, g in leaves:
-                out.scores.append(
-                    {
-                        **key,
-                        S.EVALUATOR: evaluator,
-                        S.SCORE: g.score,
-                        S.WEIGHT: g.weight,
-                        **_grader_extras(g),
-                    }
-                )
+            emit_tree(graders, "", at, out, out.tree, opaque)
         elif score is not None:
             out.tree.setdefault(TOP_EVALUATOR, {})
-            out.scores.append(
-                {
-                    **key,
-                    S.EVALUATOR: TOP_EVALUATOR,
-                    S.SCORE: finite(score, where, "score"),
-                    S.LABEL: ex.get("verdict"),
-                }
-            )
+            value = finite(score, where, "score")
+            verdict = ex.get("verdict")
+            out.scores.append({**at, S.EVALUATOR: TOP_EVALUATOR, S.SCORE: value, S.LABEL: verdict})
     target_of = {rid: t for t, rid in ids.items()}
     for rid, ts in created.items():
         out.runs.append(
@@ -296,20 +255,9 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
                 S.LABEL: rid,
                 TARGET: target_of[rid],
                 **_run_extras(path, target_of[rid]),
-                SOURCE_FILE: str(path),
-                SOURCE_FORMAT: FORMAT,
             }
         )
     return out
-
-
-def _grader_extras(g: _Grader) -> dict[str, Any]:
-    reason = g.entry.get("reasoning", g.entry.get("reason"))
-    return {
-        S.LABEL: g.entry.get("verdict"),
-        S.REASON: reason if isinstance(reason, str) else None,
-        GRADER_TYPE: g.entry.get("type"),
-    }
 
 
 def _execution_fields(row: dict[str, Any], ex: dict[str, Any], where: str) -> dict[str, Any]:
@@ -326,7 +274,7 @@ def _execution_fields(row: dict[str, Any], ex: dict[str, Any], where: str) -> di
         S.INPUT_TOKENS: count(tokens_in, where, "input tokens"),
         S.OUTPUT_TOKENS: count(tokens_out, where, "output tokens"),
         S.TAGS: [str(t) for t in tags] if isinstance(tags, list) else None,
-        SUITE: row.get(SUITE) if isinstance(row.get(SUITE), str) else None,
+        SUITE: typed(row.get(SUITE), str),
         EXECUTION_STATUS: ex.get(EXECUTION_STATUS),
-        REPORTED_VERDICT: ex.get("verdict") if isinstance(ex.get("verdict"), str) else None,
+        REPORTED_VERDICT: typed(ex.get("verdict"), str),
     }

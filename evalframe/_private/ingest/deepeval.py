@@ -12,17 +12,17 @@ from typing import Any
 
 from evalframe._private import schema as S
 from evalframe._private.ingest._common import (
-    SOURCE_FILE,
-    SOURCE_FORMAT,
     IngestError,
+    Options,
     Parsed,
     count,
+    key,
     metadata,
     number,
     read_json,
+    typed,
 )
 
-FORMAT = "deepeval"
 REPORTED_PASSED = "reported_passed"
 METRIC_THRESHOLD = "metric_threshold"
 EVALUATION_MODEL = "evaluation_model"
@@ -72,7 +72,7 @@ def saved_time(path: Path) -> datetime | None:
         return None
 
 
-def parse(path: Path, *, run_id: str | None = None) -> Parsed:
+def parse(path: Path, opts: Options) -> Parsed:
     """Parse one DeepEval test-run JSON file into row dicts."""
     data = read_json(path)
     if isinstance(data, dict) and isinstance(data.get("testRunData"), dict):
@@ -85,7 +85,7 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
             "`deepeval test run` saves is .deepeval/.latest_test_run.json."
         )
     assert isinstance(data, dict)
-    rid = run_id or run_id_of(path, data)
+    rid = opts.run_id or run_id_of(path, data)
     out = Parsed()
     entries = [("testCases", i, c) for i, c in enumerate(cases or [])]
     entries += [("conversationalTestCases", i, c) for i, c in enumerate(convos or [])]
@@ -94,64 +94,25 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
     thresholds: dict[str, set[float | None]] = {}
     for block, i, case in entries:
         where = f"{path}: {block}[{i}]"
-        key = {S.RUN_ID: rid, S.CASE_ID: ids[block, i], S.ATTEMPT: 0}
+        at = key(rid, ids[block, i])
         metrics = case.get("metricsData") or []
         if not isinstance(metrics, list):
             raise IngestError(f"{where}: `metricsData` must be a list")
-        errors = 0
-        for j, m in enumerate(metrics):
-            mw = f"{where}.metricsData[{j}]"
-            if not isinstance(m, dict) or not isinstance(m.get("name"), str):
-                raise IngestError(f"{mw}: a metric needs a `name`")
-            score = number(m.get("score"), mw, "score")
-            if score is not None and not 0 <= score <= 1:
-                raise IngestError(f"{mw}: score {score} of {m['name']!r} is outside 0-1")
-            success = m.get("success") if isinstance(m.get("success"), bool) else None
-            error = m.get("error") if isinstance(m.get("error"), str) else None
-            if score is None or success is None:
-                errors += 1  # DeepEval counts these as metric errors
-                score = None
-            threshold = number(m.get("threshold"), mw, "threshold")
-            seen = evidence.setdefault(m["name"], set())
-            thresholds.setdefault(m["name"], set()).add(threshold)
-            if score is not None and success is not None and threshold is not None:
-                # above the threshold: success iff higher is better; below: iff lower
-                seen |= _revealed(score, threshold, success)
-            reason = m.get("reason")
-            out.scores.append(
-                {
-                    **key,
-                    S.EVALUATOR: m["name"],
-                    S.SCORE: score,
-                    S.LABEL: None if score is None else ("pass" if success else "fail"),
-                    S.REASON: error or (reason if isinstance(reason, str) else None),
-                    METRIC_THRESHOLD: threshold,
-                    EVALUATION_MODEL: m.get("evaluationModel")
-                    if isinstance(m.get("evaluationModel"), str)
-                    else None,
-                    EVALUATION_COST: metadata(m.get("evaluationCost"), mw, "evaluationCost"),
-                    FLAKY: bool(m.get("flaky", False)),
-                }
-            )
-            if success is not None and not m.get("flaky"):
-                # DeepEval's own verdict (an errored metric has success false): a test case
-                # passes when every non-flaky metric succeeded
-                out.outcomes.append({**key, S.OUTCOME: m["name"], S.PASSED: success})
+        errors = sum(_metric(m, f"{where}.metricsData[{j}]", at, out, evidence, thresholds)
+                     for j, m in enumerate(metrics))  # fmt: skip
         secs = metadata(case.get("completionTime"), where, "completionTime")
         tokens_in, tokens_out = case.get("inputTokenCount"), case.get("outputTokenCount")
         tags = case.get("tags")
         out.executions.append(
             {
-                **key,
+                **at,
                 S.STATUS: S.STATUS_ERROR if metrics and errors == len(metrics) else S.STATUS_OK,
                 S.LATENCY_MS: None if secs is None else secs * 1000,
                 S.COST_USD: metadata(case.get("tokenCost"), where, "tokenCost"),
                 S.INPUT_TOKENS: count(tokens_in, where, "inputTokenCount"),
                 S.OUTPUT_TOKENS: count(tokens_out, where, "outputTokenCount"),
                 S.TAGS: [str(t) for t in tags] if isinstance(tags, list) else None,
-                REPORTED_PASSED: case.get("success")
-                if isinstance(case.get("success"), bool)
-                else None,
+                REPORTED_PASSED: typed(case.get("success"), bool),
                 EVALUATION_COST: metadata(case.get("evaluationCost"), where, "evaluationCost"),
                 ORDER: case.get("order") if _is_order(case.get("order")) else None,
             }
@@ -163,15 +124,58 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
             S.RUN_ID: rid,
             S.CREATED_AT: saved_time(path),
             S.LABEL: rid,
-            "test_file": data.get("testFile") if isinstance(data.get("testFile"), str) else None,
+            "test_file": typed(data.get("testFile"), str),
             "test_passed": data.get("testPassed"),
             "test_failed": data.get("testFailed"),
             REPORTED_METRICS: json.dumps(reported) if isinstance(reported, list) else None,
-            SOURCE_FILE: str(path),
-            SOURCE_FORMAT: FORMAT,
         }
     )
     return out
+
+
+def _metric(
+    m: Any,
+    where: str,
+    at: dict[str, Any],
+    out: Parsed,
+    evidence: dict[str, set[bool]],
+    thresholds: dict[str, set[float | None]],
+) -> bool:
+    """One entry of a test case's `metricsData` to a score row (and an outcome row with
+    DeepEval's own verdict); its direction evidence and threshold recorded. True when
+    DeepEval counts it as a metric error (no score or no success)."""
+    if not isinstance(m, dict) or not isinstance(m.get("name"), str):
+        raise IngestError(f"{where}: a metric needs a `name`")
+    score = number(m.get("score"), where, "score")
+    if score is not None and not 0 <= score <= 1:
+        raise IngestError(f"{where}: score {score} of {m['name']!r} is outside 0-1")
+    success = typed(m.get("success"), bool)
+    errored = score is None or success is None
+    score = None if errored else score
+    threshold = number(m.get("threshold"), where, "threshold")
+    seen = evidence.setdefault(m["name"], set())
+    thresholds.setdefault(m["name"], set()).add(threshold)
+    if score is not None and success is not None and threshold is not None:
+        # above the threshold: success iff higher is better; below: iff lower
+        seen |= _revealed(score, threshold, success)
+    out.scores.append(
+        {
+            **at,
+            S.EVALUATOR: m["name"],
+            S.SCORE: score,
+            S.LABEL: None if score is None else ("pass" if success else "fail"),
+            S.REASON: typed(m.get("error"), str) or typed(m.get("reason"), str),
+            METRIC_THRESHOLD: threshold,
+            EVALUATION_MODEL: typed(m.get("evaluationModel"), str),
+            EVALUATION_COST: metadata(m.get("evaluationCost"), where, "evaluationCost"),
+            FLAKY: bool(m.get("flaky", False)),
+        }
+    )
+    if success is not None and not m.get("flaky"):
+        # DeepEval's own verdict (an errored metric has success false): a test case
+        # passes when every non-flaky metric succeeded
+        out.outcomes.append({**at, S.OUTCOME: m["name"], S.PASSED: success})
+    return errored
 
 
 def _revealed(score: float, threshold: float, success: bool) -> set[bool]:

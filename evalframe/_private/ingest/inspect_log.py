@@ -7,28 +7,29 @@ import math
 import struct
 import zipfile
 import zlib
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from evalframe._private import schema as S
 from evalframe._private.ingest._common import (
-    SOURCE_FILE,
-    SOURCE_FORMAT,
     IngestError,
+    Options,
     Parsed,
+    Scales,
     as_dict,
     count,
     dump_json,
     finite,
+    key,
     load_json_text,
     metadata,
-    parse_scale_max,
+    off_scale,
     parse_time,
     read_json,
+    typed,
+    widen,
 )
 
-FORMAT = "inspect"
 EPOCH = "epoch"
 MODEL = "model"
 TASK = "task"
@@ -41,11 +42,9 @@ LETTERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 def _value(value: Any) -> float | None:
     """A score value as a float, as Inspect's value_to_float reads it; None if it has none;
     NaN and infinities (numbers or text) as they are (refused where scored)."""
-    if isinstance(value, bool):
-        return float(value)
     if isinstance(value, float):
         return value
-    if isinstance(value, int):
+    if isinstance(value, int):  # bools too
         return float(value)
     if isinstance(value, str):
         text = value.strip()
@@ -66,11 +65,11 @@ def _letter(value: Any) -> bool:
     return isinstance(value, str) and value.strip() in LETTERS
 
 
-def _scale(name: str, value: Any, scales: dict[str, float]) -> float:
+def _scale(name: str, value: Any, scales: Scales) -> float:
     """Top of a score's raw scale: 1 for letter grades, else --scale-max (default 1)."""
     if _letter(value):
         return 1.0
-    return scales.get(name, scales.get("*", 1.0))
+    return scales.top(name)
 
 
 def _at(path: Path, key: dict[str, Any], name: str) -> str:
@@ -83,7 +82,7 @@ def _name(entry: tuple[Any, ...]) -> str:
     return scorer if sub is None else f"{scorer}/{sub}"
 
 
-def _unreported(results: Any, entries: list[tuple[Any, ...]], scales: dict[str, float]) -> set[str]:
+def _unreported(results: Any, entries: list[tuple[Any, ...]], scales: Scales) -> set[str]:
     """Keys of dict-valued scores that the log's own `results.scores` does not report for
     their scorer (Inspect reports one entry per key it computed metrics for; a key without
     one, like the bounds `winrate_low` / `winrate_high` beside `winrate`, is not a score).
@@ -102,9 +101,7 @@ def _unreported(results: Any, entries: list[tuple[Any, ...]], scales: dict[str, 
     }
 
 
-def _off_scale(
-    entries: list[tuple[Any, ...]], scales: dict[str, float]
-) -> dict[str, tuple[float, float]]:
+def _off_scale(entries: list[tuple[Any, ...]], scales: Scales) -> dict[str, tuple[float, float]]:
     """Sub-keys of dict-valued scores with a value outside their scale in some sample
     (raw counts beside 0-1 metrics): name -> (smallest, largest) value. They are kept as
     executions columns instead of scores; a plain (non-dict) score out of scale stays an
@@ -114,9 +111,7 @@ def _off_scale(
         num = _value(v)
         if sub is None or num is None or not math.isfinite(num) or _letter(v):
             continue
-        name = f"{scorer}/{sub}"
-        lo, hi = spans.get(name, (num, num))
-        spans[name] = (min(lo, num), max(hi, num))
+        widen(spans, f"{scorer}/{sub}", num)
     return {n: (lo, hi) for n, (lo, hi) in spans.items() if lo < 0 or hi > _scale(n, None, scales)}
 
 
@@ -205,12 +200,7 @@ def _read_eval_zip(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return header, samples
 
 
-def parse(
-    path: Path,
-    *,
-    run_id: str | None = None,
-    scale_max: float | str | Mapping[str, float] | None = None,
-) -> Parsed:
+def parse(path: Path, opts: Options) -> Parsed:
     """Parse one Inspect log into row dicts."""
     if path.suffix == ".eval":
         header, samples = _read_eval_zip(path)
@@ -221,62 +211,30 @@ def parse(
     if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
         raise IngestError(f"{path}: not an Inspect log (no `eval` block)")
     ev = header["eval"]
-    scales = parse_scale_max(scale_max, str(path))
-    rid = run_id or path.stem
+    scales = opts.scales(path)
+    rid = opts.run_id or path.stem
     out = Parsed()
-    keyed = []
-    for i, s in enumerate(samples):
-        if not isinstance(s, dict) or "id" not in s:
-            raise IngestError(f"{path}: sample {i} has no `id`")
-        epoch = s.get("epoch", 1)
-        if isinstance(epoch, bool) or not isinstance(epoch, int):
-            raise IngestError(f"{path}: sample {s['id']!r} has a non-integer epoch {epoch!r}")
-        if epoch < 1:
-            raise IngestError(
-                f"{path}: sample {s['id']!r} has epoch {epoch}; Inspect counts epochs from 1."
-            )
-        keyed.append(((str(s["id"]), epoch), s))
-    keyed.sort(key=lambda kv: (kv[0][0], kv[0][1]))
     entries: list[tuple[dict[str, Any], dict[str, Any], str, str | None, Any, str | None]] = []
     # (key, execution, scorer, sub-key or None, value, explanation)
-    for (case, epoch), s in keyed:
-        key: dict[str, Any] = {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: epoch - 1}
-        ex = {**key, **_execution(s, f"{path}: sample {case!r} epoch {epoch}"), EPOCH: epoch}
+    for (case, epoch), s in _keyed(path, samples):
+        at = key(rid, case, epoch - 1)
+        ex = {**at, **_execution(s, f"{path}: sample {case!r} epoch {epoch}"), EPOCH: epoch}
         out.executions.append(ex)
-        scores = as_dict(s.get("scores"))
-        for scorer, sc in scores.items():
+        for scorer, sc in as_dict(s.get("scores")).items():
             sc = sc if isinstance(sc, dict) else {"value": sc}
             value = sc.get("value")
-            expl = sc.get("explanation")
-            expl = expl if isinstance(expl, str) else None
+            expl = typed(sc.get("explanation"), str)
             items = value.items() if isinstance(value, dict) else [(None, value)]
-            entries += [(key, ex, scorer, sub, v, expl) for sub, v in items]
-    unreported = _unreported(header.get("results"), entries, scales)
+            entries += [(at, ex, scorer, sub, v, expl) for sub, v in items]
+    results = header.get("results")
+    unreported = _unreported(results, entries, scales)
     skipped = _off_scale([e for e in entries if _name(e) not in unreported], scales)
-    for key, ex, scorer, sub, v, expl in entries:
+    for at, ex, scorer, sub, v, expl in entries:
         name = scorer if sub is None else f"{scorer}/{sub}"
         if name in skipped or name in unreported:
             ex[name] = _value(v)
-            continue
-        num = _value(v)
-        num = None if num is None else finite(num, _at(path, key, name), "score value")
-        scale = _scale(name, v, scales)
-        if num is not None and not 0 <= num <= scale:
-            raise IngestError(
-                f"{path}: sample {key[S.CASE_ID]!r} epoch {key[S.ATTEMPT] + 1}: score "
-                f"{name!r} = {v!r} is outside 0-{scale:g}; hint: pass --scale-max for "
-                "scorers on another scale."
-            )
-        out.scores.append(
-            {
-                **key,
-                S.EVALUATOR: name,
-                S.SCORE: num,
-                S.SCALE_MAX: scale,
-                S.LABEL: v if isinstance(v, str) else None,
-                S.REASON: expl,
-            }
-        )
+        else:
+            out.scores.append(_score(path, at, name, v, expl, scales))
     for name in sorted(unreported):
         out.notes.append(
             f"{path.name}: {name!r} not scored: the log's own metrics do not report this key "
@@ -284,12 +242,8 @@ def parse(
             f"kept as the executions column `{name}`; hint: --scale-max '{name}=N' scores it."
         )
     for name, (lo, hi) in skipped.items():
-        out.notes.append(
-            f"{path.name}: {name!r} not scored: its values ({lo:g} to {hi:g}) are outside "
-            f"0-{_scale(name, None, scales):g} (a count or raw measure?); kept as the "
-            f"executions column `{name}`; hint: --scale-max '{name}=N' scores it on 0-N."
-        )
-    results = header.get("results")
+        top = _scale(name, None, scales)
+        out.notes.append(off_scale(path.name, name, lo, hi, top, name))
     out.runs.append(
         {
             S.RUN_ID: rid,
@@ -302,11 +256,49 @@ def parse(
             REPORTED_METRICS: dump_json(results.get("scores"))
             if isinstance(results, dict)
             else None,
-            SOURCE_FILE: str(path),
-            SOURCE_FORMAT: FORMAT,
         }
     )
     return out
+
+
+def _keyed(path: Path, samples: list[Any]) -> list[tuple[tuple[str, int], dict[str, Any]]]:
+    """((case id, epoch), sample) of every sample, sorted."""
+    keyed = []
+    for i, s in enumerate(samples):
+        if not isinstance(s, dict) or "id" not in s:
+            raise IngestError(f"{path}: sample {i} has no `id`")
+        epoch = s.get("epoch", 1)
+        if isinstance(epoch, bool) or not isinstance(epoch, int):
+            raise IngestError(f"{path}: sample {s['id']!r} has a non-integer epoch {epoch!r}")
+        if epoch < 1:
+            raise IngestError(
+                f"{path}: sample {s['id']!r} has epoch {epoch}; Inspect counts epochs from 1."
+            )
+        keyed.append(((str(s["id"]), epoch), s))
+    return sorted(keyed, key=lambda kv: kv[0])
+
+
+def _score(
+    path: Path, at: dict[str, Any], name: str, v: Any, expl: str | None, scales: Scales
+) -> dict[str, Any]:
+    """The score row of one value: Inspect's value_to_float, within its scale."""
+    num = _value(v)
+    num = None if num is None else finite(num, _at(path, at, name), "score value")
+    scale = _scale(name, v, scales)
+    if num is not None and not 0 <= num <= scale:
+        raise IngestError(
+            f"{path}: sample {at[S.CASE_ID]!r} epoch {at[S.ATTEMPT] + 1}: score "
+            f"{name!r} = {v!r} is outside 0-{scale:g}; hint: pass --scale-max for "
+            "scorers on another scale."
+        )
+    return {
+        **at,
+        S.EVALUATOR: name,
+        S.SCORE: num,
+        S.SCALE_MAX: scale,
+        S.LABEL: typed(v, str),
+        S.REASON: expl,
+    }
 
 
 def _execution(s: dict[str, Any], where: str) -> dict[str, Any]:

@@ -5,25 +5,25 @@ ANNOTATION scores become `labels` (docs/judges.md). See docs/ingest.md."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from evalframe._private import schema as S
 from evalframe._private.ingest._common import (
-    SOURCE_FILE,
-    SOURCE_FORMAT,
     IngestError,
+    Options,
     Parsed,
     dump_json,
+    earliest,
     finite,
-    parse_scale_max,
+    id_columns,
+    key,
     parse_time,
     read_records,
-    split_list,
+    text,
 )
 
-FORMAT = "langfuse"
 SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet")
 DATA_TYPES = ("NUMERIC", "BOOLEAN", "CATEGORICAL")
 SOURCES = ("API", "EVAL", "ANNOTATION")
@@ -34,16 +34,6 @@ TRACE_ID = "trace_id"
 OBSERVATION_ID = "observation_id"
 REPORTED_METRICS = "reported_metrics"
 CASE_CHOICES = (TRACE_ID, OBSERVATION_ID)
-
-
-def _text(row: Mapping[str, Any], key: str) -> str | None:
-    value = row.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        return str(value)
-    out = str(value)
-    return out or None
 
 
 def _value(row: Mapping[str, Any], where: str, name: str) -> float | None:
@@ -64,157 +54,85 @@ def _value(row: Mapping[str, Any], where: str, name: str) -> float | None:
     return finite(raw, where, f"value of score {name!r}")
 
 
-def _time(value: Any) -> datetime | None:
-    if isinstance(value, datetime):
-        return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo else value
-    return parse_time(value)
-
-
 def _options(id_cols: str | Sequence[str] | None, where: str) -> tuple[str | None, str]:
     """(run column, case column) from `--id-cols run_id=COL,case_id=observation_id`."""
-    run_col, case_col = None, TRACE_ID
-    for item in split_list(id_cols):
-        target, sep, col = item.partition("=")
-        target, col = target.strip(), col.strip()
-        if not sep or not col or target not in (S.RUN_ID, S.CASE_ID):
-            raise IngestError(
-                f"{where}: --id-cols {item!r} is not understood for langfuse; hint: "
-                "'run_id=COLUMN' (e.g. run_id=dataset_run_id, run_id=session_id) and/or "
-                "'case_id=observation_id'."
-            )
-        if target == S.RUN_ID:
-            run_col = col
-        elif col not in CASE_CHOICES:
-            raise IngestError(
-                f"{where}: --id-cols case_id={col!r}: a Langfuse case is a trace or an "
-                "observation; hint: case_id=trace_id (default) or case_id=observation_id."
-            )
-        else:
-            case_col = col
-    return run_col, case_col
+    hint = (
+        "'run_id=COLUMN' (e.g. run_id=dataset_run_id, run_id=session_id) and/or "
+        "'case_id=observation_id'"
+    )
+    cols = id_columns(id_cols, where, "langfuse", (S.RUN_ID, S.CASE_ID), hint)
+    case_col = cols.get(S.CASE_ID, TRACE_ID)
+    if case_col not in CASE_CHOICES:
+        raise IngestError(
+            f"{where}: --id-cols case_id={case_col!r}: a Langfuse case is a trace or an "
+            "observation; hint: case_id=trace_id (default) or case_id=observation_id."
+        )
+    return cols.get(S.RUN_ID), case_col
 
 
-def parse(
-    path: Path,
-    *,
-    run_id: str | None = None,
-    id_cols: str | Sequence[str] | None = None,
-    scale_max: float | str | Mapping[str, float] | None = None,
-) -> Parsed:
+def parse(path: Path, opts: Options) -> Parsed:
     """Parse one Langfuse scores export file into row dicts."""
-    run_col, case_col = _options(id_cols, str(path))
-    scales = parse_scale_max(scale_max, str(path))
+    run_col, case_col = _options(opts.id_cols, str(path))
+    scales = opts.scales(path)
     records = read_records(path)
     if not records:
         raise IngestError(f"{path}: no score rows")
-    first = records[0][1]
-    missing = [k for k in ("name", "value", "data_type", "source") if k not in first]
+    missing = [k for k in ("name", "value", "data_type", "source") if k not in records[0][1]]
     if missing:
         raise IngestError(
             f"{records[0][0]}: not a Langfuse scores export (no {', '.join(missing)}); hint: "
             "pass the files of the blob storage export's `scores/` folder."
         )
     out = Parsed()
-    base = run_id or path.stem
     executions: dict[tuple[str, str], dict[str, Any]] = {}
     seen: dict[tuple[str, ...], str] = {}
     run_level: dict[str, dict[str, Any]] = {}
-    times: dict[str, datetime] = {}
+    times: dict[str, datetime | None] = {}
     categorical: set[str] = set()
     skipped_annotations: set[str] = set()
     for where, row in records:
-        name = _text(row, "name")
-        if name is None:
-            raise IngestError(f"{where}: a score without a `name`")
-        dtype = (_text(row, "data_type") or "").upper()
-        if dtype not in DATA_TYPES:
-            raise IngestError(
-                f"{where}: data_type {row.get('data_type')!r} of score {name!r} is not one of "
-                f"{', '.join(DATA_TYPES)}"
-            )
-        source = (_text(row, "source") or "").upper()
-        if source not in SOURCES:
-            raise IngestError(
-                f"{where}: source {row.get('source')!r} of score {name!r} is not one of "
-                f"{', '.join(SOURCES)}"
-            )
-        value = _value(row, where, name)
-        trace = _text(row, TRACE_ID)
-        observation = _text(row, OBSERVATION_ID)
+        name, dtype, source, value = _fields(row, where)
+        trace = text(row.get(TRACE_ID))
         if trace is None:
             # a score on a dataset run or a session: no case to attach it to
-            scope = _text(row, "dataset_run_id") or _text(row, "session_id") or "?"
+            scope = text(row.get("dataset_run_id")) or text(row.get("session_id")) or "?"
             run_level.setdefault(scope, {})[name] = value
             continue
-        if run_id is not None:
-            rid = run_id
-        elif run_col is not None:
-            found = _text(row, run_col)
-            if found is None:
-                raise IngestError(
-                    f"{where}: no value in the run column {run_col!r} (--id-cols run_id="
-                    f"{run_col}); hint: name a column every trace score has, or pass --run-id."
-                )
-            rid = found
-        else:
-            rid = base
+        rid = _run_of(row, where, opts.run_id, run_col, path)
+        observation = text(row.get(OBSERVATION_ID))
         case = observation if case_col == OBSERVATION_ID and observation else trace
-        ts = _time(row.get("timestamp"))
-        if ts is not None and (rid not in times or ts < times[rid]):
-            times[rid] = ts
+        earliest(times, rid, parse_time(row.get("timestamp")))
         ex = executions.setdefault(
-            (rid, case),
-            {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: 0, S.STATUS: S.STATUS_OK, TRACE_ID: trace},
+            (rid, case), {**key(rid, case), S.STATUS: S.STATUS_OK, TRACE_ID: trace}
         )
+        at = key(rid, case)
+        top = 1.0 if dtype == "BOOLEAN" else scales.top(name)
         if dtype == "BOOLEAN" and value not in (0.0, 1.0):
             raise IngestError(f"{where}: BOOLEAN score {name!r} has value {value!r}, not 0 or 1")
         if source == ANNOTATION:
-            rater = _text(row, "author_user_id") or S.DEFAULT_RATER
-            key = ("label", rid, case, name, rater)
-            _unique(seen, key, where, f"annotation {name!r} by {rater!r} of {case!r}")
-            if dtype == "CATEGORICAL" or value is None:
+            label = _annotation(row, where, at, name, dtype, value, top, seen)
+            if label is None:
                 skipped_annotations.add(name)
-                continue
-            top = scales.get(name, scales.get("*", 1.0))
-            if dtype == "NUMERIC":
-                _in_scale(value, top, where, name)
-            out.labels.append(
-                {
-                    S.RUN_ID: rid,
-                    S.CASE_ID: case,
-                    S.ATTEMPT: 0,
-                    S.EVALUATOR: name,
-                    S.RATER: rater,
-                    S.LABEL_PASSED: value == 1.0 if dtype == "BOOLEAN" else None,
-                    S.LABEL_SCORE: value if dtype == "NUMERIC" else None,
-                    S.SCALE_MAX: top if dtype == "NUMERIC" else None,
-                    S.REASON: _text(row, "comment"),
-                    SCORE_ID: _text(row, "id"),
-                }
-            )
+            else:
+                out.labels.append(label)
             continue
         _unique(seen, ("score", rid, case, name), where, f"score {name!r} of {case!r}")
         if dtype == "CATEGORICAL":
             categorical.add(name)
-            ex[name] = _text(row, "string_value")
+            ex[name] = text(row.get("string_value"))
             continue
-        top = scales.get(name, scales.get("*", 1.0))
-        if dtype == "BOOLEAN":
-            top = 1.0
-        elif value is not None:
+        if dtype == "NUMERIC" and value is not None:
             _in_scale(value, top, where, name)
         out.scores.append(
             {
-                S.RUN_ID: rid,
-                S.CASE_ID: case,
-                S.ATTEMPT: 0,
+                **at,
                 S.EVALUATOR: name,
                 S.SCORE: value,
                 S.SCALE_MAX: top,
-                S.LABEL: _text(row, "string_value") if dtype == "BOOLEAN" else None,
-                S.REASON: _text(row, "comment"),
+                S.LABEL: text(row.get("string_value")) if dtype == "BOOLEAN" else None,
+                S.REASON: text(row.get("comment")),
                 SCORE_SOURCE: source,
-                SCORE_ID: _text(row, "id"),
+                SCORE_ID: text(row.get("id")),
                 OBSERVATION_ID: observation,
             }
         )
@@ -224,6 +142,81 @@ def parse(
             "nothing to ingest as cases."
         )
     out.executions = list(executions.values())
+    _notes(path, categorical, skipped_annotations, out)
+    _runs(path, [rid for rid, _case in executions], run_level, times, out)
+    return out
+
+
+def _fields(row: Mapping[str, Any], where: str) -> tuple[str, str, str, float | None]:
+    """(name, data type, source, value) of a score row, checked."""
+    name = text(row.get("name"))
+    if name is None:
+        raise IngestError(f"{where}: a score without a `name`")
+    dtype = (text(row.get("data_type")) or "").upper()
+    if dtype not in DATA_TYPES:
+        raise IngestError(
+            f"{where}: data_type {row.get('data_type')!r} of score {name!r} is not one of "
+            f"{', '.join(DATA_TYPES)}"
+        )
+    source = (text(row.get("source")) or "").upper()
+    if source not in SOURCES:
+        raise IngestError(
+            f"{where}: source {row.get('source')!r} of score {name!r} is not one of "
+            f"{', '.join(SOURCES)}"
+        )
+    return name, dtype, source, _value(row, where, name)
+
+
+def _annotation(
+    row: Mapping[str, Any],
+    where: str,
+    at: dict[str, Any],
+    name: str,
+    dtype: str,
+    value: float | None,
+    top: float,
+    seen: dict[tuple[str, ...], str],
+) -> dict[str, Any] | None:
+    """The labels row of a human ANNOTATION score; None when its value is a category or
+    empty (not a label)."""
+    rater = text(row.get("author_user_id")) or S.DEFAULT_RATER
+    what = f"annotation {name!r} by {rater!r} of {at[S.CASE_ID]!r}"
+    _unique(seen, ("label", at[S.RUN_ID], at[S.CASE_ID], name, rater), where, what)
+    if dtype == "CATEGORICAL" or value is None:
+        return None
+    numeric = dtype == "NUMERIC"
+    if numeric:
+        _in_scale(value, top, where, name)
+    return {
+        **at,
+        S.EVALUATOR: name,
+        S.RATER: rater,
+        S.LABEL_PASSED: value == 1.0 if dtype == "BOOLEAN" else None,
+        S.LABEL_SCORE: value if numeric else None,
+        S.SCALE_MAX: top if numeric else None,
+        S.REASON: text(row.get("comment")),
+        SCORE_ID: text(row.get("id")),
+    }
+
+
+def _run_of(
+    row: Mapping[str, Any], where: str, run_id: str | None, run_col: str | None, path: Path
+) -> str:
+    """The run of a trace score: --run-id, else its --id-cols run column, else the file."""
+    if run_id is not None:
+        return run_id
+    if run_col is None:
+        return path.stem
+    found = text(row.get(run_col))
+    if found is None:
+        raise IngestError(
+            f"{where}: no value in the run column {run_col!r} (--id-cols run_id="
+            f"{run_col}); hint: name a column every trace score has, or pass --run-id."
+        )
+    return found
+
+
+def _notes(path: Path, categorical: set[str], skipped_annotations: set[str], out: Parsed) -> None:
     for name in sorted(categorical):
         out.notes.append(
             f"{path}: CATEGORICAL score {name!r} not scored (a category is not a 0-1 "
@@ -234,7 +227,18 @@ def parse(
             f"{path}: ANNOTATION {name!r} with a CATEGORICAL or empty value not kept as a "
             "label (labels are pass/fail or a number)."
         )
-    run_names = list(dict.fromkeys(rid for rid, _case in executions))
+
+
+def _runs(
+    path: Path,
+    rids: list[str],
+    run_level: dict[str, dict[str, Any]],
+    times: dict[str, datetime | None],
+    out: Parsed,
+) -> None:
+    """A runs row per run; dataset-run and session scores kept as its reported metrics
+    when the file holds one run."""
+    run_names = list(dict.fromkeys(rids))
     reported = None
     if run_level:
         if len(run_names) == 1:
@@ -252,11 +256,8 @@ def parse(
                 S.CREATED_AT: times.get(rid),
                 S.LABEL: rid,
                 REPORTED_METRICS: reported,
-                SOURCE_FILE: str(path),
-                SOURCE_FORMAT: FORMAT,
             }
         )
-    return out
 
 
 def _unique(seen: dict[tuple[str, ...], str], key: tuple[str, ...], where: str, what: str) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -15,19 +14,21 @@ from typing import Any
 from evalframe._private import schema as S
 from evalframe._private.ingest._common import (
     SOURCE_FILE,
-    SOURCE_FORMAT,
     IngestError,
+    Options,
     Parsed,
     as_dict,
     dump_json,
     finite,
+    is_number,
     iter_jsonl,
-    parse_scale_max,
+    key,
+    off_scale,
     parse_time,
     read_json,
+    widen,
 )
 
-FORMAT = "lmeval"
 TASK = "task"
 MODEL = "model"
 TARGET = "target"
@@ -64,16 +65,75 @@ def run_base(path: Path) -> str:
     return f"{model}/{ts}" if ts else model
 
 
-def parse(
-    paths: list[Path],
-    *,
-    run_id: str | None = None,
-    scale_max: float | str | Mapping[str, float] | None = None,
-) -> Parsed:
+def runs(files: list[Path], run_id: str | None) -> list[list[Path]]:
+    """The samples files grouped into runs (one model folder and timestamp each)."""
+    groups: dict[str, list[Path]] = {}
+    for f in files:
+        groups.setdefault(run_id or run_base(f), []).append(f)
+    return list(groups.values())
+
+
+def parse(paths: list[Path], opts: Options) -> Parsed:
     """Parse the samples files of one run (one timestamp of one model) into row dicts."""
-    scales = parse_scale_max(scale_max, str(paths[0]))
-    rid = run_id or run_base(paths[0])
+    scales = opts.scales(paths[0])
+    rid = opts.run_id or run_base(paths[0])
     out = Parsed()
+    executions, values, metric_of, files = _samples(paths, rid)
+    spans: dict[str, tuple[float, float]] = {}
+    infinite: set[str] = set()  # evaluators with an infinite value
+    for (_case, evaluator), (_where, value) in values.items():
+        num = _number(value)
+        if num is not None and math.isinf(num):
+            infinite.add(evaluator)
+        elif num is not None and not math.isnan(num):
+            widen(spans, evaluator, num)
+    off = {n: s for n, s in spans.items() if s[0] < 0 or s[1] > scales.top(n)}
+    tasks = list(dict.fromkeys(file_parts(p)[0] for p in paths))
+    results = _results(paths)
+    lower, unbounded = _directions(results, tasks, metric_of, out, files)
+    # a lower-is-better metric that reaches infinity has no finite top either
+    unbounded |= lower & infinite
+    # scalars only (lists have their note below), and not those outside the scale (same)
+    unbounded = {e for e in unbounded if (e in spans or e in infinite) and e not in off}
+    for evaluator in sorted(unbounded):
+        out.notes.append(
+            f"{_named(files[evaluator])}: {evaluator!r} not scored: lower is better and it "
+            "has no finite top (a perplexity, or an error that reaches infinity), so it cannot "
+            f"be normalized to 0-1; kept as the executions column `{evaluator}`."
+        )
+    for (case, evaluator), (where, value) in values.items():
+        num = _number(value)
+        if num is None or evaluator in off or evaluator in unbounded:
+            executions[case][evaluator] = num if num is not None else dump_json(value)
+            continue
+        out.scores.append(
+            {
+                **key(rid, case),
+                S.EVALUATOR: evaluator,
+                S.SCORE: finite(num, where, repr(evaluator)),
+                S.SCALE_MAX: scales.top(evaluator),
+            }
+        )
+    for evaluator in sorted({e for (_c, e), (_w, v) in values.items() if _number(v) is None}):
+        out.notes.append(
+            f"{_named(files[evaluator])}: {evaluator!r} not scored: its values are not single "
+            "numbers (lm-eval aggregates them itself, e.g. perplexities); kept as the executions "
+            f"column `{evaluator}` (JSON)."
+        )
+    for evaluator, (lo, hi) in sorted(off.items()):
+        top = scales.top(evaluator)
+        out.notes.append(off_scale(_named(files[evaluator]), evaluator, lo, hi, top, evaluator))
+    scored = {row[S.EVALUATOR] for row in out.scores}
+    out.leaf_settings = {e: {"higher_is_better": False} for e in sorted(lower & scored)}
+    out.executions.extend(executions.values())
+    out.runs.append(_run_row(paths, rid, results))
+    return out
+
+
+def _samples(paths: list[Path], rid: str) -> tuple[dict, dict, dict[str, str], dict]:
+    """The run's samples: executions by case; each metric value with where it is, by
+    (case, evaluator) (an evaluator is a metric under a filter); lm-eval's metric name of
+    each evaluator; the samples files holding each evaluator."""
     lines: list[tuple[str, Path, str, dict[str, Any]]] = []  # (task, file, where, line)
     for path in paths:
         task, _ts = file_parts(path)
@@ -85,28 +145,19 @@ def parse(
             lines.append((task, path, where, obj))
     if not lines:
         raise IngestError(f"{paths[0]}: no samples in this file")
-    values: dict[tuple[str, str], list[tuple[str, Any]]] = {}  # (case, evaluator) -> values
+    values: dict[tuple[str, str], tuple[str, Any]] = {}
     executions: dict[str, dict[str, Any]] = {}
-    spans: dict[str, tuple[float, float]] = {}
-    files: dict[str, list[str]] = {}  # evaluator -> the samples files holding it
-    infinite: set[str] = set()  # evaluators with an infinite value
-    metric_of: dict[str, str] = {}  # evaluator -> lm-eval's metric name
+    files: dict[str, list[str]] = {}
+    metric_of: dict[str, str] = {}
     for task, path, where, obj in lines:
         case = f"{task}/{obj['doc_id']}"
         filt = obj.get("filter") if isinstance(obj.get("filter"), str) else "none"
         names = obj.get("metrics")
         if not isinstance(names, list):
-            names = [k for k, v in obj.items() if k not in NOT_METRICS and _scalar(v)]
+            names = [k for k, v in obj.items() if k not in NOT_METRICS and is_number(v)]
+        target = None if obj.get("target") is None else str(obj.get("target"))
         ex = executions.setdefault(
-            case,
-            {
-                S.RUN_ID: rid,
-                S.CASE_ID: case,
-                S.ATTEMPT: 0,
-                S.STATUS: S.STATUS_OK,
-                TASK: task,
-                TARGET: None if obj.get("target") is None else str(obj.get("target")),
-            },
+            case, {**key(rid, case), S.STATUS: S.STATUS_OK, TASK: task, TARGET: target}
         )
         if filt == "none" or ex.get(RESPONSE) is None:
             ex[RESPONSE] = _response(obj.get("filtered_resps"))
@@ -115,77 +166,25 @@ def parse(
                 continue
             evaluator = name if filt == "none" else f"{name},{filt}"
             metric_of[evaluator] = name
-            key = (case, evaluator)
-            if key in values:
+            if (case, evaluator) in values:
                 raise IngestError(f"{where}: {evaluator!r} of {case!r} appears twice")
-            values[key] = [(where, obj[name])]
+            values[case, evaluator] = (where, obj[name])
             holders = files.setdefault(evaluator, [])
             if path.name not in holders:
                 holders.append(path.name)
-            num = _number(obj[name])
-            if num is not None and math.isinf(num):
-                infinite.add(evaluator)
-            elif num is not None and not math.isnan(num):
-                lo, hi = spans.get(evaluator, (num, num))
-                spans[evaluator] = (min(lo, num), max(hi, num))
-    off = {n: s for n, s in spans.items() if s[0] < 0 or s[1] > scales.get(n, scales.get("*", 1.0))}
-    tasks = list(dict.fromkeys(file_parts(p)[0] for p in paths))
-    lower, unbounded = _directions(paths, tasks, metric_of, out, files)
-    # a lower-is-better metric that reaches infinity has no finite top either
-    unbounded |= lower & infinite
-    # scalars only (lists have their note below), and not those outside the scale (same)
-    unbounded = {e for e in unbounded if (e in spans or e in infinite) and e not in off}
-    for evaluator in sorted(unbounded):
-        out.notes.append(
-            f"{_named(files[evaluator])}: {evaluator!r} not scored: lower is better and it "
-            "has no finite top (a perplexity, or an error that reaches infinity), so it cannot "
-            f"be normalized to 0-1; kept as the executions column `{evaluator}`."
-        )
-    for (case, evaluator), [(where, value)] in values.items():
-        num = _number(value)
-        if num is None or evaluator in off or evaluator in unbounded:
-            executions[case][evaluator] = num if num is not None else dump_json(value)
-            continue
-        out.scores.append(
-            {
-                S.RUN_ID: rid,
-                S.CASE_ID: case,
-                S.ATTEMPT: 0,
-                S.EVALUATOR: evaluator,
-                S.SCORE: finite(num, where, repr(evaluator)),
-                S.SCALE_MAX: scales.get(evaluator, scales.get("*", 1.0)),
-            }
-        )
-    skipped_lists = sorted({e for (_c, e), [(_w, v)] in values.items() if _number(v) is None})
-    for evaluator in skipped_lists:
-        out.notes.append(
-            f"{_named(files[evaluator])}: {evaluator!r} not scored: its values are not single "
-            "numbers (lm-eval aggregates them itself, e.g. perplexities); kept as the executions "
-            f"column `{evaluator}` (JSON)."
-        )
-    for evaluator, (lo, hi) in sorted(off.items()):
-        top = scales.get(evaluator, scales.get("*", 1.0))
-        out.notes.append(
-            f"{_named(files[evaluator])}: {evaluator!r} not scored: its values ({lo:g} to "
-            f"{hi:g}) are outside 0-{top:g}; kept as the executions "
-            f"column `{evaluator}`; hint: --scale-max '{evaluator}=N' scores it on 0-N."
-        )
-    scored = {row[S.EVALUATOR] for row in out.scores}
-    out.leaf_settings = {e: {"higher_is_better": False} for e in sorted(lower & scored)}
-    out.executions.extend(executions.values())
-    out.runs.append(_run_row(paths, rid))
-    return out
+    return executions, values, metric_of, files
 
 
-def _results_file(paths: list[Path]) -> Path | None:
-    """results_<timestamp>.json beside the samples files, when it is there."""
+def _results(paths: list[Path]) -> dict[str, Any]:
+    """results_<timestamp>.json beside the samples files ({} when it is not there). The
+    tool's aggregates may hold a NaN stderr: kept, and stored as the string "NaN"."""
     _task, ts = file_parts(paths[0])
     results = paths[0].parent / f"results_{ts}.json" if ts else None
-    return results if results is not None and results.is_file() else None
+    return as_dict(read_json(results)) if results is not None and results.is_file() else {}
 
 
 def _directions(
-    paths: list[Path],
+    data: dict[str, Any],
     tasks: list[str],
     metric_of: dict[str, str],
     out: Parsed,
@@ -195,9 +194,7 @@ def _directions(
     file's `higher_is_better` map ({task: {metric: bool}}) over this run's tasks; an
     evaluator is its metric under a filter. A metric the tasks disagree on stays
     higher-is-better, with a note; without a results file every metric is higher."""
-    results = _results_file(paths)
-    data = read_json(results) if results is not None else None
-    table = as_dict(data.get("higher_is_better")) if isinstance(data, dict) else {}
+    table = as_dict(data.get("higher_is_better"))
     seen: dict[str, set[bool]] = {}
     for task in tasks:
         for metric, flag in as_dict(table.get(task)).items():
@@ -215,10 +212,6 @@ def _directions(
                 "higher-is-better."
             )
     return lower, {e for e in lower if metric_of[e] in UNBOUNDED}
-
-
-def _scalar(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _number(value: Any) -> float | None:
@@ -260,31 +253,27 @@ def _groups_of(tasks: list[str], subtasks: Any) -> list[str]:
     return found
 
 
-def _run_row(paths: list[Path], rid: str) -> dict[str, Any]:
+def _run_row(paths: list[Path], rid: str, data: dict[str, Any]) -> dict[str, Any]:
     _task, ts = file_parts(paths[0])
     tasks = [file_parts(p)[0] for p in paths]
-    results = paths[0].parent / f"results_{ts}.json" if ts else None
     reported = None
     model = paths[0].parent.name or None
+    if isinstance(data.get("results"), dict):
+        found = data["results"]
+        groups = as_dict(data.get("groups"))
+        kept = {t: found.get(t) for t in tasks}
+        for group in _groups_of(tasks, data.get("group_subtasks")):
+            # a group's aggregate over its subtasks (in `groups` in newer versions)
+            kept[group] = groups.get(group, found.get(group))
+        reported = dump_json(kept)
+        model = data.get("model_name") if isinstance(data.get("model_name"), str) else None
+        model = model or paths[0].parent.name or None
+    date = data.get("date")
     created = None
-    if results is not None and results.is_file():
-        # the tool's aggregates may hold a NaN stderr: kept as the string "NaN"
-        data = read_json(results)
-        if isinstance(data, dict) and isinstance(data.get("results"), dict):
-            found = data["results"]
-            groups = as_dict(data.get("groups"))
-            kept = {t: found.get(t) for t in tasks}
-            for group in _groups_of(tasks, data.get("group_subtasks")):
-                # a group's aggregate over its subtasks (in `groups` in newer versions)
-                kept[group] = groups.get(group, found.get(group))
-            reported = dump_json(kept)
-            name = data.get("model_name")
-            model = name if isinstance(name, str) and name else model
-        date = data.get("date") if isinstance(data, dict) else None
-        if isinstance(date, int | float) and not isinstance(date, bool) and 0 < date < 1e11:
-            # the results file's own start time: seconds since the epoch, UTC
-            created = datetime.fromtimestamp(float(date), UTC).replace(tzinfo=None)
-    if created is None and ts:
+    if is_number(date) and 0 < date < 1e11:
+        # the results file's own start time: seconds since the epoch, UTC
+        created = datetime.fromtimestamp(float(date), UTC).replace(tzinfo=None)
+    elif ts:
         # the file-name timestamp is lm-eval's local clock, not UTC (docs/ingest.md)
         day, _, clock = ts.partition("T")
         created = parse_time(f"{day}T{clock.replace('-', ':', 2)}")
@@ -296,5 +285,4 @@ def _run_row(paths: list[Path], rid: str) -> dict[str, Any]:
         "tasks": ",".join(tasks),
         REPORTED_METRICS: reported,
         SOURCE_FILE: ",".join(str(p) for p in paths),
-        SOURCE_FORMAT: FORMAT,
     }

@@ -9,32 +9,34 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from evalframe._private import schema as S
 from evalframe._private.ingest._common import (
-    SOURCE_FILE,
-    SOURCE_FORMAT,
     IngestError,
+    Options,
     Parsed,
+    Scales,
     as_dict,
     dump_json,
+    earliest,
     finite,
+    id_columns,
+    is_number,
+    key,
     metadata,
-    parse_scale_max,
+    off_scale,
     parse_time,
     read_json,
     read_records,
     read_text,
-    split_list,
+    typed,
 )
 
-FORMAT = "mlflow"
 TABLE_FILE = "eval_results_table.json"
-TRACE_SUFFIXES = (".json", ".jsonl", ".ndjson", ".parquet")
 JUDGE_SCALE = 5.0
 """MLflow's LLM-judged metrics (those with a justification column) grade 1 to 5."""
 RUN_NAME = "run_name"
@@ -64,35 +66,16 @@ def table_files(path: Path) -> list[Path]:
     return found
 
 
-def parse(
-    path: Path,
-    *,
-    run_id: str | None = None,
-    id_cols: str | Sequence[str] | None = None,
-    scale_max: float | str | Mapping[str, float] | None = None,
-) -> Parsed:
+def parse(path: Path, opts: Options) -> Parsed:
     """One evaluation table or one trace export file into row dicts."""
-    scales = parse_scale_max(scale_max, str(path))
-    case_col = _case_column(id_cols, str(path))
+    scales = opts.scales(path)
+    hint = "'case_id=COLUMN' (e.g. case_id=inputs, case_id=client_request_id)"
+    case_col = id_columns(opts.id_cols, str(path), "mlflow", (S.CASE_ID,), hint).get(S.CASE_ID)
     if path.suffix == ".json":
         data = read_json(path)
         if isinstance(data, dict) and "columns" in data and "data" in data:
-            return _parse_table(path, data, run_id, case_col, scales)
-    return _parse_traces(path, run_id, case_col, scales)
-
-
-def _case_column(id_cols: str | Sequence[str] | None, where: str) -> str | None:
-    """The column named by `--id-cols case_id=COL`, else None (the default ids)."""
-    col = None
-    for item in split_list(id_cols):
-        target, sep, name = item.partition("=")
-        if target.strip() != S.CASE_ID or not sep or not name.strip():
-            raise IngestError(
-                f"{where}: --id-cols {item!r} is not understood for mlflow; hint: "
-                "'case_id=COLUMN' (e.g. case_id=inputs, case_id=client_request_id)."
-            )
-        col = name.strip()
-    return col
+            return _parse_table(path, data, opts.run_id, case_col, scales)
+    return _parse_traces(path, opts.run_id, case_col, scales)
 
 
 # --- mlflow.evaluate: eval_results_table.json --------------------------------------------------
@@ -101,7 +84,7 @@ def _parse_table(
     data: dict[str, Any],
     run_id: str | None,
     case_col: str | None,
-    scales: dict[str, float],
+    scales: Scales,
 ) -> Parsed:
     columns, rows = data["columns"], data["data"]
     if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
@@ -134,8 +117,8 @@ def _parse_table(
         if case in seen:
             raise IngestError(f"{where}: case id {case!r} appears twice (--id-cols)")
         seen.add(case)
-        key = {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: 0}
-        ex = _table_execution(key, columns, row, taken, where)
+        at = key(rid, case)
+        ex = _table_execution(at, columns, row, taken, where)
         for m in metrics:
             value = row[index[f"{m}/score"]]
             if tops.get(m) is None:
@@ -144,11 +127,11 @@ def _parse_table(
             reason = row[index[f"{m}/justification"]] if f"{m}/justification" in index else None
             out.scores.append(
                 {
-                    **key,
+                    **at,
                     S.EVALUATOR: m,
                     S.SCORE: _table_score(value, where, m),
                     S.SCALE_MAX: tops[m],
-                    S.REASON: reason if isinstance(reason, str) else None,
+                    S.REASON: typed(reason, str),
                 }
             )
         out.executions.append(ex)
@@ -162,8 +145,6 @@ def _parse_table(
             PARAMS: meta.get(PARAMS),
             RUN_TAGS: meta.get(RUN_TAGS),
             REPORTED_METRICS: meta.get(REPORTED_METRICS),
-            SOURCE_FILE: str(path),
-            SOURCE_FORMAT: FORMAT,
         }
     )
     return out
@@ -181,7 +162,7 @@ def _table_execution(
             secs = metadata(v, where, "latency")
             ex[S.LATENCY_MS] = None if secs is None else secs * 1000
         elif c == "token_count":
-            ex[S.OUTPUT_TOKENS] = v if isinstance(v, int) and not isinstance(v, bool) else None
+            ex[S.OUTPUT_TOKENS] = v if is_number(v) and isinstance(v, int) else None
         else:
             ex[c] = v if v is None or isinstance(v, str | int | float) else dump_json(v)
     return ex
@@ -202,7 +183,7 @@ def _table_scales(
     rows: list[list[Any]],
     index: dict[str, int],
     metrics: list[str],
-    scales: dict[str, float],
+    scales: Scales,
     out: Parsed,
 ) -> dict[str, float | None]:
     """Each metric's scale top: --scale-max; else 5 for an LLM-judged metric (it has a
@@ -222,11 +203,7 @@ def _table_scales(
             tops[m] = top
             continue
         tops[m] = None
-        out.notes.append(
-            f"{path}: {m!r} not scored: its values ({min(values):g} to {max(values):g}) are "
-            f"outside 0-{top:g}; kept as the executions column `{m}/score`; hint: "
-            f"--scale-max '{m}=N' scores it on 0-N."
-        )
+        out.notes.append(off_scale(str(path), m, min(values), max(values), top, f"{m}/score"))
     return tops
 
 
@@ -244,8 +221,8 @@ def _run_meta(run_dir: Path) -> dict[str, Any]:
     if start.isdigit() and 0 < int(start) < 10**14:
         created = datetime.fromtimestamp(int(start) / 1000, UTC).replace(tzinfo=None)
     metrics = {}
-    for key, text in _key_files(run_dir / "metrics").items():
-        metrics[key] = _last_metric(text, run_dir / "metrics" / key)
+    for metric, text in _key_files(run_dir / "metrics").items():
+        metrics[metric] = _last_metric(text, run_dir / "metrics" / metric)
     name = meta.get("run_name") or tags.get("mlflow.runName")
     return {
         "run_id": meta.get("run_id") or None,
@@ -313,9 +290,7 @@ def _decoded(value: Any, where: str, what: str) -> Any:
     return value
 
 
-def _parse_traces(
-    path: Path, run_id: str | None, case_col: str | None, scales: dict[str, float]
-) -> Parsed:
+def _parse_traces(path: Path, run_id: str | None, case_col: str | None, scales: Scales) -> Parsed:
     records = read_records(path)
     if not records:
         raise IngestError(f"{path}: no traces")
@@ -341,13 +316,12 @@ def _parse_traces(
         if (rid, case) in seen:
             raise IngestError(f"{where}: case {case!r} of run {rid!r} also at {seen[rid, case]}")
         seen[rid, case] = where
-        key = {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: 0}
+        at = key(rid, case)
         start = _trace_time(_field(row, "request_time", "timestamp_ms"))
-        if rid not in runs or (start is not None and (runs[rid] or start) >= start):
-            runs[rid] = start
+        earliest(runs, rid, start)
         state = str(_field(row, "state", "status") or "OK").upper()
         ex: dict[str, Any] = {
-            **key,
+            **at,
             S.STATUS: S.STATUS_ERROR if state == "ERROR" else S.STATUS_OK,
             S.LATENCY_MS: _duration_ms(_field(row, "execution_duration", "execution_time_ms")),
             TRACE_ID: str(trace),
@@ -359,19 +333,11 @@ def _parse_traces(
         if not isinstance(found, list):
             raise IngestError(f"{where}: assessments must be a list")
         for i, a in enumerate(found):
-            _assessment(as_dict(a), f"{where}: assessments[{i}]", key, ex, judged, out)
+            _assessment(as_dict(a), f"{where}: assessments[{i}]", at, ex, judged, out)
         out.executions.append(ex)
     _judge_scores(path, judged, scales, out)
     for rid, ts in runs.items():
-        out.runs.append(
-            {
-                S.RUN_ID: rid,
-                S.CREATED_AT: ts,
-                S.LABEL: rid,
-                SOURCE_FILE: str(path),
-                SOURCE_FORMAT: FORMAT,
-            }
-        )
+        out.runs.append({S.RUN_ID: rid, S.CREATED_AT: ts, S.LABEL: rid})
     return out
 
 
@@ -416,7 +382,7 @@ def _assessment(
     error = as_dict(block.get("error")) or as_dict(a.get("error"))
     rationale = a.get("rationale")
     message = error.get("error_message") or error.get("error_code")
-    reason = rationale if isinstance(rationale, str) else None
+    reason = typed(rationale, str)
     row = {**key, S.REASON: reason or (str(message) if message else None)}
     judged.setdefault(name, []).append((where, row, value, ex))
 
@@ -424,19 +390,24 @@ def _assessment(
 def _label(value: Any, where: str, name: str) -> tuple[bool | None, float | None] | None:
     """(label_passed, label_score) of a human value: yes / no / bool, or a number; None
     when it is neither (free text, a list of expected facts)."""
-    if isinstance(value, bool):
-        return value, None
-    if isinstance(value, str) and value.strip().lower() in YES_NO:
-        return YES_NO[value.strip().lower()] == 1.0, None
+    if (yes := _yes_no(value)) is not None:
+        return yes == 1.0, None
     if isinstance(value, int | float):
         return None, finite(value, where, f"value of {name!r}")
     return None
 
 
+def _yes_no(value: Any) -> float | None:
+    """1 or 0 for a bool or a yes / no value (YES_NO), else None."""
+    if isinstance(value, bool):
+        return float(value)
+    return YES_NO.get(value.strip().lower()) if isinstance(value, str) else None
+
+
 def _judge_scores(
     path: Path,
     judged: dict[str, list[Judged]],
-    scales: dict[str, float],
+    scales: Scales,
     out: Parsed,
 ) -> None:
     """Judge feedback to `scores`: yes / no and booleans 1 / 0 on 0-1; numbers on
@@ -445,8 +416,8 @@ def _judge_scores(
     categories) kept as the label of an unscored row."""
     for name, items in judged.items():
         first: dict[tuple[str, str], str] = {}
-        for where, key, _value, _ex in items:
-            case = (key[S.RUN_ID], key[S.CASE_ID])
+        for where, row, _value, _ex in items:
+            case = (row[S.RUN_ID], row[S.CASE_ID])
             if case in first:
                 raise IngestError(
                     f"{where}: a second valid {name!r} feedback on case {case[1]!r} of run "
@@ -454,35 +425,23 @@ def _judge_scores(
                     "overridden assessment `valid: false`."
                 )
             first[case] = where
-        numbers = [v for _w, _k, v, _e in items if _is_number(v) and math.isfinite(v)]
-        top = scales.get(name, scales.get("*", 1.0))
+        numbers = [v for _w, _k, v, _e in items if is_number(v) and math.isfinite(v)]
+        top = scales.top(name)
         if numbers and not all(0 <= v <= top for v in numbers):
             for where, _key, value, ex in items:
-                num = metadata(value, where, name) if _is_number(value) else None
+                num = metadata(value, where, name) if is_number(value) else None
                 ex[f"feedback/{name}"] = num
-            out.notes.append(
-                f"{path}: {name!r} not scored: its values ({min(numbers):g} to "
-                f"{max(numbers):g}) are outside 0-{top:g}; kept as the executions column "
-                f"`feedback/{name}`; hint: --scale-max '{name}=N' scores it on 0-N."
-            )
+            lo, hi = min(numbers), max(numbers)
+            out.notes.append(off_scale(str(path), name, lo, hi, top, f"feedback/{name}"))
             continue
-        for where, key, value, _ex in items:
-            if isinstance(value, bool):
-                score: float | None = float(value)
-            elif isinstance(value, str) and value.strip().lower() in YES_NO:
-                score = YES_NO[value.strip().lower()]
-            elif _is_number(value):
+        for where, row, value, _ex in items:
+            score = _yes_no(value)
+            if score is None and is_number(value):
                 score = finite(value, where, f"feedback {name!r}")
-            else:
-                score = None
-            label = value if isinstance(value, str) else None
+            label = typed(value, str)
             out.scores.append(
-                {**key, S.EVALUATOR: name, S.SCORE: score, S.SCALE_MAX: top, S.LABEL: label}
+                {**row, S.EVALUATOR: name, S.SCORE: score, S.SCALE_MAX: top, S.LABEL: label}
             )
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _text(value: Any) -> str | None:
@@ -493,16 +452,14 @@ def _text(value: Any) -> str | None:
 
 def _trace_time(value: Any) -> datetime | None:
     """request_time (ISO text, MLflow 3) or timestamp_ms (MLflow 2) as naive UTC."""
-    if _is_number(value) and 0 < value < 10**14:
+    if is_number(value) and 0 < value < 10**14:
         return datetime.fromtimestamp(value / 1000, UTC).replace(tzinfo=None)
-    if isinstance(value, datetime):
-        return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo else value
     return parse_time(value)
 
 
 def _duration_ms(value: Any) -> float | None:
     """execution_duration (`"1.840s"` text or milliseconds) or execution_time_ms."""
-    if _is_number(value):
+    if is_number(value):
         return float(value) if math.isfinite(value) else value
     if isinstance(value, str) and value.endswith("s"):
         try:

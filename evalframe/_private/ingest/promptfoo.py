@@ -9,20 +9,22 @@ from typing import Any
 from evalframe._private import schema as S
 from evalframe._private.ingest._common import (
     REPORTED_SCORE,
-    SOURCE_FILE,
-    SOURCE_FORMAT,
     IngestError,
+    Node,
+    Options,
     Parsed,
     as_dict,
+    emit_tree,
+    key,
     metadata,
     number,
     parse_time,
     read_json,
     run_ids,
+    typed,
     unique_name,
 )
 
-FORMAT = "promptfoo"
 PROVIDER = "provider"
 PROMPT = "prompt"
 FAILURE_REASON = "failure_reason"
@@ -49,14 +51,14 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _components(
-    results: list[Any], asserts: list[Any] | None, where: str
-) -> list[tuple[str, dict[str, Any], dict[str, Any], list | None]]:
-    """(name, result, assertion, children) per assertion of one level.
+    results: list[Any], asserts: list[Any] | None, where: str, prefix: str = ""
+) -> list[Node]:
+    """The assertions of one level, as tree nodes.
 
     promptfoo flattens an assert-set's results after the set's own entry; those copies
     are skipped. Assertions align with the test's `assert` list by index when it fits.
     """
-    out: list[tuple[str, dict[str, Any], dict[str, Any], list | None]] = []
+    out: list[Node] = []
     taken: set[str] = set()
     i = 0
     while i < len(results):
@@ -69,51 +71,32 @@ def _components(
         if not isinstance(spec, dict):
             spec = as_dict(r.get("assertion"))
         subs = r.get("componentResults")
+        group = isinstance(subs, list) and bool(subs)
+        name = spec.get("metric") or spec.get("type") or ("assert-set" if group else "assert")
+        name = unique_name(str(name), taken)
+        path = f"{prefix}{name}"
         children = None
         if isinstance(subs, list) and subs:
             n = len(subs)
             if all(_same(x, y) for x, y in zip(results[i : i + n], subs, strict=False)):
                 i += min(n, len(results) - i)
-            sub_asserts = spec.get("assert") if isinstance(spec.get("assert"), list) else None
-            children = _components(subs, sub_asserts, where)
-        name = str(
-            spec.get("metric") or spec.get("type") or ("assert-set" if children else "assert")
-        )
-        out.append((unique_name(name, taken), r, spec, children))
+            children = _components(subs, typed(spec.get("assert"), list), where, f"{path}/")
+        weight = number(spec.get("weight"), where, f"weight of assertion {path!r}")
+        score = None if group else number(r.get("score"), where, f"score of assertion {path!r}")
+        passed = typed(r.get("pass"), bool)
+        fields = {
+            S.WEIGHT: 0.0 if spec.get("metricOnly") else weight,
+            S.LABEL: None if passed is None else ("pass" if passed else "fail"),
+            S.REASON: typed(r.get("reason"), str),
+            ASSERTION_TYPE: spec.get("type"),
+            ASSERTION_PASSED: passed,
+        }
+        verdict = None if spec.get("metricOnly") else passed
+        out.append(Node(name, score, weight, spec.get("threshold"), fields, children, verdict))
     return out
 
 
-def _emit(comps, prefix: str, key: dict, out: Parsed, tree: dict, where: str) -> None:
-    for name, r, spec, children in comps:
-        path = f"{prefix}{name}"
-        weight = number(spec.get("weight"), where, f"weight of assertion {path!r}")
-        if children is not None:
-            out.composite = True
-            node = tree.setdefault(name, {"aggregator": "weighted_average", "children": {}})
-            if weight is not None and weight != 1.0 and "weight" not in node:
-                node["weight"] = weight
-            thr = spec.get("threshold")
-            if isinstance(thr, int | float) and 0 <= thr <= 1 and "min_score" not in node:
-                node["min_score"] = float(thr)
-            _emit(children, f"{path}/", key, out, node.setdefault("children", {}), where)
-            continue
-        tree.setdefault(name, {})
-        passed = r.get("pass") if isinstance(r.get("pass"), bool) else None
-        out.scores.append(
-            {
-                **key,
-                S.EVALUATOR: path,
-                S.SCORE: number(r.get("score"), where, f"score of assertion {path!r}"),
-                S.WEIGHT: 0.0 if spec.get("metricOnly") else weight,
-                S.LABEL: None if passed is None else ("pass" if passed else "fail"),
-                S.REASON: r.get("reason") if isinstance(r.get("reason"), str) else None,
-                ASSERTION_TYPE: spec.get("type"),
-                ASSERTION_PASSED: passed,
-            }
-        )
-
-
-def parse(path: Path, *, run_id: str | None = None) -> Parsed:
+def parse(path: Path, opts: Options) -> Parsed:
     """Parse one promptfoo results JSON file into row dicts."""
     data = read_json(path)
     block = as_dict(as_dict(data).get("results"))
@@ -130,7 +113,7 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
         if not isinstance(row, dict) or not isinstance(row.get("testIdx"), int):
             raise IngestError(f"{path}: results.results[{i}] has no integer `testIdx`")
     groups = _groups(rows)
-    ids = run_ids(run_id or str(data.get("evalId") or path.stem), list(groups.values()))
+    ids = run_ids(opts.run_id or str(data.get("evalId") or path.stem), list(groups.values()))
     cases = _case_ids(rows)
     out = Parsed()
     attempts: dict[tuple[str, str], int] = {}
@@ -139,24 +122,23 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
         rid, case = ids[groups[i]], cases[row["testIdx"]]
         attempt = attempts.get((rid, case), -1) + 1
         attempts[rid, case] = attempt
-        key = {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: attempt}
-        out.executions.append({**key, **_execution(row, where)})
+        at = key(rid, case, attempt)
+        out.executions.append({**at, **_execution(row, where)})
         if row.get("failureReason") == ERROR_REASON:
             continue
         grading = row.get("gradingResult")
         comps = grading.get("componentResults") if isinstance(grading, dict) else None
         if not isinstance(comps, list):
             continue
-        comps = _take_human_ratings(comps, key, out, where)
+        comps = _take_human_ratings(comps, at, out, where)
         test = as_dict(row.get("testCase"))
-        asserts = test.get("assert") if isinstance(test.get("assert"), list) else None
-        parsed = _components(comps, asserts, where)
-        _emit(parsed, "", key, out, out.tree, where)
+        nodes = _components(comps, typed(test.get("assert"), list), where)
+        emit_tree(nodes, "", at, out, out.tree)
         if not isinstance(test.get("threshold"), int | float):
             # without a test threshold promptfoo passes a test when every assertion passes
-            for name, r, spec, _children in parsed:
-                if isinstance(r.get("pass"), bool) and not spec.get("metricOnly"):
-                    out.outcomes.append({**key, S.OUTCOME: name, S.PASSED: r["pass"]})
+            for n in nodes:
+                if n.verdict is not None:
+                    out.outcomes.append({**at, S.OUTCOME: n.name, S.PASSED: n.verdict})
     created = parse_time(block.get("timestamp"))
     group_of = {rid: g for g, rid in ids.items()}
     for rid in dict.fromkeys(ids.values()):
@@ -167,8 +149,6 @@ def parse(path: Path, *, run_id: str | None = None) -> Parsed:
                 S.CREATED_AT: created,
                 S.LABEL: rid,
                 "eval_id": data.get("evalId"),
-                SOURCE_FILE: str(path),
-                SOURCE_FORMAT: FORMAT,
             }
         )
     return out
@@ -238,16 +218,12 @@ def _execution(row: dict[str, Any], where: str) -> dict[str, Any]:
         S.THRESHOLD: float(thr) if isinstance(thr, int | float) and 0 <= thr <= 1 else None,
         S.LATENCY_MS: metadata(row.get("latencyMs"), where, "latencyMs"),
         S.COST_USD: metadata(row.get("cost"), where, "cost"),
-        S.INPUT_TOKENS: usage.get("prompt") if isinstance(usage.get("prompt"), int) else None,
-        S.OUTPUT_TOKENS: (
-            usage.get("completion") if isinstance(usage.get("completion"), int) else None
-        ),
+        S.INPUT_TOKENS: typed(usage.get("prompt"), int),
+        S.OUTPUT_TOKENS: (typed(usage.get("completion"), int)),
         PROVIDER: _provider(row),
-        PROMPT: prompt.get("label") if isinstance(prompt.get("label"), str) else None,
+        PROMPT: typed(prompt.get("label"), str),
         REPORTED_SCORE: metadata(row.get("score"), where, "score"),
-        REPORTED_PASSED: row.get("success") if isinstance(row.get("success"), bool) else None,
-        FAILURE_REASON: (
-            row.get("failureReason") if isinstance(row.get("failureReason"), int) else None
-        ),
+        REPORTED_PASSED: typed(row.get("success"), bool),
+        FAILURE_REASON: (typed(row.get("failureReason"), int)),
         "error": row.get("error") if error and isinstance(row.get("error"), str) else None,
     }

@@ -118,19 +118,7 @@ def _append(root: Path, new: dict[str, pl.DataFrame], replace: bool, commit) -> 
             combined[name] = _concat(name, old.get(name), new.get(name))
     if S.OUTCOMES in combined and combined[S.OUTCOMES].height == 0 and S.OUTCOMES not in old:
         del combined[S.OUTCOMES]
-    try:
-        Dataset.from_frames(
-            combined[S.SCORES],
-            combined.get(S.EXECUTIONS),
-            combined.get(S.OUTCOMES),
-            combined.get(S.RUNS),
-            combined.get(S.LABELS),
-            source=str(root),
-        )
-    except ValidationError as exc:
-        raise IngestError(
-            f"the ingested rows would make {root} invalid; nothing was written.\n{exc}"
-        ) from None
+    _validate(root, combined, "the ingested rows")
     commit(combined)
     return AppendResult(
         runs_added=tuple(r for r in incoming if r not in clash),
@@ -154,18 +142,23 @@ def _append_labels(
         key = [c for c in S.LABEL_KEY if c in existing.columns and c in labels.columns]
         existing = existing.join(labels.select(key), on=key, how="anti", nulls_equal=True)
     combined = _concat(S.LABELS, existing, labels)
+    _validate(root, {**old, S.LABELS: combined}, "the labels")
+    commit({S.LABELS: combined})
+    return AppendResult(runs_added=(), runs_replaced=(), rows={S.LABELS: labels.height})
+
+
+def _validate(root: Path, tables: dict[str, pl.DataFrame], what: str) -> None:
+    """The tables as the dataset they would make, checked before anything is written."""
     try:
         Dataset.from_frames(
-            old[S.SCORES],
-            old.get(S.EXECUTIONS),
-            old.get(S.OUTCOMES),
-            old.get(S.RUNS),
-            combined,
+            tables[S.SCORES],
+            tables.get(S.EXECUTIONS),
+            tables.get(S.OUTCOMES),
+            tables.get(S.RUNS),
+            tables.get(S.LABELS),
             source=str(root),
         )
     except ValidationError as exc:
         raise IngestError(
-            f"the labels would make {root} invalid; nothing was written.\n{exc}"
+            f"{what} would make {root} invalid; nothing was written.\n{exc}"
         ) from None
-    commit({S.LABELS: combined})
-    return AppendResult(runs_added=(), runs_replaced=(), rows={S.LABELS: labels.height})

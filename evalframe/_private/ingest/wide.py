@@ -4,10 +4,8 @@ of the metrics' raw scale. See docs/ingest.md."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,18 +13,18 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.ingest._common import (
-    SOURCE_FILE,
-    SOURCE_FORMAT,
     IngestError,
+    Options,
     Parsed,
+    Scales,
+    csv_rows,
     finite,
     iter_jsonl,
-    parse_scale_max,
-    read_text,
+    read_parquet,
     split_list,
+    text,
 )
 
-FORMAT = "wide"
 SUFFIXES = (".csv", ".parquet", ".jsonl", ".ndjson")
 KEY_TARGETS = (S.RUN_ID, S.CASE_ID, S.ATTEMPT)
 EXECUTION_COLUMNS = tuple(c for c in S.EXECUTIONS_COLUMNS if c not in KEY_TARGETS)
@@ -37,11 +35,7 @@ ROW = "_row"
 def _read(path: Path) -> pl.DataFrame:
     """The file as a frame with a 1-based source line (or row) number column."""
     if path.suffix == ".parquet":
-        try:
-            df = pl.read_parquet(path)
-        except Exception as exc:  # polars raises several error types for bad files
-            raise IngestError(f"{path}: not a readable Parquet file ({exc})") from None
-        return df.with_row_index(ROW, offset=1)
+        return read_parquet(path).with_row_index(ROW, offset=1)
     if path.suffix in (".jsonl", ".ndjson"):
         pairs = list(iter_jsonl(path))
         rows = [{**obj, ROW: n} for n, obj in pairs]
@@ -53,28 +47,13 @@ def _read(path: Path) -> pl.DataFrame:
             raise IngestError(f"{path}: columns with mixed value types ({exc})") from None
     if path.suffix != ".csv":
         raise IngestError(f"{path}: wide input must be .csv, .parquet or .jsonl")
-    text = read_text(path)
-    # newline="": line breaks inside quoted fields (and U+2028, which str.splitlines
-    # would split on) stay part of the field
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header = next(reader, None)
-    if not header:
-        raise IngestError(f"{path}:1: empty file; hint: the first line names the columns")
-    body = []
-    for row in reader:
-        if not row:
-            continue
-        if len(row) != len(header):
-            raise IngestError(
-                f"{path}:{reader.line_num}: {len(row)} fields, the header has {len(header)}"
-            )
-        body.append([*row, str(reader.line_num)])
+    header, records = csv_rows(path)
     if len(set(header)) != len(header) or ROW in header:
         raise IngestError(f"{path}:1: repeated or reserved column names in the header")
-    schema = dict.fromkeys([*header, ROW], pl.String)
-    df = pl.DataFrame(body, schema=schema, orient="row")
-    df = df.with_columns(pl.col(ROW).cast(pl.Int64))
-    return df.with_columns(pl.col(c).replace("", None) for c in header)
+    body = [[*(v or None for v in fields), line] for line, fields in records]
+    return pl.DataFrame(
+        body, schema={**dict.fromkeys(header, pl.String), ROW: pl.Int64}, orient="row"
+    )
 
 
 def _numeric(col: str, df: pl.DataFrame) -> pl.Expr:
@@ -118,27 +97,19 @@ def _id_map(columns: list[str], id_cols: str | Sequence[str] | None, path: Path)
     return mapping, case_parts
 
 
-def parse(
-    path: Path,
-    *,
-    run_id: str | None = None,
-    id_cols: str | Sequence[str] | None = None,
-    scale_max: float | str | Mapping[str, float] | None = None,
-    metrics: str | Sequence[str] | None = None,
-) -> Parsed:
+def parse(path: Path, opts: Options) -> Parsed:
     """Parse one wide file into row dicts."""
     df = _read(path)
     columns = [c for c in df.columns if c != ROW]
-    mapping, case_parts = _id_map(columns, id_cols, path)
+    mapping, case_parts = _id_map(columns, opts.id_cols, path)
     if path.suffix == ".csv":
         # CSV text becomes numbers except in id columns: ids are strings, always
         # (`001` stays `001`, `2024.10` stays `2024.10`); the attempt is an integer
         ids = {mapping.get(S.RUN_ID), *case_parts}
         df = df.with_columns(_numeric(c, df) for c in columns if c not in ids)
-    if run_id is not None and S.RUN_ID in mapping:
-        raise IngestError(f"{path}: the file has a run id column; drop --run-id or --id-cols")
+    base = _base(path, opts, mapping)
     keys = set(mapping.values()) | set(case_parts)
-    wanted = split_list(metrics)
+    wanted = split_list(opts.metrics)
     for m in wanted:
         if m not in columns:
             raise IngestError(
@@ -153,12 +124,11 @@ def parse(
     ]
     if not chosen:
         raise IngestError(f"{path}: no numeric metric columns; hint: pass --metrics a,b")
-    scales = parse_scale_max(scale_max, str(path))
+    scales = opts.scales(path)
     out = Parsed()
     seen: dict[tuple, int] = {}
-    base = run_id or path.name.rsplit(".", 1)[0]
     for row in df.iter_rows(named=True):
-        where = f"{path}:{row[ROW]}" if path.suffix != ".parquet" else f"{path}: row {row[ROW]}"
+        where = _where(path, row)
         key = _key(row, mapping, case_parts, base, where)
         k = tuple(key.values())
         if k in seen:
@@ -177,13 +147,24 @@ def parse(
                 {
                     **key,
                     S.EVALUATOR: m,
-                    S.SCALE_MAX: scales.get(m, scales.get("*", 1.0)),
+                    S.SCALE_MAX: scales.top(m),
                     S.SCORE: _score(row[m], m, scales, where),
                 }
             )
     for rid in dict.fromkeys(e[S.RUN_ID] for e in out.executions):
-        out.runs.append({S.RUN_ID: rid, SOURCE_FILE: str(path), SOURCE_FORMAT: FORMAT})
+        out.runs.append({S.RUN_ID: rid})
     return out
+
+
+def _base(path: Path, opts: Options, mapping: dict[str, str]) -> str:
+    """The run id of rows without a run id column: --run-id, else the file name."""
+    if opts.run_id is not None and S.RUN_ID in mapping:
+        raise IngestError(f"{path}: the file has a run id column; drop --run-id or --id-cols")
+    return opts.run_id or path.name.rsplit(".", 1)[0]
+
+
+def _where(path: Path, row: dict[str, Any]) -> str:
+    return f"{path}:{row[ROW]}" if path.suffix != ".parquet" else f"{path}: row {row[ROW]}"
 
 
 def _key(
@@ -201,7 +182,7 @@ def _key(
     return {S.RUN_ID: str(rid), S.CASE_ID: "/".join(str(v) for v in case_vals), S.ATTEMPT: attempt}
 
 
-def _score(value: Any, metric: str, scales: dict[str, float], where: str) -> float | None:
+def _score(value: Any, metric: str, scales: Scales, where: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool):
@@ -209,7 +190,7 @@ def _score(value: Any, metric: str, scales: dict[str, float], where: str) -> flo
     if not isinstance(value, int | float):
         raise IngestError(f"{where}: metric {metric!r} is not a number: {json.dumps(value)}")
     value = finite(value, where, f"metric {metric!r}")
-    top = scales.get(metric, scales.get("*", 1.0))
+    top = scales.top(metric)
     if not 0 <= value <= top:
         raise IngestError(
             f"{where}: metric {metric!r} = {value} is outside 0-{top:g}; hint: pass "
@@ -218,18 +199,10 @@ def _score(value: Any, metric: str, scales: dict[str, float], where: str) -> flo
     return float(value)
 
 
-LABEL_COLUMNS = (S.EVALUATOR, S.RATER, S.LABEL_PASSED, S.LABEL_SCORE, S.SCALE_MAX)
-"""The columns a labels file may hold beside the key (`ingest wide --labels`)."""
 _TRUE, _FALSE = ("true", "1", "pass", "yes"), ("false", "0", "fail", "no")
 
 
-def parse_labels(
-    path: Path,
-    *,
-    run_id: str | None = None,
-    id_cols: str | Sequence[str] | None = None,
-    scale_max: float | str | Mapping[str, float] | None = None,
-) -> Parsed:
+def parse_labels(path: Path, opts: Options) -> Parsed:
     """One wide file of human labels (docs/tables.md#labels) into `labels` rows: the key (run_id,
     case_id, attempt, as for scores: `--id-cols`, `--run-id`), optional `evaluator` (empty:
     the execution's verdict) and `rater` (empty: "human"), and `label_passed` (true / false,
@@ -243,20 +216,18 @@ def parse_labels(
             f"{path}:1: a labels file needs a label_passed or a label_score column; "
             f"columns: {', '.join(columns)}"
         )
-    mapping, case_parts = _id_map(columns, id_cols, path)
-    if run_id is not None and S.RUN_ID in mapping:
-        raise IngestError(f"{path}: the file has a run id column; drop --run-id or --id-cols")
+    mapping, case_parts = _id_map(columns, opts.id_cols, path)
+    base = _base(path, opts, mapping)
     if path.suffix == ".csv" and S.ATTEMPT in mapping:
         df = df.with_columns(_numeric(mapping[S.ATTEMPT], df))
-    scales = parse_scale_max(scale_max, str(path))
-    base = run_id or path.name.rsplit(".", 1)[0]
+    scales = opts.scales(path)
     out = Parsed()
     seen: dict[tuple, int] = {}
     for row in df.iter_rows(named=True):
-        where = f"{path}:{row[ROW]}" if path.suffix != ".parquet" else f"{path}: row {row[ROW]}"
+        where = _where(path, row)
         key = _key(row, mapping, case_parts, base, where)
-        evaluator = _text(row.get(S.EVALUATOR))
-        rater = _text(row.get(S.RATER)) or S.DEFAULT_RATER
+        evaluator = text(row.get(S.EVALUATOR))
+        rater = text(row.get(S.RATER)) or S.DEFAULT_RATER
         passed = _passed(row.get(S.LABEL_PASSED), where)
         score = _label_number(row.get(S.LABEL_SCORE), S.LABEL_SCORE, where)
         top = _label_number(row.get(S.SCALE_MAX), S.SCALE_MAX, where)
@@ -286,10 +257,6 @@ def parse_labels(
     if not out.labels:
         raise IngestError(f"{path}: no labeled rows (every label_passed / label_score empty)")
     return out
-
-
-def _text(value: Any) -> str | None:
-    return None if value is None or value == "" else str(value)
 
 
 def _passed(value: Any, where: str) -> bool | None:
