@@ -127,6 +127,18 @@ def _latest_view(con: duckdb.DuckDBPyConnection, name: str, path: Path) -> None:
     )
 
 
+@contextmanager
+def _reading(result_set: ResultSet | None, name: str) -> Iterator[None]:
+    """A result table DuckDB cannot read (or that lacks a column a view of sql/ needs) is
+    named with its set and file."""
+    try:
+        yield
+    except duckdb.Error as exc:
+        if result_set is None or name not in result_set.tables:
+            raise
+        raise result_set.damaged(name, exc) from None
+
+
 def open_connection(
     dataset: str | Path, results: str | Path | None = None, *, read_only: bool = False
 ):
@@ -154,19 +166,26 @@ def open_connection(
     latest_tables = {
         n: p for n, p in (latest.tables if latest else {}).items() if IDENTIFIER.match(n)
     }
+    needs = {"regressions": "case_deltas", "run_trend": "run_summary"}
     if source is not None:
         for name in (*engine.OUTPUT_VIEWS, *engine.ANALYST_VIEWS):
-            con.execute(engine.sql_text(name))
+            with _reading(latest, needs.get(name, name)):
+                con.execute(engine.sql_text(name))
     for name, path in latest_tables.items():
         if source is None or name not in engine.OUTPUT_VIEWS:
-            _latest_view(con, name, path)
+            with _reading(latest, name):
+                _latest_view(con, name, path)
     if source is None:
-        needs = {"regressions": "case_deltas", "run_trend": "run_summary"}
         for name in engine.ANALYST_VIEWS:
             if needs.get(name) in latest_tables:
-                con.execute(engine.sql_text(name))
+                with _reading(latest, needs[name]):
+                    con.execute(engine.sql_text(name))
     names = sorted({n for s in sets for n in s.tables if IDENTIFIER.match(n)})
     for name in names:
+        for s in sets:
+            if name in s.tables:
+                with _reading(s, name):
+                    con.execute("select * from read_parquet($1) limit 0", [str(s.tables[name])])
         _view(con, f"{name}_all", [(s.set_id, s.tables[name]) for s in sets if name in s.tables])
     listing = [describe(s, s is latest) for s in sets]
     frame = pl.DataFrame(

@@ -98,6 +98,13 @@ def sql(
             except QueryCancelled:
                 stderr.print("query cancelled", highlight=False)
                 raise typer.Exit(130) from None
+            except ef.UsageError:
+                if opened is None or all(s.folder.is_dir() for s in opened.sets):
+                    raise
+                con.close()  # a writer replaced a set the views read: open the new one, once
+                con, found = open_connection(dataset, results, read_only=read_only)
+                opened = getattr(found, "opened", None)
+                result = run_query(con, query)
             print_result(result, csv=csv, json=json, mode=str(mode))
             if result is not None and result.is_empty():
                 for note in empty_notes(con, query, opened):

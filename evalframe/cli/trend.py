@@ -50,7 +50,7 @@ def history_and_write(
     spark_remote: str | None,
 ) -> tuple[Any, Path]:
     """series_trend and case_history of `dataset`, committed as one result set."""
-    from evalframe.cli._render import progress
+    from evalframe.cli._render import progress, say
 
     cfg = ef.load_config(config, preset=preset, threshold=threshold)
     target = default_out(dataset, out)
@@ -74,6 +74,8 @@ def history_and_write(
             dataset=dataset,
             inputs_fingerprint=fingerprint,
         )
+    for note in tables.notes:
+        stderr.print(say("{}", note))
     return tables, target
 
 
@@ -98,6 +100,19 @@ def slope_text(row: dict[str, Any], y: str, what: str) -> str:
     )
     flag = " DEGRADING" if row[f"{y}_degrading"] else ""
     return f"{what} {slope * 100:+.2f} {unit}{band}{flag}"
+
+
+def change_text(row: dict[str, Any]) -> str:
+    """The change point, named only when its Bonferroni p is below α."""
+    from evalframe._private.stats.power import ALPHA
+
+    if row["change_run_id"] is None:
+        return "change point: none (fewer than 2 runs, or no run has a pass_rate_se)"
+    found = f"at run {row['change_run_id']} (z = {row['change_z']:+.2f}, "
+    found += f"p = {row['change_p']:.3g}, Bonferroni)"
+    if row["change_p"] >= ALPHA:
+        return f"change point: none significant (the largest split is {found})"
+    return f"change point: {found}"
 
 
 def trend(
@@ -153,19 +168,7 @@ def trend(
             stdout.print(say("{} — {} runs", series_name(row), row["runs"]))
             stdout.print(say("  {}", slope_text(row, "pass_rate", "pass rate")))
             stdout.print(say("  {}", slope_text(row, "mean_score", "mean score")))
-            if row["change_run_id"] is None:
-                stdout.print(
-                    "  change point: none (fewer than 2 runs, or no run has a pass_rate_se)"
-                )
-            else:
-                stdout.print(
-                    say(
-                        "  change point: at run {} (z = {}, p = {}, Bonferroni)",
-                        row["change_run_id"],
-                        f"{row['change_z']:+.2f}",
-                        f"{row['change_p']:.3g}",
-                    )
-                )
+            stdout.print(say("  {}", change_text(row)))
         stdout.print(say("tables written to {}/", target))
     degrading = [r for r in rows if r["pass_rate_degrading"] or r["mean_score_degrading"]]
     if fail_on_degrading and degrading:
