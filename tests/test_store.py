@@ -402,3 +402,18 @@ def test_a_damaged_result_table_is_named_with_its_set_and_file(ds, damage):
     if damage == "zero bytes":
         with pytest.raises(ef.ResultsNotFoundError, match=re.escape(str(path))):
             ef.read_results(ds, "run_summary")
+
+
+def test_rescoring_an_out_folder_whose_table_became_a_folder_writes_a_whole_new_set(ds, tmp_path):
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["score", str(ds), "-o", str(out)]).exit_code == 0
+    old = out.resolve()
+    old.chmod(0o755)
+    (old / "run_summary.parquet").unlink()
+    (old / "run_summary.parquet").mkdir()
+    assert runner.invoke(app, ["score", str(ds), "-o", str(out), "-t", "0.6"]).exit_code == 0
+    config_id = ef.load_config(threshold=0.6).config_id
+    for table in ("run_summary", "case_summary", "execution_scores"):
+        assert pl.read_parquet(out / f"{table}.parquet")["config_id"].unique().to_list() == [
+            config_id
+        ]

@@ -511,7 +511,7 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 def empty_notes(con: duckdb.DuckDBPyConnection, query: str, opened: Opened | None) -> list[Text]:
     """For each latest-set view (or analyst view over one) the query names that is empty
     while other result sets hold rows of its table: a note naming those sets and how to read
-    them (`NAME_all where result_set = '...'`). A query answering nothing says why."""
+    them (`NAME_all where result_set = '...'`); after row queries and aggregates alike."""
     if opened is None:
         return []
     order = {s.set_id: k for k, s in enumerate(opened.sets)}
@@ -644,7 +644,7 @@ def interactive(
         try:
             result = run_query(con, query)
             print_result(result, csv=csv, json=json, mode=mode)
-            if result is not None and result.is_empty():
+            if result is not None:  # row queries and aggregates alike
                 for note in empty_notes(con, query, opened):
                     stderr.print(note, highlight=False)
         except UsageError as exc:  # DuckDB's message quotes values: shown literally

@@ -106,7 +106,7 @@ def sql(
                 opened = getattr(found, "opened", None)
                 result = run_query(con, query)
             print_result(result, csv=csv, json=json, mode=str(mode))
-            if result is not None and result.is_empty():
+            if result is not None:  # row queries and aggregates alike
                 for note in empty_notes(con, query, opened):
                     stderr.print(note, highlight=False)
     finally:
