@@ -99,6 +99,7 @@ def test_a_smaller_demo_drops_the_deltas_of_a_larger_one(tmp_path):
         "execution_scores",
         "judge_agreement",
         "run_summary",
+        "variance_components",
     ]
     with pytest.raises(ResultsNotFoundError, match="no table 'case_deltas'"):
         ef.read_results(demo, "case_deltas")
@@ -215,6 +216,7 @@ def test_out_folder_is_one_set_replaced_whole_and_sql_opens_it(ds, tmp_path):
         "execution_scores.parquet",
         "judge_agreement.parquet",
         "run_summary.parquet",
+        "variance_components.parquet",
     ]
     meta = ef.read_metadata(out / "run_summary.parquet")
     assert json.loads(meta["evalframe.config"]) == json.loads(

@@ -37,7 +37,10 @@ def test_valid_input_passes():
 def test_missing_required_column():
     frame = _scores().drop("evaluator")
     problems = _problems(scores=frame)
-    assert "scores.evaluator: required column is missing" in problems
+    assert (
+        "scores.evaluator: required column is missing (the table has run_id, case_id, score, "
+        "scale_max)" in problems
+    )
 
 
 def test_wrong_type():
