@@ -32,6 +32,7 @@ import polars as pl
 from evalframe._private import schema as S
 from evalframe._private.rules.constants import MDE_FACTOR, Z_95
 from evalframe._private.rules.wilson import effective_n, wilson_high, wilson_low
+from evalframe._private.stats.power import ALPHA
 
 __all__ = [
     "INTERVALS_NOTE",
@@ -39,6 +40,7 @@ __all__ = [
     "MDE_FACTOR",
     "RATE_INTERVAL",
     "case_counts",
+    "change_point_text",
     "has_paired_cases",
     "ms",
     "no_scored_execution",
@@ -398,3 +400,14 @@ def case_counts(r: Mapping[str, Any], pair_cases: pl.DataFrame, limits: Any = No
             )
         parts.append(text)
     return "cases: " + ", ".join(parts)
+
+
+def change_point_text(row: Mapping[str, Any]) -> str:
+    """A series_trend row's change point, named only when its Bonferroni p is below α."""
+    if row["change_run_id"] is None:
+        return "change point: none (fewer than 2 runs, or no run has a pass_rate_se)"
+    found = f"at run {row['change_run_id']} (z = {row['change_z']:+.2f}, "
+    found += f"p = {row['change_p']:.3g}, Bonferroni)"
+    if row["change_p"] >= ALPHA:
+        return f"change point: none significant (the largest split is {found})"
+    return f"change point: {found}"

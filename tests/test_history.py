@@ -5,6 +5,7 @@ Exact references: tests/reference_history.py (fractions; Φ from math.erf)."""
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import re
@@ -519,13 +520,77 @@ def test_unknown_series_column_is_exit_2_naming_the_runs_columns(tmp_path) -> No
         assert result.exit_code == 2
         text = " ".join(result.output.split())
         assert "--series 'modle' is not a column of the runs table" in text
-        assert "created_at, model" in text
+        assert "the runs table has model;" in text
         assert not (tmp_path / command).exists()
 
 
-def test_bad_window_is_exit_2(tmp_path) -> None:
+def test_flaky_top_lists_the_worst_candidates_and_says_how_many(tmp_path) -> None:
+    data = _flaky_dataset(tmp_path / "data", 10, drift=0.0, noise=0.45)
+    result = _cli("flaky", str(data), "--top", "2", "-o", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    assert "quarantine candidates, the worst 2 of 11" in result.output
+    assert "case08" in result.output and "case00" in result.output
+    assert result.output.count("(all runs) │ case") == 2
+    assert "all 11: --json, or case_history where quarantine" in result.output
+    listed = _cli("flaky", str(data), "--top", "2", "--json", "-o", str(tmp_path / "json"))
+    assert len(json.loads(listed.stdout)) == 11
+
+
+def test_list_series_column_is_exit_2_naming_its_type(tmp_path) -> None:
     data = _flaky_dataset(tmp_path / "data", 3)
-    assert _cli("trend", str(data), "--window", "0").exit_code == 2
+    runs = pl.read_parquet(data / "runs.parquet").with_columns(tags=pl.lit(["x", "y"]))
+    runs.write_parquet(data / "runs.parquet")
+    for command in ("trend", "flaky", "compare"):
+        result = _cli(command, str(data), "--series", "tags", "-o", str(tmp_path / command))
+        assert result.exit_code == 2, result.output
+        text = " ".join(result.output.split())
+        assert "--series 'tags' is a List(String) column of the runs table" in text
+        assert not (tmp_path / command).exists()
+
+
+@pytest.mark.parametrize("window", ["0", "-1", "2147483648", "9223372036854775808"])
+def test_window_out_of_range_is_exit_2_naming_the_option(tmp_path, window) -> None:
+    data = _flaky_dataset(tmp_path / "data", 3)
+    result = _cli("trend", str(data), "--window", window, "-o", str(tmp_path / "out"))
+    assert result.exit_code == 2
+    assert f"--window must be a number of runs from 1 to 2,147,483,647, not {window}" in (
+        " ".join(result.output.split())
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_trend_over_alternating_models_notes_the_series(tmp_path) -> None:
+    data = _flaky_dataset(tmp_path / "data", 4)
+    mixed = _cli("trend", str(data), "-o", str(tmp_path / "a"))
+    assert mixed.exit_code == 0, mixed.output
+    text = " ".join(mixed.output.split())
+    assert "one trend is fitted across runs of different series" in text
+    assert "model (3 of 3 pairs, e.g. run0 [a] → run1 [b])" in text
+    assert "pass --series model" in text
+    split = _cli("trend", str(data), "--series", "model", "-o", str(tmp_path / "b"))
+    assert "different series" not in split.output
+
+
+@pytest.mark.parametrize(
+    ("p", "shown"),
+    [
+        (0.049, "change point: at run r3 (z = -2.50, p = 0.049, Bonferroni)"),
+        (
+            0.05,
+            "change point: none significant (the largest split is at run r3 (z = -2.50, "
+            "p = 0.05, Bonferroni))",
+        ),
+        (
+            1.0,
+            "change point: none significant (the largest split is at run r3 (z = -2.50, "
+            "p = 1, Bonferroni))",
+        ),
+    ],
+)
+def test_trend_names_a_change_point_only_below_alpha(p, shown) -> None:
+    from evalframe.format import change_point_text
+
+    assert change_point_text({"change_run_id": "r3", "change_z": -2.5, "change_p": p}) == shown
 
 
 @pytest.mark.slow
@@ -534,9 +599,7 @@ def test_flaky_lists_quarantine_candidates_worst_first(tmp_path) -> None:
     out = tmp_path / "out"
     result = _cli("flaky", str(data), "--json", "-o", str(out))
     assert result.exit_code == 0, result.output
-    import json
-
-    rows = json.loads(result.output)
+    rows = json.loads(result.stdout)
     history = pl.read_parquet(out / "case_history.parquet")
     want = history.filter(pl.col(S.QUARANTINE)).height
     assert len(rows) == want > 0

@@ -49,6 +49,7 @@ def test_results_lists_the_sets_with_provenance(scored):
                 "execution_scores",
                 "judge_agreement",
                 "run_summary",
+                "variance_components",
             ],
             False,
         ),

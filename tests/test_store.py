@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -99,6 +100,7 @@ def test_a_smaller_demo_drops_the_deltas_of_a_larger_one(tmp_path):
         "execution_scores",
         "judge_agreement",
         "run_summary",
+        "variance_components",
     ]
     with pytest.raises(ResultsNotFoundError, match="no table 'case_deltas'"):
         ef.read_results(demo, "case_deltas")
@@ -215,6 +217,7 @@ def test_out_folder_is_one_set_replaced_whole_and_sql_opens_it(ds, tmp_path):
         "execution_scores.parquet",
         "judge_agreement.parquet",
         "run_summary.parquet",
+        "variance_components.parquet",
     ]
     meta = ef.read_metadata(out / "run_summary.parquet")
     assert json.loads(meta["evalframe.config"]) == json.loads(
@@ -363,3 +366,55 @@ def test_a_loaded_dataset_never_reads_a_newer_commit_of_its_inputs(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"\.evalframe/inputs/v-"):
         ds.scores.select(pl.len()).collect()
     assert ef.load_dataset(data).scores.select(pl.len()).collect().item() > before
+
+
+def test_sql_reads_again_when_a_commit_replaced_the_set_it_opened(ds, tmp_path, monkeypatch):
+    assert runner.invoke(app, ["score", str(ds)]).exit_code == 0
+    real_open = ef.sql_connection
+    opened = []
+
+    def open_then_commit(*args, **kwargs):
+        con, found = real_open(*args, **kwargs)
+        if not opened:  # a writer commits the same set between opening and the query
+            assert runner.invoke(app, ["score", str(ds)]).exit_code == 0
+        opened.append(found)
+        return con, found
+
+    monkeypatch.setattr(ef, "sql_connection", open_then_commit)
+    code, text = _exit(["sql", str(ds), "select count(*) as n from run_summary", "--csv"])
+    assert (code, text) == (0, "n 3")
+    assert len(opened) == 2
+
+
+@pytest.mark.parametrize("damage", ["zero bytes", "wrong columns"])
+def test_a_damaged_result_table_is_named_with_its_set_and_file(ds, damage):
+    assert runner.invoke(app, ["score", str(ds)]).exit_code == 0
+    (slot,) = (ds / "results").glob("result_set=*")
+    path = slot.resolve() / "run_summary.parquet"
+    path.chmod(0o644)
+    if damage == "zero bytes":
+        path.write_bytes(b"")
+    else:
+        pl.DataFrame({"a": [1]}).write_parquet(path)
+    code, text = _exit(["sql", str(ds), "select count(*) from run_summary"])
+    assert code == 2
+    assert "result table run_summary of set" in text and str(path) in text
+    assert "hint: re-run `evalframe score`" in text
+    if damage == "zero bytes":
+        with pytest.raises(ef.ResultsNotFoundError, match=re.escape(str(path))):
+            ef.read_results(ds, "run_summary")
+
+
+def test_rescoring_an_out_folder_whose_table_became_a_folder_writes_a_whole_new_set(ds, tmp_path):
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["score", str(ds), "-o", str(out)]).exit_code == 0
+    old = out.resolve()
+    old.chmod(0o755)
+    (old / "run_summary.parquet").unlink()
+    (old / "run_summary.parquet").mkdir()
+    assert runner.invoke(app, ["score", str(ds), "-o", str(out), "-t", "0.6"]).exit_code == 0
+    config_id = ef.load_config(threshold=0.6).config_id
+    for table in ("run_summary", "case_summary", "execution_scores"):
+        assert pl.read_parquet(out / f"{table}.parquet")["config_id"].unique().to_list() == [
+            config_id
+        ]

@@ -667,3 +667,15 @@ def test_sweep_progress_never_reads_none_on_a_terminal(demo, tmp_path):
     assert "None" not in text
     assert "0/6 configs" in text  # the total is known from the start
     assert "6/6 configs" in text
+
+
+@pytest.mark.parametrize(
+    "query", ["select count(*) as n from run_summary", "select avg(pass_rate) from run_summary"]
+)
+def test_sql_notes_an_aggregate_over_a_view_the_latest_set_leaves_empty(two_sets, query):
+    data, compared, sweep_set = two_sets
+    result = runner.invoke(app, ["sql", str(data), query, "--csv"])
+    assert result.exit_code == 0, result.output
+    note = " ".join(result.stderr.split())
+    assert f"note: run_summary of the latest result set {sweep_set} has no rows" in note
+    assert f"select * from run_summary_all where result_set = '{compared}'" in note

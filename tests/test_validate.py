@@ -37,7 +37,10 @@ def test_valid_input_passes():
 def test_missing_required_column():
     frame = _scores().drop("evaluator")
     problems = _problems(scores=frame)
-    assert "scores.evaluator: required column is missing" in problems
+    assert (
+        "scores.evaluator: required column is missing (the table has run_id, case_id, score, "
+        "scale_max)" in problems
+    )
 
 
 def test_wrong_type():
@@ -159,6 +162,49 @@ def test_missing_dataset_and_missing_scores_table(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(ef.DatasetNotFoundError, match="no `scores` table"):
         ef.load_dataset(tmp_path / "empty")
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_a_csv_file_or_a_folder_of_csv_files_points_to_ingest(tmp_path, engine):
+    csv = tmp_path / "scores.csv"
+    csv.write_text("case_id,evaluator,score\na,m,0.5\n")
+    with pytest.raises(ef.UsageError, match=r"scores\.csv is a \.csv file, not a dataset; hint"):
+        ef.score_tables(csv, engine=engine)
+    with pytest.raises(ef.DatasetNotFoundError) as caught:
+        ef.score_tables(tmp_path, engine=engine)
+    assert "hint: it holds scores.csv: evalframe reads Parquet tables" in str(caught.value)
+    assert "`evalframe ingest wide FILE --to DATASET`" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("change", "problem", "hint"),
+    [
+        (
+            lambda s: s.drop("score"),
+            "scores.score: required column is missing (the table has run_id, case_id, evaluator)",
+            "hint: fix the rows above in the source tables.",
+        ),
+        (
+            lambda s: pl.concat([s, s]),
+            "scores.run_id, case_id, attempt, evaluator: duplicate key (keys listed) (1 row)",
+            "hint: fix the rows above in the source tables; a run ingested twice is replaced "
+            "with `evalframe ingest ... --replace`.",
+        ),
+        (
+            lambda s: s.with_columns(score=pl.lit(float("nan"))),
+            "scores.score: score is NaN or infinite (1 row)",
+            "hint: fix the rows above in the source tables, or pass --clamp (clamp=True) to "
+            "clamp out-of-range scores and turn NaN/inf into null.",
+        ),
+    ],
+)
+def test_each_problem_gets_the_hint_that_fits_it(tmp_path, change, problem, hint):
+    scores = pl.DataFrame({"run_id": ["r"], "case_id": ["c"], "evaluator": ["m"], "score": [0.5]})
+    change(scores).write_parquet(tmp_path / "scores.parquet")
+    with pytest.raises(ef.ValidationError) as caught:
+        ef.load_dataset(tmp_path)
+    lines = str(caught.value).splitlines()
+    assert lines[1].startswith(f"  - {problem}") and lines[-1] == hint
 
 
 TIME_TEXTS = [  # created_at text -> the naive UTC timestamp both engines read (None: refused)

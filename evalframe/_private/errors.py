@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from evalframe._private import schema as S
+
 
 class EvalframeError(Exception):
     """Base class of every error evalframe raises on purpose (CLI exit code 2)."""
@@ -117,11 +119,19 @@ class ValidationError(EvalframeError):
         self.problems = tuple(problems)
         lines = [f"{len(self.problems)} problem(s) in the input tables:"]
         lines += [f"  - {p.render()}" for p in self.problems]
-        lines.append(
-            "hint: fix the rows above in the source tables, or pass --clamp (clamp=True) to "
-            "clamp out-of-range scores and turn NaN/inf into null."
-        )
+        lines.append(_hint(self.problems))
         super().__init__("\n".join(lines))
+
+
+def _hint(problems: tuple[Problem, ...]) -> str:
+    """The hint that fits the problems: --clamp only for score values it would fix."""
+    hint = "hint: fix the rows above in the source tables"
+    if any(p.table == S.SCORES and p.column == S.SCORE and p.count for p in problems):
+        clamp = "--clamp (clamp=True) to clamp out-of-range scores and turn NaN/inf into null"
+        return f"{hint}, or pass {clamp}."
+    if any(p.message.startswith("duplicate key") for p in problems):
+        return f"{hint}; a run ingested twice is replaced with `evalframe ingest ... --replace`."
+    return f"{hint}."
 
 
 class ConfigDeprecationWarning(UserWarning):

@@ -222,7 +222,7 @@ HistorySeriesOpt = Annotated[
 ]
 WindowOpt = Annotated[
     int | None,
-    typer.Option("--window", min=1, metavar="N", help="Keep the last N runs of each series."),
+    typer.Option("--window", metavar="N", help="Keep the last N runs of each series."),
 ]
 
 

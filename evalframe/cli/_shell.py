@@ -335,10 +335,11 @@ def dot_command(line: str, mode: str) -> str | None:
 
 def run_and_print(con: duckdb.DuckDBPyConnection, query: str, opened: Any, **show: Any) -> None:
     """Run `query`, print its result (`show`: print_result's csv, json, mode) and, when it
-    answers nothing, the notes on empty views; raises QueryCancelled on Ctrl-C."""
+    reads an empty latest-set view (row queries and aggregates alike), the notes on it;
+    raises QueryCancelled on Ctrl-C."""
     result = run_query(con, query)
     print_result(result, **show)
-    if result is not None and result.is_empty():
+    if result is not None:
         for note in opened.empty_notes(con, query):
             stderr.print(message_text(note), highlight=False)
 

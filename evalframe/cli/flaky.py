@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
+import typer
+
 from evalframe.cli._console import stdout
 from evalframe.cli._options import (
     ClampOpt,
@@ -25,6 +29,12 @@ def flaky(
     dataset: DatasetArg,
     series: HistorySeriesOpt = None,
     window: WindowOpt = None,
+    top: Annotated[
+        int,
+        typer.Option(
+            "--top", min=0, help="How many candidates to list (worst first); --json lists all."
+        ),
+    ] = 20,
     config: ConfigOpt = None,
     preset: PresetOpt = None,
     threshold: ThresholdOpt = None,
@@ -37,9 +47,9 @@ def flaky(
 ) -> None:
     """The quarantine candidates of the runs' history: write series_trend and case_history
     and list the cases case_history quarantines, worst first (highest flip_rate, then most
-    runs, then series and case_id).
+    runs, then series and case_id); --top N of them, all with --json.
 
-    Example: [bold]evalframe flaky runs/ --series model --window 20[/bold]
+    Example: [bold]evalframe flaky runs/ --series model --window 20 --top 10[/bold]
     """
     import polars as pl
     from rich.table import Table
@@ -78,13 +88,17 @@ def flaky(
             )
         )
     else:
+        shown = f"the worst {top} of " if top < candidates.height else "worst first, "
         table = Table(
-            title=f"quarantine candidates, worst first ({candidates.height})",
+            title=f"quarantine candidates, {shown}{candidates.height}",
             title_justify="left",
+            caption=None
+            if top >= candidates.height
+            else f"all {candidates.height}: --json, or case_history where quarantine",
         )
         for header in ("series", "case", "runs", "passes", "flips", "flip rate", "shrunk", "last"):
             table.add_column(header, justify="left" if header in ("series", "case") else "right")
-        for r in candidates.iter_rows(named=True):
+        for r in candidates.head(top).iter_rows(named=True):
             table.add_row(
                 id_text(series_name(r)),
                 id_text(r["case_id"]),

@@ -83,7 +83,14 @@ def sql(
             with line_editing() as read:
                 interactive(con, opened, read=read, csv=csv, json=json, mode=str(mode))
         else:
-            run_and_print(con, query, opened, csv=csv, json=json, mode=str(mode))
+            try:
+                run_and_print(con, query, opened, csv=csv, json=json, mode=str(mode))
+            except ef.UsageError:
+                if all(s.folder.is_dir() for s in opened.sets):
+                    raise
+                con.close()  # a commit replaced a set the views read: open the new one, once
+                con, opened = ef.sql_connection(dataset, results, read_only=read_only)
+                run_and_print(con, query, opened, csv=csv, json=json, mode=str(mode))
     except QueryCancelled:
         stderr.print("query cancelled", highlight=False)
         raise typer.Exit(130) from None

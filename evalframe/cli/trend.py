@@ -28,6 +28,7 @@ from evalframe.cli._options import (
     compute_and_write,
     default_out,
 )
+from evalframe.cli._render import message_text
 
 NO_SERIES = "(all runs)"
 """How the one series of all runs is named when --series is not given."""
@@ -58,6 +59,8 @@ def history_and_write(
         message,
         lambda: ef.history_tables(dataset, cfg, **options),
     )
+    for note in tables.notes:
+        stderr.print(message_text(note))
     return tables, target
 
 
@@ -114,6 +117,7 @@ def trend(
     Example: [bold]evalframe trend runs/ --series model --window 20 --fail-on-degrading[/bold]
     """
     from evalframe.cli._render import print_json, say
+    from evalframe.format import change_point_text
 
     tables, target = history_and_write(
         dataset,
@@ -137,19 +141,7 @@ def trend(
             stdout.print(say("{} — {} runs", series_name(row), row["runs"]))
             stdout.print(say("  {}", slope_text(row, "pass_rate", "pass rate")))
             stdout.print(say("  {}", slope_text(row, "mean_score", "mean score")))
-            if row["change_run_id"] is None:
-                stdout.print(
-                    "  change point: none (fewer than 2 runs, or no run has a pass_rate_se)"
-                )
-            else:
-                stdout.print(
-                    say(
-                        "  change point: at run {} (z = {}, p = {}, Bonferroni)",
-                        row["change_run_id"],
-                        f"{row['change_z']:+.2f}",
-                        f"{row['change_p']:.3g}",
-                    )
-                )
+            stdout.print(say("  {}", change_point_text(row)))
         stdout.print(say("tables written to {}/", target))
     degrading = [r for r in rows if r["pass_rate_degrading"] or r["mean_score_degrading"]]
     if fail_on_degrading and degrading:

@@ -32,16 +32,32 @@ NO_SERIES = "(none)"
 """How a null series value is named in messages (it is a series of its own)."""
 
 
+def check_series(schema: pl.Schema, series: str | None) -> None:
+    """A UsageError (exit 2) when `series` is not a column of plain values of the runs table
+    whose `schema` is given: it names the column and the columns there are."""
+    if series is None:
+        return
+    names = schema.names()
+    if series in names and schema[series].is_nested():
+        raise UsageError(
+            f"--series {series!r} is a {schema[series]} column of the runs table; a series "
+            "is one value per run; hint: pass a column of plain values (e.g. model, target)."
+        )
+    if series not in names:
+        usable = [n for n in names if n not in (S.RUN_ID, S.CREATED_AT, S.CONFIG_ID)]
+        raise UsageError(
+            f"--series {series!r} is not a column of the runs table; the runs table has "
+            f"{', '.join(usable) or 'no column besides run_id'}; hint: pass one of those "
+            "columns (e.g. model, target), or leave --series out."
+        )
+
+
 def _ordered_runs(frame: pl.LazyFrame, series: str | None) -> pl.DataFrame:
     """run_id, created_at and the series value (text; null its own series) per run, ordered
     by created_at (null last), then run_id."""
-    names = frame.collect_schema().names()
-    if series is not None and series not in names:
-        usable = [n for n in names if n not in (S.RUN_ID, S.CREATED_AT, S.CONFIG_ID)]
-        raise UsageError(
-            f"--series {series!r} is not a column of the runs table; hint: one of "
-            f"{', '.join(usable) or '(the runs table has no other column)'}."
-        )
+    schema = frame.collect_schema()
+    check_series(schema, series)
+    names = schema.names()
     has_time = S.CREATED_AT in names
     return (
         frame.group_by(S.RUN_ID)
@@ -125,7 +141,10 @@ def pairs_for(
 
 
 def series_note(
-    runs_frame: pl.DataFrame | pl.LazyFrame, pairs: Sequence[tuple[str, str]]
+    runs_frame: pl.DataFrame | pl.LazyFrame,
+    pairs: Sequence[tuple[str, str]],
+    lead: str = "these pairs compare runs of different series",
+    remedy: str = "to pair runs within a series only",
 ) -> str | None:
     """Without --series: when compared pairs join runs that differ in a column that usually
     tells series apart (SERIES_CANDIDATES present in the runs frame), a note naming the
@@ -164,8 +183,4 @@ def series_note(
     if not crossing:
         return None
     options = " or ".join(f"--series {c.split(' ', 1)[0]}" for c in crossing)
-    return (
-        "note: these pairs compare runs of different series: "
-        + "; ".join(crossing)
-        + f"; to pair runs within a series only, pass {options}."
-    )
+    return f"note: {lead}: " + "; ".join(crossing) + f"; {remedy}, pass {options}."

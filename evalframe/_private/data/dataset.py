@@ -93,20 +93,54 @@ def open_tables(path: str | Path) -> dict[str, pl.LazyFrame | None]:
     elif path.is_file():
         tables = _read_duckdb(path, problems)
     else:
-        raise DatasetNotFoundError(
-            f"dataset {path} does not exist; hint: pass a folder holding scores.parquet "
-            "(or a scores/ folder of Parquet files), or a DuckDB database file. "
-            "`evalframe demo` writes an example."
-        )
+        raise missing_dataset(path)
     if problems:
         raise ValidationError(problems)
     if tables.get(S.SCORES) is None:
-        raise DatasetNotFoundError(
-            f"dataset {path} has no `scores` table (looked for scores.parquet, scores/*.parquet"
-            " or a DuckDB table named scores); hint: `scores` is the one required table, "
-            "see docs/tables.md."
-        )
+        raise no_scores_table(path)
     return tables
+
+
+def missing_dataset(path: Path) -> DatasetNotFoundError:
+    return DatasetNotFoundError(
+        f"dataset {path} does not exist; hint: pass a folder holding scores.parquet "
+        "(or a scores/ folder of Parquet files), or a DuckDB database file. "
+        "`evalframe demo` writes an example."
+    )
+
+
+def no_scores_table(path: Path) -> DatasetNotFoundError:
+    """The error for a dataset without scores; it names the CSV/JSON files a folder holds."""
+    files = path.iterdir() if path.is_dir() else ()
+    found = sorted(p.name for p in files if p.suffix.lower() in TEXT_TABLES)
+    hint = (
+        f"it holds {', '.join(found[:5])}: {INGEST_HINT}"
+        if found
+        else "`scores` is the one required table, see docs/tables.md."
+    )
+    return DatasetNotFoundError(
+        f"dataset {path} has no `scores` table (looked for scores.parquet, scores/*.parquet"
+        f" or a DuckDB table named scores); hint: {hint}"
+    )
+
+
+TEXT_TABLES = (".csv", ".json", ".jsonl")
+"""Files users hand over as a dataset that evalframe reads only through `ingest`."""
+INGEST_HINT = (
+    "evalframe reads Parquet tables; `evalframe ingest wide FILE --to DATASET` turns a CSV or "
+    "JSONL file with one row per execution and one column per metric into a dataset, and "
+    "`evalframe ingest FORMAT` reads other tools' files (docs/ingest.md)."
+)
+
+
+def not_a_dataset(path: Path, exc: BaseException) -> UsageError:
+    """The error for a file that is not a DuckDB database (a CSV file given as DATASET, ...)."""
+    if path.suffix.lower() in TEXT_TABLES:
+        return UsageError(f"{path} is a {path.suffix} file, not a dataset; hint: {INGEST_HINT}")
+    return UsageError(
+        f"{path} is neither a dataset folder nor a DuckDB database ({exc}); hint: pass "
+        "a folder of Parquet tables or a .duckdb file."
+    )
 
 
 def load_dataset(path: str | Path, *, clamp: bool = False) -> Dataset:
@@ -380,10 +414,7 @@ def _read_duckdb(
     try:
         con = duckdb.connect(str(path), read_only=True)
     except duckdb.Error as exc:
-        raise UsageError(
-            f"{path} is neither a dataset folder nor a DuckDB database ({exc}); hint: pass "
-            "a folder of Parquet tables or a .duckdb file."
-        ) from None
+        raise not_a_dataset(path, exc) from None
     try:
         present = {
             row[0]

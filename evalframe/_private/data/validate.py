@@ -192,7 +192,9 @@ def check_schemas(tables: dict[str, pl.LazyFrame | None]) -> dict[str, pl.Schema
         for col, (dtype, required, _default) in cols.items():
             if col not in actual:
                 if required:
-                    problems.append(Problem(name, col, "required column is missing", 0))
+                    found = ", ".join(actual.names()[:12]) or "no columns"
+                    message = f"required column is missing (the table has {found})"
+                    problems.append(Problem(name, col, message, 0))
             elif not _type_ok(actual[col], dtype):
                 problems.append(
                     Problem(

@@ -19,6 +19,7 @@ from typing import Any
 import polars as pl
 
 from evalframe._private import schema as S
+from evalframe._private.compare.pairs import check_series, pairs_for, series_note
 from evalframe._private.config import Config
 from evalframe._private.data.dataset import Dataset, open_tables
 from evalframe._private.errors import UsageError
@@ -27,36 +28,30 @@ from evalframe._private.pipeline.tables import Tables
 from evalframe._private.summaries.history import case_history, series_trend
 
 
-def _runs_columns(dataset: Any) -> list[str]:
-    """The columns of the dataset's runs table ([] without one)."""
-    runs = dataset.runs if isinstance(dataset, Dataset) else open_tables(dataset).get(S.RUNS)
-    return [] if runs is None else runs.collect_schema().names()
+def _runs(dataset: Any) -> pl.LazyFrame | None:
+    """The dataset's runs table (None without one)."""
+    return dataset.runs if isinstance(dataset, Dataset) else open_tables(dataset).get(S.RUNS)
 
 
-def check_series(dataset: Any, series: str | None) -> None:
-    """A UsageError (exit 2) naming the runs table, the column and the columns that
-    exist, when `series` is not a column of the runs table."""
-    if series is None:
-        return
-    names = _runs_columns(dataset)
-    if series not in names:
-        usable = [n for n in names if n != S.RUN_ID]
-        raise UsageError(
-            f"--series {series!r} is not a column of the runs table; the runs table has "
-            f"{_listed(usable, names)}; "
-            "hint: pass one of those columns (e.g. model, target), or leave --series out."
-        )
+def series_mix_note(dataset: Any, series: str | None) -> str | None:
+    """Without `series`: the note `compare` gives when consecutive runs of the history differ
+    in a column that usually tells series apart (model, target, ...); None otherwise."""
+    runs = _runs(dataset)
+    if series is not None or runs is None:
+        return None
+    lead = "one trend is fitted across runs of different series (consecutive runs)"
+    return series_note(runs, pairs_for(runs, mode="consecutive"), lead, "for a trend per series")
 
 
-def _listed(usable: list[str], names: list[str]) -> str:
-    if usable:
-        return ", ".join(usable)
-    return "no column besides run_id" if names else "no columns (the dataset has no runs table)"
+MAX_WINDOW = 2**31 - 1
+"""The largest --window: more runs than any history holds."""
 
 
 def check_window(window: int | None) -> None:
-    if window is not None and (isinstance(window, bool) or window < 1):
-        raise UsageError(f"--window must be a positive number of runs, not {window!r}.")
+    if window is not None and (isinstance(window, bool) or not 1 <= window <= MAX_WINDOW):
+        raise UsageError(
+            f"--window must be a number of runs from 1 to {MAX_WINDOW:,}, not {window!r}."
+        )
 
 
 def history_tables(
@@ -82,7 +77,8 @@ def history_tables(
     cfg = config if config is not None else Config()
     check_window(window)
     check_request(engine, dataset, cfg, memory_limit=memory_limit, spark_remote=spark_remote)
-    check_series(dataset, series)
+    runs = _runs(dataset)
+    check_series(pl.Schema() if runs is None else runs.collect_schema(), series)
     opts = _Options(series, window, cfg.history.min_runs, cfg.history.flaky_flip_rate)
     if engine == "spark":
         tables = _spark(dataset, cfg, opts, clamp=clamp, remote=spark_remote)
@@ -96,6 +92,7 @@ def history_tables(
             tables = dict(zip(S.HISTORY_TABLES, pl.collect_all([trend, cases]), strict=True))
     out: Tables[pl.DataFrame] = Tables(tables)
     out.path = engine
+    out.notes = [n for n in [series_mix_note(dataset, series)] if n]
     return out
 
 

@@ -16,6 +16,8 @@ dataset's tables and result sets and nothing else, and writes nowhere.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -126,6 +128,18 @@ def _latest_view(con: duckdb.DuckDBPyConnection, name: str, path: Path) -> None:
     )
 
 
+@contextmanager
+def _reading(result_set: ResultSet | None, name: str) -> Iterator[None]:
+    """A result table DuckDB cannot read (or that lacks a column a view of sql/ needs) is
+    named with its set and file."""
+    try:
+        yield
+    except duckdb.Error as exc:
+        if result_set is None or name not in result_set.tables:
+            raise
+        raise result_set.damaged(name, exc) from None
+
+
 def sql_connection(
     dataset: str | Path, results: str | Path | None = None, *, read_only: bool = False
 ) -> tuple[duckdb.DuckDBPyConnection, Opened]:
@@ -159,16 +173,23 @@ def sql_connection(
     }
     if source is not None:
         for name in (*engine.OUTPUT_VIEWS, *engine.ANALYST_VIEWS):
-            con.execute(engine.sql_text(name))
+            with _reading(latest, ANALYST_SOURCES.get(name, name)):
+                con.execute(engine.sql_text(name))
     for name, path in latest_tables.items():
         if source is None or name not in engine.OUTPUT_VIEWS:
-            _latest_view(con, name, path)
+            with _reading(latest, name):
+                _latest_view(con, name, path)
     if source is None:
         for name in engine.ANALYST_VIEWS:
             if ANALYST_SOURCES.get(name) in latest_tables:
-                con.execute(engine.sql_text(name))
+                with _reading(latest, ANALYST_SOURCES[name]):
+                    con.execute(engine.sql_text(name))
     names = sorted({n for s in sets for n in s.tables if IDENTIFIER.match(n)})
     for name in names:
+        for s in sets:
+            if name in s.tables:
+                with _reading(s, name):
+                    con.execute("select * from read_parquet($1) limit 0", [str(s.tables[name])])
         _view(con, f"{name}_all", [(s.set_id, s.tables[name]) for s in sets if name in s.tables])
     columns: dict[str, Any] = {
         "latest": pl.Boolean,

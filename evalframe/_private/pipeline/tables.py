@@ -41,6 +41,9 @@ class Tables(dict[str, FrameT]):
     """`compare_tables`: the (baseline, candidate) run ids compared, in order."""
     scored: Tables[Any] | None
     """`compare_tables`: the `score_tables` result the deltas came from."""
+    notes: list[str]
+    """What a reader of the tables should know (the CLI prints each on stderr), e.g. that
+    `history_tables` fitted one trend across runs of different models."""
 
     def __init__(self, tables: Mapping[str, FrameT] | None = None) -> None:
         super().__init__(tables or {})
@@ -49,6 +52,7 @@ class Tables(dict[str, FrameT]):
         self.spill = None
         self.pairs = []
         self.scored = None
+        self.notes = []
 
 
 ScoreTables = Tables

@@ -190,10 +190,20 @@ class ResultSet:
             )
         try:
             return pl.read_parquet(path)
-        except Exception:
+        except Exception as exc:
             if not path.exists():
                 raise self._replaced() from None
-            raise
+            raise self.damaged(name, exc) from None
+
+    def damaged(self, name: str, exc: BaseException) -> ResultsNotFoundError:
+        """The error for a table of this set that cannot be read as evalframe wrote it."""
+        path = self.tables.get(name, self.folder / f"{name}.parquet")
+        wrote = " / ".join(f"`evalframe {c}`" for c in self.commands) or "the command"
+        return ResultsNotFoundError(
+            f"result table {name} of set {self.set_id} ({path}) cannot be read as evalframe "
+            f"wrote it: {type(exc).__name__}: {str(exc).splitlines()[0]}; "
+            f"hint: re-run {wrote} to write the set again, or move the file away."
+        )
 
 
 def _manifest_path(version: Path) -> Path:
@@ -971,8 +981,14 @@ def looks_like_dataset(path: Path) -> bool:
 
 def open_results(path: str | Path) -> ResultStore | ResultFolder:
     """The results at `path`: a dataset (its DATASET/results), a store, or one set's folder
-    (an --out folder, or any folder of `<table>.parquet` files)."""
+    (an --out folder, or any folder of `<table>.parquet` files). A path that does not exist
+    is a ResultsNotFoundError."""
     p = normal_path(path)
+    if not p.exists() and not p.is_symlink():
+        raise ResultsNotFoundError(
+            f"{path} does not exist; hint: pass a dataset folder, a results store or a "
+            "folder written with --out."
+        )
     if p.exists() and not p.is_symlink() and looks_like_dataset(p):
         p = normal_path(default_store(p))
     if is_store(p):

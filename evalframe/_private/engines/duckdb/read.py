@@ -19,7 +19,13 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.config import parse_memory_limit
-from evalframe._private.data.dataset import outer_hive_keys, table_files
+from evalframe._private.data.dataset import (
+    missing_dataset,
+    no_scores_table,
+    not_a_dataset,
+    outer_hive_keys,
+    table_files,
+)
 from evalframe._private.data.validate import (
     FILLS,
     MAX_EXAMPLES,
@@ -33,7 +39,6 @@ from evalframe._private.data.validate import (
     value_checks,
 )
 from evalframe._private.errors import (
-    DatasetNotFoundError,
     Problem,
     UsageError,
 )
@@ -138,10 +143,7 @@ def open_views(con: duckdb.DuckDBPyConnection, dataset: str | Path) -> dict[str,
         try:
             con.execute(f"attach {_literal(str(path))} as {SOURCE_DB} (read_only)")
         except duckdb.Error as exc:
-            raise UsageError(
-                f"{path} is neither a dataset folder nor a DuckDB database ({exc}); hint: "
-                "pass a folder of Parquet tables or a .duckdb file."
-            ) from None
+            raise not_a_dataset(path, exc) from None
         tables = {
             row[0]
             for row in con.execute(
@@ -158,17 +160,9 @@ def open_views(con: duckdb.DuckDBPyConnection, dataset: str | Path) -> dict[str,
                     f"select * from {SOURCE_DB}.main.{ident(name)}"
                 )
     else:
-        raise DatasetNotFoundError(
-            f"dataset {path} does not exist; hint: pass a folder holding scores.parquet "
-            "(or a scores/ folder of Parquet files), or a DuckDB database file. "
-            "`evalframe demo` writes an example."
-        )
+        raise missing_dataset(path)
     if not present.get(S.SCORES):
-        raise DatasetNotFoundError(
-            f"dataset {path} has no `scores` table (looked for scores.parquet, scores/*.parquet"
-            " or a DuckDB table named scores); hint: `scores` is the one required table, "
-            "see docs/tables.md."
-        )
+        raise no_scores_table(path)
     return present
 
 
