@@ -298,3 +298,30 @@ def test_compare_report_names_the_slices_whose_regression_survives_bh(tmp_path):
     assert "no tag slice of a-base → b-cand regressed beyond chance" in " ".join(
         result.output.split()
     )
+
+
+def test_score_by_a_column_of_many_values_prints_the_largest_slices_only(tmp_path):
+    from typer.testing import CliRunner
+
+    from evalframe.cli import app
+
+    n = 60
+    data = tmp_path / "data"
+    data.mkdir()
+    cases = [f"c{i:02d}" for i in range(n)]
+    pl.DataFrame(
+        {"run_id": "r", "case_id": cases, "evaluator": "m", "score": [0.9] * n}
+    ).write_parquet(data / "scores.parquet")
+    # cases c00..c09 share the value "big": the largest slice; 50 more of one execution each
+    uid = ["big" if i < 10 else f"u{i:02d}" for i in range(n)]
+    pl.DataFrame({"run_id": "r", "case_id": cases, "uid": uid}).write_parquet(
+        data / "executions.parquet"
+    )
+    result = CliRunner().invoke(app, ["score", str(data), "--by", "uid", "-o", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "51 values of uid: the 50 with the most executions are shown" in text
+    assert "│ big │ r │ 10 │" in text
+    assert sum(f"│ u{i:02d} │" in text for i in range(10, n)) == 49
+    slices = pl.read_parquet(tmp_path / "o" / "slice_summary.parquet")
+    assert slices.height == 51

@@ -126,15 +126,37 @@ def score(
         raise typer.Exit(1)
 
 
+MAX_SLICES = 50
+"""How many slice values `score --by` prints (the rest: the slice_summary table)."""
+
+
 def slice_table(slices: pl.DataFrame | pl.LazyFrame) -> FitTable:
     """`score --by`: per slice value × run, executions, pass rate ± se and mean score ± se
     (slice_summary), slice values and ids shown literally; a null value reads "(none)"."""
 
+    import polars as pl
+
     from evalframe.cli._render import Column, FitTable, id_text, rate_cell
     from evalframe.format import INTERVALS_NOTE, num, pct, run_rate, with_se, with_wilson
 
-    frame = slices.lazy().collect().sort("slice_value", "run_id", nulls_last=True)
+    frame = slices.lazy().collect()
     name = str(frame["slice"][0]) if frame.height else "slice"
+    values = frame["slice_value"].n_unique()
+    notes = []
+    if values > MAX_SLICES:  # the largest slices; slice_summary holds them all
+        largest = (
+            frame.group_by("slice_value")
+            .agg(pl.col("executions").sum())
+            .sort("executions", "slice_value", descending=[True, False], nulls_last=True)
+            .head(MAX_SLICES)
+        )
+        frame = frame.join(largest.select("slice_value"), on="slice_value", nulls_equal=True)
+        notes.append(
+            f"{values:,} values of {name}: the {MAX_SLICES} with the most executions are shown; "
+            "all are in the slice_summary table (evalframe sql DATASET "
+            '"select * from slice_summary")'
+        )
+    frame = frame.sort("slice_value", "run_id", nulls_last=True)
     columns: list[Column] = [
         (
             name,
@@ -152,4 +174,5 @@ def slice_table(slices: pl.DataFrame | pl.LazyFrame) -> FitTable:
         columns.insert(0, ("config", lambda r: id_text(r["config_id"]), "left", 0))
     records = with_wilson(frame).to_dicts()
     shown = any(rate_cell(r) != pct(run_rate(r)) or r["mean_score_se"] is not None for r in records)
-    return FitTable(f"slices by {name}", columns, records, [INTERVALS_NOTE] if shown else [])
+    notes += [INTERVALS_NOTE] if shown else []
+    return FitTable(f"slices by {name}", columns, records, notes)
