@@ -49,6 +49,7 @@ _EXPORTS: dict[str, str] = {
     "judged_counts": "evalframe._private.pipeline.sample",
     "write_sample": "evalframe._private.pipeline.sample",
     "behind_evaluators": "evalframe._private.compare.evaluator_summary",
+    "evaluator_summary": "evalframe._private.compare.evaluator_summary",
     "history_tables": "evalframe._private.pipeline.history",
     "series_trend": "evalframe._private.summaries.history",
     "case_history": "evalframe._private.summaries.history",
@@ -128,7 +129,7 @@ if TYPE_CHECKING:
     from evalframe._private.summaries.variance_components import variance_components
     from evalframe._private.summaries.agreement import JudgeAgreement, judge_agreement
     from evalframe._private.pipeline.sample import judged_counts, sample_executions, write_sample
-    from evalframe._private.compare.evaluator_summary import behind_evaluators
+    from evalframe._private.compare.evaluator_summary import behind_evaluators, evaluator_summary
     from evalframe._private.pipeline.history import history_tables
     from evalframe._private.summaries.history import case_history, series_trend
 
@@ -205,6 +206,7 @@ __all__ = [  # noqa: RUF022 - grouped as the imports above
     "judged_counts",
     "write_sample",
     "behind_evaluators",
+    "evaluator_summary",
     "history_tables",
     "series_trend",
     "case_history",

@@ -52,6 +52,7 @@ PUBLIC = [
     "judged_counts",
     "write_sample",
     "behind_evaluators",
+    "evaluator_summary",
     "history_tables",
     "series_trend",
     "case_history",

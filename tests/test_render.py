@@ -28,7 +28,14 @@ from evalframe.cli._render import (
     run_table,
     steps,
 )
-from evalframe.cli.compare import compare_report, power_notes, slice_notes, worst_evaluators
+from evalframe.cli.compare import (
+    compare_report,
+    evaluator_rollup,
+    listed,
+    power_notes,
+    slice_notes,
+    worst_evaluators,
+)
 from evalframe.cli.sweep import sweep_progress
 from evalframe.format import INTERVALS_NOTE as SE_FOOTNOTE
 from evalframe.format import case_counts, p_value, pass_rate_delta, run_rate
@@ -349,7 +356,7 @@ def test_worst_evaluator_is_the_leaf_that_fell_most_with_ties_counted():
             ("x", "quality/grounding", -0.5),
             ("x", "quality/tone", -0.1),
             ("x", "safety", 0.2),
-            # case y: two leaves tie (up to float noise); the first path is named
+            # case y: two leaves tie (up to float noise); both are named
             ("y", "quality/tone", 0.6 - 1.0),
             ("y", "quality/grounding", 0.4 - 0.8),
             ("y", "safety", None),
@@ -358,12 +365,55 @@ def test_worst_evaluator_is_the_leaf_that_fell_most_with_ties_counted():
         ]
     )
     got = worst_evaluators(frame).sort(S.CASE_ID)
-    assert got.select(S.CASE_ID, "evaluator", "tied").rows() == [
-        ("x", "quality/grounding", 0),
-        ("y", "quality/grounding", 1),
+    assert got.select(S.CASE_ID, "evaluators").rows() == [
+        ("x", ["quality/grounding"]),
+        ("y", ["quality/grounding", "quality/tone"]),
     ]
     assert got["evaluator_delta"].to_list() == pytest.approx([-0.5, -0.4])
     assert worst_evaluators(None).height == 0
+
+
+@pytest.mark.parametrize(
+    ("paths", "most", "text"),
+    [
+        (["a"], 3, "a"),
+        (["a", "b"], 3, "a and b"),
+        (["a", "b", "c"], 3, "a, b and c"),
+        (["a", "b", "c", "d", "e"], 3, "a, b, c and 2 more"),
+        (["a", "b", "c"], 2, "a, b and 1 more"),
+    ],
+)
+def test_tied_evaluators_are_listed_as_a_reader_lists_them(paths, most, text):
+    assert listed(paths, most) == text
+
+
+def test_compare_says_which_evaluator_fell_in_how_many_regressed_cases():
+    frame = _deltas(
+        [
+            ("x", "facts", -0.5),
+            ("x", "tone", -0.5),
+            ("y", "facts", -0.5),
+            ("y", "tone", 0.0),
+            ("z", "tone", -0.5),
+            ("z", "facts", 0.0),
+        ]
+    )
+    fell = pl.when(pl.col(S.SCORE_DELTA) < -0.05).then(pl.lit("regression"))
+    frame = frame.with_columns(fell.otherwise(pl.lit("unchanged")).alias(S.STATUS))
+    cases = pl.DataFrame(
+        {
+            "config_id": "cfg",
+            "baseline_run_id": "b",
+            "candidate_run_id": "c",
+            S.CASE_ID: ["x", "y", "z", "w"],
+            S.STATUS: ["regression", "regression", "regression", "unchanged"],
+        }
+    )
+    assert evaluator_rollup(frame, cases) == {
+        ("cfg", "b", "c"): "which evaluator moved (the regressed cases it fell in, of 3): "
+        "facts and tone 2 each"
+    }
+    assert evaluator_rollup(None, cases) == {}
 
 
 def test_compare_report_names_the_evaluator_and_honours_top():
@@ -382,7 +432,7 @@ def test_compare_report_names_the_evaluator_and_honours_top():
         if top:
             assert "evaluator behind it" in text
             # every listed case names an evaluator of the tree with its delta
-            assert all(re.search(r"  [a-z_]+ -\d\.\d{3}", line) for line in listed)
+            assert all(re.search(r"  [a-z0-9_, ]+ -\d\.\d{3}", line) for line in listed)
 
 
 # --- progress displays --------------------------------------------------------------

@@ -173,10 +173,45 @@ def worst_evaluators(evaluator_deltas: pl.DataFrame | None) -> pl.DataFrame:
     behind = ef.behind_evaluators(evaluator_deltas, evaluator_deltas).collect()
     return behind.select(
         *key,
-        pl.col("behind_paths").list.first().alias("evaluator"),
+        pl.col("behind_paths").alias("evaluators"),
         pl.col("behind_delta").alias("evaluator_delta"),
-        (pl.col("behind_paths").list.len() - 1).cast(pl.UInt32).alias("tied"),
     ).sort(key)
+
+
+def listed(paths: list[str], most: int = 3) -> str:
+    """`a`, `a and b`, `a, b, c and 2 more`: paths as a reader lists them."""
+    shown = paths[:most]
+    rest = len(paths) - len(shown)
+    if rest:
+        return f"{', '.join(shown)} and {rest} more"
+    return " and ".join([", ".join(shown[:-1]), shown[-1]]) if len(shown) > 1 else shown[0]
+
+
+def evaluator_rollup(evaluator_deltas: pl.DataFrame | None, case_deltas: pl.DataFrame) -> dict:
+    """Per pair: the evaluators that fell in the most regressed cases (`ef.evaluator_summary`,
+    as report.html's "Which evaluator moved"), as one line; ties named."""
+    import polars as pl
+
+    if evaluator_deltas is None or evaluator_deltas.is_empty():
+        return {}
+    summary = ef.evaluator_summary(evaluator_deltas, case_deltas).filter(
+        pl.col("is_leaf") & (pl.col("n_fell_in_regressions") > 0)
+    )
+    lines = {}
+    for key, rows in summary.group_by(PAIR_KEY, maintain_order=True):
+        counts = rows.group_by("n_fell_in_regressions", maintain_order=True).agg(
+            pl.col("path"), pl.col("n_regression").first()
+        )
+        parts = [
+            f"{listed(r['path'])} {r['n_fell_in_regressions']}"
+            + (" each" if len(r["path"]) > 1 else "")
+            for r in counts.head(3).iter_rows(named=True)
+        ]
+        n = counts["n_regression"][0]
+        lines[tuple(key)] = (
+            f"which evaluator moved (the regressed cases it fell in, of {n}): " + "; ".join(parts)
+        )
+    return lines
 
 
 def compare_report(
@@ -197,6 +232,7 @@ def compare_report(
     from evalframe.format import case_counts, has_paired_cases, reason_text, run_rate
 
     behind = worst_evaluators(evaluator_deltas)
+    rollup = evaluator_rollup(evaluator_deltas, case_deltas)
     out: list = []
     for r in run_deltas.iter_rows(named=True):
         pair = pl.all_horizontal(pl.col(k) == r[k] for k in PAIR_KEY)
@@ -218,6 +254,8 @@ def compare_report(
         regressed = case_deltas.filter(pair & (pl.col("status") == "regression"))
         if top > 0 and regressed.height:
             out.append(regressed_table(regressed, behind.filter(pair), top))
+        if tuple(r[k] for k in PAIR_KEY) in rollup:
+            out.append(prose(id_text(rollup[tuple(r[k] for k in PAIR_KEY)])))
     return out
 
 
@@ -302,13 +340,13 @@ def regressed_table(regressed: pl.DataFrame, behind: pl.DataFrame, top: int) -> 
             f"{flag(row['baseline_passed'])} → {flag(row['candidate_passed'])}",
         ]
         if named:
-            evaluator, tied = row["evaluator"], row["tied"]
+            paths = row["evaluators"]
             cells.append(
                 "—"
-                if evaluator is None
-                else id_text(evaluator)
+                if paths is None
+                else id_text(listed(paths, 2))
                 + f" {signed(row['evaluator_delta'])}"
-                + (f" (+{tied} tied)" if tied else "")
+                + (" (tied)" if len(paths) > 1 else "")
             )
         table.add_row(*cells)
     return table
