@@ -22,7 +22,7 @@ STAGES: tuple[tuple[str, ...], ...] = (
     ("evalframe._private", "schema", "errors", "version"),  # names and errors
     ("rules",),  # every rule, written once (evalframe/_private/rules/)
     # how values are shown (evalframe/format.py, public: the terminal's and the report's)
-    ("stats", "config", "evalframe.format", "display"),
+    ("stats", "config", "evalframe.format"),
     ("store",),  # result sets, input tables, the lock
     ("data",),  # open, validate and key the input tables
     ("scoring",),  # execution_scores, evaluator_scores

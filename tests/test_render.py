@@ -29,6 +29,7 @@ from evalframe.cli._render import (
     steps,
 )
 from evalframe.cli.compare import (
+    admission_note,
     compare_report,
     evaluator_rollup,
     listed,
@@ -502,3 +503,21 @@ def test_iso_duration(value, expected):
 )
 def test_json_value(value, expected):
     assert json_value(value) == expected
+
+
+def test_compare_decide_names_the_judges_not_admitted_of_the_compared_runs():
+    agreement = pl.DataFrame(
+        {
+            "run_id": ["a", "a", "b", "b", "c"],
+            "evaluator": [None, "tone", None, "tone", "facts"],
+            "admitted": [False, True, False, False, False],
+        },
+        schema_overrides={"evaluator": pl.String},
+    )
+    assert admission_note(agreement, [("a", "b")]) == (
+        "note: these decisions rest on judges not admitted to gate a release against the "
+        "human labels (judge_agreement.admitted): the execution verdict (2 of 2 runs) and "
+        "tone (1 of 2 runs); `evalframe agree --check` says why."
+    )
+    admitted = agreement.with_columns(pl.lit(True).alias("admitted"))
+    assert admission_note(admitted, [("a", "b")]) is None

@@ -297,8 +297,8 @@ def test_demo_writes_the_report_and_prints_its_path(demo_command) -> None:
 def test_run_table_shows_pass_at_k_with_the_cases_it_covers(demo: Path) -> None:
     """With attempts.k the report's run table has a pass@k column per k saying over how many
     of the run's cases (those with >= k attempts), the terminal's cell text exactly."""
-    from evalframe._private.display import with_pass_k_cases
     from evalframe.cli._render import run_table
+    from evalframe.format import with_pass_k_cases
 
     cfg = ef.config_from_dict({"attempts": {"k": [2, 3]}})
     tables = efp.report_tables(demo, cfg, what_if=False)
@@ -355,3 +355,16 @@ def test_report_names_the_pairs_within_the_noise_floor(tmp_path: Path) -> None:
     assert "r2 → r3 (" not in text
     without = efp.build_report({k: v for k, v in tables.items() if k != "noise_floor"})
     assert "Noise floor" not in without
+    # the same from the command line
+    from typer.testing import CliRunner
+
+    from evalframe.cli import app
+
+    (tmp_path / "ds").mkdir()
+    scores.write_parquet(tmp_path / "ds" / "scores.parquet")
+    runs.write_parquet(tmp_path / "ds" / "runs.parquet")
+    page = tmp_path / "page.html"
+    args = ["report", str(tmp_path / "ds"), "--replicates", "system", "--no-what-if"]
+    result = CliRunner().invoke(app, [*args, "-o", str(page)])
+    assert result.exit_code == 0, result.output
+    assert "Noise floor: 2 of the 3 pairs" in re.sub(r"<[^>]+>", "", page.read_text())

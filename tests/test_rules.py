@@ -96,7 +96,7 @@ the golden suites and the engine-parity tests); every other object calls them.""
 NOT_YET_IN_THE_RULE_LAYER: set[tuple[str, str]] = {
     ("case status", "evalframe/cli/cases.py"),
     ("case status", "evalframe/cli/compare.py"),
-    ("case status", "evalframe/_private/display.py"),
+    ("case status", "evalframe/format.py"),
     ("case status", "evalframe/_private/pipeline/cases.py"),
     ("case status", "evalframe/_private/report/cases.py"),
     ("case status", "evalframe/_private/report/html.py"),

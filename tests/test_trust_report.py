@@ -18,10 +18,10 @@ from typer.testing import CliRunner
 
 import evalframe as ef
 import evalframe.plots as efp
-from evalframe._private.display import INVISIBLE, visible
 from evalframe._private.report import html as report_html
 from evalframe._private.report import plots as report_plots
 from evalframe.cli import app
+from evalframe.format import INVISIBLE, visible
 from tests.test_report import ALL_CHARTS as REPORT_CHARTS
 
 runner = CliRunner()

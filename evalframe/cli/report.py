@@ -16,6 +16,7 @@ from evalframe.cli._options import (
     ConfigOpt,
     DatasetArg,
     PresetOpt,
+    ReplicatesOpt,
     SeedOpt,
     SeriesOpt,
     default_of,
@@ -41,6 +42,7 @@ def make_report(
     series: str | None = None,
     bootstrap: int | None = None,
     seed: int = 0,
+    replicates: str | None = None,
 ) -> Path:
     """Compute the report's tables from `dataset` under `cfg` and write the page to `out`
     (checked first: `check_report_path`); `series` pairs and trends runs within each value
@@ -64,6 +66,7 @@ def make_report(
         series=series,
         bootstrap=bootstrap,
         seed=seed,
+        replicates=replicates,
     )
     return write_report(
         tables,
@@ -140,6 +143,7 @@ def report(
     clamp: ClampOpt = False,
     bootstrap: BootstrapOpt = None,
     seed: SeedOpt = 0,
+    replicates: ReplicatesOpt = None,
 ) -> None:
     """Write one self-contained HTML report (no network needed to view it): the policy
     (threshold, band, gates, limits), run table with gates and Wilson intervals, comparisons
@@ -167,6 +171,7 @@ def report(
             series=series,
             bootstrap=bootstrap,
             seed=seed,
+            replicates=replicates,
         )
     stdout.print(say("report written to {}", path))
 

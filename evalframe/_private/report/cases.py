@@ -21,8 +21,8 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.compare.evaluator_summary import BEHIND_PATHS, behind_evaluators
-from evalframe._private.display import INVISIBLE
 from evalframe._private.report.plots import visible_text
+from evalframe.format import INVISIBLE
 
 CASE_DETAILS = "case_details"
 """The report's table of embedded case rows (a key of `report_tables`)."""

@@ -18,7 +18,6 @@ from typing import Any
 import polars as pl
 
 from evalframe._private import schema as S
-from evalframe._private.display import p_value, visible
 from evalframe._private.report.plots import (
     MAX_CHART_ROWS,
     MAX_RUNS,
@@ -27,7 +26,6 @@ from evalframe._private.report.plots import (
     rate_over_runs,
     titled,
     visible_text,
-    with_rate_interval,
 )
 from evalframe._private.report.sections import bdi, esc, figure, table
 from evalframe._private.summaries.history import (
@@ -37,6 +35,7 @@ from evalframe._private.summaries.history import (
     series_trend,
     trend_points,
 )
+from evalframe.format import p_value, visible, with_wilson
 
 HISTORY_MIN_RUNS = 3
 """The History section appears when a config has at least this many runs."""
@@ -129,7 +128,7 @@ def history_trend_chart(data: HistoryData) -> Any:
         .select(SERIES_LABEL, S.CHANGE_RUN_ID, S.CHANGE_P, (pl.col(POSITION) - 0.5).alias("at"))
     )
     rows = visible_text(
-        with_rate_interval(points).select(
+        with_wilson(points).select(
             SERIES_LABEL, S.RUN_ID, POSITION, S.PASS_RATE, TREND_FIT, "ci_low", "ci_high"
         )
     )

@@ -24,20 +24,6 @@ import polars as pl
 from evalframe._private import schema as S
 from evalframe._private.compare.evaluator_summary import evaluator_summary
 from evalframe._private.compare.pairs import series_note
-from evalframe._private.display import (
-    case_counts,
-    has_paired_cases,
-    num,
-    p_value,
-    pass_at_text,
-    pass_k_values,
-    pass_rate_delta,
-    pct,
-    reason_text,
-    run_rate,
-    visible,
-    with_pass_k_cases,
-)
 from evalframe._private.errors import ReportWriteError
 from evalframe._private.report.cases import (
     CASE_DETAILS,
@@ -51,11 +37,9 @@ from evalframe._private.report.history import history_section
 from evalframe._private.report.plots import (
     BAND_COLUMNS,
     CHARTS,
-    RATE_INTERVAL,
     VERDICT_BANDS,
     ChartInputError,
     rank_bands_chart,
-    with_rate_interval,
 )
 from evalframe._private.report.sections import (
     asset,
@@ -81,6 +65,22 @@ from evalframe._private.stats.power import too_small
 from evalframe._private.store.fsops import write_bytes
 from evalframe._private.summaries.slices import SIGNIFICANCE, significant_regressions
 from evalframe._private.version import __version__
+from evalframe.format import (
+    RATE_INTERVAL,
+    case_counts,
+    has_paired_cases,
+    num,
+    p_value,
+    pass_at_text,
+    pass_k_values,
+    pass_rate_delta,
+    pct,
+    reason_text,
+    run_rate,
+    visible,
+    with_pass_k_cases,
+    with_wilson,
+)
 
 TOP_REGRESSIONS = 10
 """Regressed cases listed per pair (worst score delta first)."""
@@ -230,7 +230,7 @@ def _runs_section(
     ks = pass_k_values(rs.columns)
     pass_k = [(f"pass@{k} (cases with ≥ {k} attempts)", _pass_at(k)) for k in ks]
     columns = [*RUN_COLUMNS[:PASS_K_AT], *pass_k, *RUN_COLUMNS[PASS_K_AT:]]
-    rows = [[cell(r) for _, cell in columns] for r in with_rate_interval(rs).iter_rows(named=True)]
+    rows = [[cell(r) for _, cell in columns] for r in with_wilson(rs).iter_rows(named=True)]
     first = rs.row(0, named=True) if rs.height else {}
     gates = (
         f"Gates: mean score meets {num(first.get(S.MIN_MEAN_SCORE))} and pass rate meets "

@@ -21,12 +21,11 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.compare.pairs import NO_SERIES
-from evalframe._private.display import INVISIBLE, run_rate, visible
 from evalframe._private.errors import ChartInputError, UsageError
 from evalframe._private.rules.constants import EPS
-from evalframe._private.rules.wilson import effective_n, wilson_high, wilson_low
 from evalframe._private.stats.power import MDE_FACTOR, POWER, power
 from evalframe._private.summaries.slices import SIGNIFICANCE
+from evalframe.format import INVISIBLE, run_rate, visible, with_wilson
 
 MAX_POINTS = 400
 """Largest number of marks one series of a chart draws (cases, threshold steps)."""
@@ -186,23 +185,6 @@ def _pair_order(df: pl.DataFrame) -> list[str]:
     return df[PAIR].unique(maintain_order=True).to_list()
 
 
-RATE_INTERVAL = (
-    "95 % Wilson interval with the clustered effective sample size n_eff = p (1 − p) / se² "
-    "(se: the pass_rate_se clustered by case), or the number of cases when se is 0 or "
-    "missing (a run at 0 % or 100 %): it does not collapse at 0 and 1"
-)
-"""How the report and the rate charts state their pass-rate interval."""
-
-
-def rate_interval(rate: str, se: str, cases: str | None) -> list[pl.Expr]:
-    """The 95 % Wilson interval of a rate column (rules/wilson.py) as ci_low / ci_high,
-    with the clustered effective sample size of `se`; `cases` (a column, or None when the
-    table has none) is the sample size where se says nothing (se 0 or null, p 0 or 1)."""
-    p = pl.col(rate)
-    n = effective_n(pl, p, pl.col(se), pl.lit(None) if cases is None else pl.col(cases))
-    return [wilson_low(pl, p, n).alias("ci_low"), wilson_high(pl, p, n).alias("ci_high")]
-
-
 def _rates(
     run_summary: pl.DataFrame | pl.LazyFrame, chart: str, extra: Sequence[str] = ()
 ) -> pl.DataFrame:
@@ -219,14 +201,7 @@ def _rates(
         df = df.with_columns(pl.Series(S.PASS_RATE, rates, dtype=pl.Float64)).with_columns(
             pl.when(pl.col(S.PASS_RATE).is_not_null()).then(pl.col(S.PASS_RATE_SE))
         )
-    return with_rate_interval(df)
-
-
-def with_rate_interval(df: pl.DataFrame) -> pl.DataFrame:
-    """df with the `rate_interval` of its pass_rate (ci_low, ci_high), over its cases
-    where pass_rate_se says nothing."""
-    cases = S.CASES if S.CASES in df.columns else None
-    return df.with_columns(rate_interval(S.PASS_RATE, S.PASS_RATE_SE, cases))
+    return with_wilson(df)
 
 
 # --- shared encodings ------------------------------------------------------------------

@@ -18,14 +18,6 @@ import polars as pl
 from evalframe._private import schema as S
 from evalframe._private.compare import evaluator_summary as ES
 from evalframe._private.config import Decide
-from evalframe._private.display import (
-    SHORT,
-    VALUE,
-    has_paired_cases,
-    pct,
-    policy_lines,
-    visible,
-)
 from evalframe._private.report.cases import (
     CASE_PAIRS,
     CASE_RUNS,
@@ -37,6 +29,14 @@ from evalframe._private.report.cases import (
 from evalframe._private.report.plots import THINNED, chart_note, to_svg
 from evalframe._private.rules.constants import Z_95
 from evalframe._private.stats.power import decision_part_text, decision_parts_table
+from evalframe.format import (
+    SHORT,
+    VALUE,
+    has_paired_cases,
+    pct,
+    policy_lines,
+    visible,
+)
 
 GROUP = "group"
 """Column of the embedded rows naming their explorer (a pair's or a run's) on the page."""
