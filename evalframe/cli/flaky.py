@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -52,9 +52,8 @@ def flaky(
     Example: [bold]evalframe flaky runs/ --series model --window 20 --top 10[/bold]
     """
     import polars as pl
-    from rich.table import Table
 
-    from evalframe.cli._render import id_text, print_json, say
+    from evalframe.cli._render import print_json, say
 
     tables, target = history_and_write(
         dataset,
@@ -88,26 +87,35 @@ def flaky(
             )
         )
     else:
-        shown = f"the worst {top} of " if top < candidates.height else "worst first, "
-        table = Table(
-            title=f"quarantine candidates, {shown}{candidates.height}",
-            title_justify="left",
-            caption=None
-            if top >= candidates.height
-            else f"all {candidates.height}: --json, or case_history where quarantine",
-        )
-        for header in ("series", "case", "runs", "passes", "flips", "flip rate", "shrunk", "last"):
-            table.add_column(header, justify="left" if header in ("series", "case") else "right")
-        for r in candidates.head(top).iter_rows(named=True):
-            table.add_row(
-                id_text(series_name(r)),
-                id_text(r["case_id"]),
-                str(r["runs"]),
-                str(r["passes"]),
-                str(r["flips"]),
-                f"{r['flip_rate'] * 100:.0f}%",
-                f"{r['shrunk_pass_rate'] * 100:.1f}%",
-                "pass" if r["last_passed"] else "fail",
-            )
-        stdout.print(table)
+        stdout.print(candidates_table(candidates, top))
     stdout.print(say("tables written to {}/", target))
+
+
+def candidates_table(candidates: Any, top: int) -> Any:
+    """The `top` worst candidates as a table; its caption says where the rest are."""
+    from rich.table import Table
+
+    from evalframe.cli._render import id_text
+
+    shown = f"the worst {top} of " if top < candidates.height else "worst first, "
+    table = Table(
+        title=f"quarantine candidates, {shown}{candidates.height}",
+        title_justify="left",
+        caption=None
+        if top >= candidates.height
+        else f"all {candidates.height}: --json, or case_history where quarantine",
+    )
+    for header in ("series", "case", "runs", "passes", "flips", "flip rate", "shrunk", "last"):
+        table.add_column(header, justify="left" if header in ("series", "case") else "right")
+    for r in candidates.head(top).iter_rows(named=True):
+        table.add_row(
+            id_text(series_name(r)),
+            id_text(r["case_id"]),
+            str(r["runs"]),
+            str(r["passes"]),
+            str(r["flips"]),
+            f"{r['flip_rate'] * 100:.0f}%",
+            f"{r['shrunk_pass_rate'] * 100:.1f}%",
+            "pass" if r["last_passed"] else "fail",
+        )
+    return table

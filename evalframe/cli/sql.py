@@ -4,10 +4,11 @@ DuckDB; without a query, a prompt (the connection and the prompt: _shell.py)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+import evalframe as ef
 from evalframe.cli._console import stderr
 from evalframe.cli._options import MODES, DatasetArg, check_mode
 
@@ -62,13 +63,13 @@ def sql(
 
     Example: [bold]evalframe sql runs/ "select * from run_summary_at(threshold := 0.7)"[/bold]
     """
-    import evalframe as ef
     from evalframe.cli._render import say
-    from evalframe.cli._shell import QueryCancelled, interactive, line_editing, run_and_print
+    from evalframe.cli._shell import QueryCancelled, interactive, line_editing
 
     if csv and json:
         raise ef.UsageError("--csv and --json exclude each other; hint: pick one.")
     con, opened = ef.sql_connection(dataset, results, read_only=read_only)
+    show: dict[str, Any] = dict(csv=csv, json=json, mode=str(mode))
     if opened.latest is not None and opened.latest.stale():
         stderr.print(
             say(
@@ -81,18 +82,28 @@ def sql(
     try:
         if query is None:
             with line_editing() as read:
-                interactive(con, opened, read=read, csv=csv, json=json, mode=str(mode))
+                interactive(con, opened, read=read, **show)
         else:
-            try:
-                run_and_print(con, query, opened, csv=csv, json=json, mode=str(mode))
-            except ef.UsageError:
-                if all(s.folder.is_dir() for s in opened.sets):
-                    raise
-                con.close()  # a commit replaced a set the views read: open the new one, once
-                con, opened = ef.sql_connection(dataset, results, read_only=read_only)
-                run_and_print(con, query, opened, csv=csv, json=json, mode=str(mode))
+            con = query_once(con, opened, query, (dataset, results, read_only), show)
     except QueryCancelled:
         stderr.print("query cancelled", highlight=False)
         raise typer.Exit(130) from None
     finally:
         con.close()
+
+
+def query_once(con: Any, opened: Any, query: str, where: tuple, show: dict[str, Any]) -> Any:
+    """Run and print `query`; when it failed because a commit replaced a set the views read,
+    open the new sets (`where`: sql_connection's arguments) and run it once more. Returns
+    the connection in use."""
+    from evalframe.cli._shell import run_and_print
+
+    try:
+        run_and_print(con, query, opened, **show)
+    except ef.UsageError:
+        if all(s.folder.is_dir() for s in opened.sets):
+            raise
+        con.close()
+        con, opened = ef.sql_connection(where[0], where[1], read_only=where[2])
+        run_and_print(con, query, opened, **show)
+    return con
