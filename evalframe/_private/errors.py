@@ -26,8 +26,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from evalframe._private import schema as S
-
 
 class EvalframeError(Exception):
     """Base class of every error evalframe raises on purpose (CLI exit code 2)."""
@@ -125,6 +123,8 @@ class ValidationError(EvalframeError):
 
 def _hint(problems: tuple[Problem, ...]) -> str:
     """The hint that fits the problems: --clamp only for score values it would fix."""
+    from evalframe._private import schema as S  # polars: only once there are problems
+
     hint = "hint: fix the rows above in the source tables"
     if any(p.table == S.SCORES and p.column == S.SCORE and p.count for p in problems):
         clamp = "--clamp (clamp=True) to clamp out-of-range scores and turn NaN/inf into null"

@@ -28,7 +28,6 @@ from evalframe.cli._options import (
     compute_and_write,
     default_out,
 )
-from evalframe.cli._render import message_text
 
 NO_SERIES = "(all runs)"
 """How the one series of all runs is named when --series is not given."""
@@ -59,6 +58,8 @@ def history_and_write(
         message,
         lambda: ef.history_tables(dataset, cfg, **options),
     )
+    from evalframe.cli._render import message_text
+
     for note in tables.notes:
         stderr.print(message_text(note))
     return tables, target
