@@ -8,6 +8,7 @@ Python. Rules and columns: docs/compare.md.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
@@ -285,36 +286,12 @@ def _run_deltas(
     per_side = pair_sides(stats, pairs, [], RUN_STATS).drop(IN_BASELINE, IN_CANDIDATE)
     rows = pair_configs.join(per_side, on=key, how="left", nulls_equal=True)
 
-    matched = pl.col(IN_BASELINE) & pl.col(IN_CANDIDATE)
-    per_pair = case_deltas.group_by(key).agg(
-        *((pl.col(S.STATUS) == s).sum().alias(n) for s, n in STATUS_COUNTS.items()),
-        *paired_aggregations(
-            pl.col(SCORE_DELTA),
-            paired=matched & baseline_col(SCORED) & candidate_col(SCORED),
-            matched=matched,
-            b_passed=baseline_col(S.PASSED).fill_null(False),
-            c_passed=candidate_col(S.PASSED).fill_null(False),
-            b_passed_raw=baseline_col(S.PASSED),
-            c_passed_raw=candidate_col(S.PASSED),
-        ),
-    )
+    per_pair = case_deltas.group_by(key).agg(pair_aggregations(pl))
     rows = rows.join(per_pair, on=key, how="left", nulls_equal=True)
     rows = finish_paired(rows).with_columns(
         pl.col(list(STATUS_COUNTS.values())).fill_null(0).cast(pl.Int64)
     )
-    checks = rules.regression_checks(
-        pl,
-        pass_rate_drop=baseline_col(S.PASS_RATE) - candidate_col(S.PASS_RATE),
-        mean_score_drop=baseline_col(S.MEAN_SCORE) - candidate_col(S.MEAN_SCORE),
-        baseline_latency=baseline_col(S.LATENCY_MEAN),
-        candidate_latency=candidate_col(S.LATENCY_MEAN),
-        max_pass_rate_drop=pl.col(LIMITS[0]),
-        max_mean_score_drop=pl.col(LIMITS[1]),
-        max_latency_increase=pl.col(LIMITS[2]),
-        require_significance=pl.col(REQUIRE_SIGNIFICANCE),
-        pass_delta_ci_high=pl.col(S.PAIRED_PASS_DELTA_CI_HIGH),
-        mean_delta_ci_high=pl.col(S.MEAN_DELTA_CI_HIGH),
-    )
+    checks = regression_checks(pl)
     reasons = pl.concat_list(
         [pl.when(check).then(pl.lit(code)) for code, check in checks.items()]
     ).list.drop_nulls()
@@ -336,11 +313,51 @@ def _run_deltas(
     )
 
 
-def decision_parts(ns: object) -> dict[str, pl.Expr]:
+def pair_aggregations(ns: Any) -> list[Any]:
+    """group_by aggregations of a pair's case rows (the columns `pair_sides` and
+    `with_status` build): the status counts and `paired_aggregations`; `ns` is polars or
+    narwhals."""
+    col = ns.col
+    matched = col(IN_BASELINE) & col(IN_CANDIDATE)
+    b, c = f"{BASELINE}_", f"{CANDIDATE}_"
+    return [
+        *((col(S.STATUS) == s).cast(ns.Int64).sum().alias(n) for s, n in STATUS_COUNTS.items()),
+        *paired_aggregations(
+            ns,
+            col(SCORE_DELTA),
+            paired=matched & col(b + SCORED) & col(c + SCORED),
+            matched=matched,
+            b_passed=col(b + S.PASSED),
+            c_passed=col(c + S.PASSED),
+        ),
+    ]
+
+
+def regression_checks(ns: Any) -> dict[str, Any]:
+    """`rules.compare.regression_checks` over run_deltas' columns (both sides' run
+    statistics, the intervals) and the carried limits; `ns` is polars or narwhals."""
+    b = {n: ns.col(f"{BASELINE}_{n}") for n in RUN_STATS}
+    c = {n: ns.col(f"{CANDIDATE}_{n}") for n in RUN_STATS}
+    return rules.regression_checks(
+        ns,
+        pass_rate_drop=b[S.PASS_RATE] - c[S.PASS_RATE],
+        mean_score_drop=b[S.MEAN_SCORE] - c[S.MEAN_SCORE],
+        baseline_latency=b[S.LATENCY_MEAN],
+        candidate_latency=c[S.LATENCY_MEAN],
+        max_pass_rate_drop=ns.col(LIMITS[0]),
+        max_mean_score_drop=ns.col(LIMITS[1]),
+        max_latency_increase=ns.col(LIMITS[2]),
+        require_significance=ns.col(REQUIRE_SIGNIFICANCE),
+        pass_delta_ci_high=ns.col(S.PAIRED_PASS_DELTA_CI_HIGH),
+        mean_delta_ci_high=ns.col(S.MEAN_DELTA_CI_HIGH),
+    )
+
+
+def decision_parts(ns: Any) -> dict[str, Any]:
     """`rules.decide.decision_parts` over run_deltas' columns (intervals, latency means)
     and the carried margins and latency limit (docs/compare.md#decisions); `ns` is polars or
     narwhals."""
-    col = ns.col  # type: ignore[attr-defined]
+    col = ns.col
     return rules_decide.decision_parts(
         ns,
         pass_delta_ci_low=col(S.PAIRED_PASS_DELTA_CI_LOW),

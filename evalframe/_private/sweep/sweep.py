@@ -44,9 +44,7 @@ from evalframe._private.scoring.tree import CFG
 from evalframe._private.summaries.run_summary import (
     case_level,
     configured_ks,
-    execution_aggs,
     finish_run_summary,
-    latency_aggs,
     mask_unasked_ks,
 )
 
@@ -290,7 +288,7 @@ def sweep(
         [
             inputs.select(lean_cols),
             inputs.select(RUN_IDX, S.RUN_ID).unique(),
-            inputs.group_by(RUN_IDX).agg(*latency_aggs()),
+            inputs.group_by(RUN_IDX).agg(*runs.cost_aggregations(pl)),
         ]
     )
     policy = plan.policy.collect()
@@ -405,7 +403,7 @@ def _chunk_summary(
             .agg(*runs.case_level_aggregations(pl, w))
         )
         return base.join(levels, on=RUN_KEY_INT, how="left")
-    base = rows.group_by(RUN_KEY_INT).agg(*execution_aggs())
+    base = rows.group_by(RUN_KEY_INT).agg(*runs.execution_aggregations(pl))
     if single:  # one attempt per case: the case rows are the execution rows
         per_case = rows.select(
             RUN_KEY_INT,

@@ -12,7 +12,7 @@
                    partition's input problems, all leaving as one tagged frame
                    (`_tagged`) that `kernel_tables` cuts back into tables
  execution_scores → case_summary, run_summary: rules/attempts.py, rules/runs.py and
-                   rules/run_gates.py through narwhals (pass@k: `_comb_ratio`)
+                   rules/run_gates.py through narwhals
  `scored_dataset`: a dataset path read by Spark, scored once (persisted), the tables lazy
  (engines/spark/compare.py compares them)
 
@@ -32,7 +32,7 @@ import narwhals as nw
 import polars as pl
 import pyarrow as pa
 from pyspark import StorageLevel
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.pandas.types import to_arrow_schema
@@ -85,20 +85,6 @@ def case_summary(ex: DataFrame, cfg: Config, *, stats: DataFrame | None = None) 
     )
 
 
-def _comb_ratio(a: Column, b: Column, k: int) -> Column:
-    """C(a, k) / C(b, k) = Π (a − i) / (b − i): 0 when a < k, null when b < k."""
-    prod = F.lit(1.0)
-    for i in range(k):  # a loop over the factors of one k, not over cases
-        prod = prod * ((a - i).cast("double") / (b - i).cast("double"))
-    return F.when(b < k, F.lit(None).cast("double")).when(a < k, F.lit(0.0)).otherwise(prod)
-
-
-def _mean_and_se(value: Column, name: str) -> list[Column]:
-    g = F.count(value)
-    se = F.when(g >= 2, F.stddev_samp(value) / F.sqrt(g.cast("double")))
-    return [F.avg(value).alias(name), se.alias(S.se_of(name))]
-
-
 def run_summary(
     ex: DataFrame,
     cfg: Config,
@@ -108,8 +94,8 @@ def run_summary(
 ) -> DataFrame:
     """run_summary (docs/scoring.md#runs) from execution_scores: the rules of `rules/runs.py` and
     `rules/run_gates.py` run natively by Spark through narwhals (exact percentiles:
-    Spark's `percentile`, linear interpolation like polars'), pass@k by the Spark kernel
-    `_comb_ratio`; the runs table's rows and columns joined as the local engine does."""
+    Spark's `percentile`, linear interpolation like polars'); the runs table's rows and
+    columns joined as the local engine does."""
     keys = [S.CONFIG_ID, S.RUN_ID]
     base = (
         nw.from_native(ex)
@@ -123,16 +109,12 @@ def run_summary(
         .select(*keys, *rules_runs.per_case_columns(nw))
         .with_columns(*rules_runs.case_level_terms(nw, keys, nw.lit(cfg.attempts.passed)))
     )
-    levels = per_case.group_by(*keys).agg(*rules_runs.case_level_aggregations(nw)).to_native()
     ks = list(cfg.attempts.k)
-    if ks:  # pass@k / pass^k: the one engine-specific kernel (a product of k factors)
-        n_att = F.col(rules_runs.CASE_N).cast("long")
-        c_att = F.col(rules_runs.CASE_K).cast("long")
-        pass_k = []
-        for k in ks:  # the configured k values
-            pass_k += _mean_and_se(1.0 - _comb_ratio(n_att - c_att, n_att, k), S.pass_at(k))
-            pass_k += _mean_and_se(_comb_ratio(c_att, n_att, k), S.pass_all(k))
-        levels = levels.join(per_case.to_native().groupBy(*keys).agg(*pass_k), on=keys, how="left")
+    levels = (
+        per_case.group_by(*keys)
+        .agg(*rules_runs.case_level_aggregations(nw), *rules_runs.pass_k_aggregations(nw, ks))
+        .to_native()
+    )
     summary = base.join(levels, on=keys, how="left")
     if runs is not None:
         runs = typed_runs(runs)
