@@ -36,30 +36,6 @@ def case_level(per_case: pl.LazyFrame, keys: Sequence[str], ks: Sequence[int] = 
     )
 
 
-def with_pass_k_columns(
-    run_summary: pl.DataFrame, long: pl.DataFrame, ks: Sequence[int]
-) -> pl.DataFrame:
-    """run_summary with the pass@k columns spread from the long rows of the SQL macro
-    `pass_at_k_of` (config_id, run_id, k, pass_at_k, pass_at_k_se, pass_all_k,
-    pass_all_k_se), placed as `run_summary` places them: after mean_score_se's block,
-    before the runs table's metadata."""
-    wide = long.group_by(RUN_KEY).agg(
-        pl.col(src).filter(pl.col("k") == k).first().cast(pl.Float64).alias(dst)
-        for k in ks
-        for src, dst in (
-            ("pass_at_k", S.pass_at(k)),
-            ("pass_at_k_se", S.se_of(S.pass_at(k))),
-            ("pass_all_k", S.pass_all(k)),
-            ("pass_all_k_se", S.se_of(S.pass_all(k))),
-        )
-    )
-    names = [c for c in run_summary.columns]
-    head = [c for c in names if c in RUN_COLUMNS]
-    rest = [c for c in names if c not in RUN_COLUMNS]
-    out = run_summary.join(wide, on=RUN_KEY, how="left", maintain_order="left")
-    return out.select(*head, *pass_k_columns(ks), *rest)
-
-
 def with_ppi_columns(run_summary: pl.DataFrame, ppi: pl.DataFrame) -> pl.DataFrame:
     """run_summary with the columns of a labeled dataset (docs/judges.md#corrected-pass-rate):
     n_labeled (0 for a run without labels), ppi_pass_rate, its se and 95 % interval (null there),
