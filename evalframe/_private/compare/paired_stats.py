@@ -10,17 +10,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
 
 import polars as pl
 
 from evalframe._private import schema as S
+from evalframe._private.rules import Expr, Namespace
 from evalframe._private.rules.intervals import ci_high, ci_low, mde
-
-Expr = Any
-"""A polars, narwhals or Spark expression."""
-Namespace = Any
-"""The `polars` or the `narwhals` module."""
 
 N_PAIRED = S.N_PAIRED
 MEAN_DELTA = S.MEAN_DELTA

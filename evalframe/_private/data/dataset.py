@@ -82,6 +82,21 @@ class Dataset:
         )
 
 
+def dataset_not_found(path: Path, *, scores: bool = False) -> DatasetNotFoundError:
+    """The error for a dataset path that does not exist, or (`scores`) has no scores."""
+    if scores:
+        return DatasetNotFoundError(
+            f"dataset {path} has no `scores` table (looked for scores.parquet, scores/*.parquet"
+            " or a DuckDB table named scores); hint: `scores` is the one required table, "
+            "see docs/tables.md."
+        )
+    return DatasetNotFoundError(
+        f"dataset {path} does not exist; hint: pass a folder holding scores.parquet "
+        "(or a scores/ folder of Parquet files), or a DuckDB database file. "
+        "`evalframe demo` writes an example."
+    )
+
+
 def open_tables(path: str | Path) -> dict[str, pl.LazyFrame | None]:
     """The raw input tables of a dataset as lazy scans (nothing read, nothing validated):
     a folder of `NAME.parquet` files or `NAME/` Parquet folders (hive partitions allowed),
@@ -93,19 +108,11 @@ def open_tables(path: str | Path) -> dict[str, pl.LazyFrame | None]:
     elif path.is_file():
         tables = _read_duckdb(path, problems)
     else:
-        raise DatasetNotFoundError(
-            f"dataset {path} does not exist; hint: pass a folder holding scores.parquet "
-            "(or a scores/ folder of Parquet files), or a DuckDB database file. "
-            "`evalframe demo` writes an example."
-        )
+        raise dataset_not_found(path)
     if problems:
         raise ValidationError(problems)
     if tables.get(S.SCORES) is None:
-        raise DatasetNotFoundError(
-            f"dataset {path} has no `scores` table (looked for scores.parquet, scores/*.parquet"
-            " or a DuckDB table named scores); hint: `scores` is the one required table, "
-            "see docs/tables.md."
-        )
+        raise dataset_not_found(path, scores=True)
     return tables
 
 

@@ -16,13 +16,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from evalframe._private import schema as S
+from evalframe._private.rules import Expr, Namespace
 from evalframe._private.rules.attempts import SCORE_SUM, case_passed
 from evalframe._private.rules.pass_at_k import pass_all_k, pass_at_k
-
-Expr = Any
-"""A polars or narwhals expression."""
-Namespace = Any
-"""The `polars` or the `narwhals` module."""
 
 CASE_N, CASE_K, CASE_NS, CASE_SS = "_n", "_k", "_ns", "_ss"
 """Per-case columns: attempts, passed attempts, scored attempts, Σ score (as floats)."""

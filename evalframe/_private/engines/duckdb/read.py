@@ -19,7 +19,7 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.config import parse_memory_limit
-from evalframe._private.data.dataset import outer_hive_keys, table_files
+from evalframe._private.data.dataset import dataset_not_found, outer_hive_keys, table_files
 from evalframe._private.data.validate import (
     FILLS,
     MAX_EXAMPLES,
@@ -33,7 +33,6 @@ from evalframe._private.data.validate import (
     value_checks,
 )
 from evalframe._private.errors import (
-    DatasetNotFoundError,
     Problem,
     UsageError,
 )
@@ -158,17 +157,9 @@ def open_views(con: duckdb.DuckDBPyConnection, dataset: str | Path) -> dict[str,
                     f"select * from {SOURCE_DB}.main.{ident(name)}"
                 )
     else:
-        raise DatasetNotFoundError(
-            f"dataset {path} does not exist; hint: pass a folder holding scores.parquet "
-            "(or a scores/ folder of Parquet files), or a DuckDB database file. "
-            "`evalframe demo` writes an example."
-        )
+        raise dataset_not_found(path)
     if not present.get(S.SCORES):
-        raise DatasetNotFoundError(
-            f"dataset {path} has no `scores` table (looked for scores.parquet, scores/*.parquet"
-            " or a DuckDB table named scores); hint: `scores` is the one required table, "
-            "see docs/tables.md."
-        )
+        raise dataset_not_found(path, scores=True)
     return present
 
 
