@@ -30,11 +30,6 @@ from evalframe._private.rules.compare import (
 # --- column names of the comparison tables --------------------------------------------
 BASELINE = "baseline"
 CANDIDATE = "candidate"
-BASELINE_RUN_ID = S.BASELINE_RUN_ID
-CANDIDATE_RUN_ID = S.CANDIDATE_RUN_ID
-SCORE_DELTA = S.SCORE_DELTA
-REASONS = S.REASONS
-REGRESSION_DETECTED = S.REGRESSION_DETECTED
 
 # case / evaluator status values (rules/compare.py, in rule order) and their counts
 STATUS_COUNTS = {status: f"n_{status}" for status in CASE_STATUSES}
@@ -47,7 +42,7 @@ REQUIRE_SIGNIFICANCE = "require_significance"
 MARGINS = ("pass_rate_margin", "mean_score_margin")
 """decide margins (docs/compare.md#decisions), carried per config_id beside the LIMITS."""
 
-PAIR_KEY = (S.CONFIG_ID, BASELINE_RUN_ID, CANDIDATE_RUN_ID)
+PAIR_KEY = (S.CONFIG_ID, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID)
 PAIR_INDEX = "_pair"
 IN_BASELINE = "_in_baseline"
 IN_CANDIDATE = "_in_candidate"
@@ -56,10 +51,7 @@ _IS_B = "_is_baseline"
 
 RUN_STATS = (S.PASS_RATE, S.MEAN_SCORE, S.LATENCY_MEAN, S.LATENCY_P95, S.COST_USD)
 _RUN_DELTA_NAMES = {c: f"{c.removesuffix('_usd')}_delta" for c in RUN_STATS}
-PASS_RATE_DELTA, MEAN_SCORE_DELTA, LATENCY_MEAN_DELTA, LATENCY_P95_DELTA, COST_DELTA = (
-    _RUN_DELTA_NAMES.values()
-)
-PAIR_SCHEMA = {S.CONFIG_ID: pl.String, BASELINE_RUN_ID: pl.String, CANDIDATE_RUN_ID: pl.String}
+PAIR_SCHEMA = {S.CONFIG_ID: pl.String, S.BASELINE_RUN_ID: pl.String, S.CANDIDATE_RUN_ID: pl.String}
 _CASE_SIDES = {S.SCORE: pl.Float64, S.PASSED: pl.Boolean, S.PASS_RATE: pl.Float64}
 CASE_DELTAS_SCHEMA = pl.Schema(
     {
@@ -67,7 +59,7 @@ CASE_DELTAS_SCHEMA = pl.Schema(
         S.CASE_ID: pl.String,
         **{f"{side}_{c}": t for c, t in _CASE_SIDES.items() for side in (BASELINE, CANDIDATE)},
         **{f"{side}_{S.LATENCY_MEAN}": pl.Float64 for side in (BASELINE, CANDIDATE)},
-        SCORE_DELTA: pl.Float64,
+        S.SCORE_DELTA: pl.Float64,
         S.STATUS: pl.String,
     }
 )
@@ -78,7 +70,7 @@ EVALUATOR_DELTAS_SCHEMA = pl.Schema(
         S.CASE_ID: pl.String,
         S.PATH: pl.String,
         **{f"{side}_{S.SCORE}": pl.Float64 for side in (BASELINE, CANDIDATE)},
-        SCORE_DELTA: pl.Float64,
+        S.SCORE_DELTA: pl.Float64,
         S.STATUS: pl.String,
     }
 )
@@ -88,8 +80,8 @@ _RUN_DELTAS_COLUMNS: dict[str, pl.DataType | type[pl.DataType]] = {
     **{name: pl.Float64 for name in _RUN_DELTA_NAMES.values()},
     **{name: pl.Int64 for name in STATUS_COUNTS.values()},
     **PAIRED_SCHEMA,
-    REASONS: pl.List(pl.String),
-    REGRESSION_DETECTED: pl.Boolean,
+    S.REASONS: pl.List(pl.String),
+    S.REGRESSION_DETECTED: pl.Boolean,
     S.DECISION: pl.String,
     S.DECISION_REASONS: pl.List(pl.String),
 }
@@ -113,10 +105,10 @@ def pair_table(pairs: Sequence[tuple[str, str]]) -> pl.DataFrame:
     return pl.DataFrame(
         {
             PAIR_INDEX: range(len(seen)),
-            BASELINE_RUN_ID: [b for b, _ in seen],
-            CANDIDATE_RUN_ID: [c for _, c in seen],
+            S.BASELINE_RUN_ID: [b for b, _ in seen],
+            S.CANDIDATE_RUN_ID: [c for _, c in seen],
         },
-        schema={PAIR_INDEX: pl.Int64, BASELINE_RUN_ID: pl.String, CANDIDATE_RUN_ID: pl.String},
+        schema={PAIR_INDEX: pl.Int64, S.BASELINE_RUN_ID: pl.String, S.CANDIDATE_RUN_ID: pl.String},
     )
 
 
@@ -188,11 +180,11 @@ def pair_sides(
     `table` is joined once (to the pairs stacked by side) and the sides are spread by a
     group_by, so an upstream lazy plan is referenced once, not once per side.
     """
-    pair_cols = [PAIR_INDEX, BASELINE_RUN_ID, CANDIDATE_RUN_ID]
+    pair_cols = [PAIR_INDEX, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID]
     stacked = pl.concat(
         [
             pairs.select(*pair_cols, pl.col(run_col).alias(S.RUN_ID), pl.lit(is_b).alias(_IS_B))
-            for run_col, is_b in ((BASELINE_RUN_ID, True), (CANDIDATE_RUN_ID, False))
+            for run_col, is_b in ((S.BASELINE_RUN_ID, True), (S.CANDIDATE_RUN_ID, False))
         ]
     )
     rows = stacked.join(table.select(S.CONFIG_ID, S.RUN_ID, *key, *values), on=S.RUN_ID)
@@ -227,7 +219,7 @@ def with_status(sides: pl.LazyFrame, limits: pl.LazyFrame, *, passed: bool) -> p
         sides.join(limits, on=S.CONFIG_ID, how="inner")
         .with_columns(pl.col(scored).fill_null(False))
         .with_columns(
-            (candidate_col(S.SCORE) - baseline_col(S.SCORE)).alias(SCORE_DELTA),
+            (candidate_col(S.SCORE) - baseline_col(S.SCORE)).alias(S.SCORE_DELTA),
             _status(passed=passed).alias(S.STATUS),
         )
     )
@@ -302,11 +294,11 @@ def _run_deltas(
                 (candidate_col(col) - baseline_col(col)).alias(name)
                 for col, name in _RUN_DELTA_NAMES.items()
             ),
-            reasons.alias(REASONS),
+            reasons.alias(S.REASONS),
             rules_decide.pair_decision(pl, *parts.values()).alias(S.DECISION),
             decision_reasons(parts).alias(S.DECISION_REASONS),
         )
-        .with_columns((pl.col(REASONS).list.len() > 0).alias(REGRESSION_DETECTED))
+        .with_columns((pl.col(S.REASONS).list.len() > 0).alias(S.REGRESSION_DETECTED))
         .sort(S.CONFIG_ID, PAIR_INDEX)
         .select(RUN_DELTAS_SCHEMA.names())
         .cast(RUN_DELTAS_SCHEMA)
@@ -324,7 +316,7 @@ def pair_aggregations(ns: Any) -> list[Any]:
         *((col(S.STATUS) == s).cast(ns.Int64).sum().alias(n) for s, n in STATUS_COUNTS.items()),
         *paired_aggregations(
             ns,
-            col(SCORE_DELTA),
+            col(S.SCORE_DELTA),
             paired=matched & col(b + SCORED) & col(c + SCORED),
             matched=matched,
             b_passed=col(b + S.PASSED),
@@ -407,7 +399,7 @@ def compare(
         [frame.select(S.CONFIG_ID, S.RUN_ID).unique() for frame in (case_summary, run_summary)]
     )
     keys = pl.concat([keys_cs, keys_rs.cast(keys_cs.schema)]).unique()
-    asked = [*pair_df[BASELINE_RUN_ID], *pair_df[CANDIDATE_RUN_ID]]
+    asked = [*pair_df[S.BASELINE_RUN_ID], *pair_df[S.CANDIDATE_RUN_ID]]
     check_runs(asked, keys[S.RUN_ID].unique().to_list())
     limits = limits_table(config, sorted(keys[S.CONFIG_ID].unique().to_list())).lazy()
     pairs_lf = pair_df.lazy()

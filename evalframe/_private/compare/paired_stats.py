@@ -17,23 +17,15 @@ from evalframe._private import schema as S
 from evalframe._private.rules import Expr, Namespace
 from evalframe._private.rules.intervals import ci_high, ci_low, mde
 
-N_PAIRED = S.N_PAIRED
-MEAN_DELTA = S.MEAN_DELTA
-MEAN_DELTA_SE = S.MEAN_DELTA_SE
-MEAN_DELTA_CI_LOW = S.MEAN_DELTA_CI_LOW
-MEAN_DELTA_CI_HIGH = S.MEAN_DELTA_CI_HIGH
-N_PASSED_TO_FAILED = S.N_PASSED_TO_FAILED
-N_FAILED_TO_PASSED = S.N_FAILED_TO_PASSED
-MCNEMAR_P = S.MCNEMAR_P
 PAIRED_SCHEMA = {
-    N_PAIRED: pl.Int64,
-    MEAN_DELTA: pl.Float64,
-    MEAN_DELTA_SE: pl.Float64,
-    MEAN_DELTA_CI_LOW: pl.Float64,
-    MEAN_DELTA_CI_HIGH: pl.Float64,
-    N_PASSED_TO_FAILED: pl.Int64,
-    N_FAILED_TO_PASSED: pl.Int64,
-    MCNEMAR_P: pl.Float64,
+    S.N_PAIRED: pl.Int64,
+    S.MEAN_DELTA: pl.Float64,
+    S.MEAN_DELTA_SE: pl.Float64,
+    S.MEAN_DELTA_CI_LOW: pl.Float64,
+    S.MEAN_DELTA_CI_HIGH: pl.Float64,
+    S.N_PASSED_TO_FAILED: pl.Int64,
+    S.N_FAILED_TO_PASSED: pl.Int64,
+    S.MCNEMAR_P: pl.Float64,
     S.PAIRED_PASS_DELTA: pl.Float64,
     S.PAIRED_PASS_DELTA_SE: pl.Float64,
     S.PAIRED_PASS_DELTA_CI_LOW: pl.Float64,
@@ -86,11 +78,11 @@ def paired_aggregations(
     d = ns.when(both).then(c_passed.cast(ns.Float64) - b_passed.cast(ns.Float64))
     b, c = b_passed.fill_null(False), c_passed.fill_null(False)
     return [
-        paired_delta.count().cast(ns.Int64).alias(N_PAIRED),
-        paired_delta.mean().alias(MEAN_DELTA),
-        _mean_se(ns, paired_delta).alias(MEAN_DELTA_SE),
-        (matched & b & ~c).cast(ns.Int64).sum().alias(N_PASSED_TO_FAILED),
-        (matched & ~b & c).cast(ns.Int64).sum().alias(N_FAILED_TO_PASSED),
+        paired_delta.count().cast(ns.Int64).alias(S.N_PAIRED),
+        paired_delta.mean().alias(S.MEAN_DELTA),
+        _mean_se(ns, paired_delta).alias(S.MEAN_DELTA_SE),
+        (matched & b & ~c).cast(ns.Int64).sum().alias(S.N_PASSED_TO_FAILED),
+        (matched & ~b & c).cast(ns.Int64).sum().alias(S.N_FAILED_TO_PASSED),
         d.mean().alias(S.PAIRED_PASS_DELTA),
         _mean_se(ns, d).alias(S.PAIRED_PASS_DELTA_SE),
     ]
@@ -99,10 +91,14 @@ def paired_aggregations(
 def interval_columns(col: Callable[[str], Expr]) -> dict[str, Expr]:
     """The 95 % intervals and minimum detectable effects of rows holding
     `paired_aggregations`; `col` builds a column expression (pl.col, nw.col, F.col)."""
-    se, pass_d, pass_se = col(MEAN_DELTA_SE), col(S.PAIRED_PASS_DELTA), col(S.PAIRED_PASS_DELTA_SE)
+    se, pass_d, pass_se = (
+        col(S.MEAN_DELTA_SE),
+        col(S.PAIRED_PASS_DELTA),
+        col(S.PAIRED_PASS_DELTA_SE),
+    )
     return {
-        MEAN_DELTA_CI_LOW: ci_low(col(MEAN_DELTA), se),
-        MEAN_DELTA_CI_HIGH: ci_high(col(MEAN_DELTA), se),
+        S.MEAN_DELTA_CI_LOW: ci_low(col(S.MEAN_DELTA), se),
+        S.MEAN_DELTA_CI_HIGH: ci_high(col(S.MEAN_DELTA), se),
         S.PAIRED_PASS_DELTA_CI_LOW: ci_low(pass_d, pass_se),
         S.PAIRED_PASS_DELTA_CI_HIGH: ci_high(pass_d, pass_se),
         S.MDE_PASS_RATE: mde(pass_se),
@@ -114,9 +110,9 @@ def finish_paired(rows: pl.LazyFrame) -> pl.LazyFrame:
     """Add the 95 % intervals, McNemar's p and the minimum detectable effects to rows
     holding `paired_aggregations` (counts of keys without any case row are null and
     become 0)."""
-    counts = [N_PAIRED, N_PASSED_TO_FAILED, N_FAILED_TO_PASSED]
+    counts = [S.N_PAIRED, S.N_PASSED_TO_FAILED, S.N_FAILED_TO_PASSED]
     rows = rows.with_columns(pl.col(counts).fill_null(0).cast(pl.Int64))
     return rows.with_columns(
-        mcnemar_p(pl.col(N_PASSED_TO_FAILED), pl.col(N_FAILED_TO_PASSED)).alias(MCNEMAR_P),
+        mcnemar_p(pl.col(S.N_PASSED_TO_FAILED), pl.col(S.N_FAILED_TO_PASSED)).alias(S.MCNEMAR_P),
         **interval_columns(pl.col),
     )

@@ -133,7 +133,7 @@ def slice_deltas(
     pair_df = C.pair_table(pairs)
     keys = rows.select(S.CONFIG_ID, S.RUN_ID).unique().collect()
     check_runs(
-        [*pair_df[C.BASELINE_RUN_ID], *pair_df[C.CANDIDATE_RUN_ID]],
+        [*pair_df[S.BASELINE_RUN_ID], *pair_df[S.CANDIDATE_RUN_ID]],
         keys[S.RUN_ID].unique().to_list(),
     )
     limits = C.limits_table(config, sorted(keys[S.CONFIG_ID].unique().to_list())).lazy()
