@@ -35,7 +35,7 @@ PAIRED_SCHEMA = {
 }
 
 
-def _mean_se(ns: Namespace, x: Expr) -> Expr:
+def mean_se(ns: Namespace, x: Expr) -> Expr:
     """Sample standard deviation of the non-null `x` / sqrt(their count); null below two
     (aggregation)."""
     n = x.count()
@@ -80,11 +80,11 @@ def paired_aggregations(
     return [
         paired_delta.count().cast(ns.Int64).alias(S.N_PAIRED),
         paired_delta.mean().alias(S.MEAN_DELTA),
-        _mean_se(ns, paired_delta).alias(S.MEAN_DELTA_SE),
+        mean_se(ns, paired_delta).alias(S.MEAN_DELTA_SE),
         (matched & b & ~c).cast(ns.Int64).sum().alias(S.N_PASSED_TO_FAILED),
         (matched & ~b & c).cast(ns.Int64).sum().alias(S.N_FAILED_TO_PASSED),
         d.mean().alias(S.PAIRED_PASS_DELTA),
-        _mean_se(ns, d).alias(S.PAIRED_PASS_DELTA_SE),
+        mean_se(ns, d).alias(S.PAIRED_PASS_DELTA_SE),
     ]
 
 
