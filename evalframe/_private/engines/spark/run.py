@@ -53,7 +53,7 @@ from evalframe._private.errors import SparkValidationError, ValidationError
 from evalframe._private.rules import attempts, run_gates
 from evalframe._private.rules import runs as rules_runs
 from evalframe._private.summaries.case_summary import CASE_COLUMNS
-from evalframe._private.summaries.run_summary import COUNT_COLUMNS, RUN_COLUMNS
+from evalframe._private.summaries.run_summary import RUN_COLUMNS, pass_k_columns
 
 K = TypeVar("K")
 
@@ -115,31 +115,7 @@ def run_summary(
         .agg(*rules_runs.case_level_aggregations(nw), *rules_runs.pass_k_aggregations(nw, ks))
         .to_native()
     )
-    summary = base.join(levels, on=keys, how="left")
-    if runs is not None:
-        runs = typed_runs(runs)
-        present = summary.select(S.RUN_ID)
-        empty = (
-            runs.select(F.col(S.RUN_ID).cast("string").alias(S.RUN_ID))
-            .distinct()
-            .join(present, on=S.RUN_ID, how="left_anti")
-            .select(
-                F.lit(cfg.config_id).alias(S.CONFIG_ID),
-                S.RUN_ID,
-                *(F.lit(0).cast("long").alias(c) for c in COUNT_COLUMNS),
-            )
-        )
-        summary = summary.unionByName(empty, allowMissingColumns=True)
-        meta = runs.withColumn(S.RUN_ID, F.col(S.RUN_ID).cast("string"))
-        if S.CONFIG in meta.columns:
-            meta = meta.withColumnRenamed(S.CONFIG, f"run_{S.CONFIG}")
-        summary = summary.join(meta, on=S.RUN_ID, how="left")
-    else:  # the runs table's columns, null, as the local engine has them without one
-        for col, (dtype, _required, _default) in S.RUNS_COLUMNS.items():
-            if col != S.RUN_ID:
-                kind = "timestamp_ntz" if isinstance(dtype, pl.Datetime) else "string"
-                name = f"run_{S.CONFIG}" if col == S.CONFIG else col
-                summary = summary.withColumn(name, F.lit(None).cast(kind))
+    summary = _with_runs_table(base.join(levels, on=keys, how="left"), runs, cfg)
     gates = run_gates.gate_columns(nw, cfg.run_gates.min_mean_score, cfg.run_gates.min_pass_rate)
     summary = (
         nw.from_native(summary)
@@ -152,7 +128,7 @@ def run_summary(
         .to_native()
     )
     head = [*RUN_COLUMNS]
-    pk = [c for k in ks for col in (S.pass_at(k), S.pass_all(k)) for c in (col, S.se_of(col))]
+    pk = pass_k_columns(ks)
     extra = [c for c in summary.columns if c not in head and c not in pk]
     order = [S.CONFIG_ID, S.RUN_ID]
     if S.CREATED_AT in summary.columns:
@@ -164,6 +140,34 @@ def run_summary(
         .repartition(1)
         .sortWithinPartitions(*(F.col(c).asc_nulls_last() for c in order))
     )
+
+
+def _with_runs_table(summary: DataFrame, runs: DataFrame | None, cfg: Config) -> DataFrame:
+    """Zero rows for the runs without executions and the runs table's columns, as the
+    local engine adds them (null columns without a runs table)."""
+    if runs is None:
+        for col, (dtype, _required, _default) in S.RUNS_COLUMNS.items():
+            if col != S.RUN_ID:
+                kind = "timestamp_ntz" if isinstance(dtype, pl.Datetime) else "string"
+                name = f"run_{S.CONFIG}" if col == S.CONFIG else col
+                summary = summary.withColumn(name, F.lit(None).cast(kind))
+        return summary
+    runs = typed_runs(runs)
+    empty = (
+        runs.select(F.col(S.RUN_ID).cast("string").alias(S.RUN_ID))
+        .distinct()
+        .join(summary.select(S.RUN_ID), on=S.RUN_ID, how="left_anti")
+        .select(
+            F.lit(cfg.config_id).alias(S.CONFIG_ID),
+            S.RUN_ID,
+            *(F.lit(0).cast("long").alias(c) for c in S.COUNT_COLUMNS),
+        )
+    )
+    meta = runs.withColumn(S.RUN_ID, F.col(S.RUN_ID).cast("string"))
+    if S.CONFIG in meta.columns:
+        meta = meta.withColumnRenamed(S.CONFIG, f"run_{S.CONFIG}")
+    summary = summary.unionByName(empty, allowMissingColumns=True)
+    return summary.join(meta, on=S.RUN_ID, how="left")
 
 
 def score_tables(
