@@ -172,10 +172,14 @@ def _key_text(keys: tuple[str, ...]) -> pl.Expr:
 
 
 def example_keys(lf: pl.LazyFrame, keys: tuple[str, ...], cond: pl.Expr | None) -> tuple[str, ...]:
-    """Up to five example keys of the rows where `cond` holds (run only on failure)."""
+    """Up to MAX_EXAMPLES example keys of the rows where `cond` holds (run only on failure)."""
     rows = lf.filter(cond.fill_null(False)) if cond is not None else lf
-    out = rows.select(_key_text(keys).alias("_k")).head(MAX_EXAMPLES).collect()
-    return tuple(out["_k"].to_list())
+    return render_keys(rows.head(MAX_EXAMPLES).collect(), keys)
+
+
+def render_keys(frame: pl.DataFrame, keys: tuple[str, ...]) -> tuple[str, ...]:
+    """The first MAX_EXAMPLES rows' `keys` as 'run_id=r case_id=c attempt=0' (null: ∅)."""
+    return tuple(frame.head(MAX_EXAMPLES).select(_key_text(keys).alias("_k"))["_k"].to_list())
 
 
 @dataclass(frozen=True, eq=False)

@@ -28,10 +28,10 @@ import polars as pl
 from evalframe._private import schema as S
 from evalframe._private.config import Config
 from evalframe._private.data.validate import (
-    MAX_EXAMPLES,
     SCORE_VALUE_CHECKS,
     ClampReport,
     folded_score_checks,
+    render_keys,
 )
 from evalframe._private.errors import Problem
 from evalframe._private.rules import aggregators
@@ -392,10 +392,7 @@ def duplicate_problem(partials: pl.DataFrame, scores: pl.LazyFrame) -> Problem |
         .sort(S.SCORE_KEY)
         .collect()
     )
-    examples = tuple(
-        " ".join(f"{k}={row[k]}" for k in S.SCORE_KEY)
-        for row in dups.head(MAX_EXAMPLES).iter_rows(named=True)
-    )
+    examples = render_keys(dups, S.SCORE_KEY)
     return Problem(
         S.SCORES, ", ".join(S.SCORE_KEY), "duplicate key (keys listed)", dups.height, examples
     )
@@ -411,10 +408,7 @@ def neighbour_duplicates(frame: pl.DataFrame, table: str, keys: tuple[str, ...])
     dups = frame.select(*keys, first_repeat.alias("_d")).filter(pl.col("_d"))
     if dups.is_empty():
         return None
-    examples = tuple(
-        " ".join(f"{k}={row[k]}" for k in keys)
-        for row in dups.head(MAX_EXAMPLES).iter_rows(named=True)
-    )
+    examples = render_keys(dups, keys)
     return Problem(table, ", ".join(keys), "duplicate key (keys listed)", dups.height, examples)
 
 
@@ -426,10 +420,7 @@ def orphan_problem(partials: pl.DataFrame, executions: pl.DataFrame) -> Problem 
     orphans = orphans.filter(pl.col(S.RUN_ID).is_not_null() & pl.col(S.CASE_ID).is_not_null())
     if orphans.is_empty():
         return None
-    first = orphans.sort(S.EXECUTION_KEY).head(MAX_EXAMPLES)
-    examples = tuple(
-        " ".join(f"{k}={row[k]}" for k in S.EXECUTION_KEY) for row in first.iter_rows(named=True)
-    )
+    examples = render_keys(orphans.sort(S.EXECUTION_KEY), S.EXECUTION_KEY)
     return Problem(
         S.SCORES,
         "",
