@@ -146,29 +146,26 @@ def limits_table(config: Config | Sequence[Config], config_ids: Sequence[str]) -
 
 
 # --- case_deltas -----------------------------------------------------------------------
-def baseline_col(column: str) -> pl.Expr:
-    return pl.col(f"{BASELINE}_{column}")
-
-
-def candidate_col(column: str) -> pl.Expr:
-    return pl.col(f"{CANDIDATE}_{column}")
-
-
-def _status(*, passed: bool) -> pl.Expr:
-    """`rules.compare.case_status` over the columns `sides` builds plus `*__scored` and
-    `case_delta`; the verdict-flip rule only when `passed` (evaluator rows have no verdict)."""
-    no_verdict = pl.lit(None, dtype=pl.Boolean)
-    return rules.case_status(
-        pl,
-        in_baseline=pl.col(IN_BASELINE),
-        in_candidate=pl.col(IN_CANDIDATE),
-        baseline_scored=baseline_col(SCORED),
-        candidate_scored=candidate_col(SCORED),
-        baseline_passed=baseline_col(S.PASSED) if passed else no_verdict,
-        candidate_passed=candidate_col(S.PASSED) if passed else no_verdict,
-        score_delta=candidate_col(S.SCORE) - baseline_col(S.SCORE),
-        case_delta=pl.col("case_delta"),
+def status_columns(ns: Any, *, passed: bool, case_delta: Any) -> list[Any]:
+    """score_delta and `rules.compare.case_status` over the columns `pair_sides` builds
+    plus `*__scored`; the verdict-flip rule only when `passed` (evaluator rows have no
+    verdict). `ns` is polars or narwhals."""
+    col = ns.col
+    no_verdict = ns.lit(None, dtype=ns.Boolean)
+    b, c = f"{BASELINE}_", f"{CANDIDATE}_"
+    delta = col(c + S.SCORE) - col(b + S.SCORE)
+    status = rules.case_status(
+        ns,
+        in_baseline=col(IN_BASELINE),
+        in_candidate=col(IN_CANDIDATE),
+        baseline_scored=col(b + SCORED),
+        candidate_scored=col(c + SCORED),
+        baseline_passed=col(b + S.PASSED) if passed else no_verdict,
+        candidate_passed=col(c + S.PASSED) if passed else no_verdict,
+        score_delta=delta,
+        case_delta=case_delta,
     )
+    return [delta.alias(S.SCORE_DELTA), status.alias(S.STATUS)]
 
 
 def pair_sides(
@@ -218,10 +215,7 @@ def with_status(sides: pl.LazyFrame, limits: pl.LazyFrame, *, passed: bool) -> p
     return (
         sides.join(limits, on=S.CONFIG_ID, how="inner")
         .with_columns(pl.col(scored).fill_null(False))
-        .with_columns(
-            (candidate_col(S.SCORE) - baseline_col(S.SCORE)).alias(S.SCORE_DELTA),
-            _status(passed=passed).alias(S.STATUS),
-        )
+        .with_columns(status_columns(pl, passed=passed, case_delta=pl.col(LIMITS[3])))
     )
 
 
@@ -291,7 +285,7 @@ def _run_deltas(
     return (
         rows.with_columns(
             *(
-                (candidate_col(col) - baseline_col(col)).alias(name)
+                (pl.col(f"{CANDIDATE}_{col}") - pl.col(f"{BASELINE}_{col}")).alias(name)
                 for col, name in _RUN_DELTA_NAMES.items()
             ),
             reasons.alias(S.REASONS),

@@ -37,13 +37,13 @@ from evalframe._private.compare.compare import (
     pair_aggregations,
     pair_table,
     regression_checks,
+    status_columns,
 )
 from evalframe._private.compare.paired_stats import interval_columns
 from evalframe._private.compare.pairs import check_runs
 from evalframe._private.config import Config
 from evalframe._private.engines.spark.kernel import NODES
 from evalframe._private.engines.spark.run import collect_tables, scored_dataset
-from evalframe._private.rules import compare as rules
 from evalframe._private.rules import decide as rules_decide
 
 B, C = "baseline", "candidate"
@@ -105,24 +105,8 @@ def _with_status(
     rows = _sided(table, pairs, key).withColumns(
         {f"{s}__scored": F.coalesce(F.col(f"{s}__scored"), F.lit(False)) for s in (B, C)}
     )
-    no_verdict = nw.lit(None, dtype=nw.Boolean())
-    delta = nw.col(f"{C}_{S.SCORE}") - nw.col(f"{B}_{S.SCORE}")
-    status = rules.case_status(
-        nw,
-        in_baseline=nw.col(f"_in_{B}"),
-        in_candidate=nw.col(f"_in_{C}"),
-        baseline_scored=nw.col(f"{B}__scored"),
-        candidate_scored=nw.col(f"{C}__scored"),
-        baseline_passed=nw.col(f"{B}_{S.PASSED}") if passed else no_verdict,
-        candidate_passed=nw.col(f"{C}_{S.PASSED}") if passed else no_verdict,
-        score_delta=delta,
-        case_delta=nw.lit(cfg.compare.case_delta),
-    )
-    return (
-        nw.from_native(rows)
-        .with_columns(delta.alias(S.SCORE_DELTA), status.alias(S.STATUS))
-        .to_native()
-    )
+    columns = status_columns(nw, passed=passed, case_delta=nw.lit(cfg.compare.case_delta))
+    return nw.from_native(rows).with_columns(*columns).to_native()
 
 
 def _case_rows(case_summary: DataFrame, pairs: DataFrame, cfg: Config) -> DataFrame:
