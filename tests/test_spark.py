@@ -80,9 +80,9 @@ def _rows(frame: pl.DataFrame) -> list[dict]:
 
 
 def _spark_frame(spark, frame: pl.DataFrame):
-    from evalframe._private.engines.spark.read import _narrow_table
+    from evalframe._private.engines.spark.read import narrow_table
 
-    return spark.createDataFrame(_narrow_table(frame.to_arrow()))
+    return spark.createDataFrame(narrow_table(frame.to_arrow()))
 
 
 @SETTINGS
