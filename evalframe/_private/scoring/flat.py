@@ -129,28 +129,21 @@ class Leaves:
 
     @classmethod
     def of(cls, config: Config, names: tuple[str, ...]) -> Leaves:
+        zero = config.on_missing == ON_MISSING_ZERO
         if config.evaluators is None:
             n = len(names)
-            return cls(
-                names,
-                list(range(n)),
-                [None] * n,
-                [False] * n,
-                [None] * n,
-                None,
-                config.on_missing == ON_MISSING_ZERO,
-            )
-        listed = list(config.evaluators.items())
-        index = {name: i for i, (name, _e) in enumerate(listed)}
+            return cls(names, list(range(n)), [None] * n, [False] * n, [None] * n, None, zero)
+        listed = list(config.evaluators.values())
+        index = {name: i for i, name in enumerate(config.evaluators)}
         return cls(
             names,
             [index.get(name) for name in names],
-            [e.weight for _n, e in listed],
-            [e.required for _n, e in listed],
-            [e.min_score for _n, e in listed],
+            [e.weight for e in listed],
+            [e.required for e in listed],
+            [e.min_score for e in listed],
             len(listed),
-            config.on_missing == ON_MISSING_ZERO,
-            tuple(e.higher_is_better for _n, e in listed),
+            zero,
+            tuple(e.higher_is_better for e in listed),
         )
 
     @property

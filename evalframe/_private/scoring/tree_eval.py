@@ -63,6 +63,10 @@ _ROW_COLUMNS = [CFG, EXEC, NODE, PARENT_NODE, W, S_NORM, PRESENT, PASSES, S.REQU
 _KEYS = (PK, CFG, NODE)
 
 
+_BOUNDARY = pl.coalesce(pl.col(S.MIN_SCORE), pl.col(T))
+"""A node's pass boundary: its min_score, else the execution's threshold."""
+
+
 def by_pk(tree: Tree, column: str) -> pl.Expr:
     """Per-row lookup of a node parameter: gather from the (config group × node) table by
     the dense key PK = CFG · n_nodes + NODE — no join, no hashing."""
@@ -85,7 +89,6 @@ def leaf_rows(grid: pl.LazyFrame, policy: pl.LazyFrame, tree: Tree) -> pl.LazyFr
         rows = grid.join(policy_df.lazy(), how="cross")
     zero = pl.col(ON_MISSING) == ON_MISSING_ZERO
     raw_present = pl.col(S_NORM).is_not_null()
-    boundary = pl.coalesce(pl.col(S.MIN_SCORE), pl.col(T))
     key = pl.col(CFG).cast(pl.Int64) * tree.n_nodes + pl.col(NODE)
     return (
         rows.with_columns(key.alias(PK))
@@ -98,7 +101,7 @@ def leaf_rows(grid: pl.LazyFrame, policy: pl.LazyFrame, tree: Tree) -> pl.LazyFr
         )
         .with_columns(
             effective_weight(pl, pl.col(NODE_WEIGHT), pl.col(DATA_W)).alias(W),
-            (raw_present & meets(pl.col(S_NORM), boundary)).alias(PASSES),
+            (raw_present & meets(pl.col(S_NORM), _BOUNDARY)).alias(PASSES),
             pl.when(raw_present)
             .then(pl.col(S_NORM))
             .when(zero)
@@ -223,7 +226,6 @@ def _node_values(stats: pl.LazyFrame, tree: Tree) -> pl.LazyFrame:
     """Turn group statistics into each composite node's score and pass flag."""
     agg = pl.col(S.AGGREGATOR)
     t = pl.coalesce(NODE_T, T)
-    boundary = pl.coalesce(pl.col(S.MIN_SCORE), pl.col(T))
 
     exact = pl.col("_n_out") == 0
 
@@ -261,7 +263,7 @@ def _node_values(stats: pl.LazyFrame, tree: Tree) -> pl.LazyFrame:
         raw=raw,
         pass_ratio=pass_ratio,
         threshold=t,
-        boundary=boundary,
+        boundary=_BOUNDARY,
         safety_gate_fired=r_fail,
     )
     is_threshold = agg == THRESHOLD
