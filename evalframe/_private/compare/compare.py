@@ -219,13 +219,21 @@ def with_status(sides: pl.LazyFrame, limits: pl.LazyFrame, *, passed: bool) -> p
     )
 
 
-def _case_deltas(
-    case_summary: pl.LazyFrame, pairs: pl.LazyFrame, limits: pl.LazyFrame
+def case_scored(ns: Any) -> Any:
+    """A case summary row is scored: some attempt scored and the case has a score."""
+    return (ns.col(S.SCORED).fill_null(0) > 0) & ~ns.col(S.SCORE).is_null()
+
+
+def case_rows(
+    case_summary: pl.LazyFrame,
+    pairs: pl.LazyFrame,
+    limits: pl.LazyFrame,
+    key: Sequence[str] = (S.CASE_ID,),
 ) -> pl.LazyFrame:
-    """case_deltas plus the internal columns _pair, _in_*, *__scored (sorted later)."""
-    scored = (pl.col(S.SCORED).fill_null(0) > 0) & pl.col(S.SCORE).is_not_null()
-    cs = case_summary.with_columns(scored.alias(SCORED))
-    sides = pair_sides(cs, pairs, [S.CASE_ID], [*CASE_SIDE_COLUMNS, SCORED])
+    """case_deltas (per pair × `key`) plus the internal columns _pair, _in_*, *__scored
+    (sorted later)."""
+    cs = case_summary.with_columns(case_scored(pl).alias(SCORED))
+    sides = pair_sides(cs, pairs, key, [*CASE_SIDE_COLUMNS, SCORED])
     return with_status(sides, limits, passed=True)
 
 
@@ -398,7 +406,7 @@ def compare(
     limits = limits_table(config, sorted(keys[S.CONFIG_ID].unique().to_list())).lazy()
     pairs_lf = pair_df.lazy()
 
-    full = _case_deltas(case_summary, pairs_lf, limits)
+    full = case_rows(case_summary, pairs_lf, limits)
     case_deltas = (
         full.sort(S.CONFIG_ID, PAIR_INDEX, S.CASE_ID)
         .select(CASE_DELTAS_SCHEMA.names())

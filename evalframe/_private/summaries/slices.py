@@ -137,14 +137,7 @@ def slice_deltas(
         keys[S.RUN_ID].unique().to_list(),
     )
     limits = C.limits_table(config, sorted(keys[S.CONFIG_ID].unique().to_list())).lazy()
-    scored = (pl.col(S.SCORED).fill_null(0) > 0) & pl.col(S.SCORE).is_not_null()
-    sides = C.pair_sides(
-        cs.with_columns(scored.alias(C.SCORED)),
-        pair_df.lazy(),
-        [S.SLICE_VALUE, S.CASE_ID],
-        [*C.CASE_SIDE_COLUMNS, C.SCORED],
-    )
-    cases = C.with_status(sides, limits, passed=True)
+    cases = C.case_rows(cs, pair_df.lazy(), limits, [S.SLICE_VALUE, S.CASE_ID])
     group = [C.PAIR_INDEX, *C.PAIR_KEY, S.SLICE_VALUE]
     per_slice = cases.group_by(group).agg(C.pair_aggregations(pl))
     out = bh_q_values(finish_paired(per_slice), S.MCNEMAR_P, [S.CONFIG_ID, C.PAIR_INDEX], S.Q_VALUE)

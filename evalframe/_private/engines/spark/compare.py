@@ -33,6 +33,7 @@ from evalframe._private.compare.compare import (
     RUN_DELTAS_SCHEMA,
     RUN_STATS,
     STATUS_COUNTS,
+    case_scored,
     decision_parts,
     pair_aggregations,
     pair_table,
@@ -110,16 +111,18 @@ def _with_status(
 
 
 def _case_rows(case_summary: DataFrame, pairs: DataFrame, cfg: Config) -> DataFrame:
-    scored = (F.coalesce(F.col(S.SCORED), F.lit(0)) > 0) & F.col(S.SCORE).isNotNull()
-    cs = case_summary.select(
-        S.CONFIG_ID,
-        S.RUN_ID,
-        S.CASE_ID,
-        F.col(S.SCORE).cast("double").alias(S.SCORE),
-        S.PASSED,
-        F.col(S.PASS_RATE).cast("double").alias(S.PASS_RATE),
-        F.col(S.LATENCY_MEAN).cast("double").alias(S.LATENCY_MEAN),
-        scored.alias("_scored"),
+    doubles = (S.SCORE, S.PASS_RATE, S.LATENCY_MEAN)
+    cs = (
+        nw.from_native(case_summary)
+        .select(
+            S.CONFIG_ID,
+            S.RUN_ID,
+            S.CASE_ID,
+            S.PASSED,
+            *(nw.col(c).cast(nw.Float64) for c in doubles),
+            case_scored(nw).alias("_scored"),
+        )
+        .to_native()
     )
     return _with_status(cs, pairs, [S.CASE_ID], cfg, passed=True)
 
