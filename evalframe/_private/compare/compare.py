@@ -8,6 +8,7 @@ Python. Rules and columns: docs/compare.md.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
@@ -29,11 +30,6 @@ from evalframe._private.rules.compare import (
 # --- column names of the comparison tables --------------------------------------------
 BASELINE = "baseline"
 CANDIDATE = "candidate"
-BASELINE_RUN_ID = S.BASELINE_RUN_ID
-CANDIDATE_RUN_ID = S.CANDIDATE_RUN_ID
-SCORE_DELTA = S.SCORE_DELTA
-REASONS = S.REASONS
-REGRESSION_DETECTED = S.REGRESSION_DETECTED
 
 # case / evaluator status values (rules/compare.py, in rule order) and their counts
 STATUS_COUNTS = {status: f"n_{status}" for status in CASE_STATUSES}
@@ -46,7 +42,7 @@ REQUIRE_SIGNIFICANCE = "require_significance"
 MARGINS = ("pass_rate_margin", "mean_score_margin")
 """decide margins (docs/compare.md#decisions), carried per config_id beside the LIMITS."""
 
-PAIR_KEY = (S.CONFIG_ID, BASELINE_RUN_ID, CANDIDATE_RUN_ID)
+PAIR_KEY = (S.CONFIG_ID, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID)
 PAIR_INDEX = "_pair"
 IN_BASELINE = "_in_baseline"
 IN_CANDIDATE = "_in_candidate"
@@ -55,10 +51,7 @@ _IS_B = "_is_baseline"
 
 RUN_STATS = (S.PASS_RATE, S.MEAN_SCORE, S.LATENCY_MEAN, S.LATENCY_P95, S.COST_USD)
 _RUN_DELTA_NAMES = {c: f"{c.removesuffix('_usd')}_delta" for c in RUN_STATS}
-PASS_RATE_DELTA, MEAN_SCORE_DELTA, LATENCY_MEAN_DELTA, LATENCY_P95_DELTA, COST_DELTA = (
-    _RUN_DELTA_NAMES.values()
-)
-PAIR_SCHEMA = {S.CONFIG_ID: pl.String, BASELINE_RUN_ID: pl.String, CANDIDATE_RUN_ID: pl.String}
+PAIR_SCHEMA = {S.CONFIG_ID: pl.String, S.BASELINE_RUN_ID: pl.String, S.CANDIDATE_RUN_ID: pl.String}
 _CASE_SIDES = {S.SCORE: pl.Float64, S.PASSED: pl.Boolean, S.PASS_RATE: pl.Float64}
 CASE_DELTAS_SCHEMA = pl.Schema(
     {
@@ -66,7 +59,7 @@ CASE_DELTAS_SCHEMA = pl.Schema(
         S.CASE_ID: pl.String,
         **{f"{side}_{c}": t for c, t in _CASE_SIDES.items() for side in (BASELINE, CANDIDATE)},
         **{f"{side}_{S.LATENCY_MEAN}": pl.Float64 for side in (BASELINE, CANDIDATE)},
-        SCORE_DELTA: pl.Float64,
+        S.SCORE_DELTA: pl.Float64,
         S.STATUS: pl.String,
     }
 )
@@ -77,7 +70,7 @@ EVALUATOR_DELTAS_SCHEMA = pl.Schema(
         S.CASE_ID: pl.String,
         S.PATH: pl.String,
         **{f"{side}_{S.SCORE}": pl.Float64 for side in (BASELINE, CANDIDATE)},
-        SCORE_DELTA: pl.Float64,
+        S.SCORE_DELTA: pl.Float64,
         S.STATUS: pl.String,
     }
 )
@@ -87,8 +80,8 @@ _RUN_DELTAS_COLUMNS: dict[str, pl.DataType | type[pl.DataType]] = {
     **{name: pl.Float64 for name in _RUN_DELTA_NAMES.values()},
     **{name: pl.Int64 for name in STATUS_COUNTS.values()},
     **PAIRED_SCHEMA,
-    REASONS: pl.List(pl.String),
-    REGRESSION_DETECTED: pl.Boolean,
+    S.REASONS: pl.List(pl.String),
+    S.REGRESSION_DETECTED: pl.Boolean,
     S.DECISION: pl.String,
     S.DECISION_REASONS: pl.List(pl.String),
 }
@@ -112,10 +105,10 @@ def pair_table(pairs: Sequence[tuple[str, str]]) -> pl.DataFrame:
     return pl.DataFrame(
         {
             PAIR_INDEX: range(len(seen)),
-            BASELINE_RUN_ID: [b for b, _ in seen],
-            CANDIDATE_RUN_ID: [c for _, c in seen],
+            S.BASELINE_RUN_ID: [b for b, _ in seen],
+            S.CANDIDATE_RUN_ID: [c for _, c in seen],
         },
-        schema={PAIR_INDEX: pl.Int64, BASELINE_RUN_ID: pl.String, CANDIDATE_RUN_ID: pl.String},
+        schema={PAIR_INDEX: pl.Int64, S.BASELINE_RUN_ID: pl.String, S.CANDIDATE_RUN_ID: pl.String},
     )
 
 
@@ -153,29 +146,26 @@ def limits_table(config: Config | Sequence[Config], config_ids: Sequence[str]) -
 
 
 # --- case_deltas -----------------------------------------------------------------------
-def baseline_col(column: str) -> pl.Expr:
-    return pl.col(f"{BASELINE}_{column}")
-
-
-def candidate_col(column: str) -> pl.Expr:
-    return pl.col(f"{CANDIDATE}_{column}")
-
-
-def _status(*, passed: bool) -> pl.Expr:
-    """`rules.compare.case_status` over the columns `sides` builds plus `*__scored` and
-    `case_delta`; the verdict-flip rule only when `passed` (evaluator rows have no verdict)."""
-    no_verdict = pl.lit(None, dtype=pl.Boolean)
-    return rules.case_status(
-        pl,
-        in_baseline=pl.col(IN_BASELINE),
-        in_candidate=pl.col(IN_CANDIDATE),
-        baseline_scored=baseline_col(SCORED),
-        candidate_scored=candidate_col(SCORED),
-        baseline_passed=baseline_col(S.PASSED) if passed else no_verdict,
-        candidate_passed=candidate_col(S.PASSED) if passed else no_verdict,
-        score_delta=candidate_col(S.SCORE) - baseline_col(S.SCORE),
-        case_delta=pl.col("case_delta"),
+def status_columns(ns: Any, *, passed: bool, case_delta: Any) -> list[Any]:
+    """score_delta and `rules.compare.case_status` over the columns `pair_sides` builds
+    plus `*__scored`; the verdict-flip rule only when `passed` (evaluator rows have no
+    verdict). `ns` is polars or narwhals."""
+    col = ns.col
+    no_verdict = ns.lit(None, dtype=ns.Boolean)
+    b, c = f"{BASELINE}_", f"{CANDIDATE}_"
+    delta = col(c + S.SCORE) - col(b + S.SCORE)
+    status = rules.case_status(
+        ns,
+        in_baseline=col(IN_BASELINE),
+        in_candidate=col(IN_CANDIDATE),
+        baseline_scored=col(b + SCORED),
+        candidate_scored=col(c + SCORED),
+        baseline_passed=col(b + S.PASSED) if passed else no_verdict,
+        candidate_passed=col(c + S.PASSED) if passed else no_verdict,
+        score_delta=delta,
+        case_delta=case_delta,
     )
+    return [delta.alias(S.SCORE_DELTA), status.alias(S.STATUS)]
 
 
 def pair_sides(
@@ -187,11 +177,11 @@ def pair_sides(
     `table` is joined once (to the pairs stacked by side) and the sides are spread by a
     group_by, so an upstream lazy plan is referenced once, not once per side.
     """
-    pair_cols = [PAIR_INDEX, BASELINE_RUN_ID, CANDIDATE_RUN_ID]
+    pair_cols = [PAIR_INDEX, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID]
     stacked = pl.concat(
         [
             pairs.select(*pair_cols, pl.col(run_col).alias(S.RUN_ID), pl.lit(is_b).alias(_IS_B))
-            for run_col, is_b in ((BASELINE_RUN_ID, True), (CANDIDATE_RUN_ID, False))
+            for run_col, is_b in ((S.BASELINE_RUN_ID, True), (S.CANDIDATE_RUN_ID, False))
         ]
     )
     rows = stacked.join(table.select(S.CONFIG_ID, S.RUN_ID, *key, *values), on=S.RUN_ID)
@@ -225,20 +215,25 @@ def with_status(sides: pl.LazyFrame, limits: pl.LazyFrame, *, passed: bool) -> p
     return (
         sides.join(limits, on=S.CONFIG_ID, how="inner")
         .with_columns(pl.col(scored).fill_null(False))
-        .with_columns(
-            (candidate_col(S.SCORE) - baseline_col(S.SCORE)).alias(SCORE_DELTA),
-            _status(passed=passed).alias(S.STATUS),
-        )
+        .with_columns(status_columns(pl, passed=passed, case_delta=pl.col(LIMITS[3])))
     )
 
 
-def _case_deltas(
-    case_summary: pl.LazyFrame, pairs: pl.LazyFrame, limits: pl.LazyFrame
+def case_scored(ns: Any) -> Any:
+    """A case summary row is scored: some attempt scored and the case has a score."""
+    return (ns.col(S.SCORED).fill_null(0) > 0) & ~ns.col(S.SCORE).is_null()
+
+
+def case_rows(
+    case_summary: pl.LazyFrame,
+    pairs: pl.LazyFrame,
+    limits: pl.LazyFrame,
+    key: Sequence[str] = (S.CASE_ID,),
 ) -> pl.LazyFrame:
-    """case_deltas plus the internal columns _pair, _in_*, *__scored (sorted later)."""
-    scored = (pl.col(S.SCORED).fill_null(0) > 0) & pl.col(S.SCORE).is_not_null()
-    cs = case_summary.with_columns(scored.alias(SCORED))
-    sides = pair_sides(cs, pairs, [S.CASE_ID], [*CASE_SIDE_COLUMNS, SCORED])
+    """case_deltas (per pair × `key`) plus the internal columns _pair, _in_*, *__scored
+    (sorted later)."""
+    cs = case_summary.with_columns(case_scored(pl).alias(SCORED))
+    sides = pair_sides(cs, pairs, key, [*CASE_SIDE_COLUMNS, SCORED])
     return with_status(sides, limits, passed=True)
 
 
@@ -285,36 +280,12 @@ def _run_deltas(
     per_side = pair_sides(stats, pairs, [], RUN_STATS).drop(IN_BASELINE, IN_CANDIDATE)
     rows = pair_configs.join(per_side, on=key, how="left", nulls_equal=True)
 
-    matched = pl.col(IN_BASELINE) & pl.col(IN_CANDIDATE)
-    per_pair = case_deltas.group_by(key).agg(
-        *((pl.col(S.STATUS) == s).sum().alias(n) for s, n in STATUS_COUNTS.items()),
-        *paired_aggregations(
-            pl.col(SCORE_DELTA),
-            paired=matched & baseline_col(SCORED) & candidate_col(SCORED),
-            matched=matched,
-            b_passed=baseline_col(S.PASSED).fill_null(False),
-            c_passed=candidate_col(S.PASSED).fill_null(False),
-            b_passed_raw=baseline_col(S.PASSED),
-            c_passed_raw=candidate_col(S.PASSED),
-        ),
-    )
+    per_pair = case_deltas.group_by(key).agg(pair_aggregations(pl))
     rows = rows.join(per_pair, on=key, how="left", nulls_equal=True)
     rows = finish_paired(rows).with_columns(
         pl.col(list(STATUS_COUNTS.values())).fill_null(0).cast(pl.Int64)
     )
-    checks = rules.regression_checks(
-        pl,
-        pass_rate_drop=baseline_col(S.PASS_RATE) - candidate_col(S.PASS_RATE),
-        mean_score_drop=baseline_col(S.MEAN_SCORE) - candidate_col(S.MEAN_SCORE),
-        baseline_latency=baseline_col(S.LATENCY_MEAN),
-        candidate_latency=candidate_col(S.LATENCY_MEAN),
-        max_pass_rate_drop=pl.col(LIMITS[0]),
-        max_mean_score_drop=pl.col(LIMITS[1]),
-        max_latency_increase=pl.col(LIMITS[2]),
-        require_significance=pl.col(REQUIRE_SIGNIFICANCE),
-        pass_delta_ci_high=pl.col(S.PAIRED_PASS_DELTA_CI_HIGH),
-        mean_delta_ci_high=pl.col(S.MEAN_DELTA_CI_HIGH),
-    )
+    checks = regression_checks(pl)
     reasons = pl.concat_list(
         [pl.when(check).then(pl.lit(code)) for code, check in checks.items()]
     ).list.drop_nulls()
@@ -322,25 +293,65 @@ def _run_deltas(
     return (
         rows.with_columns(
             *(
-                (candidate_col(col) - baseline_col(col)).alias(name)
+                (pl.col(f"{CANDIDATE}_{col}") - pl.col(f"{BASELINE}_{col}")).alias(name)
                 for col, name in _RUN_DELTA_NAMES.items()
             ),
-            reasons.alias(REASONS),
+            reasons.alias(S.REASONS),
             rules_decide.pair_decision(pl, *parts.values()).alias(S.DECISION),
             decision_reasons(parts).alias(S.DECISION_REASONS),
         )
-        .with_columns((pl.col(REASONS).list.len() > 0).alias(REGRESSION_DETECTED))
+        .with_columns((pl.col(S.REASONS).list.len() > 0).alias(S.REGRESSION_DETECTED))
         .sort(S.CONFIG_ID, PAIR_INDEX)
         .select(RUN_DELTAS_SCHEMA.names())
         .cast(RUN_DELTAS_SCHEMA)
     )
 
 
-def decision_parts(ns: object) -> dict[str, pl.Expr]:
+def pair_aggregations(ns: Any) -> list[Any]:
+    """group_by aggregations of a pair's case rows (the columns `pair_sides` and
+    `with_status` build): the status counts and `paired_aggregations`; `ns` is polars or
+    narwhals."""
+    col = ns.col
+    matched = col(IN_BASELINE) & col(IN_CANDIDATE)
+    b, c = f"{BASELINE}_", f"{CANDIDATE}_"
+    return [
+        *((col(S.STATUS) == s).cast(ns.Int64).sum().alias(n) for s, n in STATUS_COUNTS.items()),
+        *paired_aggregations(
+            ns,
+            col(S.SCORE_DELTA),
+            paired=matched & col(b + SCORED) & col(c + SCORED),
+            matched=matched,
+            b_passed=col(b + S.PASSED),
+            c_passed=col(c + S.PASSED),
+        ),
+    ]
+
+
+def regression_checks(ns: Any) -> dict[str, Any]:
+    """`rules.compare.regression_checks` over run_deltas' columns (both sides' run
+    statistics, the intervals) and the carried limits; `ns` is polars or narwhals."""
+    b = {n: ns.col(f"{BASELINE}_{n}") for n in RUN_STATS}
+    c = {n: ns.col(f"{CANDIDATE}_{n}") for n in RUN_STATS}
+    return rules.regression_checks(
+        ns,
+        pass_rate_drop=b[S.PASS_RATE] - c[S.PASS_RATE],
+        mean_score_drop=b[S.MEAN_SCORE] - c[S.MEAN_SCORE],
+        baseline_latency=b[S.LATENCY_MEAN],
+        candidate_latency=c[S.LATENCY_MEAN],
+        max_pass_rate_drop=ns.col(LIMITS[0]),
+        max_mean_score_drop=ns.col(LIMITS[1]),
+        max_latency_increase=ns.col(LIMITS[2]),
+        require_significance=ns.col(REQUIRE_SIGNIFICANCE),
+        pass_delta_ci_high=ns.col(S.PAIRED_PASS_DELTA_CI_HIGH),
+        mean_delta_ci_high=ns.col(S.MEAN_DELTA_CI_HIGH),
+    )
+
+
+def decision_parts(ns: Any) -> dict[str, Any]:
     """`rules.decide.decision_parts` over run_deltas' columns (intervals, latency means)
     and the carried margins and latency limit (docs/compare.md#decisions); `ns` is polars or
     narwhals."""
-    col = ns.col  # type: ignore[attr-defined]
+    col = ns.col
     return rules_decide.decision_parts(
         ns,
         pass_delta_ci_low=col(S.PAIRED_PASS_DELTA_CI_LOW),
@@ -390,12 +401,12 @@ def compare(
         [frame.select(S.CONFIG_ID, S.RUN_ID).unique() for frame in (case_summary, run_summary)]
     )
     keys = pl.concat([keys_cs, keys_rs.cast(keys_cs.schema)]).unique()
-    asked = [*pair_df[BASELINE_RUN_ID], *pair_df[CANDIDATE_RUN_ID]]
+    asked = [*pair_df[S.BASELINE_RUN_ID], *pair_df[S.CANDIDATE_RUN_ID]]
     check_runs(asked, keys[S.RUN_ID].unique().to_list())
     limits = limits_table(config, sorted(keys[S.CONFIG_ID].unique().to_list())).lazy()
     pairs_lf = pair_df.lazy()
 
-    full = _case_deltas(case_summary, pairs_lf, limits)
+    full = case_rows(case_summary, pairs_lf, limits)
     case_deltas = (
         full.sort(S.CONFIG_ID, PAIR_INDEX, S.CASE_ID)
         .select(CASE_DELTAS_SCHEMA.names())

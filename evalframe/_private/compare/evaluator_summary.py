@@ -30,6 +30,7 @@ from __future__ import annotations
 import polars as pl
 
 from evalframe._private import schema as S
+from evalframe._private.compare.paired_stats import mean_se
 from evalframe._private.rules.boundaries import exceeds
 from evalframe._private.rules.compare import STATUS_REGRESSION
 from evalframe._private.rules.intervals import ci_high, ci_low
@@ -68,10 +69,10 @@ EVALUATOR_SUMMARY_SCHEMA = pl.Schema(
         SHARE_OF_REGRESSIONS: pl.Float64,
         N_WORST: pl.UInt32,
         N_WORST_TIED: pl.UInt32,
-        MEAN_DELTA: pl.Float64,
-        MEAN_DELTA_SE: pl.Float64,
-        MEAN_DELTA_CI_LOW: pl.Float64,
-        MEAN_DELTA_CI_HIGH: pl.Float64,
+        S.MEAN_DELTA: pl.Float64,
+        S.MEAN_DELTA_SE: pl.Float64,
+        S.MEAN_DELTA_CI_LOW: pl.Float64,
+        S.MEAN_DELTA_CI_HIGH: pl.Float64,
         IS_LEAF: pl.Boolean,
         TIED: pl.Boolean,
     }
@@ -150,11 +151,11 @@ def evaluator_summary(
             (fell & in_regression).sum().cast(pl.UInt32).alias(N_FELL_IN_REGRESSIONS),
             is_worst.sum().cast(pl.UInt32).alias(N_WORST),
             (is_worst & pl.col("_tie").fill_null(False)).sum().cast(pl.UInt32).alias(N_WORST_TIED),
-            delta.mean().alias(MEAN_DELTA),
-            pl.when(n >= 2).then(delta.std(ddof=1) / n.sqrt()).alias(MEAN_DELTA_SE),
+            delta.mean().alias(S.MEAN_DELTA),
+            mean_se(pl, delta).alias(S.MEAN_DELTA_SE),
         )
     )
-    mean, se = pl.col(MEAN_DELTA), pl.col(MEAN_DELTA_SE)
+    mean, se = pl.col(S.MEAN_DELTA), pl.col(S.MEAN_DELTA_SE)
     share = pl.col(N_FELL_IN_REGRESSIONS) / pl.col(N_REGRESSION)
     explained = pl.col(N_FELL_IN_REGRESSIONS)
     # the comparison's order of pairs (evaluator_deltas is sorted by it)
@@ -165,8 +166,8 @@ def evaluator_summary(
         .join(pair_order, on=PAIR, how="left")
         .with_columns(
             pl.col(N_REGRESSION).fill_null(0),
-            ci_low(mean, se).alias(MEAN_DELTA_CI_LOW),
-            ci_high(mean, se).alias(MEAN_DELTA_CI_HIGH),
+            ci_low(mean, se).alias(S.MEAN_DELTA_CI_LOW),
+            ci_high(mean, se).alias(S.MEAN_DELTA_CI_HIGH),
         )
         .with_columns(
             pl.when(pl.col(N_REGRESSION) > 0).then(share).alias(SHARE_OF_REGRESSIONS),
@@ -175,7 +176,7 @@ def evaluator_summary(
         .sort(
             "_pair",
             pl.col(SHARE_OF_REGRESSIONS).fill_null(0.0),
-            MEAN_DELTA,
+            S.MEAN_DELTA,
             S.PATH,
             descending=[False, True, False, False],
             nulls_last=True,

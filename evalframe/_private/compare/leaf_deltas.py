@@ -20,14 +20,11 @@ import polars as pl
 from evalframe._private import schema as S
 from evalframe._private.compare.compare import (
     BASELINE,
-    BASELINE_RUN_ID,
     CANDIDATE,
-    CANDIDATE_RUN_ID,
     EVALUATOR_DELTAS_SCHEMA,
     IN_BASELINE,
     IN_CANDIDATE,
     PAIR_INDEX,
-    SCORE_DELTA,
     pair_sides,
     pair_table,
 )
@@ -111,7 +108,7 @@ def evaluator_deltas_from_cases(
         IN_BASELINE: [side_in(BASELINE, IN_BASELINE, p) for p in paths],
         IN_CANDIDATE: [side_in(CANDIDATE, IN_CANDIDATE, p) for p in paths],
     }
-    case_cols = [S.CONFIG_ID, BASELINE_RUN_ID, CANDIDATE_RUN_ID, S.CASE_ID]
+    case_cols = [S.CONFIG_ID, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID, S.CASE_ID]
     wide = sides.select(
         *case_cols,
         *(e.alias(f"{name}{i}") for name, es in leaf_sides.items() for i, e in enumerate(es)),
@@ -143,7 +140,7 @@ def evaluator_deltas_from_cases(
     )
     computed = pl.DataFrame(
         [stacked.pop(name).gather(at).alias(name) for name in list(leaf_sides)]
-    ).select(b, c, (c - b).alias(SCORE_DELTA), status.alias(S.STATUS))
+    ).select(b, c, (c - b).alias(S.SCORE_DELTA), status.alias(S.STATUS))
     case_row = at % n
     out = pl.DataFrame(
         [

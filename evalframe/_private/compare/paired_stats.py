@@ -9,29 +9,23 @@ float64 from n = 1075).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import polars as pl
 
 from evalframe._private import schema as S
+from evalframe._private.rules import Expr, Namespace
 from evalframe._private.rules.intervals import ci_high, ci_low, mde
 
-N_PAIRED = S.N_PAIRED
-MEAN_DELTA = S.MEAN_DELTA
-MEAN_DELTA_SE = S.MEAN_DELTA_SE
-MEAN_DELTA_CI_LOW = S.MEAN_DELTA_CI_LOW
-MEAN_DELTA_CI_HIGH = S.MEAN_DELTA_CI_HIGH
-N_PASSED_TO_FAILED = S.N_PASSED_TO_FAILED
-N_FAILED_TO_PASSED = S.N_FAILED_TO_PASSED
-MCNEMAR_P = S.MCNEMAR_P
 PAIRED_SCHEMA = {
-    N_PAIRED: pl.Int64,
-    MEAN_DELTA: pl.Float64,
-    MEAN_DELTA_SE: pl.Float64,
-    MEAN_DELTA_CI_LOW: pl.Float64,
-    MEAN_DELTA_CI_HIGH: pl.Float64,
-    N_PASSED_TO_FAILED: pl.Int64,
-    N_FAILED_TO_PASSED: pl.Int64,
-    MCNEMAR_P: pl.Float64,
+    S.N_PAIRED: pl.Int64,
+    S.MEAN_DELTA: pl.Float64,
+    S.MEAN_DELTA_SE: pl.Float64,
+    S.MEAN_DELTA_CI_LOW: pl.Float64,
+    S.MEAN_DELTA_CI_HIGH: pl.Float64,
+    S.N_PASSED_TO_FAILED: pl.Int64,
+    S.N_FAILED_TO_PASSED: pl.Int64,
+    S.MCNEMAR_P: pl.Float64,
     S.PAIRED_PASS_DELTA: pl.Float64,
     S.PAIRED_PASS_DELTA_SE: pl.Float64,
     S.PAIRED_PASS_DELTA_CI_LOW: pl.Float64,
@@ -39,12 +33,13 @@ PAIRED_SCHEMA = {
     S.MDE_PASS_RATE: pl.Float64,
     S.MDE_MEAN_SCORE: pl.Float64,
 }
-_N_PASS_PAIRED = "_n_pass_paired"
 
 
-def mean_se(delta: pl.Expr, n: pl.Expr) -> pl.Expr:
-    """Sample standard deviation of `delta` / sqrt(n); null when n < 2 (aggregation)."""
-    return pl.when(n >= 2).then(delta.std(ddof=1) / n.cast(pl.Float64).sqrt())
+def mean_se(ns: Namespace, x: Expr) -> Expr:
+    """Sample standard deviation of the non-null `x` / sqrt(their count); null below two
+    (aggregation)."""
+    n = x.count()
+    return ns.when(n >= 2).then(x.std(ddof=1) / n.cast(ns.Float64).sqrt())
 
 
 def mcnemar_p(n01: pl.Expr, n10: pl.Expr) -> pl.Expr:
@@ -66,53 +61,58 @@ def mcnemar_p(n01: pl.Expr, n10: pl.Expr) -> pl.Expr:
 
 
 def paired_aggregations(
-    delta: pl.Expr,
-    paired: pl.Expr,
-    matched: pl.Expr,
-    b_passed: pl.Expr,
-    c_passed: pl.Expr,
-    *,
-    b_passed_raw: pl.Expr | None = None,
-    c_passed_raw: pl.Expr | None = None,
-) -> list[pl.Expr]:
+    ns: Namespace,
+    delta: Expr,
+    paired: Expr,
+    matched: Expr,
+    b_passed: Expr,
+    c_passed: Expr,
+) -> list[Expr]:
     """group_by aggregations: `delta` over the `paired` rows (scored on both sides), the
-    pass flips over the `matched` rows (present on both sides), and the paired pass delta
-    d = passed_candidate − passed_baseline over the matched rows where both case `passed`
-    values (`*_raw`, default `b_passed` / `c_passed`) are not null
-    (docs/statistics.md#paired-comparisons)."""
-    paired_delta = delta.filter(paired)
-    n = paired_delta.count()
-    b_raw = b_passed if b_passed_raw is None else b_passed_raw
-    c_raw = c_passed if c_passed_raw is None else c_passed_raw
-    d = (c_raw.cast(pl.Float64) - b_raw.cast(pl.Float64)).filter(
-        matched & b_raw.is_not_null() & c_raw.is_not_null()
-    )
-    n_pass = d.count()
+    pass flips over the `matched` rows (present on both sides, a null `passed` counts as
+    not passed), and the paired pass delta d = passed_candidate − passed_baseline over the
+    matched rows where both case `passed` values are not null
+    (docs/statistics.md#paired-comparisons). `ns` is polars or narwhals."""
+    paired_delta = ns.when(paired).then(delta)
+    both = matched & ~b_passed.is_null() & ~c_passed.is_null()
+    d = ns.when(both).then(c_passed.cast(ns.Float64) - b_passed.cast(ns.Float64))
+    b, c = b_passed.fill_null(False), c_passed.fill_null(False)
     return [
-        n.alias(N_PAIRED),
-        paired_delta.mean().alias(MEAN_DELTA),
-        mean_se(paired_delta, n).alias(MEAN_DELTA_SE),
-        (matched & b_passed & ~c_passed).sum().alias(N_PASSED_TO_FAILED),
-        (matched & ~b_passed & c_passed).sum().alias(N_FAILED_TO_PASSED),
+        paired_delta.count().cast(ns.Int64).alias(S.N_PAIRED),
+        paired_delta.mean().alias(S.MEAN_DELTA),
+        mean_se(ns, paired_delta).alias(S.MEAN_DELTA_SE),
+        (matched & b & ~c).cast(ns.Int64).sum().alias(S.N_PASSED_TO_FAILED),
+        (matched & ~b & c).cast(ns.Int64).sum().alias(S.N_FAILED_TO_PASSED),
         d.mean().alias(S.PAIRED_PASS_DELTA),
-        mean_se(d, n_pass).alias(S.PAIRED_PASS_DELTA_SE),
+        mean_se(ns, d).alias(S.PAIRED_PASS_DELTA_SE),
     ]
+
+
+def interval_columns(col: Callable[[str], Expr]) -> dict[str, Expr]:
+    """The 95 % intervals and minimum detectable effects of rows holding
+    `paired_aggregations`; `col` builds a column expression (pl.col, nw.col, F.col)."""
+    se, pass_d, pass_se = (
+        col(S.MEAN_DELTA_SE),
+        col(S.PAIRED_PASS_DELTA),
+        col(S.PAIRED_PASS_DELTA_SE),
+    )
+    return {
+        S.MEAN_DELTA_CI_LOW: ci_low(col(S.MEAN_DELTA), se),
+        S.MEAN_DELTA_CI_HIGH: ci_high(col(S.MEAN_DELTA), se),
+        S.PAIRED_PASS_DELTA_CI_LOW: ci_low(pass_d, pass_se),
+        S.PAIRED_PASS_DELTA_CI_HIGH: ci_high(pass_d, pass_se),
+        S.MDE_PASS_RATE: mde(pass_se),
+        S.MDE_MEAN_SCORE: mde(se),
+    }
 
 
 def finish_paired(rows: pl.LazyFrame) -> pl.LazyFrame:
     """Add the 95 % intervals, McNemar's p and the minimum detectable effects to rows
     holding `paired_aggregations` (counts of keys without any case row are null and
     become 0)."""
-    counts = [N_PAIRED, N_PASSED_TO_FAILED, N_FAILED_TO_PASSED]
+    counts = [S.N_PAIRED, S.N_PASSED_TO_FAILED, S.N_FAILED_TO_PASSED]
     rows = rows.with_columns(pl.col(counts).fill_null(0).cast(pl.Int64))
-    se = pl.col(MEAN_DELTA_SE)
-    pass_d, pass_se = pl.col(S.PAIRED_PASS_DELTA), pl.col(S.PAIRED_PASS_DELTA_SE)
     return rows.with_columns(
-        ci_low(pl.col(MEAN_DELTA), se).alias(MEAN_DELTA_CI_LOW),
-        ci_high(pl.col(MEAN_DELTA), se).alias(MEAN_DELTA_CI_HIGH),
-        mcnemar_p(pl.col(N_PASSED_TO_FAILED), pl.col(N_FAILED_TO_PASSED)).alias(MCNEMAR_P),
-        ci_low(pass_d, pass_se).alias(S.PAIRED_PASS_DELTA_CI_LOW),
-        ci_high(pass_d, pass_se).alias(S.PAIRED_PASS_DELTA_CI_HIGH),
-        mde(pass_se).alias(S.MDE_PASS_RATE),
-        mde(se).alias(S.MDE_MEAN_SCORE),
+        mcnemar_p(pl.col(S.N_PASSED_TO_FAILED), pl.col(S.N_FAILED_TO_PASSED)).alias(S.MCNEMAR_P),
+        **interval_columns(pl.col),
     )

@@ -264,9 +264,6 @@ def table_files(root: Path, name: str) -> tuple[list[Path], bool]:
     return [], False
 
 
-_NUMERIC_SUPER = {pl.Float32: pl.Float64, pl.Float64: pl.Float64}
-
-
 def _unify(
     table: str, schemas: dict[Path, pl.Schema], folder: Path, problems: list[Problem]
 ) -> dict[str, pl.DataType] | None:

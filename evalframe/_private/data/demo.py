@@ -129,6 +129,10 @@ JUSTIFICATIONS = pl.DataFrame(
 """Outcome justifications per check, result and variant; {} is the case's topic."""
 
 
+_KEY = (S.RUN_ID, "_i", S.ATTEMPT)
+"""An execution's key in the generator (the case as its integer index)."""
+
+
 def generate(
     n_cases: int = 200,
     runs: tuple = DEMO_RUNS,
@@ -137,7 +141,34 @@ def generate(
     metrics: tuple[str, ...] = METRICS,
 ) -> dict[str, pl.DataFrame]:
     """Build the input tables: scores, executions, outcomes, runs."""
-    run_frame = pl.DataFrame(
+    run_frame = _run_frame(runs)
+    execs = _executions(_cases(n_cases, attempts), run_frame)
+    scores = _scores(execs, metrics)
+    outcomes = _outcomes(execs)
+    executions = execs.select(
+        S.RUN_ID,
+        S.CASE_ID,
+        S.ATTEMPT,
+        S.STATUS,
+        S.LATENCY_MS,
+        S.COST_USD,
+        S.INPUT_TOKENS,
+        S.OUTPUT_TOKENS,
+        S.TAGS,
+    )
+    run_table = run_frame.select(
+        S.RUN_ID,
+        S.CREATED_AT,
+        S.LABEL,
+        "agent_version",
+        pl.lit("judge: gpt-5-mini").alias("judge_model"),
+    )
+    return {S.SCORES: scores, S.EXECUTIONS: executions, S.OUTCOMES: outcomes, S.RUNS: run_table}
+
+
+def _run_frame(runs: tuple) -> pl.DataFrame:
+    """The runs with their hidden qualities (_quality, _lat, _err, _floor)."""
+    return pl.DataFrame(
         {
             S.RUN_ID: [r[0] for r in runs],
             S.CREATED_AT: [r[1] for r in runs],
@@ -149,8 +180,12 @@ def generate(
             "_floor": [float(r[7]) if len(r) > 7 else 0.0 for r in runs],
         }
     ).with_columns(pl.col(S.CREATED_AT).cast(pl.Datetime("us")))
+
+
+def _cases(n_cases: int, attempts: bool) -> pl.DataFrame:
+    """The cases: id, difficulty, number of attempts, topic tag."""
     idx = pl.col("_i")
-    cases = pl.DataFrame({"_i": pl.int_range(n_cases, eager=True)}).with_columns(
+    return pl.DataFrame({"_i": pl.int_range(n_cases, eager=True)}).with_columns(
         pl.format("case-{}", idx.cast(pl.String).str.zfill(max(4, len(str(n_cases))))).alias(
             S.CASE_ID
         ),
@@ -165,35 +200,42 @@ def generate(
             (idx % len(TOPICS)).replace_strict(dict(enumerate(TOPICS)), return_dtype=pl.String)
         ).alias(S.TAGS),
     )
+
+
+def _executions(cases: pl.DataFrame, run_frame: pl.DataFrame) -> pl.DataFrame:
+    """Every run × case × attempt with its skill, status, latency, tokens and cost."""
     execs = (
         cases.join(run_frame.select(S.RUN_ID, "_quality", "_lat", "_err", "_floor"), how="cross")
         .with_columns(pl.int_ranges(0, pl.col("_n_att")).alias(S.ATTEMPT))
         .explode(S.ATTEMPT)
         .with_columns(pl.col(S.ATTEMPT).cast(pl.Int64))
     )
-    key = (S.RUN_ID, "_i", S.ATTEMPT)
     # a run-and-case-specific skill: most cases behave alike across runs, a few flip
-    skill = pl.col("_quality") - 0.22 * pl.col("_difficulty") + 0.06 * _normalish(*key, salt=11)
-    execs = execs.with_columns(
+    skill = pl.col("_quality") - 0.22 * pl.col("_difficulty") + 0.06 * _normalish(*_KEY, salt=11)
+    return execs.with_columns(
         skill.alias("_skill"),
-        pl.when(_uniform(*key, salt=21) < pl.col("_err"))
+        pl.when(_uniform(*_KEY, salt=21) < pl.col("_err"))
         .then(pl.lit(S.STATUS_ERROR))
         .otherwise(pl.lit(S.STATUS_OK))
         .alias(S.STATUS),
         (
             pl.col("_lat")
             * (900 + 1600 * pl.col("_difficulty"))
-            * (1 + 0.25 * _normalish(*key, salt=31)).clip(0.3, 3.0)
+            * (1 + 0.25 * _normalish(*_KEY, salt=31)).clip(0.3, 3.0)
         )
         .round(1)
         .alias(S.LATENCY_MS),
-        (2000 + 3000 * _uniform(*key, salt=41)).cast(pl.Int64).alias(S.INPUT_TOKENS),
-        (150 + 600 * _uniform(*key, salt=42)).cast(pl.Int64).alias(S.OUTPUT_TOKENS),
+        (2000 + 3000 * _uniform(*_KEY, salt=41)).cast(pl.Int64).alias(S.INPUT_TOKENS),
+        (150 + 600 * _uniform(*_KEY, salt=42)).cast(pl.Int64).alias(S.OUTPUT_TOKENS),
     ).with_columns(
         (pl.col(S.INPUT_TOKENS) * 2.5e-6 + pl.col(S.OUTPUT_TOKENS) * 1.0e-5)
         .round(6)
         .alias(S.COST_USD)
     )
+
+
+def _scores(execs: pl.DataFrame, metrics: tuple[str, ...]) -> pl.DataFrame:
+    """One judge row per ok execution × metric, with the judge's reason."""
     metric_frame = pl.DataFrame({S.EVALUATOR: list(metrics), "_m": list(range(len(metrics)))})
     # the regressed run loses tool routing skill in particular
     tool_penalty = (
@@ -202,15 +244,18 @@ def generate(
         .otherwise(0.0)
     )
     raw = (
-        (5 * (pl.col("_skill") - tool_penalty + 0.08 * _normalish(*key, "_m", salt=51)))
+        (5 * (pl.col("_skill") - tool_penalty + 0.08 * _normalish(*_KEY, "_m", salt=51)))
         .round(0)
         .clip(5 * pl.col("_floor"), 5)
     )
-    scores = (
+    return (
         execs.filter(pl.col(S.STATUS) == S.STATUS_OK)
         .join(metric_frame, how="cross")
         .with_columns(
-            pl.when(_uniform(*key, "_m", salt=61) < 0.004).then(None).otherwise(raw).alias(S.SCORE),
+            pl.when(_uniform(*_KEY, "_m", salt=61) < 0.004)
+            .then(None)
+            .otherwise(raw)
+            .alias(S.SCORE),
             pl.lit(5.0).alias(S.SCALE_MAX),
         )
         .with_columns(
@@ -236,24 +281,28 @@ def generate(
             .alias(S.REASON),
         )
     )
+
+
+def _outcomes(execs: pl.DataFrame) -> pl.DataFrame:
+    """Outcome checks of every fourth case's ok executions."""
     statements = pl.DataFrame(
         {
             S.OUTCOME: ["resolves the customer's request", "states the refund policy correctly"],
             "_o": [0, 1],
         }
     )
-    outcomes = (
+    return (
         execs.filter((pl.col("_i") % 4 == 0) & (pl.col(S.STATUS) == S.STATUS_OK))
         .join(statements, how="cross")
         .with_columns(
             (
                 pl.max_horizontal(
-                    pl.col("_skill") + 0.1 * _normalish(*key, "_o", salt=71), pl.col("_floor")
+                    pl.col("_skill") + 0.1 * _normalish(*_KEY, "_o", salt=71), pl.col("_floor")
                 )
                 > 0.78
             ).alias(S.PASSED)
         )
-        .with_columns((_uniform(*key, "_o", salt=72) * VARIANTS).cast(pl.Int32).alias("_variant"))
+        .with_columns((_uniform(*_KEY, "_o", salt=72) * VARIANTS).cast(pl.Int32).alias("_variant"))
         .join(JUSTIFICATIONS, on=["_o", S.PASSED, "_variant"], how="left")
         .select(
             S.RUN_ID,
@@ -264,25 +313,6 @@ def generate(
             _topic(S.JUSTIFICATION).alias(S.JUSTIFICATION),
         )
     )
-    executions = execs.select(
-        S.RUN_ID,
-        S.CASE_ID,
-        S.ATTEMPT,
-        S.STATUS,
-        S.LATENCY_MS,
-        S.COST_USD,
-        S.INPUT_TOKENS,
-        S.OUTPUT_TOKENS,
-        S.TAGS,
-    )
-    run_table = run_frame.select(
-        S.RUN_ID,
-        S.CREATED_AT,
-        S.LABEL,
-        "agent_version",
-        pl.lit("judge: gpt-5-mini").alias("judge_model"),
-    )
-    return {S.SCORES: scores, S.EXECUTIONS: executions, S.OUTCOMES: outcomes, S.RUNS: run_table}
 
 
 LABEL_SHARE = 0.10

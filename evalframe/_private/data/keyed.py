@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from evalframe._private import schema as S
+from evalframe._private.data.validate import MAX_EXAMPLES, render_keys
 from evalframe._private.errors import Problem
 
 EXEC = "_exec"  # integer execution id (row index of the executions table)
@@ -83,7 +84,7 @@ def _key_problems(
             scores.select(S.EXECUTION_KEY)
             .unique(maintain_order=True)
             .join(execs.lazy().select(S.EXECUTION_KEY), on=S.EXECUTION_KEY, how="anti")
-            .head(5)
+            .head(MAX_EXAMPLES)
             .collect()
         )
         problems.append(
@@ -92,7 +93,7 @@ def _key_problems(
                 "",
                 "execution is not in the executions table",
                 n_orphans,
-                _render(orphan_keys, S.EXECUTION_KEY),
+                render_keys(orphan_keys, S.EXECUTION_KEY),
             )
         )
     orphan_dups = _orphan_duplicates(scores, execs) if n_orphans else None
@@ -119,7 +120,7 @@ def _key_problems(
             .collect()
         )
         named = (
-            dups.head(5)
+            dups.head(MAX_EXAMPLES)
             .join(execs.select(EXEC, *S.EXECUTION_KEY), on=EXEC, how="left")
             .with_columns(
                 pl.col(EVAL)
@@ -127,10 +128,10 @@ def _key_problems(
                 .alias(S.EVALUATOR)
             )
         )
-        examples += _render(named, S.SCORE_KEY)
+        examples += render_keys(named, S.SCORE_KEY)
         n_dup += dups.height
     if orphan_dups is not None and orphan_dups.height:
-        examples += _render(orphan_dups.head(5), S.SCORE_KEY)
+        examples += render_keys(orphan_dups.head(MAX_EXAMPLES), S.SCORE_KEY)
         n_dup += orphan_dups.height
     if n_dup:
         problems.append(
@@ -139,7 +140,7 @@ def _key_problems(
                 ", ".join(S.SCORE_KEY),
                 "duplicate key (keys listed)",
                 n_dup,
-                tuple(examples[:5]),
+                tuple(examples[:MAX_EXAMPLES]),
             )
         )
     return problems
@@ -157,7 +158,3 @@ def _orphan_duplicates(scores: pl.LazyFrame, execs: pl.DataFrame) -> pl.DataFram
         .sort(S.SCORE_KEY)
         .collect()
     )
-
-
-def _render(frame: pl.DataFrame, keys: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(" ".join(f"{k}={row[k]}" for k in keys) for row in frame.iter_rows(named=True))

@@ -172,10 +172,68 @@ def _key_text(keys: tuple[str, ...]) -> pl.Expr:
 
 
 def example_keys(lf: pl.LazyFrame, keys: tuple[str, ...], cond: pl.Expr | None) -> tuple[str, ...]:
-    """Up to five example keys of the rows where `cond` holds (run only on failure)."""
+    """Up to MAX_EXAMPLES example keys of the rows where `cond` holds (run only on failure)."""
     rows = lf.filter(cond.fill_null(False)) if cond is not None else lf
-    out = rows.select(_key_text(keys).alias("_k")).head(MAX_EXAMPLES).collect()
-    return tuple(out["_k"].to_list())
+    return render_keys(rows.head(MAX_EXAMPLES).collect(), keys)
+
+
+def render_keys(frame: pl.DataFrame, keys: tuple[str, ...]) -> tuple[str, ...]:
+    """The first MAX_EXAMPLES rows' `keys` as 'run_id=r case_id=c attempt=0' (null: ∅)."""
+    return tuple(frame.head(MAX_EXAMPLES).select(_key_text(keys).alias("_k"))["_k"].to_list())
+
+
+@dataclass(frozen=True, eq=False)
+class Check:
+    """One check of a table: the rows of `frame` where `cond` holds, or every row of
+    `frame` (a frame of offending keys) when `cond` is None; examples show `keys`."""
+
+    table: str
+    column: str
+    message: str
+    frame: pl.LazyFrame
+    keys: tuple[str, ...]
+    cond: pl.Expr | None = None
+
+
+def duplicates(table: str, frame: pl.LazyFrame, keys: tuple[str, ...]) -> Check:
+    """The keys of `frame` held by more than one row."""
+    dup = frame.group_by(keys).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1)
+    return Check(table, ", ".join(keys), "duplicate key (keys listed)", dup, keys)
+
+
+def orphans(table: str, frame: pl.LazyFrame, parent: pl.LazyFrame, message: str) -> Check:
+    """The execution keys of `frame` that `parent` does not hold."""
+    keys = frame.select(S.EXECUTION_KEY).unique()
+    parent_keys = parent.select(S.EXECUTION_KEY).unique()
+    orphan = keys.join(parent_keys, on=S.EXECUTION_KEY, how="anti", nulls_equal=True)
+    return Check(table, "", message, orphan, S.EXECUTION_KEY)
+
+
+def run_checks(checks: list[Check]) -> list[Problem]:
+    """The problems of `checks`, in order. The happy path is one collect: the row checks
+    of a frame as boolean sums of one pass over it, the key frames as row counts;
+    examples are fetched only for the checks that fail."""
+    by_frame: dict[int, list[int]] = {}
+    queries = []
+    for i, c in enumerate(checks):
+        if c.cond is None:
+            queries.append(c.frame.select(pl.len().alias(f"c{i}")))
+        else:
+            by_frame.setdefault(id(c.frame), []).append(i)
+    for idx in by_frame.values():
+        sums = [checks[i].cond.fill_null(False).sum().alias(f"c{i}") for i in idx]  # type: ignore[union-attr]
+        queries.append(checks[idx[0]].frame.select(sums))
+    counts: dict[str, int] = {}
+    for res in pl.collect_all(queries):
+        counts.update(res.row(0, named=True))
+    problems = []
+    for i, c in enumerate(checks):
+        n = int(counts[f"c{i}"] or 0)
+        if n:
+            problems.append(
+                Problem(c.table, c.column, c.message, n, example_keys(c.frame, c.keys, c.cond))
+            )
+    return problems
 
 
 def check_schemas(tables: dict[str, pl.LazyFrame | None]) -> dict[str, pl.Schema]:
@@ -550,59 +608,33 @@ def validate_labels(
         check_schemas({S.LABELS: labels})
     schema = labels.collect_schema()
     typed = with_label_scale(typed_labels(labels), scores)
-    keys = S.LABEL_KEY
-    frames: list[tuple[str, str, pl.LazyFrame, pl.Expr | None, tuple[str, ...]]] = [
-        (c.column, c.message, typed, c.expr, keys) for c in value_checks(S.LABELS, schema)
-    ]
-    frames.append(
-        (
-            ", ".join(keys),
-            "duplicate key (keys listed)",
-            typed.group_by(keys).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1),
-            None,
-            keys,
-        )
-    )
+    keys, lab = S.LABEL_KEY, S.LABELS
     parent = executions.select(S.EXECUTION_KEY).unique()
-    orphan = (
-        typed.select(S.EXECUTION_KEY)
-        .unique()
-        .join(parent, on=S.EXECUTION_KEY, how="anti", nulls_equal=True)
-    )
-    frames.append(("", "execution is not in the dataset", orphan, None, S.EXECUTION_KEY))
     sc, scale = pl.col(S.LABEL_SCORE), pl.col(LABEL_SCALE)
     has_score = sc.is_not_null() & pl.col(S.EVALUATOR).is_not_null()
-    frames.append(
-        (
+    checks = [
+        *(Check(lab, c.column, c.message, typed, keys, c.expr) for c in value_checks(lab, schema)),
+        duplicates(lab, typed, keys),
+        orphans(lab, typed, parent, "execution is not in the dataset"),
+        Check(
+            lab,
             S.LABEL_SCORE,
             "label_score has no scale: no scale_max on the label row and no judge score row "
             "for this execution × evaluator; hint: give the row's scale_max",
             typed,
-            has_score & scale.is_null(),
             keys,
-        )
-    )
-    frames.append(
-        (
+            has_score & scale.is_null(),
+        ),
+        Check(
+            lab,
             S.LABEL_SCORE,
             "label_score is above its scale_max (the row's, else the judge's)",
             typed,
-            has_score & sc.is_finite() & (sc > scale),
             keys,
-        )
-    )
-    queries = [
-        (frame.filter(cond.fill_null(False)) if cond is not None else frame).select(
-            pl.len().alias("n")
-        )
-        for _c, _m, frame, cond, _k in frames
+            has_score & sc.is_finite() & (sc > scale),
+        ),
     ]
-    problems: list[Problem] = []
-    results = pl.collect_all(queries)
-    for (column, message, frame, cond, shown), res in zip(frames, results, strict=True):
-        n = int(res.item())
-        if n:
-            problems.append(Problem(S.LABELS, column, message, n, example_keys(frame, shown, cond)))
+    problems = run_checks(checks)
     return typed.drop(cs.starts_with(RAW)), problems
 
 
@@ -622,7 +654,6 @@ def validate_tables(
     then stands in for an absent executions table (the execution keys that pass found).
     `execution_duplicates=False` leaves the duplicate-key check of executions to the
     caller (the flat pass finds them as equal neighbours of the sorted table)."""
-    problems: list[Problem] = []
     schemas = check_schemas(tables)
     labels = tables.get(S.LABELS)
     tables = {name: lf for name, lf in tables.items() if name != S.LABELS}
@@ -632,69 +663,27 @@ def validate_tables(
     if clamp and score_values:
         typed[S.SCORES], report = _clamp(typed[S.SCORES])
 
-    # 2. value checks: the happy path is one pass of boolean sums per table, plus one
-    #    group-by (duplicates) and anti-joins (orphans); examples are fetched only for
-    #    the checks that fail.
-    checks: list[tuple[str, str, str, pl.LazyFrame, tuple[str, ...], pl.Expr | None]] = []
-    specs: dict[str, list[tuple[str, str, pl.Expr]]] = {
-        name: [
-            (c.column, c.message, c.expr)
-            for c in value_checks(name, schemas[name], score_values=score_values)
-        ]
+    checks = [
+        Check(name, c.column, c.message, typed[name], S.TABLE_KEYS[name], c.expr)
         for name in S.TABLE_COLUMNS
-        if name in schemas
-    }
-    queries: list[pl.LazyFrame] = []
-    for name, table_specs in specs.items():
-        if name not in typed or not table_specs:
-            continue
-        keys = S.TABLE_KEYS[name]
-        exprs = []
-        for column, message, cond in table_specs:
-            exprs.append(cond.fill_null(False).sum().alias(f"c{len(checks)}"))
-            checks.append((name, column, message, typed[name], keys, cond))
-        queries.append(typed[name].select(exprs))
-
-    # duplicates and orphans: frames whose rows are the offending keys. The score table's
-    # own key checks run on integer ids in keyed.py, in the pass that keys the scores.
-    for name in typed:
-        if name == S.SCORES or (name == S.EXECUTIONS and not execution_duplicates):
-            continue
-        keys = S.TABLE_KEYS[name]
-        dup = typed[name].group_by(keys).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1)
-        checks.append((name, ", ".join(keys), "duplicate key (keys listed)", dup, keys, None))
+        if name in schemas and name in typed
+        for c in value_checks(name, schemas[name], score_values=score_values)
+    ]
+    # the score table's own key checks run on integer ids in keyed.py, in the pass that
+    # keys the scores
+    checks += [
+        duplicates(name, frame, S.TABLE_KEYS[name])
+        for name, frame in typed.items()
+        if name != S.SCORES and (name != S.EXECUTIONS or execution_duplicates)
+    ]
     known = typed.get(S.EXECUTIONS)
-    parent = (
-        known
-        if known is not None
-        else (derived_executions if derived_executions is not None else typed[S.SCORES])
-    )
-    parent_keys = parent.select(S.EXECUTION_KEY).unique()
-    children = [S.OUTCOMES]
-    for child in children:
-        if child not in typed:
-            continue
-        orphan = (
-            typed[child]
-            .select(S.EXECUTION_KEY)
-            .unique()
-            .join(parent_keys, on=S.EXECUTION_KEY, how="anti", nulls_equal=True)
-        )
+    parent = known if known is not None else derived_executions
+    parent = parent if parent is not None else typed[S.SCORES]
+    if S.OUTCOMES in typed:
         parent_name = S.EXECUTIONS if known is not None else S.SCORES
         message = f"execution is not in the {parent_name} table"
-        checks.append((child, "", message, orphan, S.EXECUTION_KEY, None))
-    n_value = sum(len(s) for n, s in specs.items() if n in typed)
-    for i, (*_rest, frame, _k, _c) in enumerate(checks[n_value:]):
-        queries.append(frame.select(pl.len().alias(f"c{n_value + i}")))
-
-    results = pl.collect_all(queries)
-    counts: dict[str, int] = {}
-    for res in results:
-        counts.update(res.row(0, named=True))
-    for i, (table, column, message, frame, keys, cond) in enumerate(checks):  # type: ignore[assignment]
-        n = int(counts[f"c{i}"] or 0)
-        if n:
-            problems.append(Problem(table, column, message, n, example_keys(frame, keys, cond)))
+        checks.append(orphans(S.OUTCOMES, typed[S.OUTCOMES], parent, message))
+    problems = run_checks(checks)
     if derived_executions is not None and S.EXECUTIONS not in typed:
         typed[S.EXECUTIONS] = typed_frame(derived_executions, S.EXECUTIONS)
     out = _complete(typed)

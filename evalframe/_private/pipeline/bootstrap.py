@@ -146,12 +146,6 @@ def _duckdb(
         return out.to_native().pl().sort(SB.RUN_KEY)
 
 
-def _wide_string(t: Any) -> bool:
-    import pyarrow as pa
-
-    return bool(pa.types.is_large_string(t) or pa.types.is_string_view(t))
-
-
 def _spark(
     ex: pl.LazyFrame,
     ks: Sequence[int],
@@ -163,16 +157,10 @@ def _spark(
 ) -> pl.DataFrame:
     """The bootstrap on Spark: execution_scores as a Spark DataFrame, every step a Spark
     DataFrame (narwhals), the result fetched at the end."""
-    import pyarrow as pa
-
-    from evalframe._private.engines.spark.read import session, to_arrow
+    from evalframe._private.engines.spark.read import narrow_table, session, to_arrow
 
     spark = session(remote)
-    arrow = ex.collect().to_arrow()
-    narrow = [  # Spark's Arrow reader wants 32-bit strings
-        pa.field(f.name, pa.string() if _wide_string(f.type) else f.type) for f in arrow.schema
-    ]
-    source = spark.createDataFrame(arrow.cast(pa.schema(narrow)))
+    source = spark.createDataFrame(narrow_table(ex.collect().to_arrow()))
 
     def reps(a: int, b: int) -> Any:
         return spark.range(a, b).withColumnRenamed("id", SB.REP)

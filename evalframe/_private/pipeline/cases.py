@@ -103,36 +103,11 @@ def cases(
     chosen = _result_set(dataset, results, result_set)
     cfg = _set_config(chosen)
     ds = load_dataset(dataset)
-    if status in DELTA_STATUSES:
-        if S.CASE_DELTAS not in chosen.tables:
-            raise ResultsNotFoundError(
-                f"result set {chosen.set_id} has no {S.CASE_DELTAS} (it has "
-                f"{', '.join(chosen.tables) or 'no table'}); status {status!r} is a "
-                f"comparison's; hint: run `evalframe compare {dataset}` first (with the same "
-                "config), or pick a set with --result-set (`evalframe results` lists them)."
-            )
-        rows = _rows(chosen.read(S.CASE_DELTAS), S.CASE_DELTAS, status, run, chosen.set_id)
-    else:  # the set's case_summary, else computed under the set's config
-        summary = (
-            chosen.read(S.CASE_SUMMARY)
-            if S.CASE_SUMMARY in chosen.tables
-            else case_summary(execution_scores(ds, cfg), cfg).collect()
-        )
-        rows = _rows(summary, S.CASE_SUMMARY, status, run, chosen.set_id)
+    rows = _status_rows(chosen, ds, cfg, dataset, status, run)
     runs = pl.concat([rows[S.RUN_ID], rows[S.BASELINE_RUN_ID]]).drop_nulls().unique()
-    nodes = _evaluator_rows(ds, cfg, runs.to_list())
-    per_side = _sides(rows, nodes).collect()
+    per_side = _sides(rows, _evaluator_rows(ds, cfg, runs.to_list())).collect()
     if evaluator is not None:
-        known = per_side["evaluator"].unique().sort().to_list()
-        if evaluator not in known:
-            raise UsageError(
-                f"unknown evaluator {evaluator!r}; evaluators of config {cfg.config_id}: "
-                f"{describe_runs(known)}."
-            )
-        hits = per_side.filter(
-            (pl.col("evaluator") == evaluator) & _evaluator_condition(status)
-        ).select(_KEY)
-        rows = rows.join(hits.unique(), on=_KEY, how="semi", nulls_equal=True)
+        rows = _with_evaluator(rows, per_side, evaluator, status, cfg)
     listed = (
         per_side.sort(
             [*_KEY, "score_delta" if status in DELTA_STATUSES else "score", "evaluator"],
@@ -141,16 +116,9 @@ def cases(
         .group_by(_KEY, maintain_order=True)
         .agg(pl.struct(list(EVALUATOR_FIELDS)).alias(EVALUATORS))
     )
-    outcomes = (
-        ds.outcomes.filter(pl.col(S.RUN_ID).is_in(runs.implode()))
-        .sort(S.RUN_ID, S.CASE_ID, S.ATTEMPT, S.PASSED, S.OUTCOME, nulls_last=True)
-        .group_by(S.RUN_ID, S.CASE_ID, maintain_order=True)
-        .agg(pl.struct(list(OUTCOME_FIELDS)).alias(S.OUTCOMES))
-        .collect()
-    )
     out = (
         rows.join(listed, on=_KEY, how="left", nulls_equal=True)
-        .join(outcomes, on=[S.RUN_ID, S.CASE_ID], how="left")
+        .join(_outcome_lists(ds, runs), on=[S.RUN_ID, S.CASE_ID], how="left")
         .with_columns(
             pl.col(EVALUATORS).fill_null(pl.lit([], dtype=CASE_COLUMNS[EVALUATORS])),
             pl.col(S.OUTCOMES).fill_null(pl.lit([], dtype=CASE_COLUMNS[S.OUTCOMES])),
@@ -158,6 +126,58 @@ def cases(
         .sort(S.SCORE_DELTA, S.SCORE, S.RUN_ID, S.CASE_ID, S.BASELINE_RUN_ID, nulls_last=True)
     )
     return out.select(pl.col(c).cast(t) for c, t in CASE_COLUMNS.items())
+
+
+def _status_rows(
+    chosen: ResultSet,
+    ds: Dataset,
+    cfg: Config,
+    dataset: str | Path,
+    status: str,
+    run: str | None,
+) -> pl.DataFrame:
+    """The cases of `status`: from the set's case_deltas (a comparison's statuses), else
+    from its case_summary or, without one, from a case_summary under the set's config."""
+    if status in DELTA_STATUSES:
+        if S.CASE_DELTAS not in chosen.tables:
+            raise ResultsNotFoundError(
+                f"result set {chosen.set_id} has no {S.CASE_DELTAS} (it has "
+                f"{', '.join(chosen.tables) or 'no table'}); status {status!r} is a "
+                f"comparison's; hint: run `evalframe compare {dataset}` first (with the same "
+                "config), or pick a set with --result-set (`evalframe results` lists them)."
+            )
+        return _rows(chosen.read(S.CASE_DELTAS), S.CASE_DELTAS, status, run, chosen.set_id)
+    summary = (
+        chosen.read(S.CASE_SUMMARY)
+        if S.CASE_SUMMARY in chosen.tables
+        else case_summary(execution_scores(ds, cfg), cfg).collect()
+    )
+    return _rows(summary, S.CASE_SUMMARY, status, run, chosen.set_id)
+
+
+def _with_evaluator(
+    rows: pl.DataFrame, per_side: pl.DataFrame, evaluator: str, status: str, cfg: Config
+) -> pl.DataFrame:
+    """The rows in which `evaluator` fell, rose, failed, passed or has a score (by status)."""
+    known = per_side["evaluator"].unique().sort().to_list()
+    if evaluator not in known:
+        raise UsageError(
+            f"unknown evaluator {evaluator!r}; evaluators of config {cfg.config_id}: "
+            f"{describe_runs(known)}."
+        )
+    hits = per_side.filter((pl.col("evaluator") == evaluator) & _evaluator_condition(status))
+    return rows.join(hits.select(_KEY).unique(), on=_KEY, how="semi", nulls_equal=True)
+
+
+def _outcome_lists(ds: Dataset, runs: pl.Series) -> pl.DataFrame:
+    """Every outcome check of each case of `runs`, as a list per (run, case)."""
+    return (
+        ds.outcomes.filter(pl.col(S.RUN_ID).is_in(runs.implode()))
+        .sort(S.RUN_ID, S.CASE_ID, S.ATTEMPT, S.PASSED, S.OUTCOME, nulls_last=True)
+        .group_by(S.RUN_ID, S.CASE_ID, maintain_order=True)
+        .agg(pl.struct(list(OUTCOME_FIELDS)).alias(S.OUTCOMES))
+        .collect()
+    )
 
 
 def _result_set(

@@ -70,22 +70,7 @@ def compare_tables(
     Raises UnknownRunError (listing the known run ids)
     for a run not in the data."""
     cfg = config if config is not None else Config()
-
-    def choose(rs: pl.DataFrame) -> list[tuple[str, str]]:
-        if isinstance(pairs, list):
-            return [(str(b), str(c)) for b, c in pairs]  # compare checks the run ids
-        text = [
-            c for c, t in rs.schema.items() if (t == pl.String or c == series) and c != S.RUN_ID
-        ]
-        kept = [S.CREATED_AT] if S.CREATED_AT in rs.columns else []
-        return pairs_for(
-            rs.select(S.RUN_ID, *kept, *(text if series is not None else [])),
-            baseline=baseline,
-            candidate=candidate,
-            mode=pairs,
-            series=series,
-        )
-
+    choose = _chooser(pairs, baseline=baseline, candidate=candidate, series=series)
     check_request(engine, dataset, cfg, memory_limit=memory_limit, spark_remote=spark_remote)
     if bootstrap is not None:  # refused before any input is read
         from evalframe._private.pipeline.bootstrap import check_bootstrap
@@ -102,30 +87,9 @@ def compare_tables(
             dataset, cfg, choose, clamp=clamp, remote=spark_remote
         )
     else:
-        # the flat pass keeps its per-execution leaf partials: evaluator_deltas comes from
-        # them, not from a second read of the judge rows through the tree path
-        scored, leaves = score_tables_with_leaves(
-            dataset, cfg, clamp=clamp, memory_limit=memory_limit
+        tables, scored, chosen = _polars_compare(
+            dataset, cfg, choose, clamp=clamp, memory_limit=memory_limit
         )
-        rs, cs = scored[S.RUN_SUMMARY], scored[S.CASE_SUMMARY]
-        assert isinstance(rs, pl.DataFrame)  # run_summary is always materialized
-        chosen = choose(rs)
-        nodes = None
-        if leaves is None:  # the tree path, or batches of runs: the tree path's nodes
-            ds = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, clamp=clamp)
-            nodes = evaluator_scores(ds, cfg, passthrough=False).select(COMPARE_NODE_COLUMNS)
-            nodes = nodes.collect().lazy()
-        lazy = compare(cs.lazy(), chosen, cfg, evaluator_scores=nodes, run_summary=rs.lazy())
-        order = list(lazy)  # compare's table order
-        if leaves is not None:
-            ex = scored[S.EXECUTION_SCORES]
-            assert isinstance(ex, pl.DataFrame)  # the flat pass in one batch
-            per_case = leaf_case_means(leaves, ex, cfg)
-            del leaves  # the per-execution leaf partials are done with
-            lazy[S.EVALUATOR_DELTAS] = evaluator_deltas_from_cases(per_case, chosen, cfg).lazy()
-            del per_case
-        collected = pl.collect_all([lazy[n] for n in order])
-        tables = dict(zip(order, collected, strict=True))
     if by is not None:
         tables[S.SLICE_DELTAS] = slice_deltas(
             scored[S.EXECUTION_SCORES].lazy(), chosen, cfg, by=by
@@ -147,10 +111,75 @@ def compare_tables(
     return out
 
 
+Chooser = Callable[[pl.DataFrame], list[tuple[str, str]]]
+"""Picks the (baseline, candidate) pairs from a run_summary."""
+
+
+def _chooser(
+    pairs: str | list[tuple[str, str]] | None,
+    *,
+    baseline: str | None,
+    candidate: str | None,
+    series: str | None,
+) -> Chooser:
+    """The pairs asked for: an explicit list as given (compare checks the run ids), else
+    `pairs_for` over the run_summary's run ids, creation times and text columns."""
+
+    def choose(rs: pl.DataFrame) -> list[tuple[str, str]]:
+        if isinstance(pairs, list):
+            return [(str(b), str(c)) for b, c in pairs]
+        text = [
+            c for c, t in rs.schema.items() if (t == pl.String or c == series) and c != S.RUN_ID
+        ]
+        kept = [S.CREATED_AT] if S.CREATED_AT in rs.columns else []
+        return pairs_for(
+            rs.select(S.RUN_ID, *kept, *(text if series is not None else [])),
+            baseline=baseline,
+            candidate=candidate,
+            mode=pairs,
+            series=series,
+        )
+
+    return choose
+
+
+def _polars_compare(
+    dataset: str | Path | Dataset,
+    cfg: Config,
+    choose: Chooser,
+    *,
+    clamp: bool,
+    memory_limit: str | None,
+) -> tuple[dict[str, pl.DataFrame], Tables[Frame], list[tuple[str, str]]]:
+    """The deltas, the score tables they came from and the pairs compared, on polars. The
+    flat pass keeps its per-execution leaf partials: evaluator_deltas comes from them, not
+    from a second read of the judge rows through the tree path."""
+    scored, leaves = score_tables_with_leaves(dataset, cfg, clamp=clamp, memory_limit=memory_limit)
+    rs, cs = scored[S.RUN_SUMMARY], scored[S.CASE_SUMMARY]
+    assert isinstance(rs, pl.DataFrame)  # run_summary is always materialized
+    chosen = choose(rs)
+    nodes = None
+    if leaves is None:  # the tree path, or batches of runs: the tree path's nodes
+        ds = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, clamp=clamp)
+        nodes = evaluator_scores(ds, cfg, passthrough=False).select(COMPARE_NODE_COLUMNS)
+        nodes = nodes.collect().lazy()
+    lazy = compare(cs.lazy(), chosen, cfg, evaluator_scores=nodes, run_summary=rs.lazy())
+    order = list(lazy)  # compare's table order
+    if leaves is not None:
+        ex = scored[S.EXECUTION_SCORES]
+        assert isinstance(ex, pl.DataFrame)  # the flat pass in one batch
+        per_case = leaf_case_means(leaves, ex, cfg)
+        del leaves  # the per-execution leaf partials are done with
+        lazy[S.EVALUATOR_DELTAS] = evaluator_deltas_from_cases(per_case, chosen, cfg).lazy()
+        del per_case
+    collected = pl.collect_all([lazy[n] for n in order])
+    return dict(zip(order, collected, strict=True)), scored, chosen
+
+
 def _duckdb_compare(
     dataset: Any,
     cfg: Config,
-    choose: Callable[[pl.DataFrame], list[tuple[str, str]]],
+    choose: Chooser,
     *,
     clamp: bool,
     memory_limit: str | None,
@@ -170,7 +199,7 @@ def _duckdb_compare(
 def _spark_compare(
     dataset: Any,
     cfg: Config,
-    choose: Callable[[pl.DataFrame], list[tuple[str, str]]],
+    choose: Chooser,
     *,
     clamp: bool,
     remote: str | None,

@@ -27,3 +27,11 @@ Families (one module each):
 Nothing outside this package writes EPS, a z value, or a rule name as a literal (sql/
 states each in the one macro that carries the rule); `tests/test_rules.py` greps for them.
 """
+
+from typing import Any
+
+Expr = Any
+"""A polars or narwhals expression (both speak polars syntax), or a float where a rule
+takes a constant."""
+Namespace = Any
+"""The `polars` or the `narwhals` module: what a rule builds `when`, `lit`, `col` with."""

@@ -11,8 +11,7 @@ namespace (`polars` or `narwhals`); `aggregator` is a column or a literal.
 
 from __future__ import annotations
 
-from typing import Any
-
+from evalframe._private.rules import Expr, Namespace
 from evalframe._private.rules.boundaries import meets
 from evalframe._private.rules.constants import (
     ALL_OR_NOTHING,
@@ -21,11 +20,6 @@ from evalframe._private.rules.constants import (
     SAFETY_GATE,
     THRESHOLD,
 )
-
-Expr = Any
-"""A polars or narwhals expression."""
-Namespace = Any
-"""The `polars` or the `narwhals` module."""
 
 
 def aggregate(

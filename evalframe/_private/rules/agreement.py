@@ -26,14 +26,10 @@ from __future__ import annotations
 from typing import Any
 
 from evalframe._private import schema as S
+from evalframe._private.rules import Expr, Namespace
 from evalframe._private.rules.boundaries import exceeds, meets
 from evalframe._private.rules.intervals import ci_high, ci_low
 from evalframe._private.rules.wilson import wilson_high, wilson_low
-
-Expr = Any
-"""A polars or narwhals expression."""
-Namespace = Any
-"""The `polars` or the `narwhals` module."""
 
 
 def _count(ns: Namespace, condition: Expr) -> Expr:

@@ -11,15 +11,9 @@ booleans; DuckDB's sum of integers is a 128-bit decimal, cast back).
 
 from __future__ import annotations
 
-from typing import Any
-
 from evalframe._private import schema as S
+from evalframe._private.rules import Expr, Namespace
 from evalframe._private.rules.constants import ATTEMPTS_ANY, ATTEMPTS_MAJORITY
-
-Expr = Any
-"""A polars or narwhals expression."""
-Namespace = Any
-"""The `polars` or the `narwhals` module."""
 
 SCORE_SUM = "_score_sum"
 """Σ score over a case's scored attempts (run_summary's clustered SE of mean_score)."""

@@ -47,11 +47,7 @@ from fractions import Fraction
 from typing import Any, Final
 
 from evalframe._private import schema as S
-
-Expr = Any
-"""A polars or narwhals expression."""
-Namespace = Any
-"""The `polars` or the `narwhals` module."""
+from evalframe._private.rules import Expr, Namespace
 
 MODULUS: Final = 2**31 - 1
 """The prime modulus of the generator (products stay below 2^63 on every engine)."""

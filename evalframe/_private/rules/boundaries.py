@@ -6,12 +6,8 @@ for DuckDB and Spark (through narwhals), or a plain float where a side is a lite
 
 from __future__ import annotations
 
-from typing import Any
-
+from evalframe._private.rules import Expr
 from evalframe._private.rules.constants import EPS
-
-Expr = Any
-"""A polars or narwhals expression (both speak polars syntax)."""
 
 
 def meets(x: Expr, b: Expr | float) -> Expr:

@@ -10,14 +10,8 @@ Spark (through narwhals) run these same functions; DuckDB runs `sql/case_status.
 
 from __future__ import annotations
 
-from typing import Any
-
+from evalframe._private.rules import Expr, Namespace
 from evalframe._private.rules.boundaries import exceeds
-
-Expr = Any
-"""A polars or narwhals expression."""
-Namespace = Any
-"""The `polars` or the `narwhals` module."""
 
 CASE_STATUSES = ("new", "removed", "error", "regression", "improvement", "unchanged")
 """case_deltas / evaluator_deltas status values, in rule order."""

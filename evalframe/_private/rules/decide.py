@@ -24,17 +24,11 @@ Spark (through narwhals) run these same functions; DuckDB runs the SQL macros
 
 from __future__ import annotations
 
-from typing import Any
-
 from evalframe._private import schema as S
+from evalframe._private.rules import Expr, Namespace
 from evalframe._private.rules.boundaries import exceeds, meets
 from evalframe._private.rules.compare import latency_regressed
 from evalframe._private.rules.constants import CEIL_TOLERANCE, EPS, Z_95
-
-Expr = Any
-"""A polars or narwhals expression."""
-Namespace = Any
-"""The `polars` or the `narwhals` module."""
 
 PASS, FAIL, INCONCLUSIVE = S.DECISION_PASS, S.DECISION_FAIL, S.DECISION_INCONCLUSIVE
 PART_PASS_RATE, PART_MEAN_SCORE, PART_LATENCY = S.DECISION_PARTS

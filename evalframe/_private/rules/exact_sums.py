@@ -9,12 +9,9 @@ expression namespace (`polars` or `narwhals`).
 from __future__ import annotations
 
 import math
-from typing import Any, Final
+from typing import Final
 
-Expr = Any
-"""A polars or narwhals expression."""
-Namespace = Any
-"""The `polars` or the `narwhals` module."""
+from evalframe._private.rules import Expr, Namespace
 
 FIXED_BITS: Final = 80
 """Fractional bits of the fixed-point sums: a term x is summed as floor(x · 2^80), an Int128."""

@@ -17,14 +17,9 @@ them (series order, group-bys, joins) are `summaries/history.py`.
 from __future__ import annotations
 
 import math
-from typing import Any
 
+from evalframe._private.rules import Expr, Namespace
 from evalframe._private.rules.boundaries import exceeds, meets
-
-Expr = Any
-"""A polars or narwhals expression, or a float."""
-Namespace = Any
-"""The `polars` or the `narwhals` module."""
 
 _ERFC = (
     -1.26551223,

@@ -3,12 +3,8 @@ docs/statistics.md#power)."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from evalframe._private.rules import Expr
 from evalframe._private.rules.constants import MDE_FACTOR, Z_95
-
-Expr = Any
-"""A polars or narwhals expression, or a float."""
 
 
 def ci_low(value: Expr, se: Expr) -> Expr:

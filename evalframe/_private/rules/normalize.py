@@ -10,12 +10,7 @@ namespace (`polars` or `narwhals`); the three arguments are expressions (or, for
 
 from __future__ import annotations
 
-from typing import Any
-
-Expr = Any
-"""A polars or narwhals expression."""
-Namespace = Any
-"""The `polars` or the `narwhals` module."""
+from evalframe._private.rules import Expr, Namespace
 
 
 def normalized_score(

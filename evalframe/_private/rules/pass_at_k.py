@@ -8,12 +8,7 @@ configured integer, so the product is k factors of an expression, not a loop ove
 
 from __future__ import annotations
 
-from typing import Any
-
-Expr = Any
-"""A polars or narwhals expression."""
-Namespace = Any
-"""The `polars` or the `narwhals` module."""
+from evalframe._private.rules import Expr, Namespace
 
 
 def comb_ratio(ns: Namespace, a: Expr, b: Expr, k: int) -> Expr:

@@ -3,15 +3,9 @@ config's minimums; a run without a value (no scored execution) fails the gate.""
 
 from __future__ import annotations
 
-from typing import Any
-
 from evalframe._private import schema as S
+from evalframe._private.rules import Expr, Namespace
 from evalframe._private.rules.boundaries import meets
-
-Expr = Any
-"""A polars or narwhals expression, or a float."""
-Namespace = Any
-"""The `polars` or the `narwhals` module."""
 
 
 def gate(value: Expr, minimum: Expr) -> Expr:

@@ -16,12 +16,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from evalframe._private import schema as S
+from evalframe._private.rules import Expr, Namespace
 from evalframe._private.rules.attempts import SCORE_SUM, case_passed
-
-Expr = Any
-"""A polars or narwhals expression."""
-Namespace = Any
-"""The `polars` or the `narwhals` module."""
+from evalframe._private.rules.pass_at_k import pass_all_k, pass_at_k
 
 CASE_N, CASE_K, CASE_NS, CASE_SS = "_n", "_k", "_ns", "_ss"
 """Per-case columns: attempts, passed attempts, scored attempts, Σ score (as floats)."""
@@ -143,3 +140,22 @@ def case_level_aggregations(ns: Namespace, weight: Expr | None = None) -> list[E
         clustered_se(ns, CASE_K, CASE_N, weight).alias(S.PASS_RATE_SE),
         clustered_se(ns, CASE_SS, CASE_NS, weight).alias(S.MEAN_SCORE_SE),
     ]
+
+
+def _case_mean_and_se(ns: Namespace, value: Expr, name: str) -> list[Expr]:
+    """Mean of a per-case value over the cases where it is not null, and its sample SD /
+    √G (null when G < 2): the pass@k aggregation (docs/statistics.md#passk-and-passk)."""
+    g = value.count()
+    se = ns.when(g >= 2).then(value.std(ddof=1) / g.cast(ns.Float64).sqrt())
+    return [value.mean().alias(name), se.alias(S.se_of(name))]
+
+
+def pass_k_aggregations(ns: Namespace, ks: Sequence[int]) -> list[Expr]:
+    """pass@k and pass^k per configured k and their SEs, over the per-case rows of
+    `per_case_columns` (errored attempts count as not passed)."""
+    n, c = ns.col(CASE_N).cast(ns.Int64), ns.col(CASE_K).cast(ns.Int64)
+    aggs: list[Expr] = []
+    for k in ks:  # a loop over the configured k values, not over cases
+        aggs += _case_mean_and_se(ns, pass_at_k(ns, n, c, k), S.pass_at(k))
+        aggs += _case_mean_and_se(ns, pass_all_k(ns, n, c, k), S.pass_all(k))
+    return aggs

@@ -8,15 +8,11 @@ status and outcome checks and the config's policy, into the execution_scores col
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 from evalframe._private import schema as S
+from evalframe._private.rules import Expr, Namespace
 from evalframe._private.rules.boundaries import meets
-
-Expr = Any
-"""A polars or narwhals expression."""
-Namespace = Any
-"""The `polars` or the `narwhals` module."""
 
 OnMissing = Literal["skip", "zero", "fail"]
 """on_missing: a missing expected evaluator is left out of the weighted mean, counts as a

@@ -14,14 +14,8 @@ Written over polars-syntax expressions: `ns` is the `polars` or the `narwhals` m
 
 from __future__ import annotations
 
-from typing import Any
-
+from evalframe._private.rules import Expr, Namespace
 from evalframe._private.rules.constants import Z_95
-
-Expr = Any
-"""A polars or narwhals expression, or a float."""
-Namespace = Any
-"""The `polars` or the `narwhals` module."""
 
 
 def effective_n(ns: Namespace, p: Expr, se: Expr, n_cases: Expr) -> Expr:

@@ -20,6 +20,7 @@ map is in docs/architecture.md), and the property tests hold both to tests/refer
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -27,10 +28,10 @@ import polars as pl
 from evalframe._private import schema as S
 from evalframe._private.config import Config
 from evalframe._private.data.validate import (
-    MAX_EXAMPLES,
     SCORE_VALUE_CHECKS,
     ClampReport,
     folded_score_checks,
+    render_keys,
 )
 from evalframe._private.errors import Problem
 from evalframe._private.rules import aggregators
@@ -128,28 +129,21 @@ class Leaves:
 
     @classmethod
     def of(cls, config: Config, names: tuple[str, ...]) -> Leaves:
+        zero = config.on_missing == ON_MISSING_ZERO
         if config.evaluators is None:
             n = len(names)
-            return cls(
-                names,
-                list(range(n)),
-                [None] * n,
-                [False] * n,
-                [None] * n,
-                None,
-                config.on_missing == ON_MISSING_ZERO,
-            )
-        listed = list(config.evaluators.items())
-        index = {name: i for i, (name, _e) in enumerate(listed)}
+            return cls(names, list(range(n)), [None] * n, [False] * n, [None] * n, None, zero)
+        listed = list(config.evaluators.values())
+        index = {name: i for i, name in enumerate(config.evaluators)}
         return cls(
             names,
             [index.get(name) for name in names],
-            [e.weight for _n, e in listed],
-            [e.required for _n, e in listed],
-            [e.min_score for _n, e in listed],
+            [e.weight for e in listed],
+            [e.required for e in listed],
+            [e.min_score for e in listed],
             len(listed),
-            config.on_missing == ON_MISSING_ZERO,
-            tuple(e.higher_is_better for _n, e in listed),
+            zero,
+            tuple(e.higher_is_better for e in listed),
         )
 
     @property
@@ -194,132 +188,153 @@ def execution_partials(
     `scores` is the typed scan (declared columns cast, defaults filled). `leaf_paths`
     (`paths_of_leaves`) also keeps each leaf's score per execution (`LEAF_SCORE` + path:
     what compare's evaluator_deltas reads) in the same group-by."""
-    raw = pl.col(S.SCORE)
-    mx = pl.col(S.SCALE_MAX)
+    score, checks = _checked_score(clamp)
+    terms, aggs = _sum_terms(leaves)
+    clamp_counts = [pl.col(c).sum().cast(pl.Int64) for c in (NULLED, CLAMPED) if clamp]
+    for more_terms, more_aggs in (
+        _zero_fill_terms(leaves),
+        _configured_terms(leaves),
+        ([], clamp_counts),
+        _leaf_score_terms(leaf_paths or ()),
+    ):
+        terms += more_terms
+        aggs += more_aggs
+    keep = [S.RUN_ID, S.CASE_ID, S.ATTEMPT, *_CHECKS, *((NULLED, CLAMPED) if clamp else ())]
+    cfg_w = leaves.per_row(leaves.weight, pl.Float64()) if leaves.n_leaves is not None else None
+    w = effective_weight(pl, pl.lit(None) if cfg_w is None else cfg_w, pl.col(S.WEIGHT))
+    return (
+        _leaf_rows(scores, leaves, score, checks)
+        .with_columns(w.alias(_W))
+        .select(*keep, *terms)
+        .group_by(S.RUN_ID, S.CASE_ID, S.ATTEMPT)
+        .agg(aggs)
+    )
+
+
+def _checked_score(clamp: bool) -> tuple[pl.Expr, list[pl.Expr]]:
+    """The raw score (clipped into [0, scale_max] and non-finite values nulled with
+    `clamp`) and the row terms of the value checks folded into the pass."""
+    raw, mx = pl.col(S.SCORE), pl.col(S.SCALE_MAX)
     finite = raw.is_finite()
     checks = [c.expr.fill_null(False).alias(f"_{c.fold}") for c in SCORE_VALUE_CHECKS]
-    if clamp:
-        score = pl.when(raw.is_not_null() & ~finite).then(None).otherwise(raw.clip(0.0, mx))
-        checks += [
-            (raw.is_not_null() & ~finite).alias(NULLED),
-            (finite & ((raw < 0) | (raw > mx))).fill_null(False).alias(CLAMPED),
-        ]
-    else:
-        score = raw
+    if not clamp:
+        return raw, checks
+    score = pl.when(raw.is_not_null() & ~finite).then(None).otherwise(raw.clip(0.0, mx))
+    checks += [
+        (raw.is_not_null() & ~finite).alias(NULLED),
+        (finite & ((raw < 0) | (raw > mx))).fill_null(False).alias(CLAMPED),
+    ]
+    return score, checks
+
+
+def _leaf_rows(
+    scores: pl.LazyFrame, leaves: Leaves, score: pl.Expr, checks: list[pl.Expr]
+) -> pl.LazyFrame:
+    """The judge rows with their evaluator id, leaf id and normalized score (a
+    lower-is-better leaf's direction looked up by the row's leaf id)."""
     lookup = pl.Series(leaves.leaf_of, dtype=pl.Int32)
+    ev = pl.col(S.EVALUATOR).cast(pl.Enum(leaves.names)).to_physical().alias(_EV)
+    key = (S.RUN_ID, S.CASE_ID, S.ATTEMPT)
     if leaves.all_higher_is_better:
         rows = scores.select(
-            S.RUN_ID,
-            S.CASE_ID,
-            S.ATTEMPT,
-            pl.col(S.EVALUATOR).cast(pl.Enum(leaves.names)).to_physical().alias(_EV),
-            normalized_score(pl, score, mx).alias(_S),
-            S.WEIGHT,
-            *checks,
-        ).with_columns(pl.lit(lookup).gather(pl.col(_EV)).alias(_LEAF))
-    else:  # a lower-is-better leaf: the row's direction is looked up by its leaf id
-        rows = (
-            scores.select(
-                S.RUN_ID,
-                S.CASE_ID,
-                S.ATTEMPT,
-                pl.col(S.EVALUATOR).cast(pl.Enum(leaves.names)).to_physical().alias(_EV),
-                score.alias(_S),
-                S.SCALE_MAX,
-                S.WEIGHT,
-                *checks,
-            )
-            .with_columns(pl.lit(lookup).gather(pl.col(_EV)).alias(_LEAF))
-            .with_columns(
-                normalized_score(
-                    pl,
-                    pl.col(_S),
-                    pl.col(S.SCALE_MAX),
-                    leaves.per_row(list(leaves.higher_is_better), pl.Boolean()),
-                ).alias(_S)
-            )
+            *key, ev, normalized_score(pl, score, pl.col(S.SCALE_MAX)).alias(_S), S.WEIGHT, *checks
         )
-    configured = leaves.n_leaves is not None
-    cfg_w = leaves.per_row(leaves.weight, pl.Float64()) if configured else pl.lit(None)
-    matched = pl.col(_LEAF).is_not_null()
-    s = pl.col(_S)
-    present = matched & s.is_not_null()
-    w = effective_weight(pl, cfg_w, pl.col(S.WEIGHT)).alias(_W)
-    # a row summed exactly: weight in band, score null or in [0, 1]
-    exact = in_band(pl.col(_W)) & (s.is_null() | ((s >= 0.0) & (s <= 1.0))).fill_null(False)
+        return rows.with_columns(pl.lit(lookup).gather(pl.col(_EV)).alias(_LEAF))
+    direction = leaves.per_row(list(leaves.higher_is_better), pl.Boolean())
+    return (
+        scores.select(*key, ev, score.alias(_S), S.SCALE_MAX, S.WEIGHT, *checks)
+        .with_columns(pl.lit(lookup).gather(pl.col(_EV)).alias(_LEAF))
+        .with_columns(normalized_score(pl, pl.col(_S), pl.col(S.SCALE_MAX), direction).alias(_S))
+    )
+
+
+_s = pl.col(_S)
+_matched = pl.col(_LEAF).is_not_null()
+_exact = in_band(pl.col(_W)) & (_s.is_null() | ((_s >= 0.0) & (_s <= 1.0))).fill_null(False)
+"""A row summed exactly: weight in band, score null or in [0, 1]."""
+
+Terms = tuple[list[pl.Expr], list[pl.Expr]]
+"""Row terms and the aggregations of them per execution."""
+
+
+def _sum_terms(leaves: Leaves) -> Terms:
+    """Counts, Σw·s and Σw (also in fixed point), min/max score, the evaluator bitmask
+    and the value-check counts."""
+    present = _matched & _s.is_not_null()
+    w = pl.col(_W)
     terms: list[pl.Expr] = [
-        matched.alias(N_ROWS),
-        (matched & s.is_null()).alias(N_NULL),
-        (~matched & pl.col(_EV).is_not_null()).alias(S.N_IGNORED),
+        _matched.alias(N_ROWS),
+        (_matched & _s.is_null()).alias(N_NULL),
+        (~_matched & pl.col(_EV).is_not_null()).alias(S.N_IGNORED),
         present.alias(N_PRESENT),
-        pl.when(present).then(pl.col(_W) * s).alias(SWS),
-        pl.when(present).then(pl.col(_W)).alias(SW),
-        pl.when(present & exact).then(fixed(pl, pl.col(_W) * s)).alias(SWS_Q),
-        pl.when(present & exact).then(fixed(pl, pl.col(_W))).alias(SW_Q),
+        pl.when(present).then(w * _s).alias(SWS),
+        pl.when(present).then(w).alias(SW),
+        pl.when(present & _exact).then(fixed(pl, w * _s)).alias(SWS_Q),
+        pl.when(present & _exact).then(fixed(pl, w)).alias(SW_Q),
         # rows that enter the sums but cannot be summed exactly (null rows: on zero only)
-        (matched & ~exact & (s.is_not_null() | pl.lit(leaves.zero_fill))).alias(N_OUT),
-        pl.when(matched).then(s).alias(_S),
+        (_matched & ~_exact & (_s.is_not_null() | pl.lit(leaves.zero_fill))).alias(N_OUT),
+        pl.when(_matched).then(_s).alias(_S),
         pl.lit(2, dtype=pl.Int64).pow(pl.col(_EV)).cast(pl.Int64).alias(MASK),
         pl.col(_EV).is_null().alias(NULL_EVAL),
     ]
+    counts = (N_ROWS, N_NULL, S.N_IGNORED, N_PRESENT, NULL_EVAL, N_OUT)
     aggs: list[pl.Expr] = [
         pl.len().alias(N_ALL),
-        *(
-            pl.col(c).sum().cast(pl.Int64)
-            for c in (N_ROWS, N_NULL, S.N_IGNORED, N_PRESENT, NULL_EVAL, N_OUT)
-        ),
-        pl.col(SWS).sum(),
-        pl.col(SW).sum(),
-        pl.col(SWS_Q).sum(),
-        pl.col(SW_Q).sum(),
+        *(pl.col(c).sum().cast(pl.Int64) for c in counts),
+        *(pl.col(c).sum() for c in (SWS, SW, SWS_Q, SW_Q)),
         pl.col(_S).min().alias(S_MIN),
         pl.col(_S).max().alias(S_MAX),
         pl.col(MASK).bitwise_or(),
         *(pl.col(c).sum().cast(pl.Int64) for c in _CHECKS),
     ]
-    if leaves.zero_fill:  # only on_missing: zero adds the weights of missing leaves
-        null_row = matched & s.is_null()
-        terms += [
-            pl.when(null_row).then(pl.col(_W)).alias(W_NULL),
-            pl.when(null_row & exact).then(fixed(pl, pl.col(_W))).alias(W_NULL_Q),
-        ]
-        aggs += [pl.col(W_NULL).sum(), pl.col(W_NULL_Q).sum()]
-    if configured:
-        if leaves.zero_fill:  # the configured weight of the rows (absent = total - this)
-            cw1 = leaves.per_row(leaves.configured_weights, pl.Float64())
-            cw1_q = pl.when(in_band(cw1)).then(fixed(pl, cw1))
-            terms += [cw1.alias(CW_ROWS), cw1_q.alias(CW_ROWS_Q)]
-            aggs += [pl.col(CW_ROWS).sum(), pl.col(CW_ROWS_Q).sum()]
-        req = leaves.required
-        if any(req):
-            ms = leaves.per_row(leaves.min_score, pl.Float64())
-            is_req = leaves.per_row(req, pl.Boolean()).fill_null(False)
-            req_ms = is_req & ms.is_not_null()
-            req_t = is_req & ms.is_null()
-            terms += [
-                is_req.alias(REQ_ROWS),
-                (req_ms & ~meets(s, ms).fill_null(False)).alias(REQ_MS_FAIL),
-                (req_t & s.is_null()).alias(REQ_T_NULL),
-                pl.when(req_t).then(s).alias(REQ_T_MIN),
-            ]
-            aggs += [
-                pl.col(REQ_ROWS).sum().cast(pl.Int64),
-                pl.col(REQ_MS_FAIL).sum().cast(pl.Int64),
-                pl.col(REQ_T_NULL).sum().cast(pl.Int64),
-                pl.col(REQ_T_MIN).min(),
-            ]
-    if clamp:
-        aggs += [pl.col(NULLED).sum().cast(pl.Int64), pl.col(CLAMPED).sum().cast(pl.Int64)]
-    for i, path in enumerate(leaf_paths or ()):  # a loop over the leaves (≤ 62 columns)
-        terms.append(pl.when(pl.col(_LEAF) == i).then(s).alias(LEAF_SCORE + path))
-        aggs.append(pl.col(LEAF_SCORE + path).max())
-    keep = [S.RUN_ID, S.CASE_ID, S.ATTEMPT, *_CHECKS, *((NULLED, CLAMPED) if clamp else ())]
-    return (
-        rows.with_columns(w)
-        .select(*keep, *terms)
-        .group_by(S.RUN_ID, S.CASE_ID, S.ATTEMPT)
-        .agg(aggs)
-    )
+    return terms, aggs
+
+
+def _zero_fill_terms(leaves: Leaves) -> Terms:
+    """on_missing: zero only: the weight of null rows, and of the configured leaves
+    present (absent = total − this)."""
+    if not leaves.zero_fill:
+        return [], []
+    null_row = _matched & _s.is_null()
+    terms = [
+        pl.when(null_row).then(pl.col(_W)).alias(W_NULL),
+        pl.when(null_row & _exact).then(fixed(pl, pl.col(_W))).alias(W_NULL_Q),
+    ]
+    sums = [W_NULL, W_NULL_Q]
+    if leaves.n_leaves is not None:
+        cw1 = leaves.per_row(leaves.configured_weights, pl.Float64())
+        terms += [cw1.alias(CW_ROWS), pl.when(in_band(cw1)).then(fixed(pl, cw1)).alias(CW_ROWS_Q)]
+        sums += [CW_ROWS, CW_ROWS_Q]
+    return terms, [pl.col(c).sum() for c in sums]
+
+
+def _configured_terms(leaves: Leaves) -> Terms:
+    """The required leaves: rows present, below their min_score, null, and the lowest
+    score of those gated by the threshold."""
+    req = leaves.required
+    if leaves.n_leaves is None or not any(req):
+        return [], []
+    ms = leaves.per_row(leaves.min_score, pl.Float64())
+    is_req = leaves.per_row(req, pl.Boolean()).fill_null(False)
+    req_ms = is_req & ms.is_not_null()
+    req_t = is_req & ms.is_null()
+    terms = [
+        is_req.alias(REQ_ROWS),
+        (req_ms & ~meets(_s, ms).fill_null(False)).alias(REQ_MS_FAIL),
+        (req_t & _s.is_null()).alias(REQ_T_NULL),
+        pl.when(req_t).then(_s).alias(REQ_T_MIN),
+    ]
+    aggs = [pl.col(c).sum().cast(pl.Int64) for c in _REQ] + [pl.col(REQ_T_MIN).min()]
+    return terms, aggs
+
+
+def _leaf_score_terms(leaf_paths: Sequence[str]) -> Terms:
+    """Each leaf's score per execution (a loop over the leaves, at most 62 columns)."""
+    terms = [
+        pl.when(pl.col(_LEAF) == i).then(_s).alias(LEAF_SCORE + path)
+        for i, path in enumerate(leaf_paths)
+    ]
+    return terms, [pl.col(LEAF_SCORE + path).max() for path in leaf_paths]
 
 
 def score_problems(
@@ -370,10 +385,7 @@ def duplicate_problem(partials: pl.DataFrame, scores: pl.LazyFrame) -> Problem |
         .sort(S.SCORE_KEY)
         .collect()
     )
-    examples = tuple(
-        " ".join(f"{k}={row[k]}" for k in S.SCORE_KEY)
-        for row in dups.head(MAX_EXAMPLES).iter_rows(named=True)
-    )
+    examples = render_keys(dups, S.SCORE_KEY)
     return Problem(
         S.SCORES, ", ".join(S.SCORE_KEY), "duplicate key (keys listed)", dups.height, examples
     )
@@ -389,10 +401,7 @@ def neighbour_duplicates(frame: pl.DataFrame, table: str, keys: tuple[str, ...])
     dups = frame.select(*keys, first_repeat.alias("_d")).filter(pl.col("_d"))
     if dups.is_empty():
         return None
-    examples = tuple(
-        " ".join(f"{k}={row[k]}" for k in keys)
-        for row in dups.head(MAX_EXAMPLES).iter_rows(named=True)
-    )
+    examples = render_keys(dups, keys)
     return Problem(table, ", ".join(keys), "duplicate key (keys listed)", dups.height, examples)
 
 
@@ -404,10 +413,7 @@ def orphan_problem(partials: pl.DataFrame, executions: pl.DataFrame) -> Problem 
     orphans = orphans.filter(pl.col(S.RUN_ID).is_not_null() & pl.col(S.CASE_ID).is_not_null())
     if orphans.is_empty():
         return None
-    first = orphans.sort(S.EXECUTION_KEY).head(MAX_EXAMPLES)
-    examples = tuple(
-        " ".join(f"{k}={row[k]}" for k in S.EXECUTION_KEY) for row in first.iter_rows(named=True)
-    )
+    examples = render_keys(orphans.sort(S.EXECUTION_KEY), S.EXECUTION_KEY)
     return Problem(
         S.SCORES,
         "",

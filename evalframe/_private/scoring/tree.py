@@ -213,6 +213,40 @@ def tree_key(config: Config) -> str:
     return json.dumps(parts, sort_keys=True, default=list)
 
 
+_PARAMS_SCHEMA = {
+    CFG: pl.Int32,
+    S.PATH: pl.String,
+    NODE_WEIGHT: pl.Float64,
+    S.REQUIRED: pl.Boolean,
+    S.MIN_SCORE: pl.Float64,
+    NODE_T: pl.Float64,
+}
+_LABELS_SCHEMA = {
+    S.PATH: pl.String,
+    "_lo": pl.Float64,
+    "_hi": pl.Float64,
+    S.SCORE_LABEL: pl.String,
+    "_order": pl.Int32,
+}
+
+
+def _param_rows(
+    ci: int, config: Config, nodes: tuple[Node, ...], walked: list[tuple[Node, Evaluator]]
+) -> list[tuple]:
+    """One config's node parameters (_PARAMS_SCHEMA rows): the root, then each node."""
+    entries = (
+        walked
+        if config.evaluators is None
+        else _walk(config.evaluators, ROOT, 1, config.required_children)
+    )
+    by_path = {n.path: e for n, e in entries}
+    rows: list[tuple] = [(ci, ROOT, 1.0, False, None, None)]
+    for node in nodes[1:]:
+        e = by_path[node.path]
+        rows.append((ci, node.path, e.weight, e.required, e.min_score, e.threshold))
+    return rows
+
+
 def build_tree(configs: Sequence[Config], data_evaluators: Sequence[str] = ()) -> Tree:
     """Node tables for a batch of configs that share one tree shape.
 
@@ -235,70 +269,22 @@ def build_tree(configs: Sequence[Config], data_evaluators: Sequence[str] = ()) -
     else:
         walked = _walk(first.evaluators, ROOT, 1, first.required_children)
     nodes = (root, *(n for n, _ in walked))
-
-    rows: dict[str, list] = {
-        CFG: [],
-        S.PATH: [],
-        NODE_WEIGHT: [],
-        S.REQUIRED: [],
-        S.MIN_SCORE: [],
-        NODE_T: [],
-    }
-    for ci, config in enumerate(configs):
-        entries = (
-            dict(walked)
-            if config.evaluators is None
-            else dict(_walk(config.evaluators, ROOT, 1, config.required_children))
-        )
-        by_path = {n.path: e for n, e in entries.items()}
-        rows[CFG].append(ci)
-        rows[S.PATH].append(ROOT)
-        rows[NODE_WEIGHT].append(1.0)
-        rows[S.REQUIRED].append(False)
-        rows[S.MIN_SCORE].append(None)
-        rows[NODE_T].append(None)
-        for node in nodes[1:]:
-            entry = by_path[node.path]
-            rows[CFG].append(ci)
-            rows[S.PATH].append(node.path)
-            rows[NODE_WEIGHT].append(entry.weight)
-            rows[S.REQUIRED].append(entry.required)
-            rows[S.MIN_SCORE].append(entry.min_score)
-            rows[NODE_T].append(entry.threshold)
     params = pl.DataFrame(
-        rows,
-        schema={
-            CFG: pl.Int32,
-            S.PATH: pl.String,
-            NODE_WEIGHT: pl.Float64,
-            S.REQUIRED: pl.Boolean,
-            S.MIN_SCORE: pl.Float64,
-            NODE_T: pl.Float64,
-        },
+        [
+            row
+            for ci, config in enumerate(configs)
+            for row in _param_rows(ci, config, nodes, walked)
+        ],
+        schema=_PARAMS_SCHEMA,
+        orient="row",
     )
-    label_rows: dict[str, list] = {
-        S.PATH: [],
-        "_lo": [],
-        "_hi": [],
-        S.SCORE_LABEL: [],
-        "_order": [],
-    }
-    for node, entry in walked:
-        for order, (key, label) in enumerate((entry.score_ranges or {}).items()):
-            lo, hi = parse_range(key)
-            label_rows[S.PATH].append(node.path)
-            label_rows["_lo"].append(lo)
-            label_rows["_hi"].append(hi)
-            label_rows[S.SCORE_LABEL].append(label)
-            label_rows["_order"].append(order)
     labels = pl.DataFrame(
-        label_rows,
-        schema={
-            S.PATH: pl.String,
-            "_lo": pl.Float64,
-            "_hi": pl.Float64,
-            S.SCORE_LABEL: pl.String,
-            "_order": pl.Int32,
-        },
+        [
+            (node.path, *parse_range(key), label, order)
+            for node, entry in walked
+            for order, (key, label) in enumerate((entry.score_ranges or {}).items())
+        ],
+        schema=_LABELS_SCHEMA,
+        orient="row",
     )
     return Tree(nodes=nodes, params=params, labels=labels, configured=first.evaluators is not None)

@@ -63,6 +63,10 @@ _ROW_COLUMNS = [CFG, EXEC, NODE, PARENT_NODE, W, S_NORM, PRESENT, PASSES, S.REQU
 _KEYS = (PK, CFG, NODE)
 
 
+_BOUNDARY = pl.coalesce(pl.col(S.MIN_SCORE), pl.col(T))
+"""A node's pass boundary: its min_score, else the execution's threshold."""
+
+
 def by_pk(tree: Tree, column: str) -> pl.Expr:
     """Per-row lookup of a node parameter: gather from the (config group × node) table by
     the dense key PK = CFG · n_nodes + NODE — no join, no hashing."""
@@ -85,7 +89,6 @@ def leaf_rows(grid: pl.LazyFrame, policy: pl.LazyFrame, tree: Tree) -> pl.LazyFr
         rows = grid.join(policy_df.lazy(), how="cross")
     zero = pl.col(ON_MISSING) == ON_MISSING_ZERO
     raw_present = pl.col(S_NORM).is_not_null()
-    boundary = pl.coalesce(pl.col(S.MIN_SCORE), pl.col(T))
     key = pl.col(CFG).cast(pl.Int64) * tree.n_nodes + pl.col(NODE)
     return (
         rows.with_columns(key.alias(PK))
@@ -98,7 +101,7 @@ def leaf_rows(grid: pl.LazyFrame, policy: pl.LazyFrame, tree: Tree) -> pl.LazyFr
         )
         .with_columns(
             effective_weight(pl, pl.col(NODE_WEIGHT), pl.col(DATA_W)).alias(W),
-            (raw_present & meets(pl.col(S_NORM), boundary)).alias(PASSES),
+            (raw_present & meets(pl.col(S_NORM), _BOUNDARY)).alias(PASSES),
             pl.when(raw_present)
             .then(pl.col(S_NORM))
             .when(zero)
@@ -133,95 +136,96 @@ def _level_needs(tree: Tree, depth: int, *, complete: bool) -> set[str]:
 def _aggregate(children: pl.LazyFrame, tree: Tree, depth: int, *, complete: bool) -> pl.LazyFrame:
     """Group children rows into their parents' statistics. Row-level terms come first, so
     the group-by only sums, counts and takes extremes — and only what this level's
-    aggregators need."""
+    aggregators need (what they do not need is filled with its `_DEFAULTS`)."""
     needs = _level_needs(tree, depth, complete=complete)
-    present = pl.col(PRESENT)
-    non_r = present & ~pl.col(IN_R)
-    ws = pl.col(W) * pl.col(S_NORM)
-    # present children summed in fixed point (order-independent) unless a weight is out of
-    # band; a group with such a child uses the floating-point sums (see rules/exact_sums.py)
-    exact = in_band(pl.col(W), pl.col(S_NORM))
-    fails = ~pl.col(PASSES)
     parent_pk = pl.col(CFG).cast(pl.Int64) * tree.n_nodes + pl.col(PARENT_NODE)
+    terms: list[pl.Expr] = [(parent_pk * EXEC_SPAN + pl.col(EXEC)).alias(GROUP_KEY)]
+    aggs: list[pl.Expr] = []
+    for need in ("sums", *(n for n in _DEFAULTS if n in needs)):
+        more_terms, more_aggs = _terms(need)
+        terms += more_terms
+        aggs += more_aggs
+    unique = {term.meta.output_name(): term for term in terms}  # min and max share S_NORM
+    stats = children.select(*unique.values()).group_by(GROUP_KEY).agg(aggs)
+    missing = [
+        expr.alias(c)
+        for need, defaults in _DEFAULTS.items()
+        if need not in needs
+        for c, expr in defaults.items()
+    ]
+    return stats.with_columns(missing) if missing else stats
+
+
+def _weighted_sums(present: pl.Expr, suffix: str) -> tuple[list[pl.Expr], list[pl.Expr]]:
+    """Count, Σw·s and Σw of the `present` children, also in fixed point (order-
+    independent) unless a weight is out of band: a group with such a child uses the
+    floating-point sums (see rules/exact_sums.py)."""
+    exact = in_band(pl.col(W), pl.col(S_NORM))
+    ws = pl.col(W) * pl.col(S_NORM)
+    p, s, w, x = (f"_{c}{suffix}" for c in ("p", "ws", "wp", "x"))
     terms = [
-        (parent_pk * EXEC_SPAN + pl.col(EXEC)).alias(GROUP_KEY),
-        present.cast(pl.Int32).alias("_p"),
-        pl.when(present).then(ws).otherwise(0.0).alias("_ws"),
-        pl.when(present).then(pl.col(W)).otherwise(0.0).alias("_wp"),
-        (present & exact).alias("_x"),
+        present.cast(pl.Int32).alias(p),
+        pl.when(present).then(ws).otherwise(0.0).alias(s),
+        pl.when(present).then(pl.col(W)).otherwise(0.0).alias(w),
+        (present & exact).alias(x),
     ]
     aggs = [
-        pl.col("_p").sum().alias("_n_p"),
-        pl.col("_ws").sum().alias("_sw"),
-        pl.col("_wp").sum().alias("_sW"),
+        pl.col(p).sum().alias(f"_n_p{suffix}"),
+        pl.col(s).sum().alias(f"_sw{suffix}"),
+        pl.col(w).sum().alias(f"_sW{suffix}"),
         # converted in the aggregation, not materialized as Int128 row columns (memory)
-        pl.when(pl.col("_x")).then(fixed(pl, pl.col("_ws"))).sum().alias("_sw_q"),
-        pl.when(pl.col("_x")).then(fixed(pl, pl.col("_wp"))).sum().alias("_sW_q"),
-        (pl.col("_p").cast(pl.Boolean) & ~pl.col("_x")).sum().alias("_n_out"),
+        pl.when(pl.col(x)).then(fixed(pl, pl.col(s))).sum().alias(f"_sw{suffix}_q"),
+        pl.when(pl.col(x)).then(fixed(pl, pl.col(w))).sum().alias(f"_sW{suffix}_q"),
     ]
-    if "threshold" in needs:
-        terms.append(pl.col(T))
-        aggs.append(pl.col(T).first())
-    if needs & {"min", "max"}:
-        terms.append(pl.col(S_NORM))
-        if "min" in needs:
-            aggs.append(pl.col(S_NORM).min().alias("_smin"))
-        if "max" in needs:
-            aggs.append(pl.col(S_NORM).max().alias("_smax"))
-    if "pass" in needs:
-        terms.append(pl.col(PASSES).cast(pl.Int32).alias("_pass"))
-        aggs.append(pl.col("_pass").sum().alias("_n_pass"))
-    if "required" in needs:
-        terms.append((pl.col(S.REQUIRED) & fails).alias("_rq"))
-        aggs.append(pl.col("_rq").max().alias("_req_fail"))
-    if "gate" in needs:
-        terms += [
-            (pl.col(IN_R) & fails).alias("_rf"),
-            non_r.cast(pl.Int32).alias("_pn"),
-            pl.when(non_r).then(ws).otherwise(0.0).alias("_wsn"),
-            pl.when(non_r).then(pl.col(W)).otherwise(0.0).alias("_wpn"),
-            (non_r & exact).alias("_xn"),
+    return terms, aggs
+
+
+def _terms(need: str) -> tuple[list[pl.Expr], list[pl.Expr]]:
+    """The row terms and aggregations of one need of a level's aggregators."""
+    fails = ~pl.col(PASSES)
+    if need == "sums":
+        terms, aggs = _weighted_sums(pl.col(PRESENT), "")
+        return terms, [*aggs, (pl.col("_p").cast(pl.Boolean) & ~pl.col("_x")).sum().alias("_n_out")]
+    if need == "threshold":
+        return [pl.col(T)], [pl.col(T).first()]
+    if need in ("min", "max"):
+        s = pl.col(S_NORM)
+        return [s], [s.min().alias("_smin") if need == "min" else s.max().alias("_smax")]
+    if need == "pass":
+        return [pl.col(PASSES).cast(pl.Int32).alias("_pass")], [
+            pl.col("_pass").sum().alias("_n_pass")
         ]
-        aggs += [
-            pl.col("_rf").max().alias("_r_fail"),
-            pl.col("_pn").sum().alias("_n_p_nonr"),
-            pl.col("_wsn").sum().alias("_sw_nonr"),
-            pl.col("_wpn").sum().alias("_sW_nonr"),
-            pl.when(pl.col("_xn")).then(fixed(pl, pl.col("_wsn"))).sum().alias("_sw_nonr_q"),
-            pl.when(pl.col("_xn")).then(fixed(pl, pl.col("_wpn"))).sum().alias("_sW_nonr_q"),
-        ]
-    stats = children.select(terms).group_by(GROUP_KEY).agg(aggs)
-    defaults = {
-        T: pl.lit(None, dtype=pl.Float64),
-        "_smin": pl.lit(None, dtype=pl.Float64),
-        "_smax": pl.lit(None, dtype=pl.Float64),
-        "_n_pass": pl.lit(0, dtype=pl.Int32),
-        "_req_fail": pl.lit(False),
+    if need == "required":
+        return [(pl.col(S.REQUIRED) & fails).alias("_rq")], [pl.col("_rq").max().alias("_req_fail")]
+    terms, aggs = _weighted_sums(pl.col(PRESENT) & ~pl.col(IN_R), "_nonr")  # "gate"
+    return [*terms, (pl.col(IN_R) & fails).alias("_rf")], [
+        *aggs,
+        pl.col("_rf").max().alias("_r_fail"),
+    ]
+
+
+_DEFAULTS: dict[str, dict[str, pl.Expr]] = {
+    "threshold": {T: pl.lit(None, dtype=pl.Float64)},
+    "min": {"_smin": pl.lit(None, dtype=pl.Float64)},
+    "max": {"_smax": pl.lit(None, dtype=pl.Float64)},
+    "pass": {"_n_pass": pl.lit(0, dtype=pl.Int32)},
+    "required": {"_req_fail": pl.lit(False)},
+    "gate": {
         "_r_fail": pl.lit(False),
         "_n_p_nonr": pl.lit(0, dtype=pl.Int32),
         "_sw_nonr": pl.lit(0.0),
         "_sW_nonr": pl.lit(0.0),
         "_sw_nonr_q": pl.lit(0, dtype=pl.Int128),
         "_sW_nonr_q": pl.lit(0, dtype=pl.Int128),
-    }
-    have = {
-        "threshold": [T],
-        "min": ["_smin"],
-        "max": ["_smax"],
-        "pass": ["_n_pass"],
-        "required": ["_req_fail"],
-        "gate": ["_r_fail", "_n_p_nonr", "_sw_nonr", "_sW_nonr", "_sw_nonr_q", "_sW_nonr_q"],
-    }
-    present_cols = {c for need in needs for c in have[need]}
-    missing = [expr.alias(c) for c, expr in defaults.items() if c not in present_cols]
-    return stats.with_columns(missing) if missing else stats
+    },
+}
+"""What a level's group-by leaves out when its aggregators do not need it."""
 
 
 def _node_values(stats: pl.LazyFrame, tree: Tree) -> pl.LazyFrame:
     """Turn group statistics into each composite node's score and pass flag."""
     agg = pl.col(S.AGGREGATOR)
     t = pl.coalesce(NODE_T, T)
-    boundary = pl.coalesce(pl.col(S.MIN_SCORE), pl.col(T))
 
     exact = pl.col("_n_out") == 0
 
@@ -259,7 +263,7 @@ def _node_values(stats: pl.LazyFrame, tree: Tree) -> pl.LazyFrame:
         raw=raw,
         pass_ratio=pass_ratio,
         threshold=t,
-        boundary=boundary,
+        boundary=_BOUNDARY,
         safety_gate_fired=r_fail,
     )
     is_threshold = agg == THRESHOLD

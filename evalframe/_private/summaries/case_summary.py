@@ -50,11 +50,6 @@ def case_stats(
     return out.drop(_GROUP) if is_sorted else out
 
 
-def case_passed(n: pl.Expr, k: pl.Expr) -> pl.Expr:
-    """`rules.attempts.case_passed` under each config's attempts.passed (a policy column)."""
-    return attempts.case_passed(pl, n, k, pl.col(ATTEMPT_PASSED))
-
-
 def case_summary(
     execution_scores: pl.LazyFrame,
     config: Config | Sequence[Config] | None = None,

@@ -10,24 +10,12 @@ import polars as pl
 from evalframe._private import schema as S
 from evalframe._private.config import Config
 from evalframe._private.rules import run_gates, runs
-from evalframe._private.rules.pass_at_k import pass_all_k, pass_at_k
 from evalframe._private.scoring.policy import ATTEMPT_PASSED, as_configs, policy_by_config_id
 from evalframe._private.summaries.case_summary import case_stats as _case_stats
 
 COUNT_COLUMNS = S.COUNT_COLUMNS
 RUN_COLUMNS = S.RUN_COLUMNS
 RUN_KEY = (S.CONFIG_ID, S.RUN_ID)
-
-
-def execution_aggs() -> list[pl.Expr]:
-    """Per-run aggregations over execution rows that depend on the config
-    (`rules.runs.execution_aggregations`)."""
-    return runs.execution_aggregations(pl)
-
-
-def latency_aggs() -> list[pl.Expr]:
-    """Per-run aggregations that do not depend on the config (`rules.runs.cost_aggregations`)."""
-    return runs.cost_aggregations(pl)
 
 
 def pass_k_columns(ks: Sequence[int]) -> list[str]:
@@ -37,25 +25,6 @@ def pass_k_columns(ks: Sequence[int]) -> list[str]:
     ]
 
 
-def _case_mean_and_se(value: pl.Expr, name: str) -> list[pl.Expr]:
-    """Mean of a per-case value over the cases where it is not null, and its sample SD /
-    √G (null when G < 2) — the pass@k aggregation of docs/statistics.md#passk-and-passk."""
-    g = value.count()
-    se = pl.when(g >= 2).then(value.std(ddof=1) / g.cast(pl.Float64).sqrt())
-    return [value.mean().alias(name), se.alias(S.se_of(name))]
-
-
-def pass_k_aggs(ks: Sequence[int]) -> list[pl.Expr]:
-    """group_by aggregations of pass@k and pass^k per k over per-case rows holding
-    attempts `_n` and passed attempts `_k` (errored attempts count as not passed)."""
-    n, c = pl.col(runs.CASE_N).cast(pl.Int64), pl.col(runs.CASE_K).cast(pl.Int64)
-    aggs: list[pl.Expr] = []
-    for k in ks:  # a loop over the configured k values, not over cases
-        aggs += _case_mean_and_se(pass_at_k(pl, n, c, k), S.pass_at(k))
-        aggs += _case_mean_and_se(pass_all_k(pl, n, c, k), S.pass_all(k))
-    return aggs
-
-
 def case_level(per_case: pl.LazyFrame, keys: Sequence[str], ks: Sequence[int] = ()) -> pl.LazyFrame:
     """cases, case_pass_rate and both clustered SEs per `keys` (`rules.runs`) from per-case
     rows (`rules.runs.per_case_columns`) with the ATTEMPT_PASSED rule; with `ks`, pass@k /
@@ -63,32 +32,8 @@ def case_level(per_case: pl.LazyFrame, keys: Sequence[str], ks: Sequence[int] = 
     return (
         per_case.with_columns(*runs.case_level_terms(pl, keys, pl.col(ATTEMPT_PASSED)))
         .group_by(*keys)
-        .agg(*runs.case_level_aggregations(pl), *pass_k_aggs(ks))
+        .agg(*runs.case_level_aggregations(pl), *runs.pass_k_aggregations(pl, ks))
     )
-
-
-def with_pass_k_columns(
-    run_summary: pl.DataFrame, long: pl.DataFrame, ks: Sequence[int]
-) -> pl.DataFrame:
-    """run_summary with the pass@k columns spread from the long rows of the SQL macro
-    `pass_at_k_of` (config_id, run_id, k, pass_at_k, pass_at_k_se, pass_all_k,
-    pass_all_k_se), placed as `run_summary` places them: after mean_score_se's block,
-    before the runs table's metadata."""
-    wide = long.group_by(RUN_KEY).agg(
-        pl.col(src).filter(pl.col("k") == k).first().cast(pl.Float64).alias(dst)
-        for k in ks
-        for src, dst in (
-            ("pass_at_k", S.pass_at(k)),
-            ("pass_at_k_se", S.se_of(S.pass_at(k))),
-            ("pass_all_k", S.pass_all(k)),
-            ("pass_all_k_se", S.se_of(S.pass_all(k))),
-        )
-    )
-    names = [c for c in run_summary.columns]
-    head = [c for c in names if c in RUN_COLUMNS]
-    rest = [c for c in names if c not in RUN_COLUMNS]
-    out = run_summary.join(wide, on=RUN_KEY, how="left", maintain_order="left")
-    return out.select(*head, *pass_k_columns(ks), *rest)
 
 
 def with_ppi_columns(run_summary: pl.DataFrame, ppi: pl.DataFrame) -> pl.DataFrame:
@@ -155,7 +100,7 @@ def summarize(
     policy = policy_by_config_id(configs)
     ex = execution_scores
     extra = [c for c in keys if c not in RUN_KEY]
-    base = ex.group_by(*keys).agg(*execution_aggs(), *latency_aggs())
+    base = ex.group_by(*keys).agg(*runs.execution_aggregations(pl), *runs.cost_aggregations(pl))
     # one pass per case serves cases, case_pass_rate, both clustered SEs and pass@k
     stats = _case_stats(ex, by=extra) if case_stats is None else case_stats
     per_case = stats.select(*keys, *runs.per_case_columns(pl)).join(

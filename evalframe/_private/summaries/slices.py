@@ -19,7 +19,6 @@ from evalframe._private.compare import compare as C
 from evalframe._private.compare.paired_stats import (
     PAIRED_SCHEMA,
     finish_paired,
-    paired_aggregations,
 )
 from evalframe._private.compare.pairs import check_runs
 from evalframe._private.config import Config
@@ -134,32 +133,13 @@ def slice_deltas(
     pair_df = C.pair_table(pairs)
     keys = rows.select(S.CONFIG_ID, S.RUN_ID).unique().collect()
     check_runs(
-        [*pair_df[C.BASELINE_RUN_ID], *pair_df[C.CANDIDATE_RUN_ID]],
+        [*pair_df[S.BASELINE_RUN_ID], *pair_df[S.CANDIDATE_RUN_ID]],
         keys[S.RUN_ID].unique().to_list(),
     )
     limits = C.limits_table(config, sorted(keys[S.CONFIG_ID].unique().to_list())).lazy()
-    scored = (pl.col(S.SCORED).fill_null(0) > 0) & pl.col(S.SCORE).is_not_null()
-    sides = C.pair_sides(
-        cs.with_columns(scored.alias(C.SCORED)),
-        pair_df.lazy(),
-        [S.SLICE_VALUE, S.CASE_ID],
-        [*C.CASE_SIDE_COLUMNS, C.SCORED],
-    )
-    cases = C.with_status(sides, limits, passed=True)
+    cases = C.case_rows(cs, pair_df.lazy(), limits, [S.SLICE_VALUE, S.CASE_ID])
     group = [C.PAIR_INDEX, *C.PAIR_KEY, S.SLICE_VALUE]
-    matched = pl.col(C.IN_BASELINE) & pl.col(C.IN_CANDIDATE)
-    per_slice = cases.group_by(group).agg(
-        *((pl.col(S.STATUS) == s).sum().alias(n) for s, n in C.STATUS_COUNTS.items()),
-        *paired_aggregations(
-            pl.col(C.SCORE_DELTA),
-            paired=matched & C.baseline_col(C.SCORED) & C.candidate_col(C.SCORED),
-            matched=matched,
-            b_passed=C.baseline_col(S.PASSED).fill_null(False),
-            c_passed=C.candidate_col(S.PASSED).fill_null(False),
-            b_passed_raw=C.baseline_col(S.PASSED),
-            c_passed_raw=C.candidate_col(S.PASSED),
-        ),
-    )
+    per_slice = cases.group_by(group).agg(C.pair_aggregations(pl))
     out = bh_q_values(finish_paired(per_slice), S.MCNEMAR_P, [S.CONFIG_ID, C.PAIR_INDEX], S.Q_VALUE)
     return (
         out.with_columns(pl.lit(by, dtype=pl.String).alias(S.SLICE))

@@ -44,9 +44,7 @@ from evalframe._private.scoring.tree import CFG
 from evalframe._private.summaries.run_summary import (
     case_level,
     configured_ks,
-    execution_aggs,
     finish_run_summary,
-    latency_aggs,
     mask_unasked_ks,
 )
 
@@ -268,60 +266,15 @@ def sweep(
     if not config_list:
         raise ConfigError("sweep needs at least one config; hint: check the grid file.")
     plan = scoring_plan(dataset, config_list)
-    inputs = execution_inputs(dataset, plan).with_columns(
-        (pl.col(S.RUN_ID).rank("dense") - 1).cast(pl.Int64).alias(RUN_IDX),
-        (pl.struct(S.RUN_ID, S.CASE_ID).rank("dense") - 1).cast(pl.Int64).alias(CASE_IDX),
-    )
-    lean_cols = [
-        EXEC,
-        RUN_IDX,
-        CASE_IDX,
-        S.STATUS,
-        S.THRESHOLD,
-        N_ROWS,
-        S.N_MISSING,
-        S.N_IGNORED,
-        N_EXPECTED,
-        S.OUTCOMES_TOTAL,
-        S.OUTCOMES_PASSED,
-        S.ATTEMPT,
-    ]
-    lean, run_ids, per_run = pl.collect_all(
-        [
-            inputs.select(lean_cols),
-            inputs.select(RUN_IDX, S.RUN_ID).unique(),
-            inputs.group_by(RUN_IDX).agg(*latency_aggs()),
-        ]
-    )
+    lean, run_ids, per_run = _lean_inputs(dataset, plan)
     policy = plan.policy.collect()
-    trees = policy.select(TREE).unique().sort(TREE)
     n_runs = max(1, run_ids.height)
     n_cases = int(lean[CASE_IDX].max() or 0) + 1  # type: ignore[arg-type]
     single = lean.height == 0 or lean[S.ATTEMPT].min() == lean[S.ATTEMPT].max()
-    weight = None
-    if single and not configured_ks(config_list):
-        # one attempt per case: executions of a run in the same state (every input of the
-        # verdict rules) behave alike under every config of the group — cross the configs
-        # with the distinct states and their counts, not with the executions. One tree
-        # group (weight set, on_missing) at a time: its root rows, then its states.
-        weight = N_SAME
-        lean = lean.drop(CASE_IDX, S.ATTEMPT)
-        lean_root = pl.concat(
-            [
-                _states(lean, _group_root(plan, tree), trees.filter(pl.col(TREE) == tree))
-                for tree in trees[TREE]  # a loop over tree groups, not rows
-            ],
-            how="diagonal_relaxed",
-        )
+    weight = N_SAME if single and not configured_ks(config_list) else None
+    lean_root, per_config = _root_states(lean, plan, policy, weighted=weight is not None)
+    if weight is not None:
         rows_per_chunk = min(rows_per_chunk, STATE_ROWS_PER_CHUNK)
-    else:  # each execution once per tree group, with that group's root values
-        lean_root = lean.join(trees, how="cross").join(
-            root_rows(plan).collect(), on=[TREE, EXEC], how="left"
-        )
-    if weight is None:
-        per_config = lean.height  # rows of one config: its executions
-    else:  # the states of its tree group, at most the largest group's
-        per_config = int(lean_root.group_by(TREE).len()["len"].max() or 0)  # type: ignore[arg-type]
     per_chunk = max(1, rows_per_chunk // max(per_config, 1))
     parts: list[pl.DataFrame] = []
     n_chunks = -(-len(config_list) // per_chunk)
@@ -347,6 +300,69 @@ def sweep(
     if grid is not None:
         result = result.join(grid.params, on=S.CONFIG_ID, how="left")
     return result
+
+
+_LEAN_COLUMNS = [
+    EXEC,
+    RUN_IDX,
+    CASE_IDX,
+    S.STATUS,
+    S.THRESHOLD,
+    N_ROWS,
+    S.N_MISSING,
+    S.N_IGNORED,
+    N_EXPECTED,
+    S.OUTCOMES_TOTAL,
+    S.OUTCOMES_PASSED,
+    S.ATTEMPT,
+]
+
+
+def _lean_inputs(dataset: Dataset, plan: Any) -> tuple[pl.DataFrame, ...]:
+    """The integer-keyed execution rows the verdict rules read, run index → run_id, and
+    the per-run statistics that do not depend on the config (computed once)."""
+    inputs = execution_inputs(dataset, plan).with_columns(
+        (pl.col(S.RUN_ID).rank("dense") - 1).cast(pl.Int64).alias(RUN_IDX),
+        (pl.struct(S.RUN_ID, S.CASE_ID).rank("dense") - 1).cast(pl.Int64).alias(CASE_IDX),
+    )
+    return tuple(
+        pl.collect_all(
+            [
+                inputs.select(_LEAN_COLUMNS),
+                inputs.select(RUN_IDX, S.RUN_ID).unique(),
+                inputs.group_by(RUN_IDX).agg(*runs.cost_aggregations(pl)),
+            ]
+        )
+    )
+
+
+def _root_states(
+    lean: pl.DataFrame, plan: Any, policy: pl.DataFrame, *, weighted: bool
+) -> tuple[pl.DataFrame, int]:
+    """The rows a config is crossed with, and how many of them one config has.
+
+    `weighted` (one attempt per case, no pass@k): executions of a run in the same state
+    (every input of the verdict rules) behave alike under every config of the group, so
+    the configs are crossed with the distinct states and their counts, not with the
+    executions; one tree group (weight set, on_missing) at a time: its root rows, then
+    its states. Otherwise each execution once per tree group, with that group's root
+    values."""
+    trees = policy.select(TREE).unique().sort(TREE)
+    if not weighted:
+        root = lean.join(trees, how="cross").join(
+            root_rows(plan).collect(), on=[TREE, EXEC], how="left"
+        )
+        return root, lean.height
+    lean = lean.drop(CASE_IDX, S.ATTEMPT)
+    states = pl.concat(
+        [
+            _states(lean, _group_root(plan, tree), trees.filter(pl.col(TREE) == tree))
+            for tree in trees[TREE]  # a loop over tree groups, not rows
+        ],
+        how="diagonal_relaxed",
+    )
+    # the states of its tree group, at most the largest group's
+    return states, int(states.group_by(TREE).len()["len"].max() or 0)  # type: ignore[arg-type]
 
 
 def _group_root(plan: Any, tree: int) -> pl.DataFrame:
@@ -405,7 +421,7 @@ def _chunk_summary(
             .agg(*runs.case_level_aggregations(pl, w))
         )
         return base.join(levels, on=RUN_KEY_INT, how="left")
-    base = rows.group_by(RUN_KEY_INT).agg(*execution_aggs())
+    base = rows.group_by(RUN_KEY_INT).agg(*runs.execution_aggregations(pl))
     if single:  # one attempt per case: the case rows are the execution rows
         per_case = rows.select(
             RUN_KEY_INT,

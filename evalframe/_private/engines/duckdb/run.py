@@ -54,7 +54,6 @@ import duckdb
 import polars as pl
 
 from evalframe._private import schema as S
-from evalframe._private.compare.compare import BASELINE_RUN_ID, CANDIDATE_RUN_ID
 from evalframe._private.compare.pairs import check_runs
 from evalframe._private.config import Config
 from evalframe._private.data.validate import (
@@ -213,8 +212,8 @@ def compare_tables_duckdb(
         for pair in chosen:
             seen.setdefault(pair, len(seen))
         con.execute(
-            f"create temp table {PAIRS} (pair_index bigint, {BASELINE_RUN_ID} varchar, "
-            f"{CANDIDATE_RUN_ID} varchar)"
+            f"create temp table {PAIRS} (pair_index bigint, {S.BASELINE_RUN_ID} varchar, "
+            f"{S.CANDIDATE_RUN_ID} varchar)"
         )
         if seen:
             con.executemany(

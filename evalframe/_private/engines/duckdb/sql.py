@@ -20,6 +20,7 @@ import duckdb
 import polars as pl
 
 from evalframe._private import schema as S
+from evalframe._private.compare.compare import LIMITS, MARGINS, REQUIRE_SIGNIFICANCE
 from evalframe._private.config import Config
 from evalframe._private.data.dataset import Dataset
 
@@ -219,22 +220,12 @@ def call(macro: str, params: dict[str, Any], positional: Sequence[str] = ()) -> 
 
 def limit_params(config: Config) -> dict[str, float | bool]:
     """Named parameters of case_deltas_of / run_deltas_of: the compare limits."""
-    limits = config.compare
-    return {
-        "require_significance": limits.require_significance,
-        "max_pass_rate_drop": limits.max_pass_rate_drop,
-        "max_mean_score_drop": limits.max_mean_score_drop,
-        "max_latency_increase": limits.max_latency_increase,
-        "case_delta": limits.case_delta,
-    }
+    return {n: getattr(config.compare, n) for n in (REQUIRE_SIGNIFICANCE, *LIMITS)}
 
 
 def decide_params(config: Config) -> dict[str, float]:
     """Named parameters of run_deltas_of: the decide margins (docs/compare.md#decisions)."""
-    return {
-        "pass_rate_margin": config.decide.pass_rate_margin,
-        "mean_score_margin": config.decide.mean_score_margin,
-    }
+    return {n: getattr(config.decide, n) for n in MARGINS}
 
 
 if __name__ == "__main__":  # pragma: no cover - regenerates sql/init.sql

@@ -20,7 +20,7 @@ from evalframe._private.data.validate import (
     typed_frame,
     validate_tables,
 )
-from evalframe._private.errors import ValidationError
+from evalframe._private.errors import Problem, ValidationError
 from evalframe._private.scoring import flat
 from evalframe._private.scoring.execution_scores import (
     EXECUTION_COLUMNS,
@@ -62,6 +62,28 @@ def flat_execution_scores(
         raw, score_values=False, derived_executions=derived, execution_duplicates=False
     )
     problems += side
+    leaf_cols = [flat.LEAF_SCORE + p for p in paths or ()]
+    # only what the root statistics read joins the executions: not the leaf columns nor
+    # the value-check counts (score_problems has read them)
+    lean = known.drop(*leaf_cols, *flat.CHECK_COUNTS, strict=False)
+    ex, n_joined = _execution_scores(typed, lean, leaves, config)
+    if given:
+        problems = _execution_problems(problems, side, ex, known, n_joined)
+    dup = flat.duplicate_problem(known, scores)
+    if dup is not None:
+        problems.append(dup)
+    if problems:
+        raise ValidationError(problems)
+    if leaf_scores is not None:
+        leaf_scores.append(known.select(*S.EXECUTION_KEY, flat.N_ROWS, flat.MASK, *leaf_cols))
+    return ex, typed[S.RUNS], report
+
+
+def _execution_scores(
+    typed: Mapping[str, pl.LazyFrame], lean: pl.DataFrame, leaves: flat.Leaves, config: Config
+) -> tuple[pl.DataFrame, int]:
+    """execution_scores from the typed executions and outcomes and the partial sums, and
+    how many judge rows matched an execution."""
     executions = typed[S.EXECUTIONS].collect()
     outcomes = (
         typed[S.OUTCOMES]
@@ -71,10 +93,6 @@ def flat_execution_scores(
             pl.col(S.PASSED).sum().cast(pl.Int64).alias(S.OUTCOMES_PASSED),
         )
     )
-    leaf_cols = [flat.LEAF_SCORE + p for p in paths or ()]
-    # only what the root statistics read joins the executions: not the leaf columns nor
-    # the value-check counts (score_problems has read them)
-    lean = known.drop(*leaf_cols, *flat.CHECK_COUNTS, strict=False)
     frame = flat.execution_frame(executions.lazy(), lean, outcomes, leaves, config).collect()
     extra = [c for c in executions.columns if c not in S.EXECUTIONS_COLUMNS]
     del executions
@@ -87,31 +105,28 @@ def flat_execution_scores(
         .sort(S.EXECUTION_KEY, nulls_last=True)
         .collect()
     )
-    dup_exec = None
-    if given:
-        dup_exec = flat.neighbour_duplicates(ex, S.EXECUTIONS, S.EXECUTION_KEY)
-        if dup_exec is not None:  # where validate_tables lists it: before the other
-            # tables' duplicate keys and the outcome orphans, after every value check
-            at = next(
-                (
-                    i
-                    for i, p in enumerate(side)
-                    if p.message == "duplicate key (keys listed)"
-                    or p.message.startswith("execution is not in")
-                ),
-                len(side),
-            )
-            problems.insert(len(problems) - len(side) + at, dup_exec)
+    return ex, int(frame[flat.N_ALL].sum())
+
+
+def _execution_problems(
+    problems: list[Problem],
+    side: list[Problem],
+    ex: pl.DataFrame,
+    known: pl.DataFrame,
+    n_joined: int,
+) -> list[Problem]:
+    """`problems` with the given executions table's duplicate keys (where validate_tables
+    lists them: before the other tables' duplicate keys and the outcome orphans, after
+    every value check; `side` is validate_tables' part) and the judge rows of unknown
+    executions."""
+    dup_exec = flat.neighbour_duplicates(ex, S.EXECUTIONS, S.EXECUTION_KEY)
+    if dup_exec is not None:
+        later = ("duplicate key (keys listed)", "execution is not in")
+        at = next((i for i, p in enumerate(side) if p.message.startswith(later)), len(side))
+        problems.insert(len(problems) - len(side) + at, dup_exec)
     # some rows matched no execution (with duplicate executions the sums can balance)
-    if given and (dup_exec is not None or frame[flat.N_ALL].sum() < known[flat.N_ALL].sum()):
+    if dup_exec is not None or n_joined < known[flat.N_ALL].sum():
         orphan = flat.orphan_problem(known, ex.select(S.EXECUTION_KEY))
         if orphan is not None:
             problems.append(orphan)
-    dup = flat.duplicate_problem(known, scores)
-    if dup is not None:
-        problems.append(dup)
-    if problems:
-        raise ValidationError(problems)
-    if leaf_scores is not None:
-        leaf_scores.append(known.select(*S.EXECUTION_KEY, flat.N_ROWS, flat.MASK, *leaf_cols))
-    return ex, typed[S.RUNS], report
+    return problems

@@ -28,18 +28,24 @@ from evalframe._private.compare.compare import (
     CASE_DELTAS_SCHEMA,
     EVALUATOR_DELTAS_SCHEMA,
     LIMITS,
+    MARGINS,
+    REQUIRE_SIGNIFICANCE,
     RUN_DELTAS_SCHEMA,
     RUN_STATS,
     STATUS_COUNTS,
+    case_scored,
+    decision_parts,
+    pair_aggregations,
     pair_table,
+    regression_checks,
+    status_columns,
 )
+from evalframe._private.compare.paired_stats import interval_columns
 from evalframe._private.compare.pairs import check_runs
 from evalframe._private.config import Config
 from evalframe._private.engines.spark.kernel import NODES
 from evalframe._private.engines.spark.run import collect_tables, scored_dataset
-from evalframe._private.rules import compare as rules
 from evalframe._private.rules import decide as rules_decide
-from evalframe._private.rules.intervals import ci_high, ci_low, mde
 
 B, C = "baseline", "candidate"
 _SPARK_TYPES: dict[pl.DataType, str] = {
@@ -100,37 +106,23 @@ def _with_status(
     rows = _sided(table, pairs, key).withColumns(
         {f"{s}__scored": F.coalesce(F.col(f"{s}__scored"), F.lit(False)) for s in (B, C)}
     )
-    no_verdict = nw.lit(None, dtype=nw.Boolean())
-    delta = nw.col(f"{C}_{S.SCORE}") - nw.col(f"{B}_{S.SCORE}")
-    status = rules.case_status(
-        nw,
-        in_baseline=nw.col(f"_in_{B}"),
-        in_candidate=nw.col(f"_in_{C}"),
-        baseline_scored=nw.col(f"{B}__scored"),
-        candidate_scored=nw.col(f"{C}__scored"),
-        baseline_passed=nw.col(f"{B}_{S.PASSED}") if passed else no_verdict,
-        candidate_passed=nw.col(f"{C}_{S.PASSED}") if passed else no_verdict,
-        score_delta=delta,
-        case_delta=nw.lit(cfg.compare.case_delta),
-    )
-    return (
-        nw.from_native(rows)
-        .with_columns(delta.alias(S.SCORE_DELTA), status.alias(S.STATUS))
-        .to_native()
-    )
+    columns = status_columns(nw, passed=passed, case_delta=nw.lit(cfg.compare.case_delta))
+    return nw.from_native(rows).with_columns(*columns).to_native()
 
 
 def _case_rows(case_summary: DataFrame, pairs: DataFrame, cfg: Config) -> DataFrame:
-    scored = (F.coalesce(F.col(S.SCORED), F.lit(0)) > 0) & F.col(S.SCORE).isNotNull()
-    cs = case_summary.select(
-        S.CONFIG_ID,
-        S.RUN_ID,
-        S.CASE_ID,
-        F.col(S.SCORE).cast("double").alias(S.SCORE),
-        S.PASSED,
-        F.col(S.PASS_RATE).cast("double").alias(S.PASS_RATE),
-        F.col(S.LATENCY_MEAN).cast("double").alias(S.LATENCY_MEAN),
-        scored.alias("_scored"),
+    doubles = (S.SCORE, S.PASS_RATE, S.LATENCY_MEAN)
+    cs = (
+        nw.from_native(case_summary)
+        .select(
+            S.CONFIG_ID,
+            S.RUN_ID,
+            S.CASE_ID,
+            S.PASSED,
+            *(nw.col(c).cast(nw.Float64) for c in doubles),
+            case_scored(nw).alias("_scored"),
+        )
+        .to_native()
     )
     return _with_status(cs, pairs, [S.CASE_ID], cfg, passed=True)
 
@@ -175,86 +167,48 @@ def run_deltas(
     case_rows: DataFrame, run_summary: DataFrame, pairs: DataFrame, cfg: Config
 ) -> DataFrame:
     """run_deltas (docs/compare.md#run_deltas, docs/statistics.md) from the case rows of
-    `_case_rows` and run_summary."""
+    `_case_rows` and run_summary: the rules of `compare/` run natively through narwhals,
+    McNemar's p by `mcnemar_p`."""
     stats = run_summary.select(
         S.CONFIG_ID, S.RUN_ID, *(F.col(c).cast("double").alias(c) for c in RUN_STATS)
     )
     sides = _sided(stats, pairs, []).drop(
         f"_in_{B}", f"_in_{C}", S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID
     )
-    matched = F.col(f"_in_{B}") & F.col(f"_in_{C}")
-    paired = matched & F.col(f"{B}__scored") & F.col(f"{C}__scored")
-    delta = F.when(paired, F.col(S.SCORE_DELTA))
-    bp, cp = F.coalesce(_b(S.PASSED), F.lit(False)), F.coalesce(_c(S.PASSED), F.lit(False))
-    d = F.when(
-        matched & _b(S.PASSED).isNotNull() & _c(S.PASSED).isNotNull(),
-        _c(S.PASSED).cast("double") - _b(S.PASSED).cast("double"),
-    )
-
-    def se(x: Column) -> Column:
-        return F.when(F.count(x) >= 2, F.stddev_samp(x) / F.sqrt(F.count(x).cast("double")))
-
-    per_pair = case_rows.groupBy(_PAIR, S.CONFIG_ID).agg(
-        *(F.sum((F.col(S.STATUS) == s).cast("long")).alias(n) for s, n in STATUS_COUNTS.items()),
-        F.count(delta).alias(S.N_PAIRED),
-        F.avg(delta).alias(S.MEAN_DELTA),
-        se(delta).alias(S.MEAN_DELTA_SE),
-        F.sum((matched & bp & ~cp).cast("long")).alias(S.N_PASSED_TO_FAILED),
-        F.sum((matched & ~bp & cp).cast("long")).alias(S.N_FAILED_TO_PASSED),
-        F.avg(d).alias(S.PAIRED_PASS_DELTA),
-        se(d).alias(S.PAIRED_PASS_DELTA_SE),
-    )
-    ids = run_summary.select(S.CONFIG_ID).distinct()
+    per_pair = (
+        nw.from_native(case_rows).group_by(_PAIR, S.CONFIG_ID).agg(pair_aggregations(nw))
+    ).to_native()
+    key = [_PAIR, S.CONFIG_ID]
     rows = (
-        pairs.crossJoin(ids)
-        .join(sides, on=[_PAIR, S.CONFIG_ID], how="left")
-        .join(per_pair, on=[_PAIR, S.CONFIG_ID], how="left")
+        pairs.crossJoin(run_summary.select(S.CONFIG_ID).distinct())
+        .join(sides, on=key, how="left")
+        .join(per_pair, on=key, how="left")
     )
     counts = [*STATUS_COUNTS.values(), S.N_PAIRED, S.N_PASSED_TO_FAILED, S.N_FAILED_TO_PASSED]
     rows = rows.withColumns({c: F.coalesce(F.col(c), F.lit(0).cast("long")) for c in counts})
-    mse, pse = F.col(S.MEAN_DELTA_SE), F.col(S.PAIRED_PASS_DELTA_SE)
-    md, pd = F.col(S.MEAN_DELTA), F.col(S.PAIRED_PASS_DELTA)
     rows = rows.withColumns(
         {
-            S.MEAN_DELTA_CI_LOW: ci_low(md, mse),
-            S.MEAN_DELTA_CI_HIGH: ci_high(md, mse),
+            **interval_columns(F.col),
             S.MCNEMAR_P: mcnemar_p(F.col(S.N_PASSED_TO_FAILED), F.col(S.N_FAILED_TO_PASSED)),
-            S.PAIRED_PASS_DELTA_CI_LOW: ci_low(pd, pse),
-            S.PAIRED_PASS_DELTA_CI_HIGH: ci_high(pd, pse),
-            S.MDE_PASS_RATE: mde(pse),
-            S.MDE_MEAN_SCORE: mde(mse),
+            **{n: F.lit(getattr(cfg.compare, n)) for n in (*LIMITS, REQUIRE_SIGNIFICANCE)},
+            **{n: F.lit(getattr(cfg.decide, n)) for n in MARGINS},
         }
     )
-    lim = {n: nw.lit(getattr(cfg.compare, n)) for n in LIMITS}
+    return _decided(rows)
 
-    def side(prefix: str, column: str) -> nw.Expr:
-        return nw.col(f"{prefix}_{column}")
 
-    checks = rules.regression_checks(
-        nw,
-        pass_rate_drop=side(B, S.PASS_RATE) - side(C, S.PASS_RATE),
-        mean_score_drop=side(B, S.MEAN_SCORE) - side(C, S.MEAN_SCORE),
-        baseline_latency=side(B, S.LATENCY_MEAN),
-        candidate_latency=side(C, S.LATENCY_MEAN),
-        max_pass_rate_drop=lim[LIMITS[0]],
-        max_mean_score_drop=lim[LIMITS[1]],
-        max_latency_increase=lim[LIMITS[2]],
-        require_significance=nw.lit(cfg.compare.require_significance),
-        pass_delta_ci_high=nw.col(S.PAIRED_PASS_DELTA_CI_HIGH),
-        mean_delta_ci_high=nw.col(S.MEAN_DELTA_CI_HIGH),
+def _listed(flags: dict[str, Column]) -> Column:
+    """The names whose flag is true, in order."""
+    return F.filter(
+        F.array(*(F.when(flag, F.lit(name)) for name, flag in flags.items())),
+        lambda x: x.isNotNull(),
     )
-    parts = rules_decide.decision_parts(
-        nw,
-        pass_delta_ci_low=nw.col(S.PAIRED_PASS_DELTA_CI_LOW),
-        pass_delta_ci_high=nw.col(S.PAIRED_PASS_DELTA_CI_HIGH),
-        mean_delta_ci_low=nw.col(S.MEAN_DELTA_CI_LOW),
-        mean_delta_ci_high=nw.col(S.MEAN_DELTA_CI_HIGH),
-        baseline_latency=side(B, S.LATENCY_MEAN),
-        candidate_latency=side(C, S.LATENCY_MEAN),
-        pass_rate_margin=nw.lit(cfg.decide.pass_rate_margin),
-        mean_score_margin=nw.lit(cfg.decide.mean_score_margin),
-        max_latency_increase=lim[LIMITS[2]],
-    )
+
+
+def _decided(rows: DataFrame) -> DataFrame:
+    """run_deltas' run deltas, regression reasons and decision, from rows holding both
+    sides' run statistics, the paired statistics and the config's limits."""
+    checks, parts = regression_checks(nw), decision_parts(nw)
     rows = (
         nw.from_native(rows)
         .with_columns(
@@ -264,15 +218,9 @@ def run_deltas(
         )
         .to_native()
     )
-    reasons = F.filter(
-        F.array(*(F.when(F.col(f"_check_{code}"), F.lit(code)) for code in checks)),
-        lambda x: x.isNotNull(),
-    )
     deltas = {f"{c.removesuffix('_usd')}_delta": _c(c) - _b(c) for c in RUN_STATS}
-    named = F.filter(
-        F.array(*(F.when(F.col(f"_names_{name}"), F.lit(name)) for name in parts)),
-        lambda x: x.isNotNull(),
-    )
+    reasons = _listed({code: F.col(f"_check_{code}") for code in checks})
+    named = _listed({name: F.col(f"_names_{name}") for name in parts})
     rows = rows.withColumns({**deltas, S.REASONS: reasons, S.DECISION_REASONS: named}).withColumn(
         S.REGRESSION_DETECTED, F.size(S.REASONS) > 0
     )

@@ -148,7 +148,8 @@ def _is_local(spark: SparkSession) -> bool:
         return False
 
 
-def _narrow_table(table: pa.Table) -> pa.Table:
+def narrow_table(table: pa.Table) -> pa.Table:
+    """`table` with the 32-bit Arrow kinds Spark's reader wants (`_narrow`)."""
     schema = pa.schema([pa.field(f.name, _narrow(f.type)) for f in table.schema])
     return table.cast(schema)
 
@@ -182,5 +183,5 @@ def read_dataset(spark: SparkSession, dataset: str | os.PathLike[str]) -> dict[s
             else:
                 out[name] = spark.read.parquet(str(files[0]))
         else:
-            out[name] = spark.createDataFrame(_narrow_table(frame.collect().to_arrow()))
+            out[name] = spark.createDataFrame(narrow_table(frame.collect().to_arrow()))
     return out

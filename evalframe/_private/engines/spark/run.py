@@ -12,7 +12,7 @@
                    partition's input problems, all leaving as one tagged frame
                    (`_tagged`) that `kernel_tables` cuts back into tables
  execution_scores → case_summary, run_summary: rules/attempts.py, rules/runs.py and
-                   rules/run_gates.py through narwhals (pass@k: `_comb_ratio`)
+                   rules/run_gates.py through narwhals
  `scored_dataset`: a dataset path read by Spark, scored once (persisted), the tables lazy
  (engines/spark/compare.py compares them)
 
@@ -32,7 +32,7 @@ import narwhals as nw
 import polars as pl
 import pyarrow as pa
 from pyspark import StorageLevel
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.pandas.types import to_arrow_schema
@@ -53,7 +53,7 @@ from evalframe._private.errors import SparkValidationError, ValidationError
 from evalframe._private.rules import attempts, run_gates
 from evalframe._private.rules import runs as rules_runs
 from evalframe._private.summaries.case_summary import CASE_COLUMNS
-from evalframe._private.summaries.run_summary import COUNT_COLUMNS, RUN_COLUMNS
+from evalframe._private.summaries.run_summary import RUN_COLUMNS, pass_k_columns
 
 K = TypeVar("K")
 
@@ -85,20 +85,6 @@ def case_summary(ex: DataFrame, cfg: Config, *, stats: DataFrame | None = None) 
     )
 
 
-def _comb_ratio(a: Column, b: Column, k: int) -> Column:
-    """C(a, k) / C(b, k) = Π (a − i) / (b − i): 0 when a < k, null when b < k."""
-    prod = F.lit(1.0)
-    for i in range(k):  # a loop over the factors of one k, not over cases
-        prod = prod * ((a - i).cast("double") / (b - i).cast("double"))
-    return F.when(b < k, F.lit(None).cast("double")).when(a < k, F.lit(0.0)).otherwise(prod)
-
-
-def _mean_and_se(value: Column, name: str) -> list[Column]:
-    g = F.count(value)
-    se = F.when(g >= 2, F.stddev_samp(value) / F.sqrt(g.cast("double")))
-    return [F.avg(value).alias(name), se.alias(S.se_of(name))]
-
-
 def run_summary(
     ex: DataFrame,
     cfg: Config,
@@ -108,8 +94,8 @@ def run_summary(
 ) -> DataFrame:
     """run_summary (docs/scoring.md#runs) from execution_scores: the rules of `rules/runs.py` and
     `rules/run_gates.py` run natively by Spark through narwhals (exact percentiles:
-    Spark's `percentile`, linear interpolation like polars'), pass@k by the Spark kernel
-    `_comb_ratio`; the runs table's rows and columns joined as the local engine does."""
+    Spark's `percentile`, linear interpolation like polars'); the runs table's rows and
+    columns joined as the local engine does."""
     keys = [S.CONFIG_ID, S.RUN_ID]
     base = (
         nw.from_native(ex)
@@ -123,41 +109,13 @@ def run_summary(
         .select(*keys, *rules_runs.per_case_columns(nw))
         .with_columns(*rules_runs.case_level_terms(nw, keys, nw.lit(cfg.attempts.passed)))
     )
-    levels = per_case.group_by(*keys).agg(*rules_runs.case_level_aggregations(nw)).to_native()
     ks = list(cfg.attempts.k)
-    if ks:  # pass@k / pass^k: the one engine-specific kernel (a product of k factors)
-        n_att = F.col(rules_runs.CASE_N).cast("long")
-        c_att = F.col(rules_runs.CASE_K).cast("long")
-        pass_k = []
-        for k in ks:  # the configured k values
-            pass_k += _mean_and_se(1.0 - _comb_ratio(n_att - c_att, n_att, k), S.pass_at(k))
-            pass_k += _mean_and_se(_comb_ratio(c_att, n_att, k), S.pass_all(k))
-        levels = levels.join(per_case.to_native().groupBy(*keys).agg(*pass_k), on=keys, how="left")
-    summary = base.join(levels, on=keys, how="left")
-    if runs is not None:
-        runs = typed_runs(runs)
-        present = summary.select(S.RUN_ID)
-        empty = (
-            runs.select(F.col(S.RUN_ID).cast("string").alias(S.RUN_ID))
-            .distinct()
-            .join(present, on=S.RUN_ID, how="left_anti")
-            .select(
-                F.lit(cfg.config_id).alias(S.CONFIG_ID),
-                S.RUN_ID,
-                *(F.lit(0).cast("long").alias(c) for c in COUNT_COLUMNS),
-            )
-        )
-        summary = summary.unionByName(empty, allowMissingColumns=True)
-        meta = runs.withColumn(S.RUN_ID, F.col(S.RUN_ID).cast("string"))
-        if S.CONFIG in meta.columns:
-            meta = meta.withColumnRenamed(S.CONFIG, f"run_{S.CONFIG}")
-        summary = summary.join(meta, on=S.RUN_ID, how="left")
-    else:  # the runs table's columns, null, as the local engine has them without one
-        for col, (dtype, _required, _default) in S.RUNS_COLUMNS.items():
-            if col != S.RUN_ID:
-                kind = "timestamp_ntz" if isinstance(dtype, pl.Datetime) else "string"
-                name = f"run_{S.CONFIG}" if col == S.CONFIG else col
-                summary = summary.withColumn(name, F.lit(None).cast(kind))
+    levels = (
+        per_case.group_by(*keys)
+        .agg(*rules_runs.case_level_aggregations(nw), *rules_runs.pass_k_aggregations(nw, ks))
+        .to_native()
+    )
+    summary = _with_runs_table(base.join(levels, on=keys, how="left"), runs, cfg)
     gates = run_gates.gate_columns(nw, cfg.run_gates.min_mean_score, cfg.run_gates.min_pass_rate)
     summary = (
         nw.from_native(summary)
@@ -170,7 +128,7 @@ def run_summary(
         .to_native()
     )
     head = [*RUN_COLUMNS]
-    pk = [c for k in ks for col in (S.pass_at(k), S.pass_all(k)) for c in (col, S.se_of(col))]
+    pk = pass_k_columns(ks)
     extra = [c for c in summary.columns if c not in head and c not in pk]
     order = [S.CONFIG_ID, S.RUN_ID]
     if S.CREATED_AT in summary.columns:
@@ -182,6 +140,34 @@ def run_summary(
         .repartition(1)
         .sortWithinPartitions(*(F.col(c).asc_nulls_last() for c in order))
     )
+
+
+def _with_runs_table(summary: DataFrame, runs: DataFrame | None, cfg: Config) -> DataFrame:
+    """Zero rows for the runs without executions and the runs table's columns, as the
+    local engine adds them (null columns without a runs table)."""
+    if runs is None:
+        for col, (dtype, _required, _default) in S.RUNS_COLUMNS.items():
+            if col != S.RUN_ID:
+                kind = "timestamp_ntz" if isinstance(dtype, pl.Datetime) else "string"
+                name = f"run_{S.CONFIG}" if col == S.CONFIG else col
+                summary = summary.withColumn(name, F.lit(None).cast(kind))
+        return summary
+    runs = typed_runs(runs)
+    empty = (
+        runs.select(F.col(S.RUN_ID).cast("string").alias(S.RUN_ID))
+        .distinct()
+        .join(summary.select(S.RUN_ID), on=S.RUN_ID, how="left_anti")
+        .select(
+            F.lit(cfg.config_id).alias(S.CONFIG_ID),
+            S.RUN_ID,
+            *(F.lit(0).cast("long").alias(c) for c in S.COUNT_COLUMNS),
+        )
+    )
+    meta = runs.withColumn(S.RUN_ID, F.col(S.RUN_ID).cast("string"))
+    if S.CONFIG in meta.columns:
+        meta = meta.withColumnRenamed(S.CONFIG, f"run_{S.CONFIG}")
+    summary = summary.unionByName(empty, allowMissingColumns=True)
+    return summary.join(meta, on=S.RUN_ID, how="left")
 
 
 def score_tables(
