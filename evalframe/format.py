@@ -42,6 +42,7 @@ __all__ = [
     "case_counts",
     "change_point_text",
     "has_paired_cases",
+    "judges_not_admitted",
     "ms",
     "no_scored_execution",
     "num",
@@ -411,3 +412,9 @@ def change_point_text(row: Mapping[str, Any]) -> str:
     if row["change_p"] >= ALPHA:
         return f"change point: none significant (the largest split is {found})"
     return f"change point: {found}"
+
+
+def judges_not_admitted(decision_reasons: Sequence[str]) -> list[str]:
+    """The judges a run_deltas row's decision_reasons name as not admitted (the entries that
+    are not one of the decision's parts: pass_rate, mean_score, latency)."""
+    return [r for r in decision_reasons if r not in S.DECISION_PARTS]

@@ -615,3 +615,35 @@ def test_a_lower_is_better_leaf_is_compared_on_the_normalized_scale(tmp_path: Pa
     assert (row["tp"], row["tn"], row["fp"], row["fn"]) == (1, 1, 0, 0)  # judge: 0.8, 0.4
     assert row[S.SCORE_MAE] == pytest.approx(0.1)  # |0.8 - 0.9|, |0.4 - 0.3|
     assert row[S.SCORE_BIAS] == pytest.approx(0.0)  # +0.1 - 0.1 (judge minus human) / 2
+
+
+def test_decision_reasons_name_the_judges_not_admitted_for_the_candidate(tmp_path, engine):
+    """Runs a → b, ten cases; b's executions labeled for q and the verdict. With the default
+    100 labels neither judge is admitted: decision_reasons gain "q" and "verdict" after the
+    decision's own parts, the decision itself unchanged; with lenient limits, nothing."""
+    data = tmp_path / "data"
+    data.mkdir()
+    pl.DataFrame(
+        {
+            "run_id": ["a"] * 10 + ["b"] * 10,
+            "case_id": [f"c{i}" for i in range(10)] * 2,
+            "evaluator": "q",
+            "score": [0.9] * 10 + [0.9] * 5 + [0.5] * 5,
+        }
+    ).write_parquet(data / "scores.parquet")
+    labels = [
+        {"run_id": "b", "case_id": f"c{i}", "evaluator": ev, "label_passed": i < 5}
+        for i in range(10)
+        for ev in (None, "q")
+    ]
+    _labels(labels).write_parquet(data / "labels.parquet")
+    refused = ef.compare_tables(data, engine=engine)[S.RUN_DELTAS]
+    (reasons,) = refused[S.DECISION_REASONS].to_list()
+    assert reasons[-2:] == ["q", "verdict"]
+    assert [r for r in reasons if r in S.DECISION_PARTS] == reasons[:-2]
+    lenient = ef.config_from_dict(
+        {"judges": {"min_labeled": 10, "min_sensitivity": 0.5, "min_specificity": 0.5}}
+    )
+    admitted = ef.compare_tables(data, lenient, engine=engine)[S.RUN_DELTAS]
+    assert admitted[S.DECISION_REASONS].to_list() == [reasons[:-2]]
+    assert admitted[S.DECISION].to_list() == refused[S.DECISION].to_list()

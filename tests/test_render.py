@@ -505,19 +505,16 @@ def test_json_value(value, expected):
     assert json_value(value) == expected
 
 
-def test_compare_decide_names_the_judges_not_admitted_of_the_compared_runs():
-    agreement = pl.DataFrame(
+def test_compare_decide_names_the_judges_not_admitted_of_each_candidate():
+    run_deltas = pl.DataFrame(
         {
-            "run_id": ["a", "a", "b", "b", "c"],
-            "evaluator": [None, "tone", None, "tone", "facts"],
-            "admitted": [False, True, False, False, False],
-        },
-        schema_overrides={"evaluator": pl.String},
+            "baseline_run_id": ["a", "b"],
+            "candidate_run_id": ["b", "c"],
+            "decision_reasons": [["pass_rate", "tone", "verdict"], ["latency"]],
+        }
     )
-    assert admission_note(agreement, [("a", "b")]) == (
-        "note: these decisions rest on judges not admitted to gate a release against the "
-        "human labels (judge_agreement.admitted): the execution verdict (2 of 2 runs) and "
-        "tone (1 of 2 runs); `evalframe agree --check` says why."
+    (note,) = admission_note(run_deltas)
+    assert note.plain == (
+        "note: a → b rests on judges not admitted to gate a release against the human labels "
+        "(judge_agreement.admitted): tone and verdict; `evalframe agree --check` says why."
     )
-    admitted = agreement.with_columns(pl.lit(True).alias("admitted"))
-    assert admission_note(admitted, [("a", "b")]) is None

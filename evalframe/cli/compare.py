@@ -146,9 +146,7 @@ def compare(
         parts += slice_notes(written.get("slice_deltas"))
         parts += power_notes(run_deltas, cfg.compare) + noise_notes(run_deltas)
         parts += decision_lines(run_deltas, cfg.decide, cfg.compare) if decide else []
-        if decide and tables.scored is not None and "judge_agreement" in tables.scored:
-            note = admission_note(tables.scored["judge_agreement"], tables.pairs)
-            parts += [message_text(note)] if note else []
+        parts += admission_note(run_deltas) if decide else []
         if bootstrap is not None and tables.scored is not None:  # intervals and rank bands
             parts.append(run_table(tables.scored["run_summary"], title="runs (case bootstrap)"))
         for part in [*parts, say("\ntables written to {}/", target)]:
@@ -432,33 +430,26 @@ EXIT_INCONCLUSIVE = 3
 _STYLE = {"pass": "bold green", "fail": "bold red"}
 
 
-def admission_note(judge_agreement: pl.DataFrame, pairs: list[tuple[str, str]]) -> str | None:
-    """`compare --decide` on a dataset with labels: the judges of the compared runs that are
-    not admitted to gate a release (judge_agreement.admitted false), named; None when all are
-    or none was measured."""
-    import polars as pl
+def admission_note(run_deltas: pl.DataFrame) -> list[Text]:
+    """`compare --decide` on a dataset with labels: per pair, the judges of its candidate run
+    that are not admitted to gate a release (named in decision_reasons), said in words."""
+    from evalframe.cli._render import say
+    from evalframe.format import judges_not_admitted
 
-    runs = sorted({run for pair in pairs for run in pair})
-    refused = (
-        judge_agreement.lazy()
-        .filter(pl.col("run_id").is_in(runs) & (pl.col("admitted") == False))  # noqa: E712
-        .group_by("evaluator")
-        .agg(pl.col("run_id").n_unique().alias("runs"))
-        .sort("evaluator", nulls_last=False)
-        .collect()
-    )
-    if refused.is_empty():
-        return None
-    named = [
-        f"{'the execution verdict' if r['evaluator'] is None else r['evaluator']} "
-        f"({r['runs']} of {len(runs)} runs)"
-        for r in refused.iter_rows(named=True)
-    ]
-    return (
-        "note: these decisions rest on judges not admitted to gate a release against the "
-        f"human labels (judge_agreement.admitted): {listed(named)}; "
-        "`evalframe agree --check` says why."
-    )
+    notes = []
+    for r in run_deltas.iter_rows(named=True):
+        judges = judges_not_admitted(r["decision_reasons"] or [])
+        if judges:
+            notes.append(
+                say(
+                    "note: {} → {} rests on judges not admitted to gate a release against the "
+                    "human labels (judge_agreement.admitted): {}; `evalframe agree --check` "
+                    "says why.",
+                    *_pair(r),
+                    listed(judges),
+                )
+            )
+    return notes
 
 
 def decide_exit_code(run_deltas: pl.DataFrame) -> int:

@@ -32,6 +32,7 @@ from evalframe._private.pipeline.score import (
 )
 from evalframe._private.pipeline.tables import Frame, Tables
 from evalframe._private.scoring.execution_scores import evaluator_scores
+from evalframe._private.summaries.agreement import label_tables, with_judges_not_admitted
 from evalframe._private.summaries.noise_floor import with_within_noise
 from evalframe._private.summaries.slices import slice_deltas
 
@@ -99,6 +100,11 @@ def compare_tables(
 
         kw = {"memory_limit": memory_limit, "spark_remote": spark_remote}
         with_bootstrap(scored, cfg, replicates=bootstrap, seed=seed, engine=engine, **kw)
+    if S.JUDGE_AGREEMENT not in scored:  # the engines' score pass adds it only on polars
+        label_tables(scored, dataset, cfg)
+    if S.JUDGE_AGREEMENT in scored:
+        agreement = scored[S.JUDGE_AGREEMENT].lazy().collect()
+        tables[S.RUN_DELTAS] = with_judges_not_admitted(tables[S.RUN_DELTAS], agreement)
     if replicates is not None:
         groups = with_noise_floor(scored, replicates)
         floor = scored[S.NOISE_FLOOR]

@@ -424,3 +424,33 @@ def judge_agreement(
         ignored_labels=results.ignored,
         config_id=cfg.config_id,
     )
+
+
+NOT_ADMITTED_VERDICT = "verdict"
+"""How decision_reasons names the execution verdict's judge when it is not admitted."""
+
+
+def with_judges_not_admitted(
+    run_deltas: pl.DataFrame, judge_agreement: pl.DataFrame
+) -> pl.DataFrame:
+    """run_deltas whose decision_reasons also name, sorted, the judges not admitted for the
+    pair's candidate run (judge_agreement.admitted false: an evaluator, or `verdict` for the
+    execution verdict); the decision is unchanged (docs/judges.md#admission)."""
+    refused = (
+        judge_agreement.filter(pl.col(S.ADMITTED).eq(False))
+        .select(
+            S.CONFIG_ID,
+            pl.col(S.RUN_ID).alias(S.CANDIDATE_RUN_ID),
+            pl.col(S.EVALUATOR).fill_null(NOT_ADMITTED_VERDICT).alias("_judge"),
+        )
+        .unique()
+        .group_by(S.CONFIG_ID, S.CANDIDATE_RUN_ID)
+        .agg(pl.col("_judge").sort())
+    )
+    joined = run_deltas.join(
+        refused, on=[S.CONFIG_ID, S.CANDIDATE_RUN_ID], how="left", maintain_order="left"
+    )
+    reasons = pl.concat_list(
+        pl.col(S.DECISION_REASONS), pl.col("_judge").fill_null(pl.lit([], pl.List(pl.String)))
+    )
+    return joined.with_columns(reasons.alias(S.DECISION_REASONS)).drop("_judge")
