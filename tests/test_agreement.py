@@ -617,6 +617,7 @@ def test_a_lower_is_better_leaf_is_compared_on_the_normalized_scale(tmp_path: Pa
     assert row[S.SCORE_BIAS] == pytest.approx(0.0)  # +0.1 - 0.1 (judge minus human) / 2
 
 
+@pytest.mark.slow
 def test_decision_reasons_name_the_judges_not_admitted_for_the_candidate(tmp_path, engine):
     """Runs a → b, ten cases; b's executions labeled for q and the verdict. With the default
     100 labels neither judge is admitted: decision_reasons gain "q" and "verdict" after the

@@ -368,6 +368,7 @@ def test_a_loaded_dataset_never_reads_a_newer_commit_of_its_inputs(tmp_path):
     assert ef.load_dataset(data).scores.select(pl.len()).collect().item() > before
 
 
+@pytest.mark.slow
 def test_sql_reads_again_when_a_commit_replaced_the_set_it_opened(ds, tmp_path, monkeypatch):
     assert runner.invoke(app, ["score", str(ds)]).exit_code == 0
     real_open = ef.sql_connection
@@ -386,6 +387,7 @@ def test_sql_reads_again_when_a_commit_replaced_the_set_it_opened(ds, tmp_path, 
     assert len(opened) == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["zero bytes", "wrong columns"])
 def test_a_damaged_result_table_is_named_with_its_set_and_file(ds, damage):
     assert runner.invoke(app, ["score", str(ds)]).exit_code == 0
@@ -405,6 +407,7 @@ def test_a_damaged_result_table_is_named_with_its_set_and_file(ds, damage):
             ef.read_results(ds, "run_summary")
 
 
+@pytest.mark.slow
 def test_rescoring_an_out_folder_whose_table_became_a_folder_writes_a_whole_new_set(ds, tmp_path):
     out = tmp_path / "out"
     assert runner.invoke(app, ["score", str(ds), "-o", str(out)]).exit_code == 0
