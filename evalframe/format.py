@@ -30,9 +30,8 @@ from typing import Any
 import polars as pl
 
 from evalframe._private import schema as S
-from evalframe._private.rules.constants import MDE_FACTOR, Z_95
+from evalframe._private.rules.constants import ALPHA, MDE_FACTOR, Z_95
 from evalframe._private.rules.wilson import effective_n, wilson_high, wilson_low
-from evalframe._private.stats.power import ALPHA
 
 __all__ = [
     "INTERVALS_NOTE",

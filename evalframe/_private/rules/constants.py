@@ -11,6 +11,10 @@ EPS: Final = 1e-9
 Z_95: Final = 1.96
 """Normal quantile of a two-sided 95 % interval: value ± Z_95 · se (docs/compare.md#run_deltas)."""
 
+ALPHA: Final = 0.05
+"""Significance level of every two-sided test evalframe reports on: the power figures, the
+slices' Benjamini–Hochberg q-values, the change point the terminal names."""
+
 Z_975: Final = 1.959964
 """z_{0.975} to the 7 digits docs/statistics.md#power gives (the α = 0.05 two-sided test of an
 MDE)."""

@@ -19,7 +19,7 @@ from evalframe._private import schema as S
 from evalframe._private.rules import decide as rules_decide
 from evalframe._private.rules import intervals
 from evalframe._private.rules.compare import latency_ratio
-from evalframe._private.rules.constants import CEIL_TOLERANCE, EPS, MDE_FACTOR
+from evalframe._private.rules.constants import ALPHA, CEIL_TOLERANCE, EPS, MDE_FACTOR
 
 Z_975 = NormalDist().inv_cdf(0.975)
 Z_80 = NormalDist().inv_cdf(0.80)
@@ -39,8 +39,6 @@ def mde(sigma: float, n: int) -> float | None:
     return MDE_FACTOR * sigma / math.sqrt(n) if n >= 1 else None
 
 
-ALPHA = 0.05
-"""Level of the two-sided test the power figures assume."""
 POWER = 0.8
 """Power the minimum detectable effects are computed for."""
 

@@ -23,6 +23,7 @@ from evalframe._private.compare.paired_stats import (
 from evalframe._private.compare.pairs import check_runs
 from evalframe._private.config import Config
 from evalframe._private.errors import UsageError
+from evalframe._private.rules.constants import ALPHA
 from evalframe._private.scoring.policy import as_configs
 from evalframe._private.stats.multiple import bh_q_values
 from evalframe._private.summaries.case_summary import case_summary
@@ -44,7 +45,7 @@ COMPUTED = frozenset(
     }
 )
 """execution_scores columns computed by scoring (or keys) that are not slicing columns."""
-SIGNIFICANCE = 0.05
+SIGNIFICANCE = ALPHA
 """q-value below which the compare report names a slice's regression."""
 
 SLICE_DELTAS_SCHEMA = pl.Schema(
