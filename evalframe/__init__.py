@@ -45,6 +45,7 @@ _EXPORTS: dict[str, str] = {
     "variance_components": "evalframe._private.summaries.variance_components",
     "JudgeAgreement": "evalframe._private.summaries.agreement",
     "judge_agreement": "evalframe._private.summaries.agreement",
+    "ppi_disagreements": "evalframe._private.summaries.agreement",
     "sample_executions": "evalframe._private.pipeline.sample",
     "judged_counts": "evalframe._private.pipeline.sample",
     "write_sample": "evalframe._private.pipeline.sample",
@@ -127,7 +128,11 @@ if TYPE_CHECKING:
     from evalframe._private.sweep.threshold_curve import threshold_curve
     from evalframe._private.summaries.slices import slice_deltas, slice_summary
     from evalframe._private.summaries.variance_components import variance_components
-    from evalframe._private.summaries.agreement import JudgeAgreement, judge_agreement
+    from evalframe._private.summaries.agreement import (
+        JudgeAgreement,
+        judge_agreement,
+        ppi_disagreements,
+    )
     from evalframe._private.pipeline.sample import judged_counts, sample_executions, write_sample
     from evalframe._private.compare.evaluator_summary import behind_evaluators, evaluator_summary
     from evalframe._private.pipeline.history import history_tables
@@ -202,6 +207,7 @@ __all__ = [  # noqa: RUF022 - grouped as the imports above
     "variance_components",
     "judge_agreement",
     "JudgeAgreement",
+    "ppi_disagreements",
     "sample_executions",
     "judged_counts",
     "write_sample",

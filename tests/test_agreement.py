@@ -648,3 +648,33 @@ def test_decision_reasons_name_the_judges_not_admitted_for_the_candidate(tmp_pat
     admitted = ef.compare_tables(data, lenient, engine=engine)[S.RUN_DELTAS]
     assert admitted[S.DECISION_REASONS].to_list() == [reasons[:-2]]
     assert admitted[S.DECISION].to_list() == refused[S.DECISION].to_list()
+
+
+def test_judge_only_and_corrected_changes_that_disagree_are_named():
+    run_summary = pl.DataFrame(
+        {
+            "config_id": "k",
+            "run_id": ["a", "b", "c", "d", "e"],
+            "ppi_pass_rate": [0.5, 0.55, 0.3, None, 0.25],
+            "ppi_pass_rate_se": [0.1, 0.1, 0.01, None, 0.01],
+        }
+    )
+    run_deltas = pl.DataFrame(
+        {
+            "config_id": "k",
+            "baseline_run_id": ["a", "b", "c", "c"],
+            "candidate_run_id": ["b", "c", "d", "e"],
+            "paired_pass_delta": [0.2, -0.1, 0.0, 0.05],
+            "paired_pass_delta_ci_low": [0.1, -0.2, -0.1, -0.05],
+            "paired_pass_delta_ci_high": [0.3, -0.01, 0.1, 0.15],
+        }
+    )
+    got = ef.ppi_disagreements(run_summary, run_deltas)
+    # a → b: judge +0.2 significant, corrected +0.05 ± 0.277 not: disagree in significance;
+    # b → c: both fall significantly (corrected -0.25 ± 0.197): agree; c → d: d has no
+    # corrected rate; c → e: judge +0.05 not significant, corrected -0.05 ± 0.028 falls
+    assert got.select("baseline_run_id", "candidate_run_id").rows() == [("a", "b"), ("c", "e")]
+    assert got["judge_significant"].to_list() == [True, False]
+    assert got["corrected_significant"].to_list() == [False, True]
+    assert got["corrected_delta"].to_list() == pytest.approx([0.05, -0.05])
+    assert ef.ppi_disagreements(run_summary.drop("ppi_pass_rate"), run_deltas).is_empty()

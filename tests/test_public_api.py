@@ -48,6 +48,7 @@ PUBLIC = [
     "variance_components",
     "judge_agreement",
     "JudgeAgreement",
+    "ppi_disagreements",
     "sample_executions",
     "judged_counts",
     "write_sample",

@@ -147,6 +147,8 @@ def compare(
         parts += power_notes(run_deltas, cfg.compare) + noise_notes(run_deltas)
         parts += decision_lines(run_deltas, cfg.decide, cfg.compare) if decide else []
         parts += admission_note(run_deltas) if decide else []
+        if tables.scored is not None:
+            parts += ppi_notes(ef.ppi_disagreements(tables.scored["run_summary"], run_deltas))
         if bootstrap is not None and tables.scored is not None:  # intervals and rank bands
             parts.append(run_table(tables.scored["run_summary"], title="runs (case bootstrap)"))
         for part in [*parts, say("\ntables written to {}/", target)]:
@@ -450,6 +452,29 @@ def admission_note(run_deltas: pl.DataFrame) -> list[Text]:
                 )
             )
     return notes
+
+
+def ppi_notes(disagreements: pl.DataFrame) -> list[Text]:
+    """Each pair whose judge-only and labels-corrected pass-rate changes disagree
+    (`ef.ppi_disagreements`), said in words."""
+    from evalframe.cli._render import say
+    from evalframe.format import signed_pct
+
+    def change(delta: float, significant: bool) -> str:
+        return f"{signed_pct(delta)} ({'significant' if significant else 'not significant'})"
+
+    return [
+        say(
+            "note: {} → {}: the judge's pass rate changed {}, corrected by the human labels "
+            "{} (ppi_pass_rate): the labels disagree with the judge on this change; read "
+            "judge_agreement before trusting it.",
+            r["baseline_run_id"],
+            r["candidate_run_id"],
+            change(r["judge_delta"], r["judge_significant"]),
+            change(r["corrected_delta"], r["corrected_significant"]),
+        )
+        for r in disagreements.iter_rows(named=True)
+    ]
 
 
 def decide_exit_code(run_deltas: pl.DataFrame) -> int:

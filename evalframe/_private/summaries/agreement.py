@@ -36,7 +36,7 @@ from evalframe._private.data.validate import LABEL_SCALE, typed_frame, validate_
 from evalframe._private.errors import UsageError, ValidationError
 from evalframe._private.rules import agreement as rules
 from evalframe._private.rules.boundaries import meets
-from evalframe._private.rules.constants import EPS
+from evalframe._private.rules.constants import EPS, Z_95
 from evalframe._private.rules.normalize import normalized_score
 from evalframe._private.scoring.execution_scores import execution_scores
 from evalframe._private.scoring.tree import build_tree
@@ -454,3 +454,47 @@ def with_judges_not_admitted(
         pl.col(S.DECISION_REASONS), pl.col("_judge").fill_null(pl.lit([], pl.List(pl.String)))
     )
     return joined.with_columns(reasons.alias(S.DECISION_REASONS)).drop("_judge")
+
+
+def _significant(low: pl.Expr, high: pl.Expr) -> pl.Expr:
+    """The 95 % interval excludes 0."""
+    return (low > 0) | (high < 0)
+
+
+def ppi_disagreements(run_summary: pl.DataFrame, run_deltas: pl.DataFrame) -> pl.DataFrame:
+    """The pairs whose judge-only pass-rate change and labels-corrected change disagree in
+    sign or in significance (docs/judges.md#judge-only-and-corrected-changes): judge_delta =
+    paired_pass_delta with its 95 % interval; corrected_delta = the candidate's
+    ppi_pass_rate − the baseline's, ± Z_95 · sqrt(se_b² + se_c²); significant when the
+    interval excludes 0. Pairs without a corrected rate on both sides have no row."""
+    if S.PPI_PASS_RATE not in run_summary.columns:
+        return pl.DataFrame()
+    rates = run_summary.select(S.CONFIG_ID, S.RUN_ID, S.PPI_PASS_RATE, S.PPI_PASS_RATE_SE)
+    side = {
+        role: rates.rename(
+            {
+                S.RUN_ID: f"{role}_run_id",
+                S.PPI_PASS_RATE: f"_{role}",
+                S.PPI_PASS_RATE_SE: f"_{role}_se",
+            }
+        )
+        for role in ("baseline", "candidate")
+    }
+    pairs = run_deltas.join(side["baseline"], on=[S.CONFIG_ID, S.BASELINE_RUN_ID]).join(
+        side["candidate"], on=[S.CONFIG_ID, S.CANDIDATE_RUN_ID]
+    )
+    corrected = pl.col("_candidate") - pl.col("_baseline")
+    margin = Z_95 * (pl.col("_baseline_se") ** 2 + pl.col("_candidate_se") ** 2).sqrt()
+    out = pairs.select(
+        S.CONFIG_ID,
+        S.BASELINE_RUN_ID,
+        S.CANDIDATE_RUN_ID,
+        pl.col(S.PAIRED_PASS_DELTA).alias("judge_delta"),
+        _significant(pl.col(S.PAIRED_PASS_DELTA_CI_LOW), pl.col(S.PAIRED_PASS_DELTA_CI_HIGH)).alias(
+            "judge_significant"
+        ),
+        corrected.alias("corrected_delta"),
+        _significant(corrected - margin, corrected + margin).alias("corrected_significant"),
+    ).drop_nulls()
+    opposite = (pl.col("judge_delta") * pl.col("corrected_delta")) < 0
+    return out.filter(opposite | (pl.col("judge_significant") != pl.col("corrected_significant")))
