@@ -51,6 +51,7 @@ _EXPORTS: dict[str, str] = {
     "write_sample": "evalframe._private.pipeline.sample",
     "behind_evaluators": "evalframe._private.compare.evaluator_summary",
     "evaluator_summary": "evalframe._private.compare.evaluator_summary",
+    "evaluator_tests": "evalframe._private.compare.evaluator_tests",
     "history_tables": "evalframe._private.pipeline.history",
     "series_trend": "evalframe._private.summaries.history",
     "case_history": "evalframe._private.summaries.history",
@@ -135,6 +136,7 @@ if TYPE_CHECKING:
     )
     from evalframe._private.pipeline.sample import judged_counts, sample_executions, write_sample
     from evalframe._private.compare.evaluator_summary import behind_evaluators, evaluator_summary
+    from evalframe._private.compare.evaluator_tests import evaluator_tests
     from evalframe._private.pipeline.history import history_tables
     from evalframe._private.summaries.history import case_history, series_trend
 
@@ -213,6 +215,7 @@ __all__ = [  # noqa: RUF022 - grouped as the imports above
     "write_sample",
     "behind_evaluators",
     "evaluator_summary",
+    "evaluator_tests",
     "history_tables",
     "series_trend",
     "case_history",

@@ -1,5 +1,6 @@
-"""A slow, exact reference of the statistics of docs/statistics.md#passk-and-passk: pass@k / pass^k
-with `math.comb` and `Fraction`, Benjamini–Hochberg by its definition, slices by filtering rows.
+"""A slow, exact reference of the statistics of docs/statistics.md: pass@k / pass^k with
+`math.comb` and `Fraction`, Benjamini–Hochberg and Holm by their definitions, slices by filtering
+rows, variance components, the noise floor and the per-evaluator signed-rank tests.
 
 Written from docs/statistics.md, not from the engine: plain loops over
 dicts, exact arithmetic until the output.
@@ -13,6 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 Row = dict[str, Any]
+EPS = Fraction(1, 10**9)
 
 
 def pass_at_k_case(n: int, c: int, k: int) -> Fraction | None:
@@ -196,4 +198,72 @@ def noise_floor(case_rows: list[Row], group_of: dict[tuple[str, str], str]) -> l
                 "flip_rate": Fraction(flips, shared_total) if shared_total else None,
             }
         )
+    return out
+
+
+def holm(pvalues: list[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the input order."""
+    order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
+    m, running, out = len(pvalues), 0.0, [0.0] * len(pvalues)
+    for k, i in enumerate(order, start=1):
+        running = max(running, min(1.0, (m - k + 1) * pvalues[i]))
+        out[i] = running
+    return out
+
+
+def signed_rank(d: list[Fraction]) -> tuple[int, float | None]:
+    """n_nonzero and the Wilcoxon z of the paired differences d (ties within EPS chained,
+    average ranks, tie-corrected variance, no continuity correction)."""
+    nonzero = sorted((x for x in d if abs(x) > EPS), key=abs)
+    n = len(nonzero)
+    if n == 0:
+        return 0, None
+    groups: list[list[Fraction]] = []
+    for x in nonzero:
+        if groups and abs(x) - abs(groups[-1][-1]) <= EPS:
+            groups[-1].append(x)
+        else:
+            groups.append([x])
+    w_plus, ties, start = Fraction(0), Fraction(0), 1
+    for g in groups:
+        t = len(g)
+        rank = Fraction(2 * start + t - 1, 2)
+        w_plus += rank * sum(1 for x in g if x > 0)
+        ties += Fraction(t**3 - t, 48)
+        start += t
+    var = Fraction(n * (n + 1) * (2 * n + 1), 24) - ties
+    return n, float(w_plus - Fraction(n * (n + 1), 4)) / math.sqrt(var)
+
+
+def evaluator_tests(rows: list[Row]) -> list[Row]:
+    """evaluator_tests from evaluator_deltas rows (dicts with config_id, baseline_run_id,
+    candidate_run_id, path, baseline_score, candidate_score), leaves only."""
+    paths = {r["path"] for r in rows}
+    leaves = {p for p in paths if not any(o.startswith(p + "/") for o in paths)}
+    ds: dict[tuple, list[Fraction]] = defaultdict(list)
+    for r in rows:
+        b, c = r["baseline_score"], r["candidate_score"]
+        if r["path"] in leaves and b is not None and c is not None:
+            key = (r["config_id"], r["baseline_run_id"], r["candidate_run_id"], r["path"])
+            ds[key].append(Fraction(c) - Fraction(b))
+    out = []
+    for key, d in sorted(ds.items()):
+        n = len(d)
+        mean = sum(d) / n
+        var = sum((x - mean) ** 2 for x in d) / (n - 1) if n >= 2 else None
+        d_z = None if var is None or var <= EPS * EPS else float(mean) / math.sqrt(var)
+        n_nonzero, z = signed_rank(d)
+        p = None if z is None else 2 * (1 - normal_cdf(abs(z)))
+        names = ("config_id", "baseline_run_id", "candidate_run_id", "path")
+        out.append({**dict(zip(names, key, strict=True)), "n_cases": n, "mean_delta": float(mean)})
+        out[-1].update(d_z=d_z, n_nonzero=n_nonzero, wilcoxon_z=z, p_value=p)
+    by_pair: dict[tuple, list[Row]] = defaultdict(list)
+    for r in out:
+        if r["p_value"] is not None:
+            by_pair[(r["config_id"], r["baseline_run_id"], r["candidate_run_id"])].append(r)
+    for r in out:
+        r["p_holm"] = None
+    for group in by_pair.values():
+        for r, q in zip(group, holm([r["p_value"] for r in group]), strict=True):
+            r["p_holm"] = q
     return out

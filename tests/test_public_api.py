@@ -54,6 +54,7 @@ PUBLIC = [
     "write_sample",
     "behind_evaluators",
     "evaluator_summary",
+    "evaluator_tests",
     "history_tables",
     "series_trend",
     "case_history",

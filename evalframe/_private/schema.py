@@ -35,6 +35,7 @@ SERIES_TREND = "series_trend"
 CASE_HISTORY = "case_history"
 VARIANCE_COMPONENTS = "variance_components"
 NOISE_FLOOR = "noise_floor"
+EVALUATOR_TESTS = "evaluator_tests"
 OUTPUT_TABLES = (
     EXECUTION_SCORES,
     EVALUATOR_SCORES,
@@ -54,6 +55,7 @@ OUTPUT_TABLES = (
     CASE_HISTORY,
     VARIANCE_COMPONENTS,
     NOISE_FLOOR,
+    EVALUATOR_TESTS,
 )
 """Every table evalframe writes (each is an `evalframe` function or a `Tables` key)."""
 
@@ -603,3 +605,24 @@ NOISE_FLOOR_COLUMNS = [
 PASS_RATE_DELTA = "pass_rate_delta"
 WITHIN_NOISE = "within_noise"
 """run_deltas, with --replicates: the pair's pass-rate change is within the noise floor."""
+
+# --- evaluator_tests: per-evaluator paired tests of a pair (docs/statistics.md) ---------
+N_CASES = "n_cases"
+D_Z = "d_z"
+N_NONZERO = "n_nonzero"
+WILCOXON_Z = "wilcoxon_z"
+P_VALUE = "p_value"
+P_HOLM = "p_holm"
+EVALUATOR_TESTS_COLUMNS = [
+    CONFIG_ID,
+    BASELINE_RUN_ID,
+    CANDIDATE_RUN_ID,
+    PATH,
+    N_CASES,
+    MEAN_DELTA,
+    D_Z,
+    N_NONZERO,
+    WILCOXON_Z,
+    P_VALUE,
+    P_HOLM,
+]

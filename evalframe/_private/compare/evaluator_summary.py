@@ -79,7 +79,7 @@ EVALUATOR_SUMMARY_SCHEMA = pl.Schema(
 )
 
 
-def _leaves(evaluator_deltas: pl.LazyFrame) -> pl.LazyFrame:
+def leaves(evaluator_deltas: pl.LazyFrame) -> pl.LazyFrame:
     """path → is_leaf: no other path of the table starts with `path/` (a small cross join
     of the distinct paths)."""
     paths = evaluator_deltas.select(S.PATH).unique()
@@ -105,11 +105,11 @@ def behind_evaluators(
     `behind_paths` (more than one = a tie), and that lowest delta `behind_delta`. Cases
     where no leaf fell have no row."""
     ed = evaluator_deltas.lazy()
-    leaves = _leaves(ed).filter(pl.col(IS_LEAF)).select(S.PATH)
+    leaf_paths = leaves(ed).filter(pl.col(IS_LEAF)).select(S.PATH)
     keys = [*PAIR, S.CASE_ID]
     fell = (
         ed.join(cases.lazy().select(keys).unique(), on=keys, how="semi")
-        .join(leaves, on=S.PATH, how="semi")
+        .join(leaf_paths, on=S.PATH, how="semi")
         .filter(pl.col(S.SCORE_DELTA) < 0)
         .with_columns(pl.col(S.SCORE_DELTA).min().over(keys).alias(BEHIND_DELTA))
     )
@@ -162,7 +162,7 @@ def evaluator_summary(
     pair_order = ed.select(PAIR).unique(maintain_order=True).with_row_index("_pair")
     out = (
         per_path.join(n_regression, on=PAIR, how="left")
-        .join(_leaves(ed), on=S.PATH, how="left")
+        .join(leaves(ed), on=S.PATH, how="left")
         .join(pair_order, on=PAIR, how="left")
         .with_columns(
             pl.col(N_REGRESSION).fill_null(0),

@@ -15,6 +15,7 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.compare.compare import compare
+from evalframe._private.compare.evaluator_tests import evaluator_tests
 from evalframe._private.compare.leaf_deltas import (
     evaluator_deltas_from_cases,
     leaf_case_means,
@@ -57,9 +58,9 @@ def compare_tables(
     seed: int = 0,
     replicates: str | None = None,
 ) -> Tables[pl.DataFrame]:
-    """Compare runs case by case (docs/compare.md): a `Tables` of case_deltas, evaluator_deltas
-    and run_deltas, with `.pairs` (the pairs compared) and `.scored` (the score tables
-    they came from). `pairs` is "consecutive", an explicit list of
+    """Compare runs case by case (docs/compare.md): a `Tables` of case_deltas, evaluator_deltas,
+    evaluator_tests and run_deltas, with `.pairs` (the pairs compared) and `.scored` (the score
+    tables they came from). `pairs` is "consecutive", an explicit list of
     (baseline, candidate) run ids, or None: with `baseline` alone every other run is
     compared against it; with neither, the newest run against the one before it.
     `by` ("tag" or an executions column) adds `slice_deltas` (docs/statistics.md#slices). `series`
@@ -91,6 +92,7 @@ def compare_tables(
         tables, scored, chosen = _polars_compare(
             dataset, cfg, choose, clamp=clamp, memory_limit=memory_limit
         )
+    tables[S.EVALUATOR_TESTS] = evaluator_tests(tables[S.EVALUATOR_DELTAS])
     if by is not None:
         tables[S.SLICE_DELTAS] = slice_deltas(
             scored[S.EXECUTION_SCORES].lazy(), chosen, cfg, by=by
