@@ -613,6 +613,35 @@ create or replace macro wilson_interval(passed, n, z := 1.96) as
             )[1]
     end;
 
+-- ==== effective_n.sql ===========================================================
+-- effective_n(p, se, cases) — scalar macro: the case-clustered effective sample size of a
+-- rate (rules/wilson.py): p (1 − p) / se², at least 1, when se > 0 and 0 < p < 1; else the
+-- number of cases.
+-- grain:   one value
+-- inputs:  p (a run's pass_rate), se (its pass_rate_se), cases (the run's cases)
+-- returns: double
+create or replace macro effective_n(p, se, cases) as
+    case
+        when se > 0 and p > 0 and p < 1 then greatest(1.0, p * (1 - p) / (se * se))
+        else cast(cases as double)
+    end;
+
+-- ==== pass_rate_lower.sql =======================================================
+-- pass_rate_lower(pass_rate, pass_rate_se, cases) — scalar macro: the lower end of the 95 %
+-- Wilson interval of a run's pass rate over its effective sample size (effective_n), what
+-- the gate run_gates.min_pass_rate_lower compares (rules/run_gates.py).
+-- grain:   one value
+-- inputs:  a run_summary row's pass_rate, pass_rate_se and cases
+-- returns: double in [0, 1]; null when the run has no pass rate or no case
+create or replace macro pass_rate_lower(pass_rate, pass_rate_se, cases) as
+    greatest(
+        0.0,
+        wilson_interval(
+            pass_rate * effective_n(pass_rate, pass_rate_se, cases),
+            effective_n(pass_rate, pass_rate_se, cases)
+        ).low
+    );
+
 -- ==== mcnemar_p.sql =============================================================
 -- mcnemar_p(n01, n10) — scalar macro: exact two-sided McNemar p-value of paired pass flips.
 -- grain:   one value
@@ -1456,6 +1485,7 @@ from case_summary_of(
 -- inputs:  source: name of a relation shaped like execution_scores; runs_source: the runs
 --          table (its columns are carried onto each row, `config` as run_config)
 -- params:  source ['execution_scores'], min_mean_score [0.8], min_pass_rate [1.0],
+--          min_pass_rate_lower [null: no gate on the bound],
 --          attempts_score ['mean'] (kept for calls that pass it; no column depends on
 --          it), attempts_passed ['all'] (for case_pass_rate), runs_source ['runs'],
 --          config_name [null] (a config_id to give rows to runs of the runs table even
@@ -1464,7 +1494,8 @@ from case_summary_of(
 --          n_pass, n_borderline, n_fail, pass_rate, mean_score, case_pass_rate,
 --          pass_rate_se, mean_score_se, latency_mean, latency_p50, latency_p95,
 --          latency_max, cost_usd, input_tokens, output_tokens, min_mean_score,
---          min_pass_rate, mean_score_gate, pass_rate_gate, run_passed,
+--          min_pass_rate, min_pass_rate_lower, pass_rate_lower, mean_score_gate,
+--          pass_rate_gate, pass_rate_lower_gate, run_passed, run_gate_failures,
 --          then the columns of the runs table (created_at, label, run_config, metadata)
 -- The standard errors are clustered by case: with G cases of n_c attempts, x_c of them
 -- passed (or scored attempts and their score sum), sqrt(G/(G-1) · Σ_c (x_c − n_c · x̄)²) / Σ n_c
@@ -1473,6 +1504,7 @@ create or replace macro run_summary_of(
     source := 'execution_scores',
     min_mean_score := 0.8,
     min_pass_rate := 1.0,
+    min_pass_rate_lower := null,
     attempts_score := 'mean',
     attempts_passed := 'all',
     runs_source := 'runs',
@@ -1589,10 +1621,21 @@ select
     g.output_tokens,
     cast(min_mean_score as double) as min_mean_score,
     cast(min_pass_rate as double) as min_pass_rate,
+    cast(min_pass_rate_lower as double) as min_pass_rate_lower,
+    pass_rate_lower(g.pass_rate, c.pass_rate_se, coalesce(c.cases, 0)) as pass_rate_lower,
     run_gate(g.mean_score, min_mean_score) as mean_score_gate,
     run_gate(g.pass_rate, min_pass_rate) as pass_rate_gate,
-    run_gate(g.mean_score, min_mean_score)
-        and run_gate(g.pass_rate, min_pass_rate) as run_passed,
+    min_pass_rate_lower is null
+        or run_gate(pass_rate_lower, min_pass_rate_lower) as pass_rate_lower_gate,
+    mean_score_gate and pass_rate_gate and pass_rate_lower_gate as run_passed,
+    list_filter(
+        [
+            case when not mean_score_gate then 'min_mean_score' end,
+            case when not pass_rate_gate then 'min_pass_rate' end,
+            case when not pass_rate_lower_gate then 'min_pass_rate_lower' end
+        ],
+        lambda x: x is not null
+    )::varchar[] as run_gate_failures,
     r.* exclude (run_id) rename (config as run_config)
 from run_keys as k
 left join run_groups as g on g.config_id = k.config_id and g.run_id = k.run_id
@@ -1606,7 +1649,7 @@ order by k.config_id, r.created_at nulls last, k.run_id;
 -- grain:   run, one config
 -- inputs:  scores, executions, outcomes, runs, evaluator_policy
 -- params:  those of execution_scores_at, plus attempts_score ['mean'], attempts_passed
---          ['all'], min_mean_score [0.8], min_pass_rate [1.0]
+--          ['all'], min_mean_score [0.8], min_pass_rate [1.0], min_pass_rate_lower [null]
 -- columns: as run_summary_of
 create or replace macro run_summary_at(
     threshold := 0.8,
@@ -1621,7 +1664,8 @@ create or replace macro run_summary_at(
     attempts_score := 'mean',
     attempts_passed := 'all',
     min_mean_score := 0.8,
-    min_pass_rate := 1.0
+    min_pass_rate := 1.0,
+    min_pass_rate_lower := null
 ) as table
 with scored_executions as (
     select *
@@ -1642,6 +1686,7 @@ from run_summary_of(
     'scored_executions',
     min_mean_score := min_mean_score,
     min_pass_rate := min_pass_rate,
+    min_pass_rate_lower := min_pass_rate_lower,
     attempts_score := attempts_score,
     attempts_passed := attempts_passed,
     config_name := config_name
@@ -2215,6 +2260,7 @@ create or replace macro run_deltas_at(
     attempts_passed := 'all',
     min_mean_score := 0.8,
     min_pass_rate := 1.0,
+    min_pass_rate_lower := null,
     max_pass_rate_drop := 0.0,
     max_mean_score_drop := 0.05,
     max_latency_increase := 0.2,
@@ -2249,6 +2295,7 @@ scored_runs as (
         'scored_executions',
         min_mean_score := min_mean_score,
         min_pass_rate := min_pass_rate,
+        min_pass_rate_lower := min_pass_rate_lower,
         attempts_score := attempts_score,
         attempts_passed := attempts_passed,
         config_name := config_name

@@ -25,6 +25,7 @@ create or replace macro run_deltas_at(
     attempts_passed := 'all',
     min_mean_score := 0.8,
     min_pass_rate := 1.0,
+    min_pass_rate_lower := null,
     max_pass_rate_drop := 0.0,
     max_mean_score_drop := 0.05,
     max_latency_increase := 0.2,
@@ -59,6 +60,7 @@ scored_runs as (
         'scored_executions',
         min_mean_score := min_mean_score,
         min_pass_rate := min_pass_rate,
+        min_pass_rate_lower := min_pass_rate_lower,
         attempts_score := attempts_score,
         attempts_passed := attempts_passed,
         config_name := config_name

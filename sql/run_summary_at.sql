@@ -3,7 +3,7 @@
 -- grain:   run, one config
 -- inputs:  scores, executions, outcomes, runs, evaluator_policy
 -- params:  those of execution_scores_at, plus attempts_score ['mean'], attempts_passed
---          ['all'], min_mean_score [0.8], min_pass_rate [1.0]
+--          ['all'], min_mean_score [0.8], min_pass_rate [1.0], min_pass_rate_lower [null]
 -- columns: as run_summary_of
 create or replace macro run_summary_at(
     threshold := 0.8,
@@ -18,7 +18,8 @@ create or replace macro run_summary_at(
     attempts_score := 'mean',
     attempts_passed := 'all',
     min_mean_score := 0.8,
-    min_pass_rate := 1.0
+    min_pass_rate := 1.0,
+    min_pass_rate_lower := null
 ) as table
 with scored_executions as (
     select *
@@ -39,6 +40,7 @@ from run_summary_of(
     'scored_executions',
     min_mean_score := min_mean_score,
     min_pass_rate := min_pass_rate,
+    min_pass_rate_lower := min_pass_rate_lower,
     attempts_score := attempts_score,
     attempts_passed := attempts_passed,
     config_name := config_name

@@ -6,6 +6,7 @@
 -- inputs:  source: name of a relation shaped like execution_scores; runs_source: the runs
 --          table (its columns are carried onto each row, `config` as run_config)
 -- params:  source ['execution_scores'], min_mean_score [0.8], min_pass_rate [1.0],
+--          min_pass_rate_lower [null: no gate on the bound],
 --          attempts_score ['mean'] (kept for calls that pass it; no column depends on
 --          it), attempts_passed ['all'] (for case_pass_rate), runs_source ['runs'],
 --          config_name [null] (a config_id to give rows to runs of the runs table even
@@ -14,7 +15,8 @@
 --          n_pass, n_borderline, n_fail, pass_rate, mean_score, case_pass_rate,
 --          pass_rate_se, mean_score_se, latency_mean, latency_p50, latency_p95,
 --          latency_max, cost_usd, input_tokens, output_tokens, min_mean_score,
---          min_pass_rate, mean_score_gate, pass_rate_gate, run_passed,
+--          min_pass_rate, min_pass_rate_lower, pass_rate_lower, mean_score_gate,
+--          pass_rate_gate, pass_rate_lower_gate, run_passed, run_gate_failures,
 --          then the columns of the runs table (created_at, label, run_config, metadata)
 -- The standard errors are clustered by case: with G cases of n_c attempts, x_c of them
 -- passed (or scored attempts and their score sum), sqrt(G/(G-1) · Σ_c (x_c − n_c · x̄)²) / Σ n_c
@@ -23,6 +25,7 @@ create or replace macro run_summary_of(
     source := 'execution_scores',
     min_mean_score := 0.8,
     min_pass_rate := 1.0,
+    min_pass_rate_lower := null,
     attempts_score := 'mean',
     attempts_passed := 'all',
     runs_source := 'runs',
@@ -139,10 +142,21 @@ select
     g.output_tokens,
     cast(min_mean_score as double) as min_mean_score,
     cast(min_pass_rate as double) as min_pass_rate,
+    cast(min_pass_rate_lower as double) as min_pass_rate_lower,
+    pass_rate_lower(g.pass_rate, c.pass_rate_se, coalesce(c.cases, 0)) as pass_rate_lower,
     run_gate(g.mean_score, min_mean_score) as mean_score_gate,
     run_gate(g.pass_rate, min_pass_rate) as pass_rate_gate,
-    run_gate(g.mean_score, min_mean_score)
-        and run_gate(g.pass_rate, min_pass_rate) as run_passed,
+    min_pass_rate_lower is null
+        or run_gate(pass_rate_lower, min_pass_rate_lower) as pass_rate_lower_gate,
+    mean_score_gate and pass_rate_gate and pass_rate_lower_gate as run_passed,
+    list_filter(
+        [
+            case when not mean_score_gate then 'min_mean_score' end,
+            case when not pass_rate_gate then 'min_pass_rate' end,
+            case when not pass_rate_lower_gate then 'min_pass_rate_lower' end
+        ],
+        lambda x: x is not null
+    )::varchar[] as run_gate_failures,
     r.* exclude (run_id) rename (config as run_config)
 from run_keys as k
 left join run_groups as g on g.config_id = k.config_id and g.run_id = k.run_id

@@ -534,6 +534,21 @@ def clustered_se(values: list[tuple[str, Fraction]]) -> float | None:
     return math.sqrt(float(inner)) / n
 
 
+def pass_rate_lower(p: Fraction | None, se: float | None, cases: int) -> float | None:
+    """The Wilson lower bound (z = 1.96) of p over n_eff = p(1 − p)/se² (at least 1) when
+    se > 0 and 0 < p < 1, else the cases (docs/statistics.md#gate-on-a-bound)."""
+    if p is None:
+        return None
+    informative = se is not None and se > 0 and 0 < p < 1
+    n = max(1.0, float(p * (1 - p)) / (se * se)) if informative else float(cases)  # type: ignore[operator]
+    if n <= 0:
+        return None
+    z, q = 1.96, float(p)
+    centre = (q + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(q * (1 - q) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return min(1.0, max(0.0, centre - half))
+
+
 def run_summary(
     exec_rows: list[dict], config: Config, runs: list[dict] | None = None
 ) -> list[dict]:
@@ -566,6 +581,14 @@ def run_summary(
         lat = sorted(Fraction(r["latency_ms"]) for r in rows if r.get("latency_ms") is not None)
         mean_gate = mean_score is not None and meets(mean_score, gate_score)
         rate_gate = pass_rate is not None and meets(pass_rate, gate_rate)
+        pass_se = clustered_se([(r["case_id"], Fraction(int(r["passed"]))) for r in rows])
+        lower = pass_rate_lower(pass_rate, pass_se, len(cases))
+        bound = config.run_gates.min_pass_rate_lower
+        bound_gate = bound is None or (
+            lower is not None and meets(Fraction(lower), Fraction(bound))
+        )
+        gates = {"min_mean_score": mean_gate, "min_pass_rate": rate_gate}
+        gates["min_pass_rate_lower"] = bound_gate
         out.append(
             {
                 "run_id": run_id,
@@ -584,9 +607,7 @@ def run_summary(
                 "case_pass_rate": (
                     Fraction(sum(1 for c in cases if c["passed"]), len(cases)) if cases else None
                 ),
-                "pass_rate_se": clustered_se(
-                    [(r["case_id"], Fraction(int(r["passed"]))) for r in rows]
-                ),
+                "pass_rate_se": pass_se,
                 "mean_score_se": clustered_se(scored),
                 "latency_mean": _mean(lat),
                 "latency_p50": _quantile(lat, Fraction(1, 2)),
@@ -599,7 +620,11 @@ def run_summary(
                 "min_pass_rate": gate_rate,
                 "mean_score_gate": mean_gate,
                 "pass_rate_gate": rate_gate,
-                "run_passed": mean_gate and rate_gate,
+                "min_pass_rate_lower": bound,
+                "pass_rate_lower": lower,
+                "pass_rate_lower_gate": bound_gate,
+                "run_passed": all(gates.values()),
+                "run_gate_failures": [key for key, held in gates.items() if not held],
                 **{k: run_meta.get(run_id, {}).get(k) for k in meta_columns},
             }
         )

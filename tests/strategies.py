@@ -139,6 +139,7 @@ def configs(draw, family: str) -> dict[str, Any]:
     cfg["run_gates"] = {
         "min_mean_score": draw(st.sampled_from(THRESHOLDS)),
         "min_pass_rate": draw(st.sampled_from((0.0, 0.5, 0.75, 1.0))),
+        "min_pass_rate_lower": draw(st.sampled_from((None, 0.0, 0.3, 0.6))),
     }
     if family == "tree":
         cfg["evaluators"] = draw(entries(1))

@@ -267,7 +267,7 @@ class Attempts(_Model):
 
 
 class RunGates(_Model):
-    """The two run-level gates (docs/scoring.md#runs)."""
+    """The run-level gates (docs/scoring.md#runs)."""
 
     model_config = _STRICT
 
@@ -275,6 +275,9 @@ class RunGates(_Model):
     """A run's mean_score must meet this (0-1)."""
     min_pass_rate: float = Field(default=1.0, ge=0.0, le=1.0)
     """A run's pass_rate must meet this (0-1)."""
+    min_pass_rate_lower: float | None = Field(default=None, ge=0.0, le=1.0)
+    """When set, the lower 95 % bound of a run's pass rate (pass_rate_lower) must meet this
+    (0-1): a gate on what the run shows beyond doubt, not on a noisy point estimate."""
 
 
 class Compare(_Model):
@@ -343,6 +346,7 @@ class Judges(_Model):
 
 _LATER_DEFAULTS: tuple[tuple[str, str, Any], ...] = (
     ("attempts", "k", []),
+    ("run_gates", "min_pass_rate_lower", None),
     ("compare", "require_significance", False),
     ("history", "min_runs", 5),
     ("history", "flaky_flip_rate", 0.3),

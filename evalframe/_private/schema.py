@@ -146,6 +146,10 @@ LATENCY_P95 = "latency_p95"
 LATENCY_MAX = "latency_max"
 MIN_MEAN_SCORE = "min_mean_score"
 MIN_PASS_RATE = "min_pass_rate"
+MIN_PASS_RATE_LOWER = "min_pass_rate_lower"
+PASS_RATE_LOWER = "pass_rate_lower"
+PASS_RATE_LOWER_GATE = "pass_rate_lower_gate"
+RUN_GATE_FAILURES = "run_gate_failures"
 MEAN_SCORE_GATE = "mean_score_gate"
 PASS_RATE_GATE = "pass_rate_gate"
 RUN_PASSED = "run_passed"
@@ -396,9 +400,13 @@ RUN_COLUMNS = [
     OUTPUT_TOKENS,
     MIN_MEAN_SCORE,
     MIN_PASS_RATE,
+    MIN_PASS_RATE_LOWER,
+    PASS_RATE_LOWER,
     MEAN_SCORE_GATE,
     PASS_RATE_GATE,
+    PASS_RATE_LOWER_GATE,
     RUN_PASSED,
+    RUN_GATE_FAILURES,
 ]
 
 

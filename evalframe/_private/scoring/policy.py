@@ -34,6 +34,7 @@ _POLICY_SCHEMA = {
     ATTEMPT_PASSED: pl.String,
     S.MIN_MEAN_SCORE: pl.Float64,
     S.MIN_PASS_RATE: pl.Float64,
+    S.MIN_PASS_RATE_LOWER: pl.Float64,
 }
 
 
@@ -67,6 +68,7 @@ def policy_table(configs: Sequence[Config], trees: Sequence[int] | None = None) 
             ATTEMPT_PASSED: c.attempts.passed,
             S.MIN_MEAN_SCORE: c.run_gates.min_mean_score,
             S.MIN_PASS_RATE: c.run_gates.min_pass_rate,
+            S.MIN_PASS_RATE_LOWER: c.run_gates.min_pass_rate_lower,
         }
         for i, c in enumerate(configs)
     ]

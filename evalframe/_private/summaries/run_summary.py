@@ -114,14 +114,21 @@ def summarize(
 def finish_run_summary(
     summary: pl.LazyFrame, configs: Sequence[Config], runs: pl.LazyFrame | None
 ) -> pl.LazyFrame:
-    """Empty runs and metadata from the runs table, the two gates, column order, sort."""
+    """Empty runs and metadata from the runs table, the gates, column order, sort."""
     if runs is not None:
         summary = _with_runs_table(summary, runs, configs)
-    gates = policy_by_config_id(configs).select(S.CONFIG_ID, S.MIN_MEAN_SCORE, S.MIN_PASS_RATE)
-    summary = summary.join(gates, on=S.CONFIG_ID, how="left").with_columns(
-        *run_gates.gate_columns(pl, pl.col(S.MIN_MEAN_SCORE), pl.col(S.MIN_PASS_RATE))
+    limits = [*run_gates.GATES]
+    gates = policy_by_config_id(configs).select(S.CONFIG_ID, *limits)
+    summary = summary.join(gates, on=S.CONFIG_ID, how="left")
+    for step in run_gates.pass_rate_lower(pl):
+        summary = summary.with_columns(*step)
+    summary = summary.drop(run_gates.N_EFF).with_columns(
+        *run_gates.gate_columns(pl, *(pl.col(c) for c in limits))
     )
-    summary = summary.with_columns(run_gates.run_passed(pl))
+    failures = pl.concat_list(
+        [pl.when(failed).then(pl.lit(key)) for key, failed in run_gates.failed_gates(pl).items()]
+    ).list.drop_nulls()
+    summary = summary.with_columns(run_gates.run_passed(pl), failures.alias(S.RUN_GATE_FAILURES))
     names = summary.collect_schema().names()
     extra = [c for c in names if c not in RUN_COLUMNS]
     order = [S.CONFIG_ID, S.CREATED_AT, S.RUN_ID] if S.CREATED_AT in names else list(RUN_KEY)

@@ -57,6 +57,7 @@ SWEEPABLE = (
     "attempts.passed",
     "run_gates.min_mean_score",
     "run_gates.min_pass_rate",
+    "run_gates.min_pass_rate_lower",
     "compare.max_pass_rate_drop",
     "compare.max_mean_score_drop",
     "compare.max_latency_increase",

@@ -55,6 +55,8 @@ SCALAR_MACROS = (
     "execution_passed",
     "clustered_se",
     "wilson_interval",
+    "effective_n",
+    "pass_rate_lower",
     "mcnemar_p",
     "comb_ratio",
 )
@@ -206,6 +208,7 @@ def summary_params(config: Config, source: str) -> tuple[dict[str, Any], dict[st
         **cases,
         "min_mean_score": config.run_gates.min_mean_score,
         "min_pass_rate": config.run_gates.min_pass_rate,
+        "min_pass_rate_lower": config.run_gates.min_pass_rate_lower,
         "config_name": config.config_id,
     }
     return cases, runs

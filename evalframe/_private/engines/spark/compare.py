@@ -44,6 +44,7 @@ from evalframe._private.compare.paired_stats import interval_columns
 from evalframe._private.compare.pairs import check_runs
 from evalframe._private.config import Config
 from evalframe._private.engines.spark.kernel import NODES
+from evalframe._private.engines.spark.read import listed
 from evalframe._private.engines.spark.run import collect_tables, scored_dataset
 from evalframe._private.rules import decide as rules_decide
 
@@ -197,14 +198,6 @@ def run_deltas(
     return _decided(rows)
 
 
-def _listed(flags: dict[str, Column]) -> Column:
-    """The names whose flag is true, in order."""
-    return F.filter(
-        F.array(*(F.when(flag, F.lit(name)) for name, flag in flags.items())),
-        lambda x: x.isNotNull(),
-    )
-
-
 def _decided(rows: DataFrame) -> DataFrame:
     """run_deltas' run deltas, regression reasons and decision, from rows holding both
     sides' run statistics, the paired statistics and the config's limits."""
@@ -219,8 +212,8 @@ def _decided(rows: DataFrame) -> DataFrame:
         .to_native()
     )
     deltas = {f"{c.removesuffix('_usd')}_delta": _c(c) - _b(c) for c in RUN_STATS}
-    reasons = _listed({code: F.col(f"_check_{code}") for code in checks})
-    named = _listed({name: F.col(f"_names_{name}") for name in parts})
+    reasons = listed({code: F.col(f"_check_{code}") for code in checks})
+    named = listed({name: F.col(f"_names_{name}") for name in parts})
     rows = rows.withColumns({**deltas, S.REASONS: reasons, S.DECISION_REASONS: named}).withColumn(
         S.REGRESSION_DETECTED, F.size(S.REASONS) > 0
     )

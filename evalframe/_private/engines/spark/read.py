@@ -15,7 +15,7 @@ from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
@@ -185,3 +185,12 @@ def read_dataset(spark: SparkSession, dataset: str | os.PathLike[str]) -> dict[s
         else:
             out[name] = spark.createDataFrame(narrow_table(frame.collect().to_arrow()))
     return out
+
+
+def listed(flags: dict[str, Column]) -> Column:
+    """The names whose flag is true, in order (a list column: run_deltas.reasons,
+    run_summary.run_gate_failures)."""
+    return F.filter(
+        F.array(*(F.when(flag, F.lit(name)) for name, flag in flags.items())),
+        lambda x: x.isNotNull(),
+    )

@@ -48,7 +48,13 @@ from evalframe._private.engines.spark.kernel import (
     merged_problems,
     untagged,
 )
-from evalframe._private.engines.spark.read import read_dataset, session, to_arrow, typed_runs
+from evalframe._private.engines.spark.read import (
+    listed,
+    read_dataset,
+    session,
+    to_arrow,
+    typed_runs,
+)
 from evalframe._private.errors import SparkValidationError, ValidationError
 from evalframe._private.rules import attempts, run_gates
 from evalframe._private.rules import runs as rules_runs
@@ -116,16 +122,18 @@ def run_summary(
         .to_native()
     )
     summary = _with_runs_table(base.join(levels, on=keys, how="left"), runs, cfg)
-    gates = run_gates.gate_columns(nw, cfg.run_gates.min_mean_score, cfg.run_gates.min_pass_rate)
+    limits = {key: getattr(cfg.run_gates, key) for key in run_gates.GATES}
+    frame = nw.from_native(summary).with_columns(
+        nw.lit(v, dtype=nw.Float64).alias(key) for key, v in limits.items()
+    )
+    for step in run_gates.pass_rate_lower(nw):
+        frame = frame.with_columns(*step)
     summary = (
-        nw.from_native(summary)
-        .with_columns(
-            nw.lit(cfg.run_gates.min_mean_score).alias(S.MIN_MEAN_SCORE),
-            nw.lit(cfg.run_gates.min_pass_rate).alias(S.MIN_PASS_RATE),
-        )
-        .with_columns(*gates)
+        frame.drop(run_gates.N_EFF)
+        .with_columns(*run_gates.gate_columns(nw, *(nw.col(key) for key in limits)))
         .with_columns(run_gates.run_passed(nw))
         .to_native()
+        .withColumn(S.RUN_GATE_FAILURES, listed(run_gates.failed_gates(F)))
     )
     head = [*RUN_COLUMNS]
     pk = pass_k_columns(ks)
