@@ -4,7 +4,7 @@ append them to a dataset folder as new runs. See docs/ingest.md for the field ma
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,6 @@ from evalframe._private.ingest import (
 )
 from evalframe._private.ingest._common import (
     SOURCE_FILE,
-    SOURCE_FORMAT,
     IngestError,
     Options,
     Parsed,
@@ -32,16 +31,45 @@ from evalframe._private.ingest.store import append_tables
 
 __all__ = ["INGEST_FORMATS", "IngestError", "IngestReport", "ingest"]
 
-INGEST_FORMATS = (
-    "agentv",
-    "promptfoo",
-    "inspect",
-    "deepeval",
-    "lmeval",
-    "langfuse",
-    "mlflow",
-    "wide",
-)
+
+def _existing(path: Path) -> Path:
+    if not path.exists():
+        raise IngestError(f"{path}: no such file or folder")
+    return path
+
+
+def _files(*suffixes: str, prefix: str = "") -> Callable[[Path], list[Path]]:
+    """A file as is; a folder: its files with one of `suffixes` (and names starting with
+    `prefix`), recursively, sorted."""
+
+    def found(path: Path) -> list[Path]:
+        if not path.is_dir():
+            return [path]
+        out = sorted(
+            p
+            for p in path.rglob("*")
+            if p.is_file() and p.suffix in suffixes and p.name.startswith(prefix)
+        )
+        if not out:
+            raise IngestError(f"{path}: no {prefix}*{' / *'.join(suffixes)} files in this folder")
+        return out
+
+    return found
+
+
+_ADAPTERS: dict[str, tuple[Callable[[Path], list[Path]], Callable[[Any, Options], Parsed]]] = {
+    "agentv": (agentv.expand, agentv.parse),
+    "promptfoo": (_files(".json"), promptfoo.parse),
+    "inspect": (_files(".eval", ".json"), inspect_log.parse),
+    "deepeval": (_files(".json"), deepeval.parse),
+    "lmeval": (_files(".jsonl", prefix="samples_"), lmeval.parse),
+    "langfuse": (_files(*langfuse.SUFFIXES), langfuse.parse),
+    "mlflow": (mlflow.table_files, mlflow.parse),
+    "wide": (_files(*wide.SUFFIXES), wide.parse),
+}
+"""Per format: the source files of a named file or folder, and the parser of one file
+(of one run's files, for lm-eval)."""
+INGEST_FORMATS = tuple(_ADAPTERS)
 """The formats `ingest` reads (its `format` argument, any case)."""
 
 
@@ -65,15 +93,7 @@ class IngestReport:
     metrics in an Inspect score dict, kept as executions columns)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "dataset": self.dataset,
-            "format": self.format,
-            "runs_added": list(self.runs_added),
-            "runs_replaced": list(self.runs_replaced),
-            "rows": dict(self.rows),
-            "suggested_config": self.suggested_config,
-            "skipped": list(self.skipped),
-        }
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
 
 def ingest(
@@ -129,7 +149,7 @@ def ingest(
             new = _ADAPTERS[fmt][1](unit if fmt == "lmeval" else unit[0], opts)
             for row in new.runs:
                 row.setdefault(SOURCE_FILE, str(unit[0]))
-                row[SOURCE_FORMAT] = fmt
+                row["source_format"] = fmt
             _check_collisions(new, unit[0], owners, merge=run_id is not None)
             parsed.extend(new)
     settle_nonfinite(parsed)
@@ -166,42 +186,3 @@ def _check_collisions(new: Parsed, f: Path, owners: dict[str, Path], *, merge: b
                 "merge them into one run."
             )
     new.runs = kept
-
-
-def _existing(path: Path) -> Path:
-    if not path.exists():
-        raise IngestError(f"{path}: no such file or folder")
-    return path
-
-
-def _files(*suffixes: str, prefix: str = "") -> Callable[[Path], list[Path]]:
-    """A file as is; a folder: its files with one of `suffixes` (and names starting with
-    `prefix`), recursively, sorted."""
-
-    def found(path: Path) -> list[Path]:
-        if not path.is_dir():
-            return [path]
-        out = sorted(
-            p
-            for p in path.rglob("*")
-            if p.is_file() and p.suffix in suffixes and p.name.startswith(prefix)
-        )
-        if not out:
-            raise IngestError(f"{path}: no {prefix}*{' / *'.join(suffixes)} files in this folder")
-        return out
-
-    return found
-
-
-_ADAPTERS: dict[str, tuple[Callable[[Path], list[Path]], Callable[[Any, Options], Parsed]]] = {
-    "agentv": (agentv.expand, agentv.parse),
-    "promptfoo": (_files(".json"), promptfoo.parse),
-    "inspect": (_files(".eval", ".json"), inspect_log.parse),
-    "deepeval": (_files(".json"), deepeval.parse),
-    "lmeval": (_files(".jsonl", prefix="samples_"), lmeval.parse),
-    "langfuse": (_files(*langfuse.SUFFIXES), langfuse.parse),
-    "mlflow": (mlflow.table_files, mlflow.parse),
-    "wide": (_files(*wide.SUFFIXES), wide.parse),
-}
-"""Per format: the source files of a named file or folder, and the parser of one file
-(of one run's files, for lm-eval)."""

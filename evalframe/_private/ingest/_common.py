@@ -1,5 +1,6 @@
-"""Shared pieces of the ingest parsers: the error type, the parsed-rows container, run ids,
-JSON / JSONL reading that names file and line, and turning row dicts into typed frames."""
+"""Shared pieces of the ingest parsers: the parsed-rows container, run ids, numbers checked
+where they become scores, JSON / JSONL / CSV reading that names file and line, and turning
+row dicts into typed frames."""
 
 from __future__ import annotations
 
@@ -20,23 +21,20 @@ import polars as pl
 from evalframe._private import schema as S
 from evalframe._private.errors import IngestError
 
-# extra columns every format writes
 SOURCE_FILE = "source_file"
-SOURCE_FORMAT = "source_format"
 REPORTED_SCORE = "reported_score"
 """The score the tool itself reported for the execution (for checking a recomputation)."""
 
 
 @dataclass
 class Parsed:
-    """Row dicts for the four input tables, plus a suggested evaluator tree."""
+    """Row dicts for the input tables, plus a suggested evaluator tree."""
 
     scores: list[dict[str, Any]] = field(default_factory=list)
     executions: list[dict[str, Any]] = field(default_factory=list)
     outcomes: list[dict[str, Any]] = field(default_factory=list)
     runs: list[dict[str, Any]] = field(default_factory=list)
     labels: list[dict[str, Any]] = field(default_factory=list)
-    """Human labels (docs/judges.md), for formats that carry them (Langfuse annotations)."""
     tree: dict[str, Any] = field(default_factory=dict)
     """Suggested `evaluators` mapping (config syntax); used only when `composite`."""
     composite: bool = False
@@ -49,14 +47,7 @@ class Parsed:
     for the tool's own pass boundary on the normalized scale. The first source's entry wins."""
 
     def tables(self) -> dict[str, list[dict[str, Any]]]:
-        """The row lists by table name."""
-        return {
-            S.SCORES: self.scores,
-            S.EXECUTIONS: self.executions,
-            S.RUNS: self.runs,
-            S.OUTCOMES: self.outcomes,
-            S.LABELS: self.labels,
-        }
+        return {t: getattr(self, t) for t in (S.SCORES, S.EXECUTIONS, S.RUNS, S.OUTCOMES, S.LABELS)}
 
     def extend(self, other: Parsed) -> None:
         for mine, theirs in zip(self.tables().values(), other.tables().values(), strict=True):
@@ -82,7 +73,7 @@ class Parsed:
 
 @dataclass(frozen=True)
 class Options:
-    """The user's options for one `ingest` call, as every adapter reads them."""
+    """The user's options for one `ingest` call."""
 
     run_id: str | None = None
     id_cols: str | Sequence[str] | None = None
@@ -111,13 +102,16 @@ def is_number(value: Any) -> TypeGuard[int | float]:
 
 
 def text(value: Any) -> str | None:
-    """A value as text; None when absent or empty."""
     return None if value is None or value == "" else str(value)
 
 
 def key(rid: str, case: str, attempt: int = 0) -> dict[str, Any]:
-    """The execution key of a row."""
     return {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: attempt}
+
+
+def run_row(rid: str, created: datetime | None, label: Any = None, **extra: Any) -> dict:
+    """A runs row: its id, start time, label (the id when none) and the tool's fields."""
+    return {S.RUN_ID: rid, S.CREATED_AT: created, S.LABEL: label or rid, **extra}
 
 
 def earliest(times: dict[str, Any], rid: str, ts: datetime | None) -> None:
@@ -136,7 +130,6 @@ def off_scale(where: str, name: str, lo: float, hi: float, top: float, column: s
 
 
 def widen(spans: dict[str, tuple[float, float]], name: str, value: float) -> None:
-    """Grow the (smallest, largest) value seen of `name` by `value`."""
     lo, hi = spans.get(name, (value, value))
     spans[name] = (min(lo, value), max(hi, value))
 
@@ -378,63 +371,34 @@ def _line_col(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
-def _short(token: str) -> str:
-    return token if len(token) <= 24 else f"{token[:12]}...({len(token)} characters)"
-
-
 class _Refused(Exception):
     pass
 
 
-def _decode(text: str) -> tuple[Any, list[NonFinite]]:
-    """json.loads that marks NaN and infinities (`NonFinite`) and refuses integers beyond
-    a float's range."""
+def _loads(text: str, source: str, jsonl_line: int | None = None) -> Any:
+    """json.loads that keeps NaN and infinities as `NonFinite` values placed at their file,
+    line and column, and refuses integers beyond a float's range. Errors name the file and
+    line (and the column, for a line of a JSONL file)."""
+    jsonl = jsonl_line is not None
+    where = f"{source}:{jsonl_line}" if jsonl else source
     kept: list[NonFinite] = []
 
     def constant(token: str) -> float:
         value = NonFinite(token)
-        value.token = token
+        value.token, value.source = token, source
         kept.append(value)
         return value
-
-    def floating(token: str) -> float:
-        value = float(token)
-        return value if math.isfinite(value) else constant(token)
 
     def integer(token: str) -> int:
         if len(token) > 300 and (len(token) > 4000 or abs(int(token)) > _MAX_INT):
             raise _Refused
         return int(token)
 
-    obj = json.loads(text, parse_constant=constant, parse_float=floating, parse_int=integer)
-    return obj, kept
+    def floating(token: str) -> float:
+        return value if math.isfinite(value := float(token)) else constant(token)
 
-
-def _refusal(text: str, where: str, *, jsonl: bool) -> str:
-    integers = ((o, t) for o, t in _bad_tokens(text) if t.lstrip("-").isdigit())
-    offset, token = next(integers, (0, "?"))
-    line, col = _line_col(text, offset)
-    at = f"{where}: at column {col}" if jsonl else f"{where}:{line}:{col}"
-    return (
-        f"{at}: {_short(token)} is an integer of {len(token.lstrip('-'))} digits, beyond the "
-        "range of a number; refused (a value evalframe cannot store: the file is corrupt)."
-    )
-
-
-def _place(text: str, kept: list[NonFinite], source: str) -> None:
-    """Give each kept non-finite value its file, line and column (tokens in document
-    order)."""
-    consts = (pos for pos, tok in _bad_tokens(text))
-    for value, offset in zip(kept, consts, strict=False):
-        value.line, value.col = _line_col(text, offset)
-        value.source = source
-
-
-def _loads(text: str, where: str, *, jsonl: bool) -> tuple[Any, list[NonFinite]]:
-    """`_decode`, its errors as IngestErrors naming `where` and the line (for a JSONL
-    line, `where` names the line and the column is given)."""
     try:
-        return _decode(text)
+        obj = json.loads(text, parse_constant=constant, parse_float=floating, parse_int=integer)
     except json.JSONDecodeError as exc:
         if jsonl:
             raise IngestError(
@@ -446,20 +410,28 @@ def _loads(text: str, where: str, *, jsonl: bool) -> tuple[Any, list[NonFinite]]
             "hint: the file may be truncated or not the format you named."
         ) from None
     except (_Refused, ValueError):
-        raise IngestError(_refusal(text, where, jsonl=jsonl)) from None
+        integers = ((o, t) for o, t in _bad_tokens(text) if t.lstrip("-").isdigit())
+        offset, token = next(integers, (0, "?"))
+        line, col = _line_col(text, offset)
+        shown = token if len(token) <= 24 else f"{token[:12]}...({len(token)} characters)"
+        raise IngestError(
+            f"{f'{where}: at column {col}' if jsonl else f'{where}:{line}:{col}'}: {shown} is an "
+            f"integer of {len(token.lstrip('-'))} digits, beyond the range of a number; "
+            "refused (a value evalframe cannot store: the file is corrupt)."
+        ) from None
     except RecursionError:
         raise IngestError(_too_deep(where)) from None
+    for value, (offset, _token) in zip(kept, _bad_tokens(text), strict=False):
+        line, value.col = _line_col(text, offset)
+        value.line = jsonl_line or line
+    _check_depth(obj, where)
+    return obj
 
 
 def load_json_text(text: str, where: str) -> Any:
-    """Parse JSON text; errors (syntax, absurd nesting, integers a float cannot hold) name
-    `where` and the line. NaN and infinities are kept as `NonFinite` values that know
-    their file and line: `finite` / `number` refuse them where a value becomes a score,
-    `settle_nonfinite` leaves them null elsewhere."""
-    obj, kept = _loads(text, where, jsonl=False)
-    _place(text, kept, where)
-    _check_depth(obj, where)
-    return obj
+    """Parse JSON text (see `_loads`): `finite` / `number` refuse its NaN and infinities
+    where a value becomes a score, `settle_nonfinite` leaves them null elsewhere."""
+    return _loads(text, where)
 
 
 def json_safe(obj: Any, held: list[float] | None = None) -> Any:
@@ -544,14 +516,9 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     for lineno, line in enumerate(read_text(path).split("\n"), start=1):
         if not line.strip():
             continue
-        where = f"{path}:{lineno}"
-        obj, kept = _loads(line, where, jsonl=True)
-        _place(line, kept, str(path))
-        for value in kept:
-            value.line = lineno
+        obj = _loads(line, str(path), lineno)
         if not isinstance(obj, dict):
-            raise IngestError(f"{where}: expected a JSON object, got {type(obj).__name__}")
-        _check_depth(obj, where)
+            raise IngestError(f"{path}:{lineno}: expected a JSON object, got {type(obj).__name__}")
         yield lineno, obj
 
 

@@ -21,37 +21,15 @@ from evalframe._private.ingest._common import (
     key,
     parse_time,
     read_records,
+    run_row,
     text,
 )
 
 SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet")
 DATA_TYPES = ("NUMERIC", "BOOLEAN", "CATEGORICAL")
 SOURCES = ("API", "EVAL", "ANNOTATION")
-ANNOTATION = "ANNOTATION"
-SCORE_SOURCE = "score_source"
-SCORE_ID = "score_id"
 TRACE_ID = "trace_id"
 OBSERVATION_ID = "observation_id"
-REPORTED_METRICS = "reported_metrics"
-CASE_CHOICES = (TRACE_ID, OBSERVATION_ID)
-
-
-def _value(row: Mapping[str, Any], where: str, name: str) -> float | None:
-    """`value` as a finite number (CSV text read as a number); None when absent."""
-    raw = row.get("value")
-    if raw is None:
-        return None
-    if isinstance(raw, str):
-        try:
-            num = float(raw)
-        except ValueError:
-            raise IngestError(
-                f"{where}: value of score {name!r} is {raw!r}, not a number"
-            ) from None
-        return finite(num, where, f"value of score {name!r}")
-    if isinstance(raw, bool) or not isinstance(raw, int | float):
-        raise IngestError(f"{where}: value of score {name!r} must be a number, got {raw!r}")
-    return finite(raw, where, f"value of score {name!r}")
 
 
 def _options(id_cols: str | Sequence[str] | None, where: str) -> tuple[str | None, str]:
@@ -62,7 +40,7 @@ def _options(id_cols: str | Sequence[str] | None, where: str) -> tuple[str | Non
     )
     cols = id_columns(id_cols, where, "langfuse", (S.RUN_ID, S.CASE_ID), hint)
     case_col = cols.get(S.CASE_ID, TRACE_ID)
-    if case_col not in CASE_CHOICES:
+    if case_col not in (TRACE_ID, OBSERVATION_ID):
         raise IngestError(
             f"{where}: --id-cols case_id={case_col!r}: a Langfuse case is a trace or an "
             "observation; hint: case_id=trace_id (default) or case_id=observation_id."
@@ -71,7 +49,6 @@ def _options(id_cols: str | Sequence[str] | None, where: str) -> tuple[str | Non
 
 
 def parse(path: Path, opts: Options) -> Parsed:
-    """Parse one Langfuse scores export file into row dicts."""
     run_col, case_col = _options(opts.id_cols, str(path))
     scales = opts.scales(path)
     records = read_records(path)
@@ -109,7 +86,7 @@ def parse(path: Path, opts: Options) -> Parsed:
         top = 1.0 if dtype == "BOOLEAN" else scales.top(name)
         if dtype == "BOOLEAN" and value not in (0.0, 1.0):
             raise IngestError(f"{where}: BOOLEAN score {name!r} has value {value!r}, not 0 or 1")
-        if source == ANNOTATION:
+        if source == "ANNOTATION":
             label = _annotation(row, where, at, name, dtype, value, top, seen)
             if label is None:
                 skipped_annotations.add(name)
@@ -131,8 +108,8 @@ def parse(path: Path, opts: Options) -> Parsed:
                 S.SCALE_MAX: top,
                 S.LABEL: text(row.get("string_value")) if dtype == "BOOLEAN" else None,
                 S.REASON: text(row.get("comment")),
-                SCORE_SOURCE: source,
-                SCORE_ID: text(row.get("id")),
+                "score_source": source,
+                "score_id": text(row.get("id")),
                 OBSERVATION_ID: observation,
             }
         )
@@ -164,7 +141,22 @@ def _fields(row: Mapping[str, Any], where: str) -> tuple[str, str, str, float | 
             f"{where}: source {row.get('source')!r} of score {name!r} is not one of "
             f"{', '.join(SOURCES)}"
         )
-    return name, dtype, source, _value(row, where, name)
+    raw = row.get("value")
+    if isinstance(raw, str):  # CSV text
+        try:
+            raw = float(raw)
+        except ValueError:
+            raise IngestError(
+                f"{where}: value of score {name!r} is {raw!r}, not a number"
+            ) from None
+    if raw is not None and (isinstance(raw, bool) or not isinstance(raw, int | float)):
+        raise IngestError(f"{where}: value of score {name!r} must be a number, got {raw!r}")
+    return (
+        name,
+        dtype,
+        source,
+        None if raw is None else finite(raw, where, f"value of score {name!r}"),
+    )
 
 
 def _annotation(
@@ -195,7 +187,7 @@ def _annotation(
         S.LABEL_SCORE: value if numeric else None,
         S.SCALE_MAX: top if numeric else None,
         S.REASON: text(row.get("comment")),
-        SCORE_ID: text(row.get("id")),
+        "score_id": text(row.get("id")),
     }
 
 
@@ -249,15 +241,7 @@ def _runs(
                 "score(s) not kept: the file holds several runs, which one they belong to is "
                 "not in the export."
             )
-    for rid in run_names:
-        out.runs.append(
-            {
-                S.RUN_ID: rid,
-                S.CREATED_AT: times.get(rid),
-                S.LABEL: rid,
-                REPORTED_METRICS: reported,
-            }
-        )
+    out.runs += [run_row(rid, times.get(rid), reported_metrics=reported) for rid in run_names]
 
 
 def _unique(seen: dict[tuple[str, ...], str], key: tuple[str, ...], where: str, what: str) -> None:

@@ -33,18 +33,15 @@ from evalframe._private.ingest._common import (
     read_json,
     read_records,
     read_text,
+    run_row,
     typed,
 )
 
 TABLE_FILE = "eval_results_table.json"
 JUDGE_SCALE = 5.0
 """MLflow's LLM-judged metrics (those with a justification column) grade 1 to 5."""
-RUN_NAME = "run_name"
-EXPERIMENT_ID = "experiment_id"
-PARAMS = "params"
-RUN_TAGS = "run_tags"
-REPORTED_METRICS = "reported_metrics"
-TRACE_ID = "trace_id"
+RUN_FIELDS = ("run_name", "experiment_id", "params", "run_tags", "reported_metrics")
+"""The runs columns from a file store run (meta.yaml, params/, tags/, metrics/)."""
 Judged = tuple[str, dict[str, Any], Any, dict[str, Any]]
 """A judge's feedback: (where, score row so far, value, the execution row)."""
 _SCORE_COL = re.compile(r"^(?P<metric>.+)/score$")
@@ -80,11 +77,7 @@ def parse(path: Path, opts: Options) -> Parsed:
 
 # --- mlflow.evaluate: eval_results_table.json --------------------------------------------------
 def _parse_table(
-    path: Path,
-    data: dict[str, Any],
-    run_id: str | None,
-    case_col: str | None,
-    scales: Scales,
+    path: Path, data: dict[str, Any], run_id: str | None, case_col: str | None, scales: Scales
 ) -> Parsed:
     columns, rows = data["columns"], data["data"]
     if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
@@ -109,7 +102,7 @@ def _parse_table(
     out = Parsed()
     index = {c: i for i, c in enumerate(columns)}
     tops = _table_scales(path, rows, index, metrics, scales, out)
-    taken = {f"{m}/score" for m in metrics} | {f"{m}/justification" for m in metrics}
+    taken = {f"{m}/{part}" for m in metrics for part in ("score", "justification")}
     seen: set[str] = set()
     for n, row in enumerate(rows):
         where = f"{path}: data[{n}]"
@@ -118,54 +111,29 @@ def _parse_table(
             raise IngestError(f"{where}: case id {case!r} appears twice (--id-cols)")
         seen.add(case)
         at = key(rid, case)
-        ex = _table_execution(at, columns, row, taken, where)
+        ex: dict[str, Any] = {**at, S.STATUS: S.STATUS_OK}
+        for c, v in zip(columns, row, strict=True):
+            if c == "latency":  # seconds, as mlflow.evaluate measures the model call
+                secs = metadata(v, where, "latency")
+                ex[S.LATENCY_MS] = None if secs is None else secs * 1000
+            elif c == "token_count":
+                ex[S.OUTPUT_TOKENS] = v if is_number(v) and isinstance(v, int) else None
+            elif c not in taken:
+                ex[c] = v if v is None or isinstance(v, str | int | float) else dump_json(v)
         for m in metrics:
             value = row[index[f"{m}/score"]]
             if tops.get(m) is None:
                 ex[f"{m}/score"] = metadata(value, where, f"{m}/score")
                 continue
             reason = row[index[f"{m}/justification"]] if f"{m}/justification" in index else None
-            out.scores.append(
-                {
-                    **at,
-                    S.EVALUATOR: m,
-                    S.SCORE: _table_score(value, where, m),
-                    S.SCALE_MAX: tops[m],
-                    S.REASON: typed(reason, str),
-                }
-            )
+            score = {S.SCORE: _table_score(value, where, m), S.SCALE_MAX: tops[m]}
+            out.scores.append({**at, S.EVALUATOR: m, **score, S.REASON: typed(reason, str)})
         out.executions.append(ex)
+    label = meta.get("run_name") or rid
     out.runs.append(
-        {
-            S.RUN_ID: rid,
-            S.CREATED_AT: meta.get(S.CREATED_AT),
-            S.LABEL: meta.get(RUN_NAME) or rid,
-            RUN_NAME: meta.get(RUN_NAME),
-            EXPERIMENT_ID: meta.get(EXPERIMENT_ID),
-            PARAMS: meta.get(PARAMS),
-            RUN_TAGS: meta.get(RUN_TAGS),
-            REPORTED_METRICS: meta.get(REPORTED_METRICS),
-        }
+        run_row(rid, meta.get(S.CREATED_AT), label, **{f: meta.get(f) for f in RUN_FIELDS})
     )
     return out
-
-
-def _table_execution(
-    key: dict[str, Any], columns: list[str], row: list[Any], taken: set[str], where: str
-) -> dict[str, Any]:
-    """The executions row of a table row: its columns that are not metric columns."""
-    ex: dict[str, Any] = {**key, S.STATUS: S.STATUS_OK}
-    for c, v in zip(columns, row, strict=True):
-        if c in taken:
-            continue
-        if c == "latency":  # seconds, as mlflow.evaluate measures the model call
-            secs = metadata(v, where, "latency")
-            ex[S.LATENCY_MS] = None if secs is None else secs * 1000
-        elif c == "token_count":
-            ex[S.OUTPUT_TOKENS] = v if is_number(v) and isinstance(v, int) else None
-        else:
-            ex[c] = v if v is None or isinstance(v, str | int | float) else dump_json(v)
-    return ex
 
 
 def _table_score(value: Any, where: str, metric: str) -> float | None:
@@ -191,19 +159,14 @@ def _table_scales(
     0-1; else None: not scored (a count or grade level), with a note."""
     tops: dict[str, float | None] = {}
     for m in metrics:
-        values = [
-            v
-            for r in rows
-            if isinstance(v := r[index[f"{m}/score"]], int | float) and math.isfinite(v)
-        ]
+        cells = [r[index[f"{m}/score"]] for r in rows]
+        values = [v for v in cells if isinstance(v, int | float) and math.isfinite(v)]
         top = scales.get(m, scales.get("*"))
         if top is None:
             top = JUDGE_SCALE if f"{m}/justification" in index else 1.0
-        if all(0 <= v <= top for v in values):
-            tops[m] = top
-            continue
-        tops[m] = None
-        out.notes.append(off_scale(str(path), m, min(values), max(values), top, f"{m}/score"))
+        tops[m] = top if all(0 <= v <= top for v in values) else None
+        if tops[m] is None:
+            out.notes.append(off_scale(str(path), m, min(values), max(values), top, f"{m}/score"))
     return tops
 
 
@@ -211,10 +174,18 @@ def _run_meta(run_dir: Path) -> dict[str, Any]:
     """What the file store holds for a run: meta.yaml (run id, name, start time,
     experiment), params/, tags/ and the last value of each metrics/ file, the latter
     three as JSON text. Keys with `/` are nested folders, as MLflow writes them."""
-    meta_file = run_dir / "meta.yaml"
-    if not meta_file.is_file():
+    if not (run_dir / "meta.yaml").is_file():
         return {}
-    meta = _flat_yaml(read_text(meta_file))
+    # the top-level `key: value` lines of meta.yaml (MLflow writes it flat; read without a
+    # YAML loader, so a hostile file cannot expand aliases)
+    meta = {}
+    for line in read_text(run_dir / "meta.yaml").splitlines():
+        field, sep, value = line.partition(":")
+        if sep and field and not field[0].isspace():
+            value = value.strip()
+            if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]
+            meta[field] = value
     tags = _key_files(run_dir / "tags")
     start = meta.get("start_time", "")
     created = None
@@ -222,56 +193,33 @@ def _run_meta(run_dir: Path) -> dict[str, Any]:
         created = datetime.fromtimestamp(int(start) / 1000, UTC).replace(tzinfo=None)
     metrics = {}
     for metric, text in _key_files(run_dir / "metrics").items():
-        metrics[metric] = _last_metric(text, run_dir / "metrics" / metric)
+        # a metric file's lines are `timestamp value step`, one per log: the last one counts
+        lines = [line.split() for line in text.splitlines() if line.strip()]
+        try:
+            metrics[metric] = float(lines[-1][1]) if lines else None
+        except (IndexError, ValueError):
+            raise IngestError(
+                f"{run_dir / 'metrics' / metric}:{len(lines)}: not an MLflow metric line "
+                "(`timestamp value step`)"
+            ) from None
     name = meta.get("run_name") or tags.get("mlflow.runName")
     return {
         "run_id": meta.get("run_id") or None,
-        RUN_NAME: str(name) if name else None,
-        EXPERIMENT_ID: meta.get("experiment_id") or None,
+        "run_name": str(name) if name else None,
+        "experiment_id": meta.get("experiment_id") or None,
         S.CREATED_AT: created,
-        PARAMS: dump_json(_key_files(run_dir / "params")),
-        RUN_TAGS: dump_json(tags),
-        REPORTED_METRICS: dump_json(metrics),
+        "params": dump_json(_key_files(run_dir / "params")),
+        "run_tags": dump_json(tags),
+        "reported_metrics": dump_json(metrics),
     }
-
-
-def _flat_yaml(text: str) -> dict[str, str]:
-    """The top-level `key: value` lines of a run's meta.yaml as text (MLflow writes it
-    flat; read without a YAML loader, so a hostile file cannot expand aliases)."""
-    out = {}
-    for line in text.splitlines():
-        key, sep, value = line.partition(":")
-        if sep and key and not key[0].isspace():
-            value = value.strip()
-            if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
-                value = value[1:-1]
-            out[key] = value
-    return out
 
 
 def _key_files(folder: Path) -> dict[str, str]:
     """{key: file text} of a params/, tags/ or metrics/ folder (keys are relative paths)."""
     if not folder.is_dir():
         return {}
-    return {
-        p.relative_to(folder).as_posix(): read_text(p)
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
-
-
-def _last_metric(text: str, path: Path) -> float | None:
-    """The value of a metric file's last line (`timestamp value step`, one per log)."""
-    lines = [line.split() for line in text.splitlines() if line.strip()]
-    if not lines:
-        return None
-    last = lines[-1]
-    try:
-        return float(last[1])
-    except (IndexError, ValueError):
-        raise IngestError(
-            f"{path}:{len(lines)}: not an MLflow metric line (`timestamp value step`)"
-        ) from None
+    files = (p for p in sorted(folder.rglob("*")) if p.is_file())
+    return {p.relative_to(folder).as_posix(): read_text(p) for p in files}
 
 
 # --- MLflow 3 traces: mlflow.search_traces() exports -------------------------------------------
@@ -313,18 +261,17 @@ def _parse_traces(path: Path, run_id: str | None, case_col: str | None, scales: 
         if case is None:
             raise IngestError(f"{where}: a trace without a {case_col or 'trace_id'}")
         case = case if isinstance(case, str) else json.dumps(case, sort_keys=True)
-        if (rid, case) in seen:
-            raise IngestError(f"{where}: case {case!r} of run {rid!r} also at {seen[rid, case]}")
-        seen[rid, case] = where
+        first = seen.setdefault((rid, case), where)
+        if first != where:
+            raise IngestError(f"{where}: case {case!r} of run {rid!r} also at {first}")
         at = key(rid, case)
-        start = _trace_time(_field(row, "request_time", "timestamp_ms"))
-        earliest(runs, rid, start)
+        earliest(runs, rid, _trace_time(_field(row, "request_time", "timestamp_ms")))
         state = str(_field(row, "state", "status") or "OK").upper()
         ex: dict[str, Any] = {
             **at,
             S.STATUS: S.STATUS_ERROR if state == "ERROR" else S.STATUS_OK,
             S.LATENCY_MS: _duration_ms(_field(row, "execution_duration", "execution_time_ms")),
-            TRACE_ID: str(trace),
+            "trace_id": str(trace),
             "trace_state": state,
             "request": _text(row.get("request")),
             "response": _text(row.get("response")),
@@ -336,15 +283,14 @@ def _parse_traces(path: Path, run_id: str | None, case_col: str | None, scales: 
             _assessment(as_dict(a), f"{where}: assessments[{i}]", at, ex, judged, out)
         out.executions.append(ex)
     _judge_scores(path, judged, scales, out)
-    for rid, ts in runs.items():
-        out.runs.append({S.RUN_ID: rid, S.CREATED_AT: ts, S.LABEL: rid})
+    out.runs += [run_row(rid, ts) for rid, ts in runs.items()]
     return out
 
 
 def _assessment(
     a: dict[str, Any],
     where: str,
-    key: dict[str, Any],
+    at: dict[str, Any],
     ex: dict[str, Any],
     judged: dict[str, list[Judged]],
     out: Parsed,
@@ -360,41 +306,28 @@ def _assessment(
     if not isinstance(name, str) or not name:
         raise IngestError(f"{where}: an assessment without a name")
     source = as_dict(a.get("source"))
-    kind = str(source.get("source_type", "")).upper()
     expected = "expectation" in a
     block = as_dict(a.get("expectation") if expected else a.get("feedback"))
     value = block.get("value", a.get("value"))
-    if expected or kind == "HUMAN":
-        label = _label(value, where, name)
-        if label is None:
+    if expected or str(source.get("source_type", "")).upper() == "HUMAN":
+        # a human value: yes / no / bool, or a number; else (free text, a list of expected
+        # facts) not a label
+        yes = _yes_no(value)
+        if yes is None and not isinstance(value, int | float):
             ex[f"{'expectation' if expected else 'feedback'}/{name}"] = _text(value)
             return
-        out.labels.append(
-            {
-                **key,
-                S.EVALUATOR: name,
-                S.RATER: str(source.get("source_id") or S.DEFAULT_RATER),
-                S.LABEL_PASSED: label[0],
-                S.LABEL_SCORE: label[1],
-            }
-        )
+        num = None
+        if yes is None and isinstance(value, int | float):
+            num = finite(value, where, f"value of {name!r}")
+        rater = str(source.get("source_id") or S.DEFAULT_RATER)
+        passed = None if yes is None else yes == 1.0
+        label = {S.EVALUATOR: name, S.RATER: rater, S.LABEL_PASSED: passed, S.LABEL_SCORE: num}
+        out.labels.append({**at, **label})
         return
     error = as_dict(block.get("error")) or as_dict(a.get("error"))
-    rationale = a.get("rationale")
     message = error.get("error_message") or error.get("error_code")
-    reason = typed(rationale, str)
-    row = {**key, S.REASON: reason or (str(message) if message else None)}
-    judged.setdefault(name, []).append((where, row, value, ex))
-
-
-def _label(value: Any, where: str, name: str) -> tuple[bool | None, float | None] | None:
-    """(label_passed, label_score) of a human value: yes / no / bool, or a number; None
-    when it is neither (free text, a list of expected facts)."""
-    if (yes := _yes_no(value)) is not None:
-        return yes == 1.0, None
-    if isinstance(value, int | float):
-        return None, finite(value, where, f"value of {name!r}")
-    return None
+    reason = typed(a.get("rationale"), str) or (str(message) if message else None)
+    judged.setdefault(name, []).append((where, {**at, S.REASON: reason}, value, ex))
 
 
 def _yes_no(value: Any) -> float | None:
@@ -404,12 +337,7 @@ def _yes_no(value: Any) -> float | None:
     return YES_NO.get(value.strip().lower()) if isinstance(value, str) else None
 
 
-def _judge_scores(
-    path: Path,
-    judged: dict[str, list[Judged]],
-    scales: Scales,
-    out: Parsed,
-) -> None:
+def _judge_scores(path: Path, judged: dict[str, list[Judged]], scales: Scales, out: Parsed) -> None:
     """Judge feedback to `scores`: yes / no and booleans 1 / 0 on 0-1; numbers on
     --scale-max, else 0-1 when all are within it, else not scored (kept as the
     executions column `feedback/<name>`, with a note); other values (free-text
@@ -418,19 +346,17 @@ def _judge_scores(
         first: dict[tuple[str, str], str] = {}
         for where, row, _value, _ex in items:
             case = (row[S.RUN_ID], row[S.CASE_ID])
-            if case in first:
+            if first.setdefault(case, where) != where:
                 raise IngestError(
                     f"{where}: a second valid {name!r} feedback on case {case[1]!r} of run "
                     f"{case[0]!r} (the first: {first[case]}); hint: MLflow marks an "
                     "overridden assessment `valid: false`."
                 )
-            first[case] = where
         numbers = [v for _w, _k, v, _e in items if is_number(v) and math.isfinite(v)]
         top = scales.top(name)
         if numbers and not all(0 <= v <= top for v in numbers):
             for where, _key, value, ex in items:
-                num = metadata(value, where, name) if is_number(value) else None
-                ex[f"feedback/{name}"] = num
+                ex[f"feedback/{name}"] = metadata(value, where, name) if is_number(value) else None
             lo, hi = min(numbers), max(numbers)
             out.notes.append(off_scale(str(path), name, lo, hi, top, f"feedback/{name}"))
             continue
@@ -445,9 +371,7 @@ def _judge_scores(
 
 
 def _text(value: Any) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    return dump_json(value)
+    return value if value is None or isinstance(value, str) else dump_json(value)
 
 
 def _trace_time(value: Any) -> datetime | None:

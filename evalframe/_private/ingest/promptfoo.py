@@ -21,16 +21,11 @@ from evalframe._private.ingest._common import (
     parse_time,
     read_json,
     run_ids,
+    run_row,
     typed,
     unique_name,
 )
 
-PROVIDER = "provider"
-PROMPT = "prompt"
-FAILURE_REASON = "failure_reason"
-REPORTED_PASSED = "reported_passed"
-ASSERTION_TYPE = "assertion_type"
-ASSERTION_PASSED = "assertion_passed"
 ERROR_REASON = 2
 """`failureReason` of a provider / harness error (1 is an assertion failure)."""
 HUMAN = "human"
@@ -88,8 +83,8 @@ def _components(
             S.WEIGHT: 0.0 if spec.get("metricOnly") else weight,
             S.LABEL: None if passed is None else ("pass" if passed else "fail"),
             S.REASON: typed(r.get("reason"), str),
-            ASSERTION_TYPE: spec.get("type"),
-            ASSERTION_PASSED: passed,
+            "assertion_type": spec.get("type"),
+            "assertion_passed": passed,
         }
         verdict = None if spec.get("metricOnly") else passed
         out.append(Node(name, score, weight, spec.get("threshold"), fields, children, verdict))
@@ -97,7 +92,6 @@ def _components(
 
 
 def parse(path: Path, opts: Options) -> Parsed:
-    """Parse one promptfoo results JSON file into row dicts."""
     data = read_json(path)
     block = as_dict(as_dict(data).get("results"))
     rows = block.get("results")
@@ -113,7 +107,7 @@ def parse(path: Path, opts: Options) -> Parsed:
         if not isinstance(row, dict) or not isinstance(row.get("testIdx"), int):
             raise IngestError(f"{path}: results.results[{i}] has no integer `testIdx`")
     groups = _groups(rows)
-    ids = run_ids(opts.run_id or str(data.get("evalId") or path.stem), list(groups.values()))
+    ids = run_ids(opts.run_id or str(data.get("evalId") or path.stem), groups)
     cases = _case_ids(rows)
     out = Parsed()
     attempts: dict[tuple[str, str], int] = {}
@@ -140,17 +134,8 @@ def parse(path: Path, opts: Options) -> Parsed:
                 if n.verdict is not None:
                     out.outcomes.append({**at, S.OUTCOME: n.name, S.PASSED: n.verdict})
     created = parse_time(block.get("timestamp"))
-    group_of = {rid: g for g, rid in ids.items()}
-    for rid in dict.fromkeys(ids.values()):
-        out.runs.append(
-            {
-                S.RUN_ID: rid,
-                PROVIDER: group_of[rid],
-                S.CREATED_AT: created,
-                S.LABEL: rid,
-                "eval_id": data.get("evalId"),
-            }
-        )
+    for group, rid in ids.items():
+        out.runs.append(run_row(rid, created, provider=group, eval_id=data.get("evalId")))
     return out
 
 
@@ -171,27 +156,20 @@ def _take_human_ratings(
                 f"{where}: componentResults[{i}] is a manual rating without a true/false "
                 f"`pass` (got {r.get('pass')!r})"
             )
-        out.labels.append(
-            {
-                **key,
-                S.EVALUATOR: None,
-                S.RATER: S.DEFAULT_RATER,
-                S.LABEL_PASSED: r["pass"],
-                S.LABEL_SCORE: None,
-            }
-        )
+        verdict = {S.EVALUATOR: None, S.RATER: S.DEFAULT_RATER, S.LABEL_PASSED: r["pass"]}
+        out.labels.append({**key, **verdict, S.LABEL_SCORE: None})
     return kept
 
 
-def _groups(rows: list[dict[str, Any]]) -> dict[int, str]:
-    """Row index -> run group: the provider, plus `#promptIdx` if it ran several prompts."""
+def _groups(rows: list[dict[str, Any]]) -> list[str]:
+    """Each row's run group: the provider, plus `#promptIdx` if it ran several prompts."""
     prompts: dict[str, set[Any]] = {}
     for row in rows:
         prompts.setdefault(_provider(row), set()).add(row.get("promptIdx"))
-    return {
-        i: _provider(row) + (f"#{row.get('promptIdx')}" if len(prompts[_provider(row)]) > 1 else "")
-        for i, row in enumerate(rows)
-    }
+    return [
+        _provider(row) + (f"#{row.get('promptIdx')}" if len(prompts[_provider(row)]) > 1 else "")
+        for row in rows
+    ]
 
 
 def _case_ids(rows: list[dict[str, Any]]) -> dict[int, str]:
@@ -211,7 +189,6 @@ def _execution(row: dict[str, Any], where: str) -> dict[str, Any]:
     thr = test.get("threshold")
     response = as_dict(row.get("response"))
     usage = as_dict(response.get("tokenUsage"))
-    prompt = as_dict(row.get("prompt"))
     error = row.get("failureReason") == ERROR_REASON
     return {
         S.STATUS: S.STATUS_ERROR if error else S.STATUS_OK,
@@ -219,11 +196,11 @@ def _execution(row: dict[str, Any], where: str) -> dict[str, Any]:
         S.LATENCY_MS: metadata(row.get("latencyMs"), where, "latencyMs"),
         S.COST_USD: metadata(row.get("cost"), where, "cost"),
         S.INPUT_TOKENS: typed(usage.get("prompt"), int),
-        S.OUTPUT_TOKENS: (typed(usage.get("completion"), int)),
-        PROVIDER: _provider(row),
-        PROMPT: typed(prompt.get("label"), str),
+        S.OUTPUT_TOKENS: typed(usage.get("completion"), int),
+        "provider": _provider(row),
+        "prompt": typed(as_dict(row.get("prompt")).get("label"), str),
         REPORTED_SCORE: metadata(row.get("score"), where, "score"),
-        REPORTED_PASSED: typed(row.get("success"), bool),
-        FAILURE_REASON: (typed(row.get("failureReason"), int)),
+        "reported_passed": typed(row.get("success"), bool),
+        "failure_reason": typed(row.get("failureReason"), int),
         "error": row.get("error") if error and isinstance(row.get("error"), str) else None,
     }
