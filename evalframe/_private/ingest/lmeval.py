@@ -26,15 +26,10 @@ from evalframe._private.ingest._common import (
     off_scale,
     parse_time,
     read_json,
+    run_row,
     widen,
 )
 
-TASK = "task"
-MODEL = "model"
-TARGET = "target"
-RESPONSE = "response"
-REPORTED_METRICS = "reported_metrics"
-"""The task's aggregate numbers from results_<timestamp>.json, when it is beside the file."""
 NOT_METRICS = frozenset(
     {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
      "doc_hash", "prompt_hash", "target_hash", "task_name"}
@@ -74,7 +69,7 @@ def runs(files: list[Path], run_id: str | None) -> list[list[Path]]:
 
 
 def parse(paths: list[Path], opts: Options) -> Parsed:
-    """Parse the samples files of one run (one timestamp of one model) into row dicts."""
+    """The samples files of one run (one timestamp of one model)."""
     scales = opts.scales(paths[0])
     rid = opts.run_id or run_base(paths[0])
     out = Parsed()
@@ -106,14 +101,8 @@ def parse(paths: list[Path], opts: Options) -> Parsed:
         if num is None or evaluator in off or evaluator in unbounded:
             executions[case][evaluator] = num if num is not None else dump_json(value)
             continue
-        out.scores.append(
-            {
-                **key(rid, case),
-                S.EVALUATOR: evaluator,
-                S.SCORE: finite(num, where, repr(evaluator)),
-                S.SCALE_MAX: scales.top(evaluator),
-            }
-        )
+        score = {S.SCORE: finite(num, where, repr(evaluator)), S.SCALE_MAX: scales.top(evaluator)}
+        out.scores.append({**key(rid, case), S.EVALUATOR: evaluator, **score})
     for evaluator in sorted({e for (_c, e), (_w, v) in values.items() if _number(v) is None}):
         out.notes.append(
             f"{_named(files[evaluator])}: {evaluator!r} not scored: its values are not single "
@@ -157,10 +146,10 @@ def _samples(paths: list[Path], rid: str) -> tuple[dict, dict, dict[str, str], d
             names = [k for k, v in obj.items() if k not in NOT_METRICS and is_number(v)]
         target = None if obj.get("target") is None else str(obj.get("target"))
         ex = executions.setdefault(
-            case, {**key(rid, case), S.STATUS: S.STATUS_OK, TASK: task, TARGET: target}
+            case, {**key(rid, case), S.STATUS: S.STATUS_OK, "task": task, "target": target}
         )
-        if filt == "none" or ex.get(RESPONSE) is None:
-            ex[RESPONSE] = _response(obj.get("filtered_resps"))
+        if filt == "none" or ex.get("response") is None:
+            ex["response"] = _response(obj.get("filtered_resps"))
         for name in names:
             if not isinstance(name, str) or name not in obj:
                 continue
@@ -176,8 +165,8 @@ def _samples(paths: list[Path], rid: str) -> tuple[dict, dict, dict[str, str], d
 
 
 def _results(paths: list[Path]) -> dict[str, Any]:
-    """results_<timestamp>.json beside the samples files ({} when it is not there). The
-    tool's aggregates may hold a NaN stderr: kept, and stored as the string "NaN"."""
+    """results_<timestamp>.json beside the samples files ({} when it is not there): the
+    task's aggregates (they may hold a NaN stderr: kept, stored as the string "NaN")."""
     _task, ts = file_parts(paths[0])
     results = paths[0].parent / f"results_{ts}.json" if ts else None
     return as_dict(read_json(results)) if results is not None and results.is_file() else {}
@@ -277,12 +266,6 @@ def _run_row(paths: list[Path], rid: str, data: dict[str, Any]) -> dict[str, Any
         # the file-name timestamp is lm-eval's local clock, not UTC (docs/ingest.md)
         day, _, clock = ts.partition("T")
         created = parse_time(f"{day}T{clock.replace('-', ':', 2)}")
-    return {
-        S.RUN_ID: rid,
-        S.CREATED_AT: created,
-        S.LABEL: rid,
-        MODEL: model,
-        "tasks": ",".join(tasks),
-        REPORTED_METRICS: reported,
-        SOURCE_FILE: ",".join(str(p) for p in paths),
-    }
+    files = ",".join(str(p) for p in paths)
+    return run_row(rid, created, model=model, tasks=",".join(tasks), reported_metrics=reported,
+                   **{SOURCE_FILE: files})  # fmt: skip
