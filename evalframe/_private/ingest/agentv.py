@@ -6,31 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import evalframe._private.ingest._common as C
 from evalframe._private import schema as S
-from evalframe._private.ingest._common import (
-    REPORTED_SCORE,
-    IngestError,
-    Node,
-    Options,
-    Parsed,
-    as_dict,
-    count,
-    earliest,
-    emit_tree,
-    finite,
-    is_number,
-    iter_jsonl,
-    key,
-    metadata,
-    number,
-    parse_time,
-    read_json,
-    run_ids,
-    run_row,
-    snake_keys,
-    typed,
-    unique_name,
-)
+from evalframe._private.errors import IngestError
 
 TARGET = "target"
 EXECUTION_STATUS = "execution_status"
@@ -60,7 +38,7 @@ def expand(path: Path) -> list[Path]:
         raise IngestError(f"{path}: no index.jsonl or *.jsonl files in this folder")
     if path.name != "summary.json":
         return [path]
-    rel = typed(as_dict(read_json(path)).get("index_path"), str)
+    rel = C.typed(C.as_dict(C.read_json(path)).get("index_path"), str)
     for candidate in (rel, f"{INTERNAL}/index.jsonl", "index.jsonl"):
         if candidate and (path.parent / candidate).is_file():
             return [path.parent / candidate]
@@ -83,38 +61,38 @@ def _run_extras(path: Path, target: str) -> dict[str, Any]:
     folder = _run_folder(path)
     if folder is None or not (folder / "summary.json").is_file():
         return {}
-    data = as_dict(read_json(folder / "summary.json"))
-    rate = as_dict(as_dict(data.get("run_summary")).get(target)).get("pass_rate")
+    data = C.as_dict(C.read_json(folder / "summary.json"))
+    rate = C.as_dict(C.as_dict(data.get("run_summary")).get(target)).get("pass_rate")
     rate = rate.get("mean") if isinstance(rate, dict) else rate
     return {
-        "experiment": typed(as_dict(data.get("metadata")).get("experiment"), str),
-        "reported_pass_rate": float(rate) if is_number(rate) else None,
+        "experiment": C.typed(C.as_dict(data.get("metadata")).get("experiment"), str),
+        "reported_pass_rate": float(rate) if C.is_number(rate) else None,
     }
 
 
-def _graders(entries: list[Any], where: str) -> list[Node]:
+def _graders(entries: list[Any], where: str) -> list[C.Node]:
     taken: set[str] = set()
     out = []
     for i, raw in enumerate(entries):
         if not isinstance(raw, dict):
             raise IngestError(f"{where}: scores[{i}] must be an object, got {raw!r}")
-        e = snake_keys(raw)
-        name = unique_name(str(e.get("name") or e.get("type") or f"grader{i + 1}"), taken)
-        score = number(e.get("score"), where, f"score of grader {name!r}")
-        weight = number(e.get("weight"), where, f"weight of grader {name!r}")
+        e = C.snake_keys(raw)
+        name = C.unique_name(str(e.get("name") or e.get("type") or f"grader{i + 1}"), taken)
+        score = C.number(e.get("score"), where, f"score of grader {name!r}")
+        weight = C.number(e.get("weight"), where, f"weight of grader {name!r}")
         kids = e.get("scores")
         children = _graders(kids, where) if isinstance(kids, list) and kids else None
         fields = {
             S.WEIGHT: weight,
             S.LABEL: e.get("verdict"),
-            S.REASON: typed(e.get("reasoning", e.get("reason")), str),
+            S.REASON: C.typed(e.get("reasoning", e.get("reason")), str),
             "grader_type": e.get("type"),
         }
-        out.append(Node(name, score, weight, e.get("threshold"), fields, children))
+        out.append(C.Node(name, score, weight, e.get("threshold"), fields, children))
     return out
 
 
-def _find_opaque(graders: list[Node], prefix: str, opaque: set[str]) -> None:
+def _find_opaque(graders: list[C.Node], prefix: str, opaque: set[str]) -> None:
     """Add the paths of the groups whose score is not their children's weighted mean."""
     for g in graders:
         if g.children is None:
@@ -140,7 +118,7 @@ def _executions(row: dict[str, Any], where: str) -> list[dict[str, Any]]:
         return [{**row, "attempt": _sample(row) - 1}]
     out = []
     for i, raw in enumerate(trials):
-        t = snake_keys(raw) if isinstance(raw, dict) else {}
+        t = C.snake_keys(raw) if isinstance(raw, dict) else {}
         if not t:
             raise IngestError(f"{where}: attempts[{i}] must be an object")
         attempt = t.get("attempt", i)
@@ -157,13 +135,13 @@ def _sample(row: dict[str, Any]) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
 
 
-def parse(path: Path, opts: Options) -> Parsed:
-    lines = [(n, snake_keys(obj)) for n, obj in iter_jsonl(path)]
+def parse(path: Path, opts: C.Options) -> C.Parsed:
+    lines = [(n, C.snake_keys(obj)) for n, obj in C.iter_jsonl(path)]
     if not lines:
         raise IngestError(f"{path}: no results in this file")
     targets = [str(row.get(TARGET) or "default") for _, row in lines]
     folder = _run_folder(path)
-    ids = run_ids(opts.run_id or (folder or path).name.removesuffix(".jsonl"), targets)
+    ids = C.run_ids(opts.run_id or (folder or path).name.removesuffix(".jsonl"), targets)
     # first pass: validate lines, build grader trees, find groups the tree cannot recompute
     items = []
     opaque: set[str] = set()
@@ -185,43 +163,47 @@ def parse(path: Path, opts: Options) -> Parsed:
             graders = _graders(scores, where) if isinstance(scores, list) and scores else None
             _find_opaque(graders or [], "", opaque)
             items.append((where, row, target, rid, case, ex, graders))
-    out = Parsed()
+    out = C.Parsed()
     created: dict[str, Any] = {}
     for where, row, target, rid, case, ex, graders in items:
-        earliest(created, rid, parse_time(row.get("timestamp")))
-        at = key(rid, case, ex["attempt"])
-        score = metadata(ex.get("score"), where, "score")
+        C.earliest(created, rid, C.parse_time(row.get("timestamp")))
+        at = C.key(rid, case, ex["attempt"])
+        score = C.metadata(ex.get("score"), where, "score")
         out.executions.append(
-            {**at, **_execution_fields(row, ex, where), TARGET: target, REPORTED_SCORE: score}
+            {**at, **_execution_fields(row, ex, where), TARGET: target, C.REPORTED_SCORE: score}
         )
         if graders:
-            emit_tree(graders, "", at, out, out.tree, opaque)
+            C.emit_tree(graders, "", at, out, out.tree, opaque)
         elif score is not None:
             out.tree.setdefault(TOP_EVALUATOR, {})
-            value = finite(score, where, "score")
+            value = C.finite(score, where, "score")
             verdict = ex.get("verdict")
             out.scores.append({**at, S.EVALUATOR: TOP_EVALUATOR, S.SCORE: value, S.LABEL: verdict})
     target_of = {rid: t for t, rid in ids.items()}
     for rid, ts in created.items():
         target = target_of[rid]
-        out.runs.append(run_row(rid, ts, target=target, **_run_extras(path, target)))
+        out.runs.append(C.run_row(rid, ts, target=target, **_run_extras(path, target)))
     return out
 
 
 def _execution_fields(row: dict[str, Any], ex: dict[str, Any], where: str) -> dict[str, Any]:
-    usage = snake_keys(ex.get("token_usage") or row.get("token_usage") or {})
+    usage = C.snake_keys(ex.get("token_usage") or row.get("token_usage") or {})
     tags = row.get("tags")
     status = str(ex.get(EXECUTION_STATUS) or "ok").lower()
     return {
         S.STATUS: S.STATUS_ERROR if "error" in status else S.STATUS_OK,
-        S.LATENCY_MS: metadata(ex.get("duration_ms", row.get("duration_ms")), where, "duration_ms"),
-        S.COST_USD: metadata(ex.get("cost_usd", row.get("cost_usd")), where, "cost_usd"),
-        S.INPUT_TOKENS: count(usage.get("input", usage.get("input_tokens")), where, "input tokens"),
-        S.OUTPUT_TOKENS: count(
+        S.LATENCY_MS: C.metadata(
+            ex.get("duration_ms", row.get("duration_ms")), where, "duration_ms"
+        ),
+        S.COST_USD: C.metadata(ex.get("cost_usd", row.get("cost_usd")), where, "cost_usd"),
+        S.INPUT_TOKENS: C.count(
+            usage.get("input", usage.get("input_tokens")), where, "input tokens"
+        ),
+        S.OUTPUT_TOKENS: C.count(
             usage.get("output", usage.get("output_tokens")), where, "output tokens"
         ),
         S.TAGS: [str(t) for t in tags] if isinstance(tags, list) else None,
-        "suite": typed(row.get("suite"), str),
+        "suite": C.typed(row.get("suite"), str),
         EXECUTION_STATUS: ex.get(EXECUTION_STATUS),
-        "reported_verdict": typed(ex.get("verdict"), str),
+        "reported_verdict": C.typed(ex.get("verdict"), str),
     }

@@ -11,19 +11,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import evalframe._private.ingest._common as C
 from evalframe._private import schema as S
-from evalframe._private.ingest._common import (
-    IngestError,
-    Options,
-    Parsed,
-    count,
-    key,
-    metadata,
-    number,
-    read_json,
-    run_row,
-    typed,
-)
+from evalframe._private.errors import IngestError
 
 LOWER_IS_BETTER = frozenset({"Hallucination", "Bias", "Toxicity"})
 """DeepEval's metrics whose success means score <= threshold: the direction of a metric
@@ -61,8 +51,8 @@ def _saved_time(path: Path) -> datetime | None:
         return None
 
 
-def parse(path: Path, opts: Options) -> Parsed:
-    data = read_json(path)
+def parse(path: Path, opts: C.Options) -> C.Parsed:
+    data = C.read_json(path)
     if isinstance(data, dict) and isinstance(data.get("testRunData"), dict):
         data = data["testRunData"]
     cases = data.get("testCases") if isinstance(data, dict) else None
@@ -73,7 +63,7 @@ def parse(path: Path, opts: Options) -> Parsed:
             "`deepeval test run` saves is .deepeval/.latest_test_run.json."
         )
     rid = opts.run_id or run_id_of(path, data)
-    out = Parsed()
+    out = C.Parsed()
     entries = [("testCases", i, c) for i, c in enumerate(cases or [])]
     entries += [("conversationalTestCases", i, c) for i, c in enumerate(convos or [])]
     ids = _case_ids(path, entries, out.notes)
@@ -81,35 +71,35 @@ def parse(path: Path, opts: Options) -> Parsed:
     thresholds: dict[str, set[float | None]] = {}
     for block, i, case in entries:
         where = f"{path}: {block}[{i}]"
-        at = key(rid, ids[block, i])
+        at = C.key(rid, ids[block, i])
         metrics = case.get("metricsData") or []
         if not isinstance(metrics, list):
             raise IngestError(f"{where}: `metricsData` must be a list")
         errors = sum(_metric(m, f"{where}.metricsData[{j}]", at, out, evidence, thresholds)
                      for j, m in enumerate(metrics))  # fmt: skip
-        secs = metadata(case.get("completionTime"), where, "completionTime")
+        secs = C.metadata(case.get("completionTime"), where, "completionTime")
         tags = case.get("tags")
         out.executions.append(
             {
                 **at,
                 S.STATUS: S.STATUS_ERROR if metrics and errors == len(metrics) else S.STATUS_OK,
                 S.LATENCY_MS: None if secs is None else secs * 1000,
-                S.COST_USD: metadata(case.get("tokenCost"), where, "tokenCost"),
-                S.INPUT_TOKENS: count(case.get("inputTokenCount"), where, "inputTokenCount"),
-                S.OUTPUT_TOKENS: count(case.get("outputTokenCount"), where, "outputTokenCount"),
+                S.COST_USD: C.metadata(case.get("tokenCost"), where, "tokenCost"),
+                S.INPUT_TOKENS: C.count(case.get("inputTokenCount"), where, "inputTokenCount"),
+                S.OUTPUT_TOKENS: C.count(case.get("outputTokenCount"), where, "outputTokenCount"),
                 S.TAGS: [str(t) for t in tags] if isinstance(tags, list) else None,
-                "reported_passed": typed(case.get("success"), bool),
-                "evaluation_cost": metadata(case.get("evaluationCost"), where, "evaluationCost"),
+                "reported_passed": C.typed(case.get("success"), bool),
+                "evaluation_cost": C.metadata(case.get("evaluationCost"), where, "evaluationCost"),
                 "order": case.get("order") if _is_order(case.get("order")) else None,
             }
         )
     out.leaf_settings = _leaf_settings(path, evidence, thresholds, out.notes)
     reported = data.get("metricsScores")  # DeepEval's own per-metric aggregate
     out.runs.append(
-        run_row(
+        C.run_row(
             rid,
             _saved_time(path),
-            test_file=typed(data.get("testFile"), str),
+            test_file=C.typed(data.get("testFile"), str),
             test_passed=data.get("testPassed"),
             test_failed=data.get("testFailed"),
             reported_metrics=json.dumps(reported) if isinstance(reported, list) else None,
@@ -122,7 +112,7 @@ def _metric(
     m: Any,
     where: str,
     at: dict[str, Any],
-    out: Parsed,
+    out: C.Parsed,
     evidence: dict[str, set[bool]],
     thresholds: dict[str, set[float | None]],
 ) -> bool:
@@ -131,13 +121,13 @@ def _metric(
     DeepEval counts it as a metric error (no score or no success)."""
     if not isinstance(m, dict) or not isinstance(m.get("name"), str):
         raise IngestError(f"{where}: a metric needs a `name`")
-    score = number(m.get("score"), where, "score")
+    score = C.number(m.get("score"), where, "score")
     if score is not None and not 0 <= score <= 1:
         raise IngestError(f"{where}: score {score} of {m['name']!r} is outside 0-1")
-    success = typed(m.get("success"), bool)
+    success = C.typed(m.get("success"), bool)
     errored = score is None or success is None
     score = None if errored else score
-    threshold = number(m.get("threshold"), where, "threshold")
+    threshold = C.number(m.get("threshold"), where, "threshold")
     thresholds.setdefault(m["name"], set()).add(threshold)
     seen = evidence.setdefault(m["name"], set())
     if score is not None and threshold is not None and score != threshold:
@@ -150,10 +140,10 @@ def _metric(
             S.EVALUATOR: m["name"],
             S.SCORE: score,
             S.LABEL: None if score is None else ("pass" if success else "fail"),
-            S.REASON: typed(m.get("error"), str) or typed(m.get("reason"), str),
+            S.REASON: C.typed(m.get("error"), str) or C.typed(m.get("reason"), str),
             "metric_threshold": threshold,
-            "evaluation_model": typed(m.get("evaluationModel"), str),
-            "evaluation_cost": metadata(m.get("evaluationCost"), where, "evaluationCost"),
+            "evaluation_model": C.typed(m.get("evaluationModel"), str),
+            "evaluation_cost": C.metadata(m.get("evaluationCost"), where, "evaluationCost"),
             "flaky": bool(m.get("flaky", False)),
         }
     )

@@ -10,26 +10,9 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import evalframe._private.ingest._common as C
 from evalframe._private import schema as S
-from evalframe._private.ingest._common import (
-    IngestError,
-    Options,
-    Parsed,
-    Scales,
-    as_dict,
-    count,
-    dump_json,
-    finite,
-    key,
-    load_json_text,
-    metadata,
-    off_scale,
-    parse_time,
-    read_json,
-    run_row,
-    typed,
-    widen,
-)
+from evalframe._private.errors import IngestError
 
 LETTERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 """Inspect's value_to_float for CORRECT, PARTIAL, INCORRECT, NOANSWER."""
@@ -64,7 +47,7 @@ def _value(value: Any) -> float | None:
         return None
 
 
-def _scale(name: str, value: Any, scales: Scales) -> float:
+def _scale(name: str, value: Any, scales: C.Scales) -> float:
     """Top of a score's raw scale: 1 for letter grades, else --scale-max (default 1)."""
     return 1.0 if isinstance(value, str) and value.strip() in LETTERS else scales.top(name)
 
@@ -73,13 +56,13 @@ def _name(entry: Entry) -> str:
     return entry[2] if entry[3] is None else f"{entry[2]}/{entry[3]}"
 
 
-def _unreported(results: Any, entries: list[Entry], scales: Scales) -> set[str]:
+def _unreported(results: Any, entries: list[Entry], scales: C.Scales) -> set[str]:
     """Keys of dict-valued scores that the log's own `results.scores` does not report for
     their scorer (Inspect reports one entry per key it computed metrics for; a key without
     one, like the bounds `winrate_low` / `winrate_high` beside `winrate`, is not a score).
     Only scorers the results report at all; a key named in --scale-max is scored."""
     reported: dict[str, set[str]] = {}
-    for entry in as_dict(results).get("scores") or []:
+    for entry in C.as_dict(results).get("scores") or []:
         if isinstance(entry, dict) and isinstance(entry.get("scorer"), str):
             reported.setdefault(entry["scorer"], set()).add(str(entry.get("name")))
     return {
@@ -91,7 +74,7 @@ def _unreported(results: Any, entries: list[Entry], scales: Scales) -> set[str]:
     }
 
 
-def _off_scale(entries: list[Entry], scales: Scales) -> dict[str, tuple[float, float]]:
+def _off_scale(entries: list[Entry], scales: C.Scales) -> dict[str, tuple[float, float]]:
     """Sub-keys of dict-valued scores with a value outside their scale in some sample
     (raw counts beside 0-1 metrics): name -> (smallest, largest) value. They are kept as
     executions columns instead of scores; a plain (non-dict) score out of scale stays an
@@ -101,7 +84,7 @@ def _off_scale(entries: list[Entry], scales: Scales) -> dict[str, tuple[float, f
         num = _value(e[4])
         letter = isinstance(e[4], str) and e[4].strip() in LETTERS
         if e[3] is not None and num is not None and math.isfinite(num) and not letter:
-            widen(spans, _name(e), num)
+            C.widen(spans, _name(e), num)
     return {n: (lo, hi) for n, (lo, hi) in spans.items() if lo < 0 or hi > scales.top(n)}
 
 
@@ -140,7 +123,7 @@ def _read_member(zf: zipfile.ZipFile, path: Path, name: str) -> Any:
             f"({type(exc).__name__}: {exc}); hint: the file may be truncated or "
             "corrupt; Inspect writes members deflated (8) or Zstandard (93)."
         ) from None
-    return load_json_text(text, f"{path}!{name}")
+    return C.load_json_text(text, f"{path}!{name}")
 
 
 def _read_eval_zip(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -165,27 +148,27 @@ def _read_eval_zip(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return header, samples
 
 
-def parse(path: Path, opts: Options) -> Parsed:
+def parse(path: Path, opts: C.Options) -> C.Parsed:
     if path.suffix == ".eval":
         header, samples = _read_eval_zip(path)
     else:
-        header = read_json(path)
-        found = as_dict(header).get("samples")
+        header = C.read_json(path)
+        found = C.as_dict(header).get("samples")
         samples = found if isinstance(found, list) else []
     if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
         raise IngestError(f"{path}: not an Inspect log (no `eval` block)")
     ev = header["eval"]
     scales = opts.scales(path)
     rid = opts.run_id or path.stem
-    out = Parsed()
+    out = C.Parsed()
     entries: list[Entry] = []
     for (case, epoch), s in _keyed(path, samples):
-        at = key(rid, case, epoch - 1)
+        at = C.key(rid, case, epoch - 1)
         ex = {**at, **_execution(s, f"{path}: sample {case!r} epoch {epoch}"), "epoch": epoch}
         out.executions.append(ex)
-        for scorer, sc in as_dict(s.get("scores")).items():
+        for scorer, sc in C.as_dict(s.get("scores")).items():
             sc = sc if isinstance(sc, dict) else {"value": sc}
-            value, expl = sc.get("value"), typed(sc.get("explanation"), str)
+            value, expl = sc.get("value"), C.typed(sc.get("explanation"), str)
             items = value.items() if isinstance(value, dict) else [(None, value)]
             entries += [(at, ex, scorer, sub, v, expl) for sub, v in items]
     results = header.get("results")
@@ -198,14 +181,14 @@ def parse(path: Path, opts: Options) -> Parsed:
             continue
         where = f"{path}: sample {at[S.CASE_ID]!r} epoch {at[S.ATTEMPT] + 1}: score {name!r}"
         num = _value(v)
-        num = None if num is None else finite(num, where, "score value")
+        num = None if num is None else C.finite(num, where, "score value")
         scale = _scale(name, v, scales)
         if num is not None and not 0 <= num <= scale:
             raise IngestError(
                 f"{where} = {v!r} is outside 0-{scale:g}; hint: pass --scale-max for scorers "
                 "on another scale."
             )
-        row = {S.SCORE: num, S.SCALE_MAX: scale, S.LABEL: typed(v, str), S.REASON: e[5]}
+        row = {S.SCORE: num, S.SCALE_MAX: scale, S.LABEL: C.typed(v, str), S.REASON: e[5]}
         out.scores.append({**at, S.EVALUATOR: name, **row})
     for name in sorted(unreported):
         out.notes.append(
@@ -214,9 +197,9 @@ def parse(path: Path, opts: Options) -> Parsed:
             f"kept as the executions column `{name}`; hint: --scale-max '{name}=N' scores it."
         )
     for name, (lo, hi) in skipped.items():
-        out.notes.append(off_scale(path.name, name, lo, hi, scales.top(name), name))
-    reported = dump_json(results.get("scores")) if isinstance(results, dict) else None
-    row = {**run_row(rid, parse_time(ev.get("created"))), S.LABEL: ev.get("task")}
+        out.notes.append(C.off_scale(path.name, name, lo, hi, scales.top(name), name))
+    reported = C.dump_json(results.get("scores")) if isinstance(results, dict) else None
+    row = {**C.run_row(rid, C.parse_time(ev.get("created"))), S.LABEL: ev.get("task")}
     row.update(task=ev.get("task"), model=ev.get("model"), eval_status=header.get("status"))
     row.update(eval_id=ev.get("eval_id") or ev.get("task_id"), reported_metrics=reported)
     out.runs.append(row)
@@ -241,21 +224,21 @@ def _keyed(path: Path, samples: list[Any]) -> list[tuple[tuple[str, int], dict[s
 
 
 def _execution(s: dict[str, Any], where: str) -> dict[str, Any]:
-    usage = as_dict(s.get("model_usage"))
+    usage = C.as_dict(s.get("model_usage"))
     tin: int | float = 0
     tout: int | float = 0
     cost = None
     for model, u in usage.items():
         if isinstance(u, dict):
             at = f"{where}: model_usage[{model!r}]"
-            tin += count(u.get("input_tokens"), at, "input_tokens") or 0
-            tout += count(u.get("output_tokens"), at, "output_tokens") or 0
+            tin += C.count(u.get("input_tokens"), at, "input_tokens") or 0
+            tout += C.count(u.get("output_tokens"), at, "output_tokens") or 0
             if isinstance(u.get("total_cost"), int | float):
-                cost = (cost or 0.0) + (metadata(u["total_cost"], at, "total_cost") or 0.0)
+                cost = (cost or 0.0) + (C.metadata(u["total_cost"], at, "total_cost") or 0.0)
     if all(math.isfinite(t) for t in (tin, tout)) and max(tin, tout) >= 2**63:
         raise IngestError(f"{where}: model_usage token counts add up beyond 2^63-1")
     secs = s.get("total_time")
-    secs = metadata(secs, where, "total_time") if isinstance(secs, int | float) else None
+    secs = C.metadata(secs, where, "total_time") if isinstance(secs, int | float) else None
     error = s.get("error")
     return {
         S.STATUS: S.STATUS_ERROR if error else S.STATUS_OK,

@@ -9,21 +9,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import evalframe._private.ingest._common as C
 from evalframe._private import schema as S
-from evalframe._private.ingest._common import (
-    IngestError,
-    Options,
-    Parsed,
-    dump_json,
-    earliest,
-    finite,
-    id_columns,
-    key,
-    parse_time,
-    read_records,
-    run_row,
-    text,
-)
+from evalframe._private.errors import IngestError
+from evalframe._private.ingest._common import key
 
 SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet")
 DATA_TYPES = ("NUMERIC", "BOOLEAN", "CATEGORICAL")
@@ -38,7 +27,7 @@ def _options(id_cols: str | Sequence[str] | None, where: str) -> tuple[str | Non
         "'run_id=COLUMN' (e.g. run_id=dataset_run_id, run_id=session_id) and/or "
         "'case_id=observation_id'"
     )
-    cols = id_columns(id_cols, where, "langfuse", (S.RUN_ID, S.CASE_ID), hint)
+    cols = C.id_columns(id_cols, where, "langfuse", (S.RUN_ID, S.CASE_ID), hint)
     case_col = cols.get(S.CASE_ID, TRACE_ID)
     if case_col not in (TRACE_ID, OBSERVATION_ID):
         raise IngestError(
@@ -48,10 +37,10 @@ def _options(id_cols: str | Sequence[str] | None, where: str) -> tuple[str | Non
     return cols.get(S.RUN_ID), case_col
 
 
-def parse(path: Path, opts: Options) -> Parsed:
+def parse(path: Path, opts: C.Options) -> C.Parsed:
     run_col, case_col = _options(opts.id_cols, str(path))
     scales = opts.scales(path)
-    records = read_records(path)
+    records = C.read_records(path)
     if not records:
         raise IngestError(f"{path}: no score rows")
     missing = [k for k in ("name", "value", "data_type", "source") if k not in records[0][1]]
@@ -60,7 +49,7 @@ def parse(path: Path, opts: Options) -> Parsed:
             f"{records[0][0]}: not a Langfuse scores export (no {', '.join(missing)}); hint: "
             "pass the files of the blob storage export's `scores/` folder."
         )
-    out = Parsed()
+    out = C.Parsed()
     executions: dict[tuple[str, str], dict[str, Any]] = {}
     seen: dict[tuple[str, ...], str] = {}
     run_level: dict[str, dict[str, Any]] = {}
@@ -69,16 +58,16 @@ def parse(path: Path, opts: Options) -> Parsed:
     skipped_annotations: set[str] = set()
     for where, row in records:
         name, dtype, source, value = _fields(row, where)
-        trace = text(row.get(TRACE_ID))
+        trace = C.text(row.get(TRACE_ID))
         if trace is None:
             # a score on a dataset run or a session: no case to attach it to
-            scope = text(row.get("dataset_run_id")) or text(row.get("session_id")) or "?"
+            scope = C.text(row.get("dataset_run_id")) or C.text(row.get("session_id")) or "?"
             run_level.setdefault(scope, {})[name] = value
             continue
         rid = _run_of(row, where, opts.run_id, run_col, path)
-        observation = text(row.get(OBSERVATION_ID))
+        observation = C.text(row.get(OBSERVATION_ID))
         case = observation if case_col == OBSERVATION_ID and observation else trace
-        earliest(times, rid, parse_time(row.get("timestamp")))
+        C.earliest(times, rid, C.parse_time(row.get("timestamp")))
         ex = executions.setdefault(
             (rid, case), {**key(rid, case), S.STATUS: S.STATUS_OK, TRACE_ID: trace}
         )
@@ -96,7 +85,7 @@ def parse(path: Path, opts: Options) -> Parsed:
         _unique(seen, ("score", rid, case, name), where, f"score {name!r} of {case!r}")
         if dtype == "CATEGORICAL":
             categorical.add(name)
-            ex[name] = text(row.get("string_value"))
+            ex[name] = C.text(row.get("string_value"))
             continue
         if dtype == "NUMERIC" and value is not None:
             _in_scale(value, top, where, name)
@@ -106,10 +95,10 @@ def parse(path: Path, opts: Options) -> Parsed:
                 S.EVALUATOR: name,
                 S.SCORE: value,
                 S.SCALE_MAX: top,
-                S.LABEL: text(row.get("string_value")) if dtype == "BOOLEAN" else None,
-                S.REASON: text(row.get("comment")),
+                S.LABEL: C.text(row.get("string_value")) if dtype == "BOOLEAN" else None,
+                S.REASON: C.text(row.get("comment")),
                 "score_source": source,
-                "score_id": text(row.get("id")),
+                "score_id": C.text(row.get("id")),
                 OBSERVATION_ID: observation,
             }
         )
@@ -126,16 +115,16 @@ def parse(path: Path, opts: Options) -> Parsed:
 
 def _fields(row: Mapping[str, Any], where: str) -> tuple[str, str, str, float | None]:
     """(name, data type, source, value) of a score row, checked."""
-    name = text(row.get("name"))
+    name = C.text(row.get("name"))
     if name is None:
         raise IngestError(f"{where}: a score without a `name`")
-    dtype = (text(row.get("data_type")) or "").upper()
+    dtype = (C.text(row.get("data_type")) or "").upper()
     if dtype not in DATA_TYPES:
         raise IngestError(
             f"{where}: data_type {row.get('data_type')!r} of score {name!r} is not one of "
             f"{', '.join(DATA_TYPES)}"
         )
-    source = (text(row.get("source")) or "").upper()
+    source = (C.text(row.get("source")) or "").upper()
     if source not in SOURCES:
         raise IngestError(
             f"{where}: source {row.get('source')!r} of score {name!r} is not one of "
@@ -155,7 +144,7 @@ def _fields(row: Mapping[str, Any], where: str) -> tuple[str, str, str, float | 
         name,
         dtype,
         source,
-        None if raw is None else finite(raw, where, f"value of score {name!r}"),
+        None if raw is None else C.finite(raw, where, f"value of score {name!r}"),
     )
 
 
@@ -171,7 +160,7 @@ def _annotation(
 ) -> dict[str, Any] | None:
     """The labels row of a human ANNOTATION score; None when its value is a category or
     empty (not a label)."""
-    rater = text(row.get("author_user_id")) or S.DEFAULT_RATER
+    rater = C.text(row.get("author_user_id")) or S.DEFAULT_RATER
     what = f"annotation {name!r} by {rater!r} of {at[S.CASE_ID]!r}"
     _unique(seen, ("label", at[S.RUN_ID], at[S.CASE_ID], name, rater), where, what)
     if dtype == "CATEGORICAL" or value is None:
@@ -186,8 +175,8 @@ def _annotation(
         S.LABEL_PASSED: value == 1.0 if dtype == "BOOLEAN" else None,
         S.LABEL_SCORE: value if numeric else None,
         S.SCALE_MAX: top if numeric else None,
-        S.REASON: text(row.get("comment")),
-        "score_id": text(row.get("id")),
+        S.REASON: C.text(row.get("comment")),
+        "score_id": C.text(row.get("id")),
     }
 
 
@@ -199,7 +188,7 @@ def _run_of(
         return run_id
     if run_col is None:
         return path.stem
-    found = text(row.get(run_col))
+    found = C.text(row.get(run_col))
     if found is None:
         raise IngestError(
             f"{where}: no value in the run column {run_col!r} (--id-cols run_id="
@@ -208,7 +197,7 @@ def _run_of(
     return found
 
 
-def _notes(path: Path, categorical: set[str], skipped_annotations: set[str], out: Parsed) -> None:
+def _notes(path: Path, categorical: set[str], skipped_annotations: set[str], out: C.Parsed) -> None:
     for name in sorted(categorical):
         out.notes.append(
             f"{path}: CATEGORICAL score {name!r} not scored (a category is not a 0-1 "
@@ -226,7 +215,7 @@ def _runs(
     rids: list[str],
     run_level: dict[str, dict[str, Any]],
     times: dict[str, datetime | None],
-    out: Parsed,
+    out: C.Parsed,
 ) -> None:
     """A runs row per run; dataset-run and session scores kept as its reported metrics
     when the file holds one run."""
@@ -234,14 +223,14 @@ def _runs(
     reported = None
     if run_level:
         if len(run_names) == 1:
-            reported = dump_json(run_level)
+            reported = C.dump_json(run_level)
         else:
             out.notes.append(
                 f"{path}: {sum(len(v) for v in run_level.values())} dataset-run / session "
                 "score(s) not kept: the file holds several runs, which one they belong to is "
                 "not in the export."
             )
-    out.runs += [run_row(rid, times.get(rid), reported_metrics=reported) for rid in run_names]
+    out.runs += [C.run_row(rid, times.get(rid), reported_metrics=reported) for rid in run_names]
 
 
 def _unique(seen: dict[tuple[str, ...], str], key: tuple[str, ...], where: str, what: str) -> None:

@@ -11,24 +11,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import evalframe._private.ingest._common as C
 from evalframe._private import schema as S
-from evalframe._private.ingest._common import (
-    SOURCE_FILE,
-    IngestError,
-    Options,
-    Parsed,
-    as_dict,
-    dump_json,
-    finite,
-    is_number,
-    iter_jsonl,
-    key,
-    off_scale,
-    parse_time,
-    read_json,
-    run_row,
-    widen,
-)
+from evalframe._private.errors import IngestError
 
 NOT_METRICS = frozenset(
     {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
@@ -68,11 +53,11 @@ def runs(files: list[Path], run_id: str | None) -> list[list[Path]]:
     return list(groups.values())
 
 
-def parse(paths: list[Path], opts: Options) -> Parsed:
+def parse(paths: list[Path], opts: C.Options) -> C.Parsed:
     """The samples files of one run (one timestamp of one model)."""
     scales = opts.scales(paths[0])
     rid = opts.run_id or run_base(paths[0])
-    out = Parsed()
+    out = C.Parsed()
     executions, values, metric_of, files = _samples(paths, rid)
     spans: dict[str, tuple[float, float]] = {}
     infinite: set[str] = set()  # evaluators with an infinite value
@@ -81,7 +66,7 @@ def parse(paths: list[Path], opts: Options) -> Parsed:
         if num is not None and math.isinf(num):
             infinite.add(evaluator)
         elif num is not None and not math.isnan(num):
-            widen(spans, evaluator, num)
+            C.widen(spans, evaluator, num)
     off = {n: s for n, s in spans.items() if s[0] < 0 or s[1] > scales.top(n)}
     tasks = list(dict.fromkeys(file_parts(p)[0] for p in paths))
     results = _results(paths)
@@ -99,10 +84,10 @@ def parse(paths: list[Path], opts: Options) -> Parsed:
     for (case, evaluator), (where, value) in values.items():
         num = _number(value)
         if num is None or evaluator in off or evaluator in unbounded:
-            executions[case][evaluator] = num if num is not None else dump_json(value)
+            executions[case][evaluator] = num if num is not None else C.dump_json(value)
             continue
-        score = {S.SCORE: finite(num, where, repr(evaluator)), S.SCALE_MAX: scales.top(evaluator)}
-        out.scores.append({**key(rid, case), S.EVALUATOR: evaluator, **score})
+        score = {S.SCORE: C.finite(num, where, repr(evaluator)), S.SCALE_MAX: scales.top(evaluator)}
+        out.scores.append({**C.key(rid, case), S.EVALUATOR: evaluator, **score})
     for evaluator in sorted({e for (_c, e), (_w, v) in values.items() if _number(v) is None}):
         out.notes.append(
             f"{_named(files[evaluator])}: {evaluator!r} not scored: its values are not single "
@@ -111,7 +96,7 @@ def parse(paths: list[Path], opts: Options) -> Parsed:
         )
     for evaluator, (lo, hi) in sorted(off.items()):
         top = scales.top(evaluator)
-        out.notes.append(off_scale(_named(files[evaluator]), evaluator, lo, hi, top, evaluator))
+        out.notes.append(C.off_scale(_named(files[evaluator]), evaluator, lo, hi, top, evaluator))
     scored = {row[S.EVALUATOR] for row in out.scores}
     out.leaf_settings = {e: {"higher_is_better": False} for e in sorted(lower & scored)}
     out.executions.extend(executions.values())
@@ -126,7 +111,7 @@ def _samples(paths: list[Path], rid: str) -> tuple[dict, dict, dict[str, str], d
     lines: list[tuple[str, Path, str, dict[str, Any]]] = []  # (task, file, where, line)
     for path in paths:
         task, _ts = file_parts(path)
-        for lineno, obj in iter_jsonl(path):
+        for lineno, obj in C.iter_jsonl(path):
             where = f"{path}:{lineno}"
             doc = obj.get("doc_id")
             if isinstance(doc, bool) or not isinstance(doc, int | str):
@@ -143,10 +128,10 @@ def _samples(paths: list[Path], rid: str) -> tuple[dict, dict, dict[str, str], d
         filt = obj.get("filter") if isinstance(obj.get("filter"), str) else "none"
         names = obj.get("metrics")
         if not isinstance(names, list):
-            names = [k for k, v in obj.items() if k not in NOT_METRICS and is_number(v)]
+            names = [k for k, v in obj.items() if k not in NOT_METRICS and C.is_number(v)]
         target = None if obj.get("target") is None else str(obj.get("target"))
         ex = executions.setdefault(
-            case, {**key(rid, case), S.STATUS: S.STATUS_OK, "task": task, "target": target}
+            case, {**C.key(rid, case), S.STATUS: S.STATUS_OK, "task": task, "target": target}
         )
         if filt == "none" or ex.get("response") is None:
             ex["response"] = _response(obj.get("filtered_resps"))
@@ -169,24 +154,24 @@ def _results(paths: list[Path]) -> dict[str, Any]:
     task's aggregates (they may hold a NaN stderr: kept, stored as the string "NaN")."""
     _task, ts = file_parts(paths[0])
     results = paths[0].parent / f"results_{ts}.json" if ts else None
-    return as_dict(read_json(results)) if results is not None and results.is_file() else {}
+    return C.as_dict(C.read_json(results)) if results is not None and results.is_file() else {}
 
 
 def _directions(
     data: dict[str, Any],
     tasks: list[str],
     metric_of: dict[str, str],
-    out: Parsed,
+    out: C.Parsed,
     files: dict[str, list[str]],
 ) -> tuple[set[str], set[str]]:
     """(lower-is-better evaluators, those of them with no finite top) from the results
     file's `higher_is_better` map ({task: {metric: bool}}) over this run's tasks; an
     evaluator is its metric under a filter. A metric the tasks disagree on stays
     higher-is-better, with a note; without a results file every metric is higher."""
-    table = as_dict(data.get("higher_is_better"))
+    table = C.as_dict(data.get("higher_is_better"))
     seen: dict[str, set[bool]] = {}
     for task in tasks:
-        for metric, flag in as_dict(table.get(task)).items():
+        for metric, flag in C.as_dict(table.get(task)).items():
             if isinstance(flag, bool):
                 seen.setdefault(metric, set()).add(flag)
     lower: set[str] = set()
@@ -249,23 +234,23 @@ def _run_row(paths: list[Path], rid: str, data: dict[str, Any]) -> dict[str, Any
     model = paths[0].parent.name or None
     if isinstance(data.get("results"), dict):
         found = data["results"]
-        groups = as_dict(data.get("groups"))
+        groups = C.as_dict(data.get("groups"))
         kept = {t: found.get(t) for t in tasks}
         for group in _groups_of(tasks, data.get("group_subtasks")):
             # a group's aggregate over its subtasks (in `groups` in newer versions)
             kept[group] = groups.get(group, found.get(group))
-        reported = dump_json(kept)
+        reported = C.dump_json(kept)
         model = data.get("model_name") if isinstance(data.get("model_name"), str) else None
         model = model or paths[0].parent.name or None
     date = data.get("date")
     created = None
-    if is_number(date) and 0 < date < 1e11:
+    if C.is_number(date) and 0 < date < 1e11:
         # the results file's own start time: seconds since the epoch, UTC
         created = datetime.fromtimestamp(float(date), UTC).replace(tzinfo=None)
     elif ts:
         # the file-name timestamp is lm-eval's local clock, not UTC (docs/ingest.md)
         day, _, clock = ts.partition("T")
-        created = parse_time(f"{day}T{clock.replace('-', ':', 2)}")
+        created = C.parse_time(f"{day}T{clock.replace('-', ':', 2)}")
     files = ",".join(str(p) for p in paths)
-    return run_row(rid, created, model=model, tasks=",".join(tasks), reported_metrics=reported,
-                   **{SOURCE_FILE: files})  # fmt: skip
+    return C.run_row(rid, created, model=model, tasks=",".join(tasks), reported_metrics=reported,
+                   **{C.SOURCE_FILE: files})  # fmt: skip

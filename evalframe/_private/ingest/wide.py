@@ -10,17 +10,9 @@ from typing import Any
 
 import polars as pl
 
+import evalframe._private.ingest._common as C
 from evalframe._private import schema as S
-from evalframe._private.ingest._common import (
-    IngestError,
-    Options,
-    Parsed,
-    csv_rows,
-    finite,
-    iter_jsonl,
-    read_parquet,
-    split_list,
-)
+from evalframe._private.errors import IngestError
 
 SUFFIXES = (".csv", ".parquet", ".jsonl", ".ndjson")
 KEY = [S.RUN_ID, S.CASE_ID, S.ATTEMPT]
@@ -33,9 +25,9 @@ _TRUE, _FALSE = ["true", "1", "pass", "yes"], ["false", "0", "fail", "no"]
 def _read(path: Path) -> pl.DataFrame:
     """The file as a frame with a 1-based source line (or row) number column."""
     if path.suffix == ".parquet":
-        return read_parquet(path).with_row_index(ROW, offset=1)
+        return C.read_parquet(path).with_row_index(ROW, offset=1)
     if path.suffix in (".jsonl", ".ndjson"):
-        rows = [{**obj, ROW: n} for n, obj in iter_jsonl(path)]
+        rows = [{**obj, ROW: n} for n, obj in C.iter_jsonl(path)]
         if not rows:
             raise IngestError(f"{path}: no rows")
         try:
@@ -44,7 +36,7 @@ def _read(path: Path) -> pl.DataFrame:
             raise IngestError(f"{path}: columns with mixed value types ({exc})") from None
     if path.suffix != ".csv":
         raise IngestError(f"{path}: wide input must be .csv, .parquet or .jsonl")
-    header, records = csv_rows(path)
+    header, records = C.csv_rows(path)
     if len(set(header)) != len(header) or ROW in header:
         raise IngestError(f"{path}:1: repeated or reserved column names in the header")
     body = [[*(v or None for v in fields), line] for line, fields in records]
@@ -82,7 +74,9 @@ def _where(path: Path, row: dict[str, Any]) -> str:
     return f"{path}: row {row[ROW]}" if path.suffix == ".parquet" else f"{path}:{row[ROW]}"
 
 
-def _keyed(path: Path, opts: Options, *, labels: bool) -> tuple[pl.DataFrame, list[str], set[str]]:
+def _keyed(
+    path: Path, opts: C.Options, *, labels: bool
+) -> tuple[pl.DataFrame, list[str], set[str]]:
     """The file with its execution key as the columns run_id, case_id, attempt (every row's
     key checked), its own columns and the source columns of the key."""
     df = _read(path)
@@ -94,7 +88,7 @@ def _keyed(path: Path, opts: Options, *, labels: bool) -> tuple[pl.DataFrame, li
         )
     mapping: dict[str, str] = {}
     case_parts: list[str] = []
-    for item in split_list(opts.id_cols) or [c for c in KEY if c in columns]:
+    for item in C.split_list(opts.id_cols) or [c for c in KEY if c in columns]:
         target, sep, col = item.partition("=")
         target, col = (target.strip(), col.strip()) if sep else (item, item)
         if col not in columns:
@@ -155,9 +149,9 @@ def _unique(path: Path, df: pl.DataFrame, cols: list[str], message: str) -> None
         raise IngestError(f"{_where(path, row)}: {message.format(k=k, first=first)}")
 
 
-def parse(path: Path, opts: Options) -> Parsed:
+def parse(path: Path, opts: C.Options) -> C.Parsed:
     df, columns, keys = _keyed(path, opts, labels=False)
-    wanted = split_list(opts.metrics)
+    wanted = C.split_list(opts.metrics)
     for m in wanted:
         if m not in columns:
             raise IngestError(
@@ -189,7 +183,7 @@ def parse(path: Path, opts: Options) -> Parsed:
             continue
         value = pl.col(m).cast(pl.Float64)
         if (row := _first(df, value.is_nan() | value.is_infinite())) is not None:
-            finite(row[m], _where(path, row), f"metric {m!r}")
+            C.finite(row[m], _where(path, row), f"metric {m!r}")
         if (row := _first(df, (value < 0) | (value > top))) is not None:
             raise IngestError(
                 f"{_where(path, row)}: metric {m!r} = {float(row[m])} is outside 0-{top:g}; "
@@ -210,7 +204,7 @@ def parse(path: Path, opts: Options) -> Parsed:
             .alias(S.SCALE_MAX),
         )
     )
-    return Parsed(
+    return C.Parsed(
         scores=scores.to_dicts(),
         executions=df.select(*KEY, *extras).to_dicts(),
         runs=df.select(pl.col(S.RUN_ID).unique(maintain_order=True)).to_dicts(),
@@ -237,7 +231,7 @@ def _label_number(path: Path, df: pl.DataFrame, col: str) -> pl.Expr:
     return value
 
 
-def parse_labels(path: Path, opts: Options) -> Parsed:
+def parse_labels(path: Path, opts: C.Options) -> C.Parsed:
     """One wide file of human labels (docs/tables.md#labels) into `labels` rows: the key (run_id,
     case_id, attempt, as for scores: `--id-cols`, `--run-id`), optional `evaluator` (empty:
     the execution's verdict) and `rater` (empty: "human"), and `label_passed` (true / false,
@@ -294,4 +288,4 @@ def parse_labels(path: Path, opts: Options) -> Parsed:
     )
     if not labels.height:
         raise IngestError(f"{path}: no labeled rows (every label_passed / label_score empty)")
-    return Parsed(labels=labels.drop(ROW).to_dicts())
+    return C.Parsed(labels=labels.drop(ROW).to_dicts())
