@@ -81,7 +81,29 @@ class Options:
     metrics: str | Sequence[str] | None = None
 
     def scales(self, path: Path) -> Scales:
-        return parse_scale_max(self.scale_max, str(path))
+        """--scale-max: `5` -> {"*": 5}; `"a=5,b=10"` or a mapping -> per metric; each > 0."""
+        value = self.scale_max
+        pairs: list[tuple[str, Any]] = []
+        if isinstance(value, Mapping):
+            pairs = list(value.items())
+        elif isinstance(value, int | float):
+            pairs = [("*", value)]
+        for item in split_list(value) if isinstance(value, str) else []:
+            name, sep, num = item.rpartition("=")
+            pairs.append((name.strip() if sep else "*", num))
+        out = Scales()
+        for name, num in pairs:
+            try:
+                top = float(num)
+            except (TypeError, ValueError):
+                top = float("nan")
+            if not top > 0:
+                raise IngestError(
+                    f"{path}: scale_max {num!r} is not a positive number; hint: --scale-max 5 "
+                    "or --scale-max 'faithfulness=5,rubric=10'."
+                )
+            out[str(name)] = top
+        return out
 
 
 class Scales(dict[str, float]):
@@ -143,7 +165,6 @@ class Node:
     score: float | None
     weight: float | None
     threshold: Any
-    """The tool's pass threshold of a group (kept on the config when within 0-1)."""
     fields: dict[str, Any]
     """The score row's other columns (weight, label, reason, the tool's own fields)."""
     children: list[Node] | None = None
@@ -160,30 +181,25 @@ def emit_tree(
     opaque: set[str] | frozenset[str] = frozenset(),
 ) -> None:
     """Score rows for the leaves of `nodes`, named by their path (`group/leaf`), and their
-    config entries in `tree` (groups score as the weighted average of their children). A
-    group in `opaque` (one whose score the tool did not compute from its children) is
-    scored as a leaf itself, its children's rows kept as detail outside the tree."""
+    config entries in `tree`: a group is the weighted average of its children, with the
+    tool's weight and 0-1 pass threshold when it has them. A group in `opaque` (one whose
+    score the tool did not compute from its children) is scored as a leaf itself, its
+    children's rows kept as detail outside the tree."""
     for n in nodes:
         path = f"{prefix}{n.name}"
         if n.children is None or path in opaque:
             out.scores.append({**at, S.EVALUATOR: path, S.SCORE: n.score, **n.fields})
             tree.setdefault(n.name, {})
-        if n.children is not None:
-            out.composite = True
-            sub = {} if path in opaque else group_node(tree, n.name, n.weight, n.threshold)
-            emit_tree(n.children, f"{path}/", at, out, sub, opaque)
-
-
-def group_node(tree: dict[str, Any], name: str, weight: float | None, threshold: Any) -> dict:
-    """Add the config entry of a nested evaluator group (a weighted average of its children,
-    with the tool's weight and 0-1 pass threshold when it has them) to `tree`; return the
-    group's children mapping."""
-    node = tree.setdefault(name, {"aggregator": "weighted_average", "children": {}})
-    if weight is not None and weight != 1.0 and "weight" not in node:
-        node["weight"] = weight
-    if isinstance(threshold, int | float) and 0 <= threshold <= 1 and "min_score" not in node:
-        node["min_score"] = float(threshold)
-    return node.setdefault("children", {})
+        if n.children is None:
+            continue
+        out.composite = True
+        node = tree.setdefault(n.name, {"aggregator": "weighted_average", "children": {}})
+        if n.weight is not None and n.weight != 1.0 and path not in opaque:
+            node.setdefault("weight", n.weight)
+        if isinstance(n.threshold, int | float) and 0 <= n.threshold <= 1 and path not in opaque:
+            node.setdefault("min_score", float(n.threshold))
+        sub = {} if path in opaque else node.setdefault("children", {})
+        emit_tree(n.children, f"{path}/", at, out, sub, opaque)
 
 
 def merge_tree(into: dict[str, Any], other: dict[str, Any]) -> None:
@@ -274,10 +290,9 @@ def metadata(value: Any, where: str, what: str) -> float | None:
 
 
 def count(value: Any, where: str, what: str) -> int | float | None:
-    """A token count: a whole JSON number within 0 .. 2**63-1, else None when absent
-    or not a number, else an IngestError naming `where`; NaN and infinities kept as
-    by `metadata`."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    """A token count: a whole number within 0 .. 2**63-1 (None when not a number; NaN and
+    infinities kept as by `metadata`)."""
+    if not is_number(value):
         return None
     if isinstance(value, float) and not math.isfinite(value):
         return value
@@ -290,18 +305,12 @@ def count(value: Any, where: str, what: str) -> int | float | None:
 def parse_time(value: Any) -> datetime | None:
     """An ISO timestamp (or a datetime, from Parquet) as naive UTC, or None when absent or
     unparseable."""
-    if isinstance(value, datetime):
-        ts = value
-    elif not isinstance(value, str) or not value:
-        return None
-    else:
+    if not isinstance(value, datetime):
         try:
-            ts = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
+            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except (AttributeError, TypeError, ValueError):  # not text, or not a timestamp
             return None
-    if ts.tzinfo is not None:
-        ts = ts.astimezone(UTC).replace(tzinfo=None)
-    return ts
+    return value if value.tzinfo is None else value.astimezone(UTC).replace(tzinfo=None)
 
 
 MAX_JSON_DEPTH = 200
@@ -434,32 +443,27 @@ def load_json_text(text: str, where: str) -> Any:
     return _loads(text, where)
 
 
-def json_safe(obj: Any, held: list[float] | None = None) -> Any:
-    """`obj` with NaN and infinities written as the strings "NaN", "Infinity",
-    "-Infinity" (JSON has no such numbers), for storing a tool's aggregates as JSON;
-    each one written is appended to `held`."""
-    if isinstance(obj, float) and not math.isfinite(obj):
-        if held is not None:
-            held.append(obj)
-        return "NaN" if math.isnan(obj) else ("Infinity" if obj > 0 else "-Infinity")
-    if isinstance(obj, dict):
-        return {k: json_safe(v, held) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [json_safe(v, held) for v in obj]
-    return obj
-
-
 class JsonText(str):
-    """`dump_json`'s text, with the non-finite numbers it holds as strings (counted by
+    """`dump_json`'s text, with the non-finite numbers it holds (counted by
     `settle_nonfinite`)."""
 
     held: tuple[float, ...] = ()
 
 
 def dump_json(obj: Any) -> JsonText:
-    """Strict JSON text of `obj` (non-finite numbers as strings, see `json_safe`)."""
+    """Strict JSON text of `obj`, for storing a tool's aggregates: NaN and infinities
+    written as the strings "NaN", "Infinity", "-Infinity" (JSON has no such numbers)."""
     held: list[float] = []
-    text = JsonText(json.dumps(json_safe(obj, held), allow_nan=False))
+
+    def safe(obj: Any) -> Any:
+        if isinstance(obj, float) and not math.isfinite(obj):
+            held.append(obj)
+            return "NaN" if math.isnan(obj) else ("Infinity" if obj > 0 else "-Infinity")
+        if isinstance(obj, dict):
+            return {k: safe(v) for k, v in obj.items()}
+        return [safe(v) for v in obj] if isinstance(obj, list) else obj
+
+    text = JsonText(json.dumps(safe(obj), allow_nan=False))
     text.held = tuple(held)
     return text
 
@@ -559,34 +563,6 @@ def id_columns(
     return out
 
 
-def parse_scale_max(value: float | str | Mapping[str, float] | None, where: str) -> Scales:
-    """`5` -> {"*": 5}; `"a=5,b=10"` or a mapping -> per metric. Values must be > 0."""
-    if value is None:
-        return Scales()
-    pairs: list[tuple[str, Any]] = []
-    if isinstance(value, Mapping):
-        pairs = list(value.items())
-    elif isinstance(value, int | float):
-        pairs = [("*", value)]
-    else:
-        for item in split_list(value):
-            name, sep, num = item.rpartition("=")
-            pairs.append((name.strip() if sep else "*", num))
-    out = Scales()
-    for name, num in pairs:
-        try:
-            top = float(num)
-        except (TypeError, ValueError):
-            top = float("nan")
-        if not top > 0:
-            raise IngestError(
-                f"{where}: scale_max {num!r} is not a positive number; hint: --scale-max 5 "
-                "or --scale-max 'faithfulness=5,rubric=10'."
-            )
-        out[str(name)] = top
-    return out
-
-
 def read_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
     """(where, row) for every row of a table export: JSONL (`FILE:LINE`), a JSON array of
     objects (`FILE: [i]`), CSV with a header (`FILE:LINE`; every value a string, empty
@@ -598,12 +574,10 @@ def read_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
         data = read_json(path)
         if not isinstance(data, list):
             raise IngestError(f"{path}: expected a JSON array of row objects")
-        out = []
         for i, obj in enumerate(data):
             if not isinstance(obj, dict):
                 raise IngestError(f"{path}: [{i}] is not a JSON object")
-            out.append((f"{path}: [{i}]", obj))
-        return out
+        return [(f"{path}: [{i}]", obj) for i, obj in enumerate(data)]
     if suffix == ".csv":
         header, records = csv_rows(path)
         return [
