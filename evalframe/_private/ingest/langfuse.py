@@ -64,52 +64,88 @@ def parse(path: Path, opts: C.Options) -> C.Parsed:
             scope = C.text(row.get("dataset_run_id")) or C.text(row.get("session_id")) or "?"
             run_level.setdefault(scope, {})[name] = value
             continue
-        rid = _run_of(row, where, opts.run_id, run_col, path)
+        rid = opts.run_id or (C.text(row.get(run_col)) if run_col else path.stem)
+        if rid is None:
+            raise IngestError(
+                f"{where}: no value in the run column {run_col!r} (--id-cols run_id="
+                f"{run_col}); hint: name a column every trace score has, or pass --run-id."
+            )
         observation = C.text(row.get(OBSERVATION_ID))
         case = observation if case_col == OBSERVATION_ID and observation else trace
         C.earliest(times, rid, C.parse_time(row.get("timestamp")))
         ex = executions.setdefault(
             (rid, case), {**key(rid, case), S.STATUS: S.STATUS_OK, TRACE_ID: trace}
         )
-        at = key(rid, case)
         top = 1.0 if dtype == "BOOLEAN" else scales.top(name)
         if dtype == "BOOLEAN" and value not in (0.0, 1.0):
             raise IngestError(f"{where}: BOOLEAN score {name!r} has value {value!r}, not 0 or 1")
-        if source == "ANNOTATION":
-            label = _annotation(row, where, at, name, dtype, value, top, seen)
-            if label is None:
-                skipped_annotations.add(name)
-            else:
-                out.labels.append(label)
+        rater = C.text(row.get("author_user_id")) or S.DEFAULT_RATER
+        label = source == "ANNOTATION"  # a human's: a label (docs/judges.md)
+        what = f"annotation {name!r} by {rater!r}" if label else f"score {name!r}"
+        first = seen.setdefault((str(label), rid, case, name, rater if label else ""), where)
+        if first != where:
+            raise IngestError(
+                f"{where}: a second {what} of {case!r} in run {rid!r} (the first is at {first}); "
+                "hint: scores on different observations of one trace are separate cases with "
+                "--id-cols case_id=observation_id."
+            )
+        if dtype == "CATEGORICAL" or (label and value is None):
+            (skipped_annotations if label else categorical).add(name)
+            if not label:
+                ex[name] = C.text(row.get("string_value"))
             continue
-        _unique(seen, ("score", rid, case, name), where, f"score {name!r} of {case!r}")
-        if dtype == "CATEGORICAL":
-            categorical.add(name)
-            ex[name] = C.text(row.get("string_value"))
+        if dtype == "NUMERIC" and value is not None and not 0 <= value <= top:
+            raise IngestError(
+                f"{where}: NUMERIC score {name!r} is {value:g}, outside 0-{top:g}; hint: "
+                f"--scale-max '{name}=N' gives the top of its scale."
+            )
+        fields = {S.REASON: C.text(row.get("comment")), "score_id": C.text(row.get("id"))}
+        if label:
+            numeric = dtype == "NUMERIC"
+            out.labels.append(
+                {
+                    **key(rid, case),
+                    S.EVALUATOR: name,
+                    S.RATER: rater,
+                    S.LABEL_PASSED: value == 1.0 if dtype == "BOOLEAN" else None,
+                    S.LABEL_SCORE: value if numeric else None,
+                    S.SCALE_MAX: top if numeric else None,
+                    **fields,
+                }
+            )
             continue
-        if dtype == "NUMERIC" and value is not None:
-            _in_scale(value, top, where, name)
+        boolean = C.text(row.get("string_value")) if dtype == "BOOLEAN" else None
+        score = {S.SCORE: value, S.SCALE_MAX: top, S.LABEL: boolean, S.REASON: fields[S.REASON]}
         out.scores.append(
-            {
-                **at,
-                S.EVALUATOR: name,
-                S.SCORE: value,
-                S.SCALE_MAX: top,
-                S.LABEL: C.text(row.get("string_value")) if dtype == "BOOLEAN" else None,
-                S.REASON: C.text(row.get("comment")),
-                "score_source": source,
-                "score_id": C.text(row.get("id")),
-                OBSERVATION_ID: observation,
-            }
-        )
+            {**key(rid, case), S.EVALUATOR: name, **score, "score_source": source,
+             "score_id": fields["score_id"], OBSERVATION_ID: observation}
+        )  # fmt: skip
     if not executions:
         raise IngestError(
             f"{path}: no score is on a trace (every row is a dataset-run or session score); "
             "nothing to ingest as cases."
         )
     out.executions = list(executions.values())
-    _notes(path, categorical, skipped_annotations, out)
-    _runs(path, [rid for rid, _case in executions], run_level, times, out)
+    for name in sorted(categorical):
+        out.notes.append(
+            f"{path}: CATEGORICAL score {name!r} not scored (a category is not a 0-1 "
+            f"score); its string_value is kept as the executions column {name!r}."
+        )
+    for name in sorted(skipped_annotations):
+        out.notes.append(
+            f"{path}: ANNOTATION {name!r} with a CATEGORICAL or empty value not kept as a "
+            "label (labels are pass/fail or a number)."
+        )
+    # dataset-run and session scores: the run's reported metrics when the file holds one run
+    run_names = list(dict.fromkeys(rid for rid, _case in executions))
+    if run_level and len(run_names) > 1:
+        out.notes.append(
+            f"{path}: {sum(len(v) for v in run_level.values())} dataset-run / session "
+            "score(s) not kept: the file holds several runs, which one they belong to is "
+            "not in the export."
+        )
+    reported = C.dump_json(run_level) if run_level and len(run_names) == 1 else None
+    out.runs += [C.run_row(rid, times.get(rid), reported_metrics=reported) for rid in run_names]
     return out
 
 
@@ -140,112 +176,5 @@ def _fields(row: Mapping[str, Any], where: str) -> tuple[str, str, str, float | 
             ) from None
     if raw is not None and (isinstance(raw, bool) or not isinstance(raw, int | float)):
         raise IngestError(f"{where}: value of score {name!r} must be a number, got {raw!r}")
-    return (
-        name,
-        dtype,
-        source,
-        None if raw is None else C.finite(raw, where, f"value of score {name!r}"),
-    )
-
-
-def _annotation(
-    row: Mapping[str, Any],
-    where: str,
-    at: dict[str, Any],
-    name: str,
-    dtype: str,
-    value: float | None,
-    top: float,
-    seen: dict[tuple[str, ...], str],
-) -> dict[str, Any] | None:
-    """The labels row of a human ANNOTATION score; None when its value is a category or
-    empty (not a label)."""
-    rater = C.text(row.get("author_user_id")) or S.DEFAULT_RATER
-    what = f"annotation {name!r} by {rater!r} of {at[S.CASE_ID]!r}"
-    _unique(seen, ("label", at[S.RUN_ID], at[S.CASE_ID], name, rater), where, what)
-    if dtype == "CATEGORICAL" or value is None:
-        return None
-    numeric = dtype == "NUMERIC"
-    if numeric:
-        _in_scale(value, top, where, name)
-    return {
-        **at,
-        S.EVALUATOR: name,
-        S.RATER: rater,
-        S.LABEL_PASSED: value == 1.0 if dtype == "BOOLEAN" else None,
-        S.LABEL_SCORE: value if numeric else None,
-        S.SCALE_MAX: top if numeric else None,
-        S.REASON: C.text(row.get("comment")),
-        "score_id": C.text(row.get("id")),
-    }
-
-
-def _run_of(
-    row: Mapping[str, Any], where: str, run_id: str | None, run_col: str | None, path: Path
-) -> str:
-    """The run of a trace score: --run-id, else its --id-cols run column, else the file."""
-    if run_id is not None:
-        return run_id
-    if run_col is None:
-        return path.stem
-    found = C.text(row.get(run_col))
-    if found is None:
-        raise IngestError(
-            f"{where}: no value in the run column {run_col!r} (--id-cols run_id="
-            f"{run_col}); hint: name a column every trace score has, or pass --run-id."
-        )
-    return found
-
-
-def _notes(path: Path, categorical: set[str], skipped_annotations: set[str], out: C.Parsed) -> None:
-    for name in sorted(categorical):
-        out.notes.append(
-            f"{path}: CATEGORICAL score {name!r} not scored (a category is not a 0-1 "
-            f"score); its string_value is kept as the executions column {name!r}."
-        )
-    for name in sorted(skipped_annotations):
-        out.notes.append(
-            f"{path}: ANNOTATION {name!r} with a CATEGORICAL or empty value not kept as a "
-            "label (labels are pass/fail or a number)."
-        )
-
-
-def _runs(
-    path: Path,
-    rids: list[str],
-    run_level: dict[str, dict[str, Any]],
-    times: dict[str, datetime | None],
-    out: C.Parsed,
-) -> None:
-    """A runs row per run; dataset-run and session scores kept as its reported metrics
-    when the file holds one run."""
-    run_names = list(dict.fromkeys(rids))
-    reported = None
-    if run_level:
-        if len(run_names) == 1:
-            reported = C.dump_json(run_level)
-        else:
-            out.notes.append(
-                f"{path}: {sum(len(v) for v in run_level.values())} dataset-run / session "
-                "score(s) not kept: the file holds several runs, which one they belong to is "
-                "not in the export."
-            )
-    out.runs += [C.run_row(rid, times.get(rid), reported_metrics=reported) for rid in run_names]
-
-
-def _unique(seen: dict[tuple[str, ...], str], key: tuple[str, ...], where: str, what: str) -> None:
-    first = seen.setdefault(key, where)
-    if first != where:
-        raise IngestError(
-            f"{where}: a second {what} in run {key[1]!r} (the first is at {first}); hint: "
-            "scores on different observations of one trace are separate cases with "
-            "--id-cols case_id=observation_id."
-        )
-
-
-def _in_scale(value: float, top: float, where: str, name: str) -> None:
-    if not 0 <= value <= top:
-        raise IngestError(
-            f"{where}: NUMERIC score {name!r} is {value:g}, outside 0-{top:g}; hint: "
-            f"--scale-max '{name}=N' gives the top of its scale."
-        )
+    value = None if raw is None else C.finite(raw, where, f"value of score {name!r}")
+    return name, dtype, source, value
