@@ -218,9 +218,8 @@ def _groups_of(tasks: list[str], subtasks: Any) -> list[str]:
     while changed:
         changed = False
         for group, members in subtasks.items():
-            if group in wanted or not isinstance(members, list):
-                continue
-            if wanted & {str(m) for m in members}:
+            listed = {str(m) for m in members} if isinstance(members, list) else set()
+            if group not in wanted and wanted & listed:
                 wanted.add(group)
                 found.append(group)
                 changed = True
@@ -230,18 +229,14 @@ def _groups_of(tasks: list[str], subtasks: Any) -> list[str]:
 def _run_row(paths: list[Path], rid: str, data: dict[str, Any]) -> dict[str, Any]:
     _task, ts = file_parts(paths[0])
     tasks = [file_parts(p)[0] for p in paths]
-    reported = None
-    model = paths[0].parent.name or None
+    reported, model = None, None
     if isinstance(data.get("results"), dict):
-        found = data["results"]
-        groups = C.as_dict(data.get("groups"))
+        found, groups = data["results"], C.as_dict(data.get("groups"))
         kept = {t: found.get(t) for t in tasks}
         for group in _groups_of(tasks, data.get("group_subtasks")):
             # a group's aggregate over its subtasks (in `groups` in newer versions)
             kept[group] = groups.get(group, found.get(group))
-        reported = C.dump_json(kept)
-        model = data.get("model_name") if isinstance(data.get("model_name"), str) else None
-        model = model or paths[0].parent.name or None
+        reported, model = C.dump_json(kept), C.typed(data.get("model_name"), str)
     date = data.get("date")
     created = None
     if C.is_number(date) and 0 < date < 1e11:
@@ -252,5 +247,6 @@ def _run_row(paths: list[Path], rid: str, data: dict[str, Any]) -> dict[str, Any
         day, _, clock = ts.partition("T")
         created = C.parse_time(f"{day}T{clock.replace('-', ':', 2)}")
     files = ",".join(str(p) for p in paths)
+    model = model or paths[0].parent.name or None
     return C.run_row(rid, created, model=model, tasks=",".join(tasks), reported_metrics=reported,
-                   **{C.SOURCE_FILE: files})  # fmt: skip
+                     **{C.SOURCE_FILE: files})  # fmt: skip

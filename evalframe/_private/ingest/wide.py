@@ -215,19 +215,14 @@ def _label_number(path: Path, df: pl.DataFrame, col: str) -> pl.Expr:
     """A label column of numbers (label_score, scale_max; empty text: none), checked."""
     if col not in df.columns:
         return pl.lit(None, pl.Float64)
-    dtype = df.schema[col]
-    if dtype == pl.String:
-        value = pl.col(col).str.strip_chars().cast(pl.Float64, strict=False)
-        bad = value.is_null() & (pl.col(col) != "")
-    else:
-        numeric = dtype.is_numeric() and dtype != pl.Boolean
-        value = pl.col(col).cast(pl.Float64) if numeric else pl.lit(None, pl.Float64)
-        bad = pl.col(col).is_not_null() & (not (numeric or dtype == pl.Boolean))
-    if (row := _first(df, bad)) is not None:
-        raise IngestError(f"{_where(path, row)}: {col} must be a number, got {row[col]!r}")
-    nonfinite = value.is_nan() | value.is_infinite() | (dtype == pl.Boolean)
-    if (row := _first(df, pl.col(col).is_not_null() & nonfinite)) is not None:
-        raise IngestError(f"{_where(path, row)}: {col} must be a finite number, got {row[col]!r}")
+    raw = pl.col(col).cast(pl.String) if df.schema[col].is_numeric() else _text(col, df)
+    value = raw.str.strip_chars().cast(pl.Float64, strict=False)
+    for bad, what in (
+        (value.is_null() & (raw != ""), "a number"),
+        (value.is_nan() | value.is_infinite(), "a finite number"),
+    ):
+        if (row := _first(df, bad)) is not None:
+            raise IngestError(f"{_where(path, row)}: {col} must be {what}, got {row[col]!r}")
     return value
 
 
@@ -245,9 +240,7 @@ def parse_labels(path: Path, opts: C.Options) -> C.Parsed:
         return value.replace("", None)
 
     passed = pl.lit(None, pl.Boolean)
-    if S.LABEL_PASSED in df.columns and df.schema[S.LABEL_PASSED] == pl.Boolean:
-        passed = pl.col(S.LABEL_PASSED)
-    elif S.LABEL_PASSED in df.columns:
+    if S.LABEL_PASSED in df.columns:
         said = _text(S.LABEL_PASSED, df).str.strip_chars().str.to_lowercase()
         passed = pl.when(said.is_in(_TRUE)).then(True).when(said.is_in(_FALSE)).then(False)
         if (row := _first(df, passed.is_null() & (said != ""))) is not None:
