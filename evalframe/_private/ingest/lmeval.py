@@ -69,8 +69,25 @@ def parse(paths: list[Path], opts: C.Options) -> C.Parsed:
             C.widen(spans, evaluator, num)
     off = {n: s for n, s in spans.items() if s[0] < 0 or s[1] > scales.top(n)}
     tasks = list(dict.fromkeys(file_parts(p)[0] for p in paths))
-    results = _results(paths)
-    lower, unbounded = _directions(results, tasks, metric_of, out, files)
+    # results_<timestamp>.json beside the samples files, when it is there: the tasks'
+    # aggregates (they may hold a NaN stderr: kept, stored as the string "NaN") and their
+    # `higher_is_better` map ({task: {metric: bool}}). A metric the tasks disagree on stays
+    # higher-is-better, with a note; without a results file every metric is higher.
+    ts = file_parts(paths[0])[1]
+    found = paths[0].parent / f"results_{ts}.json"
+    results = C.as_dict(C.read_json(found)) if ts and found.is_file() else {}
+    flags: dict[str, set[bool]] = {}
+    for task in tasks:
+        for metric, flag in C.as_dict(C.as_dict(results.get("higher_is_better")).get(task)).items():
+            if isinstance(flag, bool):
+                flags.setdefault(metric, set()).add(flag)
+    lower = {e for e, m in metric_of.items() if flags.get(m) == {False}}
+    for evaluator in [e for e, m in metric_of.items() if len(flags.get(m, ())) > 1]:
+        out.notes.append(
+            f"{_named(files[evaluator])}: {evaluator!r}: the tasks of this run disagree on "
+            "whether higher is better (results `higher_is_better`); scored as higher-is-better."
+        )
+    unbounded = {e for e in lower if metric_of[e] in UNBOUNDED}
     # a lower-is-better metric that reaches infinity has no finite top either
     unbounded |= lower & infinite
     # scalars only (lists have their note below), and not those outside the scale (same)
@@ -147,45 +164,6 @@ def _samples(paths: list[Path], rid: str) -> tuple[dict, dict, dict[str, str], d
             if path.name not in holders:
                 holders.append(path.name)
     return executions, values, metric_of, files
-
-
-def _results(paths: list[Path]) -> dict[str, Any]:
-    """results_<timestamp>.json beside the samples files ({} when it is not there): the
-    task's aggregates (they may hold a NaN stderr: kept, stored as the string "NaN")."""
-    _task, ts = file_parts(paths[0])
-    results = paths[0].parent / f"results_{ts}.json" if ts else None
-    return C.as_dict(C.read_json(results)) if results is not None and results.is_file() else {}
-
-
-def _directions(
-    data: dict[str, Any],
-    tasks: list[str],
-    metric_of: dict[str, str],
-    out: C.Parsed,
-    files: dict[str, list[str]],
-) -> tuple[set[str], set[str]]:
-    """(lower-is-better evaluators, those of them with no finite top) from the results
-    file's `higher_is_better` map ({task: {metric: bool}}) over this run's tasks; an
-    evaluator is its metric under a filter. A metric the tasks disagree on stays
-    higher-is-better, with a note; without a results file every metric is higher."""
-    table = C.as_dict(data.get("higher_is_better"))
-    seen: dict[str, set[bool]] = {}
-    for task in tasks:
-        for metric, flag in C.as_dict(table.get(task)).items():
-            if isinstance(flag, bool):
-                seen.setdefault(metric, set()).add(flag)
-    lower: set[str] = set()
-    for evaluator, metric in metric_of.items():
-        flags = seen.get(metric, set())
-        if flags == {False}:
-            lower.add(evaluator)
-        elif len(flags) > 1:
-            out.notes.append(
-                f"{_named(files[evaluator])}: {evaluator!r}: the tasks of this run disagree on "
-                "whether higher is better (results `higher_is_better`); scored as "
-                "higher-is-better."
-            )
-    return lower, {e for e in lower if metric_of[e] in UNBOUNDED}
 
 
 def _number(value: Any) -> float | None:

@@ -82,7 +82,19 @@ def _parse_table(
         )
     out = C.Parsed()
     index = {c: i for i, c in enumerate(columns)}
-    tops = _table_scales(path, rows, index, metrics, scales, out)
+    # each metric's scale top: --scale-max; else 5 for an LLM-judged metric (it has a
+    # justification column: MLflow's judges grade 1-5); else 1 when every value is within
+    # 0-1; else None: not scored (a count or grade level), with a note
+    tops: dict[str, float | None] = {}
+    for m in metrics:
+        cells = [r[index[f"{m}/score"]] for r in rows]
+        values = [v for v in cells if isinstance(v, int | float) and math.isfinite(v)]
+        top = scales.get(m, scales.get("*"))
+        if top is None:
+            top = JUDGE_SCALE if f"{m}/justification" in index else 1.0
+        tops[m] = top if all(0 <= v <= top for v in values) else None
+        if tops[m] is None:
+            out.notes.append(C.off_scale(str(path), m, min(values), max(values), top, f"{m}/score"))
     taken = {f"{m}/{part}" for m in metrics for part in ("score", "justification")}
     seen: set[str] = set()
     for n, row in enumerate(rows):
@@ -125,30 +137,6 @@ def _table_score(value: Any, where: str, metric: str) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise IngestError(f"{where}: {metric}/score must be a number, got {value!r}")
     return C.finite(value, where, f"{metric}/score")
-
-
-def _table_scales(
-    path: Path,
-    rows: list[list[Any]],
-    index: dict[str, int],
-    metrics: list[str],
-    scales: C.Scales,
-    out: C.Parsed,
-) -> dict[str, float | None]:
-    """Each metric's scale top: --scale-max; else 5 for an LLM-judged metric (it has a
-    justification column: MLflow's judges grade 1-5); else 1 when every value is within
-    0-1; else None: not scored (a count or grade level), with a note."""
-    tops: dict[str, float | None] = {}
-    for m in metrics:
-        cells = [r[index[f"{m}/score"]] for r in rows]
-        values = [v for v in cells if isinstance(v, int | float) and math.isfinite(v)]
-        top = scales.get(m, scales.get("*"))
-        if top is None:
-            top = JUDGE_SCALE if f"{m}/justification" in index else 1.0
-        tops[m] = top if all(0 <= v <= top for v in values) else None
-        if tops[m] is None:
-            out.notes.append(C.off_scale(str(path), m, min(values), max(values), top, f"{m}/score"))
-    return tops
 
 
 def _run_meta(run_dir: Path) -> dict[str, Any]:
