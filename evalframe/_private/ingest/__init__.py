@@ -4,11 +4,13 @@ append them to a dataset folder as new runs. See docs/ingest.md for the field ma
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import evalframe._private.ingest._common as C
 from evalframe._private import schema as S
+from evalframe._private.errors import IngestError
 from evalframe._private.ingest import (
     agentv,
     deepeval,
@@ -19,29 +21,43 @@ from evalframe._private.ingest import (
     promptfoo,
     wide,
 )
-from evalframe._private.ingest._common import (
-    SOURCE_FILE,
-    SOURCE_FORMAT,
-    IngestError,
-    Options,
-    Parsed,
-    frame,
-    settle_nonfinite,
-)
 from evalframe._private.ingest.store import append_tables
 
 __all__ = ["INGEST_FORMATS", "IngestError", "IngestReport", "ingest"]
 
-INGEST_FORMATS = (
-    "agentv",
-    "promptfoo",
-    "inspect",
-    "deepeval",
-    "lmeval",
-    "langfuse",
-    "mlflow",
-    "wide",
-)
+
+def _files(*suffixes: str, prefix: str = "") -> Callable[[Path], list[Path]]:
+    """A file as is; a folder: its files with one of `suffixes` (and names starting with
+    `prefix`), recursively, sorted."""
+
+    def found(path: Path) -> list[Path]:
+        if not path.is_dir():
+            return [path]
+        out = sorted(
+            p
+            for p in path.rglob("*")
+            if p.is_file() and p.suffix in suffixes and p.name.startswith(prefix)
+        )
+        if not out:
+            raise IngestError(f"{path}: no {prefix}*{' / *'.join(suffixes)} files in this folder")
+        return out
+
+    return found
+
+
+_ADAPTERS: dict[str, tuple[Callable[[Path], list[Path]], Callable[[Any, C.Options], C.Parsed]]] = {
+    "agentv": (agentv.expand, agentv.parse),
+    "promptfoo": (_files(".json"), promptfoo.parse),
+    "inspect": (_files(".eval", ".json"), inspect_log.parse),
+    "deepeval": (_files(".json"), deepeval.parse),
+    "lmeval": (_files(".jsonl", prefix="samples_"), lmeval.parse),
+    "langfuse": (_files(*langfuse.SUFFIXES), langfuse.parse),
+    "mlflow": (mlflow.table_files, mlflow.parse),
+    "wide": (_files(*wide.SUFFIXES), wide.parse),
+}
+"""Per format: the source files of a named file or folder, and the parser of one file
+(of one run's files, for lm-eval)."""
+INGEST_FORMATS = tuple(_ADAPTERS)
 """The formats `ingest` reads (its `format` argument, any case)."""
 
 
@@ -65,15 +81,7 @@ class IngestReport:
     metrics in an Inspect score dict, kept as executions columns)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "dataset": self.dataset,
-            "format": self.format,
-            "runs_added": list(self.runs_added),
-            "runs_replaced": list(self.runs_replaced),
-            "rows": dict(self.rows),
-            "suggested_config": self.suggested_config,
-            "skipped": list(self.skipped),
-        }
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
 
 def ingest(
@@ -117,91 +125,45 @@ def ingest(
         raise IngestError("--id-cols applies to the `wide`, `langfuse` and `mlflow` formats only.")
     if labels and (fmt != "wide" or metrics is not None):
         raise IngestError("--labels reads the `wide` format (without --metrics) only.")
-    opts = Options(run_id, id_cols, scale_max, metrics)
-    files = [f for src in sources for f in _ADAPTERS[fmt][0](_existing(Path(src)))]
-    parsed = Parsed()
-    if labels:
-        for f in files:
-            parsed.extend(wide.parse_labels(f, opts))
-    else:
-        owners: dict[str, Path] = {}
-        for unit in lmeval.runs(files, run_id) if fmt == "lmeval" else [[f] for f in files]:
-            new = _ADAPTERS[fmt][1](unit if fmt == "lmeval" else unit[0], opts)
-            for row in new.runs:
-                row.setdefault(SOURCE_FILE, str(unit[0]))
-                row[SOURCE_FORMAT] = fmt
-            _check_collisions(new, unit[0], owners, merge=run_id is not None)
-            parsed.extend(new)
-    settle_nonfinite(parsed)
+    opts = C.Options(run_id, id_cols, scale_max, metrics)
+    missing = next((p for p in map(Path, sources) if not p.exists()), None)
+    if missing is not None:
+        raise IngestError(f"{missing}: no such file or folder")
+    files = [f for src in sources for f in _ADAPTERS[fmt][0](Path(src))]
+    parsed = C.Parsed()
+    owners: dict[str, Path] = {}
+    for unit in lmeval.runs(files, run_id) if fmt == "lmeval" else [[f] for f in files]:
+        if labels:
+            parsed.extend(wide.parse_labels(unit[0], opts))
+            continue
+        new = _ADAPTERS[fmt][1](unit if fmt == "lmeval" else unit[0], opts)
+        for row in new.runs:
+            row.setdefault(C.SOURCE_FILE, str(unit[0]))
+            row["source_format"] = fmt
+            # two sources of one call that derive the same run id: an error, unless the
+            # user named the run (`run_id`), which merges them into one run
+            owner = owners.setdefault(row[S.RUN_ID], unit[0])
+            if owner != unit[0] and run_id is None:
+                raise IngestError(
+                    f"{unit[0]}: its run id {row[S.RUN_ID]!r} is also the run id of {owner}; "
+                    "hint: ingest them in separate calls with different --run-id values, or "
+                    "pass one --run-id to merge them into one run."
+                )
+        new.runs = [row for row in new.runs if owners[row[S.RUN_ID]] == unit[0]]
+        parsed.extend(new)
+    C.settle_nonfinite(parsed)
     tables = {
-        name: frame(rows, name)
+        name: C.frame(rows, name)
         for name, rows in parsed.tables().items()
         if rows or name in ((S.LABELS,) if labels else (S.SCORES, S.EXECUTIONS, S.RUNS))
     }
     result = append_tables(to, tables, replace=replace)
     return IngestReport(
-        dataset=str(to),
-        format=fmt,
-        runs_added=result.runs_added,
-        runs_replaced=result.runs_replaced,
-        rows=result.rows,
+        str(to),
+        fmt,
+        result.runs_added,
+        result.runs_replaced,
+        result.rows,
         suggested_config=None if labels else parsed.suggested_config(),
         skipped=() if labels else tuple(parsed.notes),
     )
-
-
-def _check_collisions(new: Parsed, f: Path, owners: dict[str, Path], *, merge: bool) -> None:
-    """Two sources of one call that derive the same run id: an error, unless the user
-    named the run (`run_id`), which merges them into one run (one runs row kept)."""
-    kept = []
-    for row in new.runs:
-        rid = row[S.RUN_ID]
-        owner = owners.setdefault(rid, f)
-        if owner == f:
-            kept.append(row)
-        elif not merge:
-            raise IngestError(
-                f"{f}: its run id {rid!r} is also the run id of {owner}; hint: ingest them "
-                "in separate calls with different --run-id values, or pass one --run-id to "
-                "merge them into one run."
-            )
-    new.runs = kept
-
-
-def _existing(path: Path) -> Path:
-    if not path.exists():
-        raise IngestError(f"{path}: no such file or folder")
-    return path
-
-
-def _files(*suffixes: str, prefix: str = "") -> Callable[[Path], list[Path]]:
-    """A file as is; a folder: its files with one of `suffixes` (and names starting with
-    `prefix`), recursively, sorted."""
-
-    def found(path: Path) -> list[Path]:
-        if not path.is_dir():
-            return [path]
-        out = sorted(
-            p
-            for p in path.rglob("*")
-            if p.is_file() and p.suffix in suffixes and p.name.startswith(prefix)
-        )
-        if not out:
-            raise IngestError(f"{path}: no {prefix}*{' / *'.join(suffixes)} files in this folder")
-        return out
-
-    return found
-
-
-_ADAPTERS: dict[str, tuple[Callable[[Path], list[Path]], Callable[[Any, Options], Parsed]]] = {
-    "agentv": (agentv.expand, agentv.parse),
-    "promptfoo": (_files(".json"), promptfoo.parse),
-    "inspect": (_files(".eval", ".json"), inspect_log.parse),
-    "deepeval": (_files(".json"), deepeval.parse),
-    "lmeval": (_files(".jsonl", prefix="samples_"), lmeval.parse),
-    "langfuse": (_files(*langfuse.SUFFIXES), langfuse.parse),
-    "mlflow": (mlflow.table_files, mlflow.parse),
-    "wide": (_files(*wide.SUFFIXES), wide.parse),
-}
-"""Per format: the source files of a named file or folder, and the parser of one file
-(of one run's files, for lm-eval)."""

@@ -1,5 +1,6 @@
-"""Shared pieces of the ingest parsers: the error type, the parsed-rows container, run ids,
-JSON / JSONL reading that names file and line, and turning row dicts into typed frames."""
+"""Shared pieces of the ingest parsers: the parsed-rows container, run ids, numbers checked
+where they become scores, JSON / JSONL / CSV reading that names file and line, and turning
+row dicts into typed frames."""
 
 from __future__ import annotations
 
@@ -20,23 +21,20 @@ import polars as pl
 from evalframe._private import schema as S
 from evalframe._private.errors import IngestError
 
-# extra columns every format writes
 SOURCE_FILE = "source_file"
-SOURCE_FORMAT = "source_format"
 REPORTED_SCORE = "reported_score"
 """The score the tool itself reported for the execution (for checking a recomputation)."""
 
 
 @dataclass
 class Parsed:
-    """Row dicts for the four input tables, plus a suggested evaluator tree."""
+    """Row dicts for the input tables, plus a suggested evaluator tree."""
 
     scores: list[dict[str, Any]] = field(default_factory=list)
     executions: list[dict[str, Any]] = field(default_factory=list)
     outcomes: list[dict[str, Any]] = field(default_factory=list)
     runs: list[dict[str, Any]] = field(default_factory=list)
     labels: list[dict[str, Any]] = field(default_factory=list)
-    """Human labels (docs/judges.md), for formats that carry them (Langfuse annotations)."""
     tree: dict[str, Any] = field(default_factory=dict)
     """Suggested `evaluators` mapping (config syntax); used only when `composite`."""
     composite: bool = False
@@ -49,14 +47,7 @@ class Parsed:
     for the tool's own pass boundary on the normalized scale. The first source's entry wins."""
 
     def tables(self) -> dict[str, list[dict[str, Any]]]:
-        """The row lists by table name."""
-        return {
-            S.SCORES: self.scores,
-            S.EXECUTIONS: self.executions,
-            S.RUNS: self.runs,
-            S.OUTCOMES: self.outcomes,
-            S.LABELS: self.labels,
-        }
+        return {t: getattr(self, t) for t in (S.SCORES, S.EXECUTIONS, S.RUNS, S.OUTCOMES, S.LABELS)}
 
     def extend(self, other: Parsed) -> None:
         for mine, theirs in zip(self.tables().values(), other.tables().values(), strict=True):
@@ -82,7 +73,7 @@ class Parsed:
 
 @dataclass(frozen=True)
 class Options:
-    """The user's options for one `ingest` call, as every adapter reads them."""
+    """The user's options for one `ingest` call."""
 
     run_id: str | None = None
     id_cols: str | Sequence[str] | None = None
@@ -90,7 +81,29 @@ class Options:
     metrics: str | Sequence[str] | None = None
 
     def scales(self, path: Path) -> Scales:
-        return parse_scale_max(self.scale_max, str(path))
+        """--scale-max: `5` -> {"*": 5}; `"a=5,b=10"` or a mapping -> per metric; each > 0."""
+        value = self.scale_max
+        pairs: list[tuple[str, Any]] = []
+        if isinstance(value, Mapping):
+            pairs = list(value.items())
+        elif isinstance(value, int | float):
+            pairs = [("*", value)]
+        for item in split_list(value) if isinstance(value, str) else []:
+            name, sep, num = item.rpartition("=")
+            pairs.append((name.strip() if sep else "*", num))
+        out = Scales()
+        for name, num in pairs:
+            try:
+                top = float(num)
+            except (TypeError, ValueError):
+                top = float("nan")
+            if not top > 0:
+                raise IngestError(
+                    f"{path}: scale_max {num!r} is not a positive number; hint: --scale-max 5 "
+                    "or --scale-max 'faithfulness=5,rubric=10'."
+                )
+            out[str(name)] = top
+        return out
 
 
 class Scales(dict[str, float]):
@@ -111,13 +124,16 @@ def is_number(value: Any) -> TypeGuard[int | float]:
 
 
 def text(value: Any) -> str | None:
-    """A value as text; None when absent or empty."""
     return None if value is None or value == "" else str(value)
 
 
 def key(rid: str, case: str, attempt: int = 0) -> dict[str, Any]:
-    """The execution key of a row."""
     return {S.RUN_ID: rid, S.CASE_ID: case, S.ATTEMPT: attempt}
+
+
+def run_row(rid: str, created: datetime | None, label: Any = None, **extra: Any) -> dict:
+    """A runs row: its id, start time, label (the id when none) and the tool's fields."""
+    return {S.RUN_ID: rid, S.CREATED_AT: created, S.LABEL: label or rid, **extra}
 
 
 def earliest(times: dict[str, Any], rid: str, ts: datetime | None) -> None:
@@ -136,7 +152,6 @@ def off_scale(where: str, name: str, lo: float, hi: float, top: float, column: s
 
 
 def widen(spans: dict[str, tuple[float, float]], name: str, value: float) -> None:
-    """Grow the (smallest, largest) value seen of `name` by `value`."""
     lo, hi = spans.get(name, (value, value))
     spans[name] = (min(lo, value), max(hi, value))
 
@@ -150,7 +165,6 @@ class Node:
     score: float | None
     weight: float | None
     threshold: Any
-    """The tool's pass threshold of a group (kept on the config when within 0-1)."""
     fields: dict[str, Any]
     """The score row's other columns (weight, label, reason, the tool's own fields)."""
     children: list[Node] | None = None
@@ -167,30 +181,25 @@ def emit_tree(
     opaque: set[str] | frozenset[str] = frozenset(),
 ) -> None:
     """Score rows for the leaves of `nodes`, named by their path (`group/leaf`), and their
-    config entries in `tree` (groups score as the weighted average of their children). A
-    group in `opaque` (one whose score the tool did not compute from its children) is
-    scored as a leaf itself, its children's rows kept as detail outside the tree."""
+    config entries in `tree`: a group is the weighted average of its children, with the
+    tool's weight and 0-1 pass threshold when it has them. A group in `opaque` (one whose
+    score the tool did not compute from its children) is scored as a leaf itself, its
+    children's rows kept as detail outside the tree."""
     for n in nodes:
         path = f"{prefix}{n.name}"
         if n.children is None or path in opaque:
             out.scores.append({**at, S.EVALUATOR: path, S.SCORE: n.score, **n.fields})
             tree.setdefault(n.name, {})
-        if n.children is not None:
-            out.composite = True
-            sub = {} if path in opaque else group_node(tree, n.name, n.weight, n.threshold)
-            emit_tree(n.children, f"{path}/", at, out, sub, opaque)
-
-
-def group_node(tree: dict[str, Any], name: str, weight: float | None, threshold: Any) -> dict:
-    """Add the config entry of a nested evaluator group (a weighted average of its children,
-    with the tool's weight and 0-1 pass threshold when it has them) to `tree`; return the
-    group's children mapping."""
-    node = tree.setdefault(name, {"aggregator": "weighted_average", "children": {}})
-    if weight is not None and weight != 1.0 and "weight" not in node:
-        node["weight"] = weight
-    if isinstance(threshold, int | float) and 0 <= threshold <= 1 and "min_score" not in node:
-        node["min_score"] = float(threshold)
-    return node.setdefault("children", {})
+        if n.children is None:
+            continue
+        out.composite = True
+        node = tree.setdefault(n.name, {"aggregator": "weighted_average", "children": {}})
+        if n.weight is not None and n.weight != 1.0 and path not in opaque:
+            node.setdefault("weight", n.weight)
+        if isinstance(n.threshold, int | float) and 0 <= n.threshold <= 1 and path not in opaque:
+            node.setdefault("min_score", float(n.threshold))
+        sub = {} if path in opaque else node.setdefault("children", {})
+        emit_tree(n.children, f"{path}/", at, out, sub, opaque)
 
 
 def merge_tree(into: dict[str, Any], other: dict[str, Any]) -> None:
@@ -281,10 +290,9 @@ def metadata(value: Any, where: str, what: str) -> float | None:
 
 
 def count(value: Any, where: str, what: str) -> int | float | None:
-    """A token count: a whole JSON number within 0 .. 2**63-1, else None when absent
-    or not a number, else an IngestError naming `where`; NaN and infinities kept as
-    by `metadata`."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    """A token count: a whole number within 0 .. 2**63-1 (None when not a number; NaN and
+    infinities kept as by `metadata`)."""
+    if not is_number(value):
         return None
     if isinstance(value, float) and not math.isfinite(value):
         return value
@@ -297,18 +305,12 @@ def count(value: Any, where: str, what: str) -> int | float | None:
 def parse_time(value: Any) -> datetime | None:
     """An ISO timestamp (or a datetime, from Parquet) as naive UTC, or None when absent or
     unparseable."""
-    if isinstance(value, datetime):
-        ts = value
-    elif not isinstance(value, str) or not value:
-        return None
-    else:
+    if not isinstance(value, datetime):
         try:
-            ts = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
+            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except (AttributeError, TypeError, ValueError):  # not text, or not a timestamp
             return None
-    if ts.tzinfo is not None:
-        ts = ts.astimezone(UTC).replace(tzinfo=None)
-    return ts
+    return value if value.tzinfo is None else value.astimezone(UTC).replace(tzinfo=None)
 
 
 MAX_JSON_DEPTH = 200
@@ -378,63 +380,34 @@ def _line_col(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
-def _short(token: str) -> str:
-    return token if len(token) <= 24 else f"{token[:12]}...({len(token)} characters)"
-
-
 class _Refused(Exception):
     pass
 
 
-def _decode(text: str) -> tuple[Any, list[NonFinite]]:
-    """json.loads that marks NaN and infinities (`NonFinite`) and refuses integers beyond
-    a float's range."""
+def _loads(text: str, source: str, jsonl_line: int | None = None) -> Any:
+    """json.loads that keeps NaN and infinities as `NonFinite` values placed at their file,
+    line and column, and refuses integers beyond a float's range. Errors name the file and
+    line (and the column, for a line of a JSONL file)."""
+    jsonl = jsonl_line is not None
+    where = f"{source}:{jsonl_line}" if jsonl else source
     kept: list[NonFinite] = []
 
     def constant(token: str) -> float:
         value = NonFinite(token)
-        value.token = token
+        value.token, value.source = token, source
         kept.append(value)
         return value
-
-    def floating(token: str) -> float:
-        value = float(token)
-        return value if math.isfinite(value) else constant(token)
 
     def integer(token: str) -> int:
         if len(token) > 300 and (len(token) > 4000 or abs(int(token)) > _MAX_INT):
             raise _Refused
         return int(token)
 
-    obj = json.loads(text, parse_constant=constant, parse_float=floating, parse_int=integer)
-    return obj, kept
+    def floating(token: str) -> float:
+        return value if math.isfinite(value := float(token)) else constant(token)
 
-
-def _refusal(text: str, where: str, *, jsonl: bool) -> str:
-    integers = ((o, t) for o, t in _bad_tokens(text) if t.lstrip("-").isdigit())
-    offset, token = next(integers, (0, "?"))
-    line, col = _line_col(text, offset)
-    at = f"{where}: at column {col}" if jsonl else f"{where}:{line}:{col}"
-    return (
-        f"{at}: {_short(token)} is an integer of {len(token.lstrip('-'))} digits, beyond the "
-        "range of a number; refused (a value evalframe cannot store: the file is corrupt)."
-    )
-
-
-def _place(text: str, kept: list[NonFinite], source: str) -> None:
-    """Give each kept non-finite value its file, line and column (tokens in document
-    order)."""
-    consts = (pos for pos, tok in _bad_tokens(text))
-    for value, offset in zip(kept, consts, strict=False):
-        value.line, value.col = _line_col(text, offset)
-        value.source = source
-
-
-def _loads(text: str, where: str, *, jsonl: bool) -> tuple[Any, list[NonFinite]]:
-    """`_decode`, its errors as IngestErrors naming `where` and the line (for a JSONL
-    line, `where` names the line and the column is given)."""
     try:
-        return _decode(text)
+        obj = json.loads(text, parse_constant=constant, parse_float=floating, parse_int=integer)
     except json.JSONDecodeError as exc:
         if jsonl:
             raise IngestError(
@@ -446,48 +419,51 @@ def _loads(text: str, where: str, *, jsonl: bool) -> tuple[Any, list[NonFinite]]
             "hint: the file may be truncated or not the format you named."
         ) from None
     except (_Refused, ValueError):
-        raise IngestError(_refusal(text, where, jsonl=jsonl)) from None
+        integers = ((o, t) for o, t in _bad_tokens(text) if t.lstrip("-").isdigit())
+        offset, token = next(integers, (0, "?"))
+        line, col = _line_col(text, offset)
+        shown = token if len(token) <= 24 else f"{token[:12]}...({len(token)} characters)"
+        raise IngestError(
+            f"{f'{where}: at column {col}' if jsonl else f'{where}:{line}:{col}'}: {shown} is an "
+            f"integer of {len(token.lstrip('-'))} digits, beyond the range of a number; "
+            "refused (a value evalframe cannot store: the file is corrupt)."
+        ) from None
     except RecursionError:
         raise IngestError(_too_deep(where)) from None
-
-
-def load_json_text(text: str, where: str) -> Any:
-    """Parse JSON text; errors (syntax, absurd nesting, integers a float cannot hold) name
-    `where` and the line. NaN and infinities are kept as `NonFinite` values that know
-    their file and line: `finite` / `number` refuse them where a value becomes a score,
-    `settle_nonfinite` leaves them null elsewhere."""
-    obj, kept = _loads(text, where, jsonl=False)
-    _place(text, kept, where)
+    for value, (offset, _token) in zip(kept, _bad_tokens(text), strict=False):
+        line, value.col = _line_col(text, offset)
+        value.line = jsonl_line or line
     _check_depth(obj, where)
     return obj
 
 
-def json_safe(obj: Any, held: list[float] | None = None) -> Any:
-    """`obj` with NaN and infinities written as the strings "NaN", "Infinity",
-    "-Infinity" (JSON has no such numbers), for storing a tool's aggregates as JSON;
-    each one written is appended to `held`."""
-    if isinstance(obj, float) and not math.isfinite(obj):
-        if held is not None:
-            held.append(obj)
-        return "NaN" if math.isnan(obj) else ("Infinity" if obj > 0 else "-Infinity")
-    if isinstance(obj, dict):
-        return {k: json_safe(v, held) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [json_safe(v, held) for v in obj]
-    return obj
+def load_json_text(text: str, where: str) -> Any:
+    """Parse JSON text (see `_loads`): `finite` / `number` refuse its NaN and infinities
+    where a value becomes a score, `settle_nonfinite` leaves them null elsewhere."""
+    return _loads(text, where)
 
 
 class JsonText(str):
-    """`dump_json`'s text, with the non-finite numbers it holds as strings (counted by
+    """`dump_json`'s text, with the non-finite numbers it holds (counted by
     `settle_nonfinite`)."""
 
     held: tuple[float, ...] = ()
 
 
 def dump_json(obj: Any) -> JsonText:
-    """Strict JSON text of `obj` (non-finite numbers as strings, see `json_safe`)."""
+    """Strict JSON text of `obj`, for storing a tool's aggregates: NaN and infinities
+    written as the strings "NaN", "Infinity", "-Infinity" (JSON has no such numbers)."""
     held: list[float] = []
-    text = JsonText(json.dumps(json_safe(obj, held), allow_nan=False))
+
+    def safe(obj: Any) -> Any:
+        if isinstance(obj, float) and not math.isfinite(obj):
+            held.append(obj)
+            return "NaN" if math.isnan(obj) else ("Infinity" if obj > 0 else "-Infinity")
+        if isinstance(obj, dict):
+            return {k: safe(v) for k, v in obj.items()}
+        return [safe(v) for v in obj] if isinstance(obj, list) else obj
+
+    text = JsonText(json.dumps(safe(obj), allow_nan=False))
     text.held = tuple(held)
     return text
 
@@ -544,14 +520,9 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     for lineno, line in enumerate(read_text(path).split("\n"), start=1):
         if not line.strip():
             continue
-        where = f"{path}:{lineno}"
-        obj, kept = _loads(line, where, jsonl=True)
-        _place(line, kept, str(path))
-        for value in kept:
-            value.line = lineno
+        obj = _loads(line, str(path), lineno)
         if not isinstance(obj, dict):
-            raise IngestError(f"{where}: expected a JSON object, got {type(obj).__name__}")
-        _check_depth(obj, where)
+            raise IngestError(f"{path}:{lineno}: expected a JSON object, got {type(obj).__name__}")
         yield lineno, obj
 
 
@@ -592,34 +563,6 @@ def id_columns(
     return out
 
 
-def parse_scale_max(value: float | str | Mapping[str, float] | None, where: str) -> Scales:
-    """`5` -> {"*": 5}; `"a=5,b=10"` or a mapping -> per metric. Values must be > 0."""
-    if value is None:
-        return Scales()
-    pairs: list[tuple[str, Any]] = []
-    if isinstance(value, Mapping):
-        pairs = list(value.items())
-    elif isinstance(value, int | float):
-        pairs = [("*", value)]
-    else:
-        for item in split_list(value):
-            name, sep, num = item.rpartition("=")
-            pairs.append((name.strip() if sep else "*", num))
-    out = Scales()
-    for name, num in pairs:
-        try:
-            top = float(num)
-        except (TypeError, ValueError):
-            top = float("nan")
-        if not top > 0:
-            raise IngestError(
-                f"{where}: scale_max {num!r} is not a positive number; hint: --scale-max 5 "
-                "or --scale-max 'faithfulness=5,rubric=10'."
-            )
-        out[str(name)] = top
-    return out
-
-
 def read_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
     """(where, row) for every row of a table export: JSONL (`FILE:LINE`), a JSON array of
     objects (`FILE: [i]`), CSV with a header (`FILE:LINE`; every value a string, empty
@@ -631,12 +574,10 @@ def read_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
         data = read_json(path)
         if not isinstance(data, list):
             raise IngestError(f"{path}: expected a JSON array of row objects")
-        out = []
         for i, obj in enumerate(data):
             if not isinstance(obj, dict):
                 raise IngestError(f"{path}: [{i}] is not a JSON object")
-            out.append((f"{path}: [{i}]", obj))
-        return out
+        return [(f"{path}: [{i}]", obj) for i, obj in enumerate(data)]
     if suffix == ".csv":
         header, records = csv_rows(path)
         return [

@@ -6,36 +6,18 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import evalframe._private.ingest._common as C
 from evalframe._private import schema as S
-from evalframe._private.ingest._common import (
-    IngestError,
-    Options,
-    Parsed,
-    count,
-    key,
-    metadata,
-    number,
-    read_json,
-    typed,
-)
+from evalframe._private.errors import IngestError
 
-REPORTED_PASSED = "reported_passed"
-METRIC_THRESHOLD = "metric_threshold"
-EVALUATION_MODEL = "evaluation_model"
-EVALUATION_COST = "evaluation_cost"
-FLAKY = "flaky"
-REPORTED_METRICS = "reported_metrics"
-"""DeepEval's own per-metric aggregate (`metricsScores`: scores, passes, fails, errors)."""
-ORDER = "order"
-"""DeepEval's `order` of the test case: its key within the test run."""
 LOWER_IS_BETTER = frozenset({"Hallucination", "Bias", "Toxicity"})
 """DeepEval's metrics whose success means score <= threshold: the direction of a metric
 none of whose scores differs from its threshold (so its success cannot reveal it)."""
-LATEST = ".latest_test_run.json"
 _SAVED = re.compile(r"^test_run_(\d{8}_\d{6})$")
 """A test run saved to DEEPEVAL_RESULTS_FOLDER: test_run_YYYYMMDD_HHMMSS.json (local time)."""
 
@@ -47,11 +29,10 @@ def run_id_of(path: Path, data: dict[str, Any]) -> str:
     ident = data.get("identifier")
     if isinstance(ident, str) and ident:
         return ident
-    if path.name != LATEST:
+    if path.name != ".latest_test_run.json":
         return path.stem.lstrip(".")
     folder = path.resolve().parent
-    if folder.name == ".deepeval":
-        folder = folder.parent
+    folder = folder.parent if folder.name == ".deepeval" else folder
     if not folder.name:
         raise IngestError(
             f"{path}: a `.latest_test_run.json` outside a named project folder has no run id "
@@ -60,33 +41,29 @@ def run_id_of(path: Path, data: dict[str, Any]) -> str:
     return f"{folder.name}/latest_test_run"
 
 
-def saved_time(path: Path) -> datetime | None:
-    """The time in a saved test run's name (test_run_20260722_220100.json), as written:
-    DeepEval takes it from the local clock."""
+def _saved_time(path: Path) -> datetime | None:
+    """The time in a saved test run's name, as written: DeepEval takes it from the local
+    clock."""
     match = _SAVED.match(path.stem)
-    if match is None:
-        return None
     try:
-        return datetime.strptime(match[1], "%Y%m%d_%H%M%S")
+        return None if match is None else datetime.strptime(match[1], "%Y%m%d_%H%M%S")
     except ValueError:
         return None
 
 
-def parse(path: Path, opts: Options) -> Parsed:
-    """Parse one DeepEval test-run JSON file into row dicts."""
-    data = read_json(path)
+def parse(path: Path, opts: C.Options) -> C.Parsed:
+    data = C.read_json(path)
     if isinstance(data, dict) and isinstance(data.get("testRunData"), dict):
         data = data["testRunData"]
     cases = data.get("testCases") if isinstance(data, dict) else None
     convos = data.get("conversationalTestCases") if isinstance(data, dict) else None
-    if not isinstance(cases, list) and not isinstance(convos, list):
+    if not isinstance(data, dict) or not (isinstance(cases, list) or isinstance(convos, list)):
         raise IngestError(
             f"{path}: not a DeepEval test run (no `testCases` list); hint: the file "
             "`deepeval test run` saves is .deepeval/.latest_test_run.json."
         )
-    assert isinstance(data, dict)
     rid = opts.run_id or run_id_of(path, data)
-    out = Parsed()
+    out = C.Parsed()
     entries = [("testCases", i, c) for i, c in enumerate(cases or [])]
     entries += [("conversationalTestCases", i, c) for i, c in enumerate(convos or [])]
     ids = _case_ids(path, entries, out.notes)
@@ -94,41 +71,39 @@ def parse(path: Path, opts: Options) -> Parsed:
     thresholds: dict[str, set[float | None]] = {}
     for block, i, case in entries:
         where = f"{path}: {block}[{i}]"
-        at = key(rid, ids[block, i])
+        at = C.key(rid, ids[block, i])
         metrics = case.get("metricsData") or []
         if not isinstance(metrics, list):
             raise IngestError(f"{where}: `metricsData` must be a list")
         errors = sum(_metric(m, f"{where}.metricsData[{j}]", at, out, evidence, thresholds)
                      for j, m in enumerate(metrics))  # fmt: skip
-        secs = metadata(case.get("completionTime"), where, "completionTime")
-        tokens_in, tokens_out = case.get("inputTokenCount"), case.get("outputTokenCount")
+        secs = C.metadata(case.get("completionTime"), where, "completionTime")
         tags = case.get("tags")
         out.executions.append(
             {
                 **at,
                 S.STATUS: S.STATUS_ERROR if metrics and errors == len(metrics) else S.STATUS_OK,
                 S.LATENCY_MS: None if secs is None else secs * 1000,
-                S.COST_USD: metadata(case.get("tokenCost"), where, "tokenCost"),
-                S.INPUT_TOKENS: count(tokens_in, where, "inputTokenCount"),
-                S.OUTPUT_TOKENS: count(tokens_out, where, "outputTokenCount"),
+                S.COST_USD: C.metadata(case.get("tokenCost"), where, "tokenCost"),
+                S.INPUT_TOKENS: C.count(case.get("inputTokenCount"), where, "inputTokenCount"),
+                S.OUTPUT_TOKENS: C.count(case.get("outputTokenCount"), where, "outputTokenCount"),
                 S.TAGS: [str(t) for t in tags] if isinstance(tags, list) else None,
-                REPORTED_PASSED: typed(case.get("success"), bool),
-                EVALUATION_COST: metadata(case.get("evaluationCost"), where, "evaluationCost"),
-                ORDER: case.get("order") if _is_order(case.get("order")) else None,
+                "reported_passed": C.typed(case.get("success"), bool),
+                "evaluation_cost": C.metadata(case.get("evaluationCost"), where, "evaluationCost"),
+                "order": case.get("order") if _is_order(case.get("order")) else None,
             }
         )
     out.leaf_settings = _leaf_settings(path, evidence, thresholds, out.notes)
-    reported = data.get("metricsScores")
+    reported = data.get("metricsScores")  # DeepEval's own per-metric aggregate
     out.runs.append(
-        {
-            S.RUN_ID: rid,
-            S.CREATED_AT: saved_time(path),
-            S.LABEL: rid,
-            "test_file": typed(data.get("testFile"), str),
-            "test_passed": data.get("testPassed"),
-            "test_failed": data.get("testFailed"),
-            REPORTED_METRICS: json.dumps(reported) if isinstance(reported, list) else None,
-        }
+        C.run_row(
+            rid,
+            _saved_time(path),
+            test_file=C.typed(data.get("testFile"), str),
+            test_passed=data.get("testPassed"),
+            test_failed=data.get("testFailed"),
+            reported_metrics=json.dumps(reported) if isinstance(reported, list) else None,
+        )
     )
     return out
 
@@ -137,7 +112,7 @@ def _metric(
     m: Any,
     where: str,
     at: dict[str, Any],
-    out: Parsed,
+    out: C.Parsed,
     evidence: dict[str, set[bool]],
     thresholds: dict[str, set[float | None]],
 ) -> bool:
@@ -146,29 +121,30 @@ def _metric(
     DeepEval counts it as a metric error (no score or no success)."""
     if not isinstance(m, dict) or not isinstance(m.get("name"), str):
         raise IngestError(f"{where}: a metric needs a `name`")
-    score = number(m.get("score"), where, "score")
+    score = C.number(m.get("score"), where, "score")
     if score is not None and not 0 <= score <= 1:
         raise IngestError(f"{where}: score {score} of {m['name']!r} is outside 0-1")
-    success = typed(m.get("success"), bool)
+    success = C.typed(m.get("success"), bool)
     errored = score is None or success is None
     score = None if errored else score
-    threshold = number(m.get("threshold"), where, "threshold")
-    seen = evidence.setdefault(m["name"], set())
+    threshold = C.number(m.get("threshold"), where, "threshold")
     thresholds.setdefault(m["name"], set()).add(threshold)
-    if score is not None and success is not None and threshold is not None:
-        # above the threshold: success iff higher is better; below: iff lower
-        seen |= _revealed(score, threshold, success)
+    seen = evidence.setdefault(m["name"], set())
+    if score is not None and threshold is not None and score != threshold:
+        # above the threshold: success iff higher is better; below: iff lower (equal
+        # succeeds either way and reveals nothing)
+        seen.add(success if score > threshold else not success)
     out.scores.append(
         {
             **at,
             S.EVALUATOR: m["name"],
             S.SCORE: score,
             S.LABEL: None if score is None else ("pass" if success else "fail"),
-            S.REASON: typed(m.get("error"), str) or typed(m.get("reason"), str),
-            METRIC_THRESHOLD: threshold,
-            EVALUATION_MODEL: typed(m.get("evaluationModel"), str),
-            EVALUATION_COST: metadata(m.get("evaluationCost"), where, "evaluationCost"),
-            FLAKY: bool(m.get("flaky", False)),
+            S.REASON: C.typed(m.get("error"), str) or C.typed(m.get("reason"), str),
+            "metric_threshold": threshold,
+            "evaluation_model": C.typed(m.get("evaluationModel"), str),
+            "evaluation_cost": C.metadata(m.get("evaluationCost"), where, "evaluationCost"),
+            "flaky": bool(m.get("flaky", False)),
         }
     )
     if success is not None and not m.get("flaky"):
@@ -176,14 +152,6 @@ def _metric(
         # passes when every non-flaky metric succeeded
         out.outcomes.append({**at, S.OUTCOME: m["name"], S.PASSED: success})
     return errored
-
-
-def _revealed(score: float, threshold: float, success: bool) -> set[bool]:
-    """The directions (higher is better?) one scored metric fits; a score equal to its
-    threshold succeeds either way and reveals none."""
-    if score == threshold:
-        return set()
-    return {success if score > threshold else not success}
 
 
 def _leaf_settings(
@@ -200,16 +168,13 @@ def _leaf_settings(
     lower-is-better metric) when the metric has one threshold in the run."""
     out: dict[str, dict[str, Any]] = {}
     for name, seen in evidence.items():
-        if len(seen) == 1:
-            higher = next(iter(seen))
-        else:
-            higher = name not in LOWER_IS_BETTER
-            if seen:
-                notes.append(
-                    f"{path.name}: {name!r}: its successes fit neither direction (score >= "
-                    "threshold nor score <= threshold); scored as "
-                    f"{'higher' if higher else 'lower'}-is-better."
-                )
+        higher = next(iter(seen)) if len(seen) == 1 else name not in LOWER_IS_BETTER
+        if len(seen) > 1:
+            notes.append(
+                f"{path.name}: {name!r}: its successes fit neither direction (score >= "
+                "threshold nor score <= threshold); scored as "
+                f"{'higher' if higher else 'lower'}-is-better."
+            )
         entry: dict[str, Any] = {} if higher else {"higher_is_better": False}
         (threshold, *more) = thresholds.get(name) or {None}
         if threshold is not None and not more and 0 <= threshold <= 1:
@@ -239,17 +204,15 @@ def _case_ids(
         order = case.get("order", i)
         if not _is_order(order):
             raise IngestError(f"{where}: `order` must be an integer, got {order!r}")
-        if (block, order) in owner:
+        first = owner.setdefault((block, order), where)
+        if first != where:
             raise IngestError(
-                f"{where}: test case order {order} repeats {owner[block, order]} (the order "
-                "is the key of a DeepEval test case)"
+                f"{where}: test case order {order} repeats {first} (the order is the key of "
+                "a DeepEval test case)"
             )
-        owner[block, order] = where
         name = case.get("name")
         keys[block, i] = (name if isinstance(name, str) and name else f"{block}-{order}", order)
-    counts: dict[str, int] = {}
-    for name, _order in keys.values():
-        counts[name] = counts.get(name, 0) + 1
+    counts = Counter(name for name, _order in keys.values())
     repeated = sorted(n for n, c in counts.items() if c > 1)
     if repeated:
         shown = ", ".join(repr(n) for n in repeated[:3]) + (" ..." if len(repeated) > 3 else "")

@@ -11,30 +11,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import evalframe._private.ingest._common as C
 from evalframe._private import schema as S
-from evalframe._private.ingest._common import (
-    SOURCE_FILE,
-    IngestError,
-    Options,
-    Parsed,
-    as_dict,
-    dump_json,
-    finite,
-    is_number,
-    iter_jsonl,
-    key,
-    off_scale,
-    parse_time,
-    read_json,
-    widen,
-)
+from evalframe._private.errors import IngestError
 
-TASK = "task"
-MODEL = "model"
-TARGET = "target"
-RESPONSE = "response"
-REPORTED_METRICS = "reported_metrics"
-"""The task's aggregate numbers from results_<timestamp>.json, when it is beside the file."""
 NOT_METRICS = frozenset(
     {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
      "doc_hash", "prompt_hash", "target_hash", "task_name"}
@@ -73,11 +53,11 @@ def runs(files: list[Path], run_id: str | None) -> list[list[Path]]:
     return list(groups.values())
 
 
-def parse(paths: list[Path], opts: Options) -> Parsed:
-    """Parse the samples files of one run (one timestamp of one model) into row dicts."""
+def parse(paths: list[Path], opts: C.Options) -> C.Parsed:
+    """The samples files of one run (one timestamp of one model)."""
     scales = opts.scales(paths[0])
     rid = opts.run_id or run_base(paths[0])
-    out = Parsed()
+    out = C.Parsed()
     executions, values, metric_of, files = _samples(paths, rid)
     spans: dict[str, tuple[float, float]] = {}
     infinite: set[str] = set()  # evaluators with an infinite value
@@ -86,11 +66,28 @@ def parse(paths: list[Path], opts: Options) -> Parsed:
         if num is not None and math.isinf(num):
             infinite.add(evaluator)
         elif num is not None and not math.isnan(num):
-            widen(spans, evaluator, num)
+            C.widen(spans, evaluator, num)
     off = {n: s for n, s in spans.items() if s[0] < 0 or s[1] > scales.top(n)}
     tasks = list(dict.fromkeys(file_parts(p)[0] for p in paths))
-    results = _results(paths)
-    lower, unbounded = _directions(results, tasks, metric_of, out, files)
+    # results_<timestamp>.json beside the samples files, when it is there: the tasks'
+    # aggregates (they may hold a NaN stderr: kept, stored as the string "NaN") and their
+    # `higher_is_better` map ({task: {metric: bool}}). A metric the tasks disagree on stays
+    # higher-is-better, with a note; without a results file every metric is higher.
+    ts = file_parts(paths[0])[1]
+    found = paths[0].parent / f"results_{ts}.json"
+    results = C.as_dict(C.read_json(found)) if ts and found.is_file() else {}
+    flags: dict[str, set[bool]] = {}
+    for task in tasks:
+        for metric, flag in C.as_dict(C.as_dict(results.get("higher_is_better")).get(task)).items():
+            if isinstance(flag, bool):
+                flags.setdefault(metric, set()).add(flag)
+    lower = {e for e, m in metric_of.items() if flags.get(m) == {False}}
+    for evaluator in [e for e, m in metric_of.items() if len(flags.get(m, ())) > 1]:
+        out.notes.append(
+            f"{_named(files[evaluator])}: {evaluator!r}: the tasks of this run disagree on "
+            "whether higher is better (results `higher_is_better`); scored as higher-is-better."
+        )
+    unbounded = {e for e in lower if metric_of[e] in UNBOUNDED}
     # a lower-is-better metric that reaches infinity has no finite top either
     unbounded |= lower & infinite
     # scalars only (lists have their note below), and not those outside the scale (same)
@@ -104,16 +101,10 @@ def parse(paths: list[Path], opts: Options) -> Parsed:
     for (case, evaluator), (where, value) in values.items():
         num = _number(value)
         if num is None or evaluator in off or evaluator in unbounded:
-            executions[case][evaluator] = num if num is not None else dump_json(value)
+            executions[case][evaluator] = num if num is not None else C.dump_json(value)
             continue
-        out.scores.append(
-            {
-                **key(rid, case),
-                S.EVALUATOR: evaluator,
-                S.SCORE: finite(num, where, repr(evaluator)),
-                S.SCALE_MAX: scales.top(evaluator),
-            }
-        )
+        score = {S.SCORE: C.finite(num, where, repr(evaluator)), S.SCALE_MAX: scales.top(evaluator)}
+        out.scores.append({**C.key(rid, case), S.EVALUATOR: evaluator, **score})
     for evaluator in sorted({e for (_c, e), (_w, v) in values.items() if _number(v) is None}):
         out.notes.append(
             f"{_named(files[evaluator])}: {evaluator!r} not scored: its values are not single "
@@ -122,7 +113,7 @@ def parse(paths: list[Path], opts: Options) -> Parsed:
         )
     for evaluator, (lo, hi) in sorted(off.items()):
         top = scales.top(evaluator)
-        out.notes.append(off_scale(_named(files[evaluator]), evaluator, lo, hi, top, evaluator))
+        out.notes.append(C.off_scale(_named(files[evaluator]), evaluator, lo, hi, top, evaluator))
     scored = {row[S.EVALUATOR] for row in out.scores}
     out.leaf_settings = {e: {"higher_is_better": False} for e in sorted(lower & scored)}
     out.executions.extend(executions.values())
@@ -137,7 +128,7 @@ def _samples(paths: list[Path], rid: str) -> tuple[dict, dict, dict[str, str], d
     lines: list[tuple[str, Path, str, dict[str, Any]]] = []  # (task, file, where, line)
     for path in paths:
         task, _ts = file_parts(path)
-        for lineno, obj in iter_jsonl(path):
+        for lineno, obj in C.iter_jsonl(path):
             where = f"{path}:{lineno}"
             doc = obj.get("doc_id")
             if isinstance(doc, bool) or not isinstance(doc, int | str):
@@ -154,13 +145,13 @@ def _samples(paths: list[Path], rid: str) -> tuple[dict, dict, dict[str, str], d
         filt = obj.get("filter") if isinstance(obj.get("filter"), str) else "none"
         names = obj.get("metrics")
         if not isinstance(names, list):
-            names = [k for k, v in obj.items() if k not in NOT_METRICS and is_number(v)]
+            names = [k for k, v in obj.items() if k not in NOT_METRICS and C.is_number(v)]
         target = None if obj.get("target") is None else str(obj.get("target"))
         ex = executions.setdefault(
-            case, {**key(rid, case), S.STATUS: S.STATUS_OK, TASK: task, TARGET: target}
+            case, {**C.key(rid, case), S.STATUS: S.STATUS_OK, "task": task, "target": target}
         )
-        if filt == "none" or ex.get(RESPONSE) is None:
-            ex[RESPONSE] = _response(obj.get("filtered_resps"))
+        if filt == "none" or ex.get("response") is None:
+            ex["response"] = _response(obj.get("filtered_resps"))
         for name in names:
             if not isinstance(name, str) or name not in obj:
                 continue
@@ -173,45 +164,6 @@ def _samples(paths: list[Path], rid: str) -> tuple[dict, dict, dict[str, str], d
             if path.name not in holders:
                 holders.append(path.name)
     return executions, values, metric_of, files
-
-
-def _results(paths: list[Path]) -> dict[str, Any]:
-    """results_<timestamp>.json beside the samples files ({} when it is not there). The
-    tool's aggregates may hold a NaN stderr: kept, and stored as the string "NaN"."""
-    _task, ts = file_parts(paths[0])
-    results = paths[0].parent / f"results_{ts}.json" if ts else None
-    return as_dict(read_json(results)) if results is not None and results.is_file() else {}
-
-
-def _directions(
-    data: dict[str, Any],
-    tasks: list[str],
-    metric_of: dict[str, str],
-    out: Parsed,
-    files: dict[str, list[str]],
-) -> tuple[set[str], set[str]]:
-    """(lower-is-better evaluators, those of them with no finite top) from the results
-    file's `higher_is_better` map ({task: {metric: bool}}) over this run's tasks; an
-    evaluator is its metric under a filter. A metric the tasks disagree on stays
-    higher-is-better, with a note; without a results file every metric is higher."""
-    table = as_dict(data.get("higher_is_better"))
-    seen: dict[str, set[bool]] = {}
-    for task in tasks:
-        for metric, flag in as_dict(table.get(task)).items():
-            if isinstance(flag, bool):
-                seen.setdefault(metric, set()).add(flag)
-    lower: set[str] = set()
-    for evaluator, metric in metric_of.items():
-        flags = seen.get(metric, set())
-        if flags == {False}:
-            lower.add(evaluator)
-        elif len(flags) > 1:
-            out.notes.append(
-                f"{_named(files[evaluator])}: {evaluator!r}: the tasks of this run disagree on "
-                "whether higher is better (results `higher_is_better`); scored as "
-                "higher-is-better."
-            )
-    return lower, {e for e in lower if metric_of[e] in UNBOUNDED}
 
 
 def _number(value: Any) -> float | None:
@@ -244,9 +196,8 @@ def _groups_of(tasks: list[str], subtasks: Any) -> list[str]:
     while changed:
         changed = False
         for group, members in subtasks.items():
-            if group in wanted or not isinstance(members, list):
-                continue
-            if wanted & {str(m) for m in members}:
+            listed = {str(m) for m in members} if isinstance(members, list) else set()
+            if group not in wanted and wanted & listed:
                 wanted.add(group)
                 found.append(group)
                 changed = True
@@ -256,33 +207,24 @@ def _groups_of(tasks: list[str], subtasks: Any) -> list[str]:
 def _run_row(paths: list[Path], rid: str, data: dict[str, Any]) -> dict[str, Any]:
     _task, ts = file_parts(paths[0])
     tasks = [file_parts(p)[0] for p in paths]
-    reported = None
-    model = paths[0].parent.name or None
+    reported, model = None, None
     if isinstance(data.get("results"), dict):
-        found = data["results"]
-        groups = as_dict(data.get("groups"))
+        found, groups = data["results"], C.as_dict(data.get("groups"))
         kept = {t: found.get(t) for t in tasks}
         for group in _groups_of(tasks, data.get("group_subtasks")):
             # a group's aggregate over its subtasks (in `groups` in newer versions)
             kept[group] = groups.get(group, found.get(group))
-        reported = dump_json(kept)
-        model = data.get("model_name") if isinstance(data.get("model_name"), str) else None
-        model = model or paths[0].parent.name or None
+        reported, model = C.dump_json(kept), C.typed(data.get("model_name"), str)
     date = data.get("date")
     created = None
-    if is_number(date) and 0 < date < 1e11:
+    if C.is_number(date) and 0 < date < 1e11:
         # the results file's own start time: seconds since the epoch, UTC
         created = datetime.fromtimestamp(float(date), UTC).replace(tzinfo=None)
     elif ts:
         # the file-name timestamp is lm-eval's local clock, not UTC (docs/ingest.md)
         day, _, clock = ts.partition("T")
-        created = parse_time(f"{day}T{clock.replace('-', ':', 2)}")
-    return {
-        S.RUN_ID: rid,
-        S.CREATED_AT: created,
-        S.LABEL: rid,
-        MODEL: model,
-        "tasks": ",".join(tasks),
-        REPORTED_METRICS: reported,
-        SOURCE_FILE: ",".join(str(p) for p in paths),
-    }
+        created = C.parse_time(f"{day}T{clock.replace('-', ':', 2)}")
+    files = ",".join(str(p) for p in paths)
+    model = model or paths[0].parent.name or None
+    return C.run_row(rid, created, model=model, tasks=",".join(tasks), reported_metrics=reported,
+                     **{C.SOURCE_FILE: files})  # fmt: skip
