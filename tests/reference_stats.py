@@ -9,7 +9,7 @@ dicts, exact arithmetic until the output.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from fractions import Fraction
 from typing import Any
 
@@ -267,3 +267,114 @@ def evaluator_tests(rows: list[Row]) -> list[Row]:
         for r, q in zip(group, holm([r["p_value"] for r in group]), strict=True):
             r["p_holm"] = q
     return out
+
+
+def _solve(a: list[list[float]], v: list[float]) -> list[float]:
+    """x with a x = v, Gaussian elimination with partial pivoting."""
+    n = len(v)
+    m = [[*row, v[i]] for i, row in enumerate(a)]
+    for k in range(n):
+        pivot = max(range(k, n), key=lambda i: abs(m[i][k]))
+        m[k], m[pivot] = m[pivot], m[k]
+        for i in range(k + 1, n):
+            f = m[i][k] / m[k][k]
+            for j in range(k, n + 1):
+                m[i][j] -= f * m[k][j]
+    x = [0.0] * n
+    for i in reversed(range(n)):
+        x[i] = (m[i][n] - sum(m[i][j] * x[j] for j in range(i + 1, n))) / m[i][i]
+    return x
+
+
+def rasch(cells: dict[tuple[str, str], int], lam: float = 0.1) -> tuple[dict, dict]:
+    """θ_r and b_c of the penalized Rasch fit by full Newton steps to a gradient of 1e-12."""
+    runs = sorted({r for r, _ in cells})
+    cases = sorted({c for _, c in cells})
+    theta = dict.fromkeys(runs, 0.0)
+    b = dict.fromkeys(cases, 0.0)
+    for _ in range(200):
+        p = {k: 1 / (1 + math.exp(-(theta[k[0]] - b[k[1]]))) for k in cells}
+        grad = [sum(cells[k] - p[k] for k in cells if k[0] == r) - lam * theta[r] for r in runs]
+        grad += [-sum(cells[k] - p[k] for k in cells if k[1] == c) - lam * b[c] for c in cases]
+        if max((abs(g) for g in grad), default=0.0) < 1e-12:
+            break
+        n = len(runs) + len(cases)
+        h = [[0.0] * n for _ in range(n)]  # the negative Hessian
+        index = {("r", r): i for i, r in enumerate(runs)}
+        index |= {("c", c): len(runs) + i for i, c in enumerate(cases)}
+        for (r, c), pk in p.items():
+            w = pk * (1 - pk)
+            i, j = index[("r", r)], index[("c", c)]
+            h[i][i] += w
+            h[j][j] += w
+            h[i][j] -= w
+            h[j][i] -= w
+        for i in range(n):
+            h[i][i] += lam
+        step = _solve(h, grad)
+        for r in runs:
+            theta[r] += step[index[("r", r)]]
+        for c in cases:
+            b[c] += step[index[("c", c)]]
+    return theta, b
+
+
+def _pearson(x: list[Fraction], y: list[Fraction]) -> float | None:
+    if len(set(x)) < 2 or len(set(y)) < 2:
+        return None
+    mx, my = sum(x) / len(x), sum(y) / len(y)
+    sxy = sum((a - mx) * (c - my) for a, c in zip(x, y, strict=True))
+    sxx = sum((a - mx) ** 2 for a in x)
+    syy = sum((c - my) ** 2 for c in y)
+    return float(sxy) / math.sqrt(float(sxx) * float(syy))
+
+
+def case_difficulty(y: dict[tuple[str, str], int]) -> tuple[dict[str, Row], dict[str, Row]]:
+    """(per case, per run) rows of one series: y maps (run, case) to passed as 0/1."""
+    cases = {c: {"runs": 0, "passes": 0, "flag": None} for _, c in y}
+    runs = {r: {"cases": 0, "flag": None} for r, _ in y}
+    for (r, c), v in y.items():
+        cases[c]["runs"] += 1
+        cases[c]["passes"] += v
+        runs[r]["cases"] += 1
+    left = dict(y)
+    while True:
+        gone = {}
+        for axis, rows in ((1, cases), (0, runs)):
+            values: dict[str, list[int]] = defaultdict(list)
+            for k, v in left.items():
+                values[k[axis]].append(v)
+            for key, vs in values.items():
+                if all(vs) or not any(vs):
+                    rows[key]["flag"] = "always_passes" if all(vs) else "never_passes"
+                    gone[(axis, key)] = True
+        if not gone:
+            break
+        left = {k: v for k, v in left.items() if (1, k[1]) not in gone and (0, k[0]) not in gone}
+    theta, b = rasch(left)
+    for r, t in theta.items():
+        w = [p * (1 - p) for p in (1 / (1 + math.exp(b[c] - t)) for (rr, c) in left if rr == r)]
+        runs[r].update(ability=t, ability_se=1 / math.sqrt(sum(w) + 0.1))
+    n_run = Counter(r for r, _ in left)
+    s_run: dict[str, int] = defaultdict(int)
+    for (r, _), v in left.items():
+        s_run[r] += v
+    for c, d in b.items():
+        w = [p * (1 - p) for p in (1 / (1 + math.exp(d - theta[r])) for (r, cc) in left if cc == c)]
+        pairs = [
+            (Fraction(v), Fraction(s_run[r] - v, n_run[r] - 1))
+            for (r, cc), v in left.items()
+            if cc == c and n_run[r] >= 2
+        ]
+        disc = _pearson([p[0] for p in pairs], [p[1] for p in pairs])
+        cases[c].update(difficulty=d, difficulty_se=1 / math.sqrt(sum(w) + 0.1))
+        cases[c]["discrimination"] = disc
+        if disc is not None and disc < 0 and cases[c]["runs"] >= 5:
+            cases[c]["flag"] = "negative_discrimination"
+    for row in cases.values():
+        for k in ("difficulty", "difficulty_se", "discrimination"):
+            row.setdefault(k, None)
+    for row in runs.values():
+        row.setdefault("ability", None)
+        row.setdefault("ability_se", None)
+    return cases, runs

@@ -36,6 +36,8 @@ CASE_HISTORY = "case_history"
 VARIANCE_COMPONENTS = "variance_components"
 NOISE_FLOOR = "noise_floor"
 EVALUATOR_TESTS = "evaluator_tests"
+CASE_DIFFICULTY = "case_difficulty"
+RUN_ABILITY = "run_ability"
 OUTPUT_TABLES = (
     EXECUTION_SCORES,
     EVALUATOR_SCORES,
@@ -56,6 +58,8 @@ OUTPUT_TABLES = (
     VARIANCE_COMPONENTS,
     NOISE_FLOOR,
     EVALUATOR_TESTS,
+    CASE_DIFFICULTY,
+    RUN_ABILITY,
 )
 """Every table evalframe writes (each is an `evalframe` function or a `Tables` key)."""
 
@@ -634,3 +638,28 @@ EVALUATOR_TESTS_COLUMNS = [
     P_VALUE,
     P_HOLM,
 ]
+
+# --- case difficulty (docs/statistics.md#case-difficulty) ----------------------------------
+DIFFICULTY = "difficulty"
+DIFFICULTY_SE = "difficulty_se"
+DISCRIMINATION = "discrimination"
+ABILITY = "ability"
+ABILITY_SE = "ability_se"
+FLAG = "flag"
+FLAG_ALWAYS = "always_passes"
+FLAG_NEVER = "never_passes"
+FLAG_NEGATIVE = "negative_discrimination"
+DIFFICULTY_TABLES = (CASE_DIFFICULTY, RUN_ABILITY)
+CASE_DIFFICULTY_COLUMNS = [
+    CONFIG_ID,
+    SERIES_COLUMN,
+    SERIES,
+    CASE_ID,
+    N_RUNS,
+    PASSES,
+    DIFFICULTY,
+    DIFFICULTY_SE,
+    DISCRIMINATION,
+    FLAG,
+]
+RUN_ABILITY_COLUMNS = [CONFIG_ID, SERIES_COLUMN, SERIES, RUN_ID, CASES, ABILITY, ABILITY_SE, FLAG]

@@ -25,6 +25,15 @@ Z_80: Final = 0.841621
 MDE_FACTOR: Final = round(Z_975 + Z_80, 6)
 """z_{0.975} + z_{0.80} = 2.801585: the minimum detectable effect is MDE_FACTOR · se."""
 
+RASCH_LAMBDA: Final = 0.1
+"""The ridge penalty of the case-difficulty fit (docs/statistics.md#case-difficulty)."""
+
+RASCH_TOLERANCE: Final = 1e-9
+"""The fit stops when the largest gradient component is below this."""
+
+MIN_RUNS_DISCRIMINATION: Final = 5
+"""A case is flagged negative_discrimination only with at least this many runs."""
+
 CEIL_TOLERANCE: Final = 1e-9
 """Slack subtracted before a ceiling of a float (a case count): 16.000000000000004 is 16."""
 
