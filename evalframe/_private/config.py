@@ -14,22 +14,17 @@ from typing import Annotated, Any
 
 import pydantic
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from evalframe._private.errors import ConfigDeprecationWarning, ConfigError, UsageError
-from evalframe._private.rules.constants import (
-    Aggregator,
-    AttemptPassed,
-    AttemptScore,
-)
+from evalframe._private.rules.constants import Aggregator, AttemptPassed, AttemptScore
 from evalframe._private.rules.verdicts import OnMissing, OutcomesMode
 from evalframe._private.schema import MAX_WEIGHT, MIN_WEIGHT
 
 DEFAULT_THRESHOLD = 0.8
-UnitFloat = Field(ge=0.0, le=1.0)
 
-_STRICT = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 
 MAX_DEPTH = 64
 """Deepest nesting a config may have (mappings and lists); deeper is refused."""
@@ -48,14 +43,33 @@ def _deprecated(old: str, new: str) -> None:
     )
 
 
-def _takes_bool(annotation: Any) -> bool:
-    """True when a field's annotation admits a bool (bool itself, or a union holding it)."""
-    return annotation is bool or bool in getattr(annotation, "__args__", ())
+def _pass_threshold(data: Any) -> Any:
+    """The deprecated `pass_threshold` key, read as `threshold`."""
+    if isinstance(data, dict) and "pass_threshold" in data:
+        data = dict(data)
+        value = data.pop("pass_threshold")
+        _deprecated(f"pass_threshold: {value}", f"threshold: {value}")
+        data.setdefault("threshold", value)
+    return data
+
+
+def _check_names(entries: dict[str, Any]) -> dict[str, Any]:
+    """Evaluator names must be non-empty ("" is the path of the tree's root)."""
+    if any(not str(name).strip() for name in entries):
+        raise ValueError(
+            "an evaluator name is empty or blank; the empty path is the evaluator tree's root"
+        )
+    return entries
+
+
+Entries = Annotated[dict[str, "Evaluator"], AfterValidator(_check_names)]
 
 
 class _Model(BaseModel):
-    """Base of the config models: true / false is refused where a number is expected
-    (pydantic would read it as 1 / 0)."""
+    """Base of the config models: strict, and true / false is refused where a number is
+    expected (pydantic would read it as 1 / 0)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     @model_validator(mode="before")
     @classmethod
@@ -63,15 +77,16 @@ class _Model(BaseModel):
         if isinstance(data, dict):
             for key, value in data.items():
                 field = cls.model_fields.get(key) if isinstance(key, str) else None
-                if isinstance(value, bool) and field and not _takes_bool(field.annotation):
+                ann = field.annotation if field else bool
+                if isinstance(value, bool) and not (
+                    ann is bool or bool in getattr(ann, "__args__", ())
+                ):
                     raise ValueError(f"`{key}`: {str(value).lower()} is not a number")
         return data
 
 
 class Evaluator(_Model):
     """One node of the evaluator tree: a leaf (a judge metric) or a composite."""
-
-    model_config = _STRICT
 
     weight: float | None = Field(default=None, ge=0.0)
     """Weight in its parent's average; default: the data's `weight` column, else 1.0.
@@ -93,7 +108,7 @@ class Evaluator(_Model):
     (docs/scoring.md#composite-nodes-and-the-root)."""
     threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     """`t` of an all_or_nothing or threshold composite; default: the execution threshold."""
-    children: dict[str, Evaluator] | None = None
+    children: Entries | None = None
     """Child entries of a composite, by name; nest to any depth."""
     required_children: tuple[str, ...] = ()
     """Names of the children a safety_gate composite requires to pass."""
@@ -118,11 +133,7 @@ class Evaluator(_Model):
                 )
             _deprecated(f"required_min_score: {value}", f"min_score: {value / 10:g}")
             data.setdefault("min_score", value / 10)
-        if "pass_threshold" in data:
-            value = data.pop("pass_threshold")
-            _deprecated(f"pass_threshold: {value}", f"threshold: {value}")
-            data.setdefault("threshold", value)
-        return data
+        return _pass_threshold(data)
 
     @field_validator("weight", mode="after")
     @classmethod
@@ -138,12 +149,6 @@ class Evaluator(_Model):
                 "to infinity; scale every weight down"
             )
         return weight
-
-    @field_validator("children", mode="after")
-    @classmethod
-    def _named_children(cls, children: dict[str, Evaluator] | None) -> dict[str, Evaluator] | None:
-        _check_names(children or {})
-        return children
 
     @model_validator(mode="after")
     def _shape(self) -> Evaluator:
@@ -181,14 +186,6 @@ class Evaluator(_Model):
     @property
     def effective_aggregator(self) -> str:
         return self.aggregator or "weighted_average"
-
-
-def _check_names(entries: dict[str, Any]) -> None:
-    """Evaluator names must be non-empty ("" is the path of the tree's root)."""
-    if any(not str(name).strip() for name in entries):
-        raise ValueError(
-            "an evaluator name is empty or blank; the empty path is the evaluator tree's root"
-        )
 
 
 def parse_range(key: str) -> tuple[float, float]:
@@ -242,8 +239,6 @@ every engine's integer arithmetic."""
 class Attempts(_Model):
     """How repeated attempts of a case reduce to one case result (docs/scoring.md#cases)."""
 
-    model_config = _STRICT
-
     score: AttemptScore = "mean"
     """Case score over its scored attempts: mean, min or max."""
     passed: AttemptPassed = "all"
@@ -269,26 +264,20 @@ class Attempts(_Model):
 class RunGates(_Model):
     """The two run-level gates (docs/scoring.md#runs)."""
 
-    model_config = _STRICT
-
-    min_mean_score: float = Field(default=0.8, ge=0.0, le=1.0)
-    """A run's mean_score must meet this (0-1)."""
-    min_pass_rate: float = Field(default=1.0, ge=0.0, le=1.0)
-    """A run's pass_rate must meet this (0-1)."""
+    min_mean_score: Unit = 0.8
+    min_pass_rate: Unit = 1.0
 
 
 class Compare(_Model):
     """Regression limits for comparing a candidate run to a baseline (docs/compare.md)."""
 
-    model_config = _STRICT
-
-    max_pass_rate_drop: float = Field(default=0.0, ge=0.0, le=1.0)
+    max_pass_rate_drop: Unit = 0.0
     """A pass-rate drop that exceeds this is a regression."""
-    max_mean_score_drop: float = Field(default=0.05, ge=0.0, le=1.0)
+    max_mean_score_drop: Unit = 0.05
     """A mean-score drop that exceeds this is a regression (0.05 = 5 points of 100)."""
     max_latency_increase: float = Field(default=0.2, ge=0.0)
     """A relative latency_mean increase that exceeds this fraction is a regression."""
-    case_delta: float = Field(default=0.05, ge=0.0, le=1.0)
+    case_delta: Unit = 0.05
     """A per-case score change larger than this counts as regression / improvement."""
     require_significance: bool = False
     """When true, a pass-rate drop is a regression only if its paired 95 % interval lies
@@ -301,11 +290,9 @@ class History(_Model):
     """Thresholds of the case history across a series of runs (docs/history.md#flaky-cases,
     `case_history`)."""
 
-    model_config = _STRICT
-
     min_runs: int = Field(default=5, ge=1, strict=True)
     """A case is a quarantine candidate only with at least this many runs of history."""
-    flaky_flip_rate: float = Field(default=0.3, ge=0.0, le=1.0)
+    flaky_flip_rate: Unit = 0.3
     """A case with at least `min_runs` runs whose flip_rate meets this is quarantined."""
 
 
@@ -313,20 +300,16 @@ class Decide(_Model):
     """Non-inferiority margins of the three-outcome decision per pair
     (docs/compare.md#decisions)."""
 
-    model_config = _STRICT
-
-    pass_rate_margin: float = Field(default=0.05, ge=0.0, le=1.0)
+    pass_rate_margin: Unit = 0.05
     """The candidate is not worse when paired_pass_delta's interval low end meets −margin;
     worse (fail) when its high end lies below −margin."""
-    mean_score_margin: float = Field(default=0.05, ge=0.0, le=1.0)
+    mean_score_margin: Unit = 0.05
     """The same rule on mean_delta's interval (0.05 = 5 points of 100)."""
 
 
 class Judges(_Model):
     """When a judge is admitted to gate a release, measured against human labels
     (docs/judges.md#admission); null turns a limit off."""
-
-    model_config = _STRICT
 
     min_labeled: int = Field(default=100, ge=0, strict=True)
     """Labeled executions a judge needs before it can be admitted."""
@@ -341,42 +324,29 @@ class Judges(_Model):
     Wilson upper bound at most this."""
 
 
-_LATER_DEFAULTS: tuple[tuple[str, str, Any], ...] = (
-    ("attempts", "k", []),
-    ("compare", "require_significance", False),
-    ("history", "min_runs", 5),
-    ("history", "flaky_flip_rate", 0.3),
-    ("decide", "pass_rate_margin", 0.05),
-    ("decide", "mean_score_margin", 0.05),
-    ("judges", "min_labeled", 100),
-    ("judges", "min_sensitivity", 0.8),
-    ("judges", "min_specificity", 0.8),
-    ("judges", "min_kappa", None),
-    ("judges", "max_false_pass", 0.05),
-)
-"""(section, key, default) of config fields added after 0.1, omitted from canonical_json
-at their default (see Config.canonical_json); a section left empty is omitted too."""
-
-
-_LATER_ENTRY_DEFAULTS: tuple[tuple[str, Any], ...] = (("higher_is_better", True),)
-"""(key, default) of evaluator-entry fields added after 0.1, omitted from canonical_json
-at their default, at every depth of the tree."""
+_LATER_FIELDS = {
+    "attempts": ("k",),
+    "compare": ("require_significance",),
+    "history": ("min_runs", "flaky_flip_rate"),
+    "decide": ("pass_rate_margin", "mean_score_margin"),
+    "judges": ("min_labeled", "min_sensitivity", "min_specificity", "min_kappa", "max_false_pass"),
+}
+"""Config fields added after 0.1: omitted from canonical_json at their default, so a policy
+keeps its config_id across versions (a section left empty is omitted too); the evaluator
+entries' `higher_is_better` likewise, at every depth of the tree."""
 
 
 def _drop_later_entry_defaults(entries: dict[str, Any] | None) -> None:
     for entry in (entries or {}).values():
-        for key, default in _LATER_ENTRY_DEFAULTS:
-            if entry.get(key) == default:
-                del entry[key]
+        if entry.get("higher_is_better") is True:
+            del entry["higher_is_better"]
         _drop_later_entry_defaults(entry.get("children"))
 
 
 class Config(_Model):
     """A resolved scoring policy. Every output row carries its `config_id`."""
 
-    model_config = _STRICT
-
-    threshold: float = Field(default=DEFAULT_THRESHOLD, ge=0.0, le=1.0)
+    threshold: Unit = DEFAULT_THRESHOLD
     """Pass boundary for an execution score, used when executions.threshold is null."""
     threshold_override: float | None = Field(default=None, ge=0.0, le=1.0)
     """Set by CLI --threshold: beats executions.threshold and `threshold`."""
@@ -392,13 +362,10 @@ class Config(_Model):
     outcomes: OutcomesMode = "gate"
     """How expected-outcome checks decide `passed`: gate, ignore or both."""
     attempts: Attempts = Attempts()
-    """Reduction of repeated attempts per case."""
-    evaluators: dict[str, Evaluator] | None = None
+    evaluators: Entries | None = None
     """The evaluator tree; absent = every evaluator in the data, flat."""
     run_gates: RunGates = RunGates()
-    """Run-level gates."""
     compare: Compare = Compare()
-    """Limits for run comparisons."""
     history: History = History()
     """Thresholds of `case_history` (flaky cases across a series of runs)."""
     decide: Decide = Decide()
@@ -409,18 +376,7 @@ class Config(_Model):
     @model_validator(mode="before")
     @classmethod
     def _aliases(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "pass_threshold" in data:
-            data = dict(data)
-            value = data.pop("pass_threshold")
-            _deprecated(f"pass_threshold: {value}", f"threshold: {value}")
-            data.setdefault("threshold", value)
-        return data
-
-    @field_validator("evaluators", mode="after")
-    @classmethod
-    def _named(cls, evaluators: dict[str, Evaluator] | None) -> dict[str, Evaluator] | None:
-        _check_names(evaluators or {})
-        return evaluators
+        return _pass_threshold(data)
 
     @model_validator(mode="after")
     def _check(self) -> Config:
@@ -445,12 +401,11 @@ class Config(_Model):
     def canonical_json(self) -> str:
         """Sorted keys, defaults filled in, no whitespace: the input of `config_id`."""
         data = self.model_dump(mode="json")
-        # fields added after config_ids were first published are left out while they hold
-        # their default, so a policy keeps its config_id across versions
-        for section, key, default in _LATER_DEFAULTS:
-            if data[section].get(key) == default:
-                del data[section][key]
-        for section in {section for section, _, _ in _LATER_DEFAULTS}:
+        for section, keys in _LATER_FIELDS.items():
+            default = type(getattr(self, section))().model_dump(mode="json")
+            for key in keys:
+                if data[section].get(key) == default[key]:
+                    del data[section][key]
             if not data[section]:
                 del data[section]
         _drop_later_entry_defaults(data.get("evaluators"))

@@ -81,17 +81,13 @@ class ClampReport:
         return self.clamped + self.nulled
 
 
-def _is_numeric(dtype: pl.DataType) -> bool:
-    return dtype.is_numeric()
-
-
 def _type_ok(actual: pl.DataType, wanted: pl.DataType) -> bool:
     if actual == pl.Null:
         return True
     if wanted == pl.String:
         return actual == pl.String or actual.is_integer() or actual == pl.Categorical
     if wanted == pl.Float64:
-        return _is_numeric(actual)
+        return actual.is_numeric()
     if wanted == pl.Int64:
         return actual.is_integer()
     if wanted == pl.Boolean:
@@ -139,29 +135,15 @@ def _reserved_problem(table: str, col: str) -> Problem | None:
     if col in S.TABLE_COLUMNS[table]:
         return None
     if col.startswith("_"):
-        return Problem(
-            table,
-            col,
-            "column names starting with _ are reserved for evalframe's internal columns; "
-            "hint: rename the column",
-            0,
-        )
+        why = "column names starting with _ are reserved for evalframe's internal columns"
+        return Problem(table, col, f"{why}; hint: rename the column", 0)
     clash = reserved_names(table).get(col)
-    if (
-        clash is None
-        and table == S.RUNS
-        and (col.startswith(("pass_at_", "pass_all_")) or col.endswith("_se"))
-    ):
-        clash = S.RUN_SUMMARY
+    if table == S.RUNS and (col.startswith(("pass_at_", "pass_all_")) or col.endswith("_se")):
+        clash = clash or S.RUN_SUMMARY
     if clash is None:
         return None
-    return Problem(
-        table,
-        col,
-        f"the extra column {col!r} would clash with the output column {clash}.{col}; "
-        "hint: rename the column",
-        0,
-    )
+    why = f"the extra column {col!r} would clash with the output column {clash}.{col}"
+    return Problem(table, col, f"{why}; hint: rename the column", 0)
 
 
 def _key_text(keys: tuple[str, ...]) -> pl.Expr:
@@ -254,14 +236,8 @@ def check_schemas(tables: dict[str, pl.LazyFrame | None]) -> dict[str, pl.Schema
                     message = f"required column is missing (the table has {found})"
                     problems.append(Problem(name, col, message, 0))
             elif not _type_ok(actual[col], dtype):
-                problems.append(
-                    Problem(
-                        name,
-                        col,
-                        f"wrong type {actual[col]}, expected {_expected(dtype)}",
-                        0,
-                    )
-                )
+                message = f"wrong type {actual[col]}, expected {_expected(dtype)}"
+                problems.append(Problem(name, col, message, 0))
         problems += [p for c in actual if (p := _reserved_problem(name, c)) is not None]
     if problems:
         raise ValidationError(problems)
@@ -441,21 +417,17 @@ def _bounded_check(column: str, top: float) -> ValueCheck:
 
 def _overflow_checks(table: str, schema: pl.Schema) -> list[ValueCheck]:
     """Unsigned 64-bit integers above the largest Int64 (the cast left null there)."""
-    out = []
-    for raw, col in raw_copies(table, schema).items():
-        if raw == RAW_TIME:
-            continue
-        r = _sql_ident(raw)
-        out.append(
-            ValueCheck(
-                table,
-                col,
-                f"{col} is above {INT64_MAX} (does not fit a 64-bit integer)",
-                pl.col(raw).is_not_null() & (pl.col(raw) > INT64_MAX),
-                f"{r} is not null and {r} > {INT64_MAX}",
-            )
+    return [
+        ValueCheck(
+            table,
+            col,
+            f"{col} is above {INT64_MAX} (does not fit a 64-bit integer)",
+            pl.col(raw).is_not_null() & (pl.col(raw) > INT64_MAX),
+            f"{_sql_ident(raw)} is not null and {_sql_ident(raw)} > {INT64_MAX}",
         )
-    return out
+        for raw, col in raw_copies(table, schema).items()
+        if raw != RAW_TIME
+    ]
 
 
 def _unparsed_time_checks(table: str, schema: pl.Schema) -> list[ValueCheck]:
@@ -463,15 +435,9 @@ def _unparsed_time_checks(table: str, schema: pl.Schema) -> list[ValueCheck]:
     null there, the raw text does not)."""
     if RAW_TIME not in raw_copies(table, schema):
         return []
-    return [
-        ValueCheck(
-            table,
-            S.CREATED_AT,
-            "created_at is not a timestamp",
-            pl.col(S.CREATED_AT).is_null() & pl.col(RAW_TIME).is_not_null(),
-            f"created_at is null and {_sql_ident(RAW_TIME)} is not null",
-        )
-    ]
+    unparsed = pl.col(S.CREATED_AT).is_null() & pl.col(RAW_TIME).is_not_null()
+    sql = f"created_at is null and {_sql_ident(RAW_TIME)} is not null"
+    return [ValueCheck(table, S.CREATED_AT, "created_at is not a timestamp", unparsed, sql)]
 
 
 def value_checks(table: str, schema: pl.Schema, *, score_values: bool = True) -> list[ValueCheck]:
@@ -586,12 +552,6 @@ def with_label_scale(labels: pl.LazyFrame, scores: pl.LazyFrame) -> pl.LazyFrame
     )
 
 
-def typed_labels(labels: pl.LazyFrame) -> pl.LazyFrame:
-    """The labels table typed: declared columns cast, missing ones added, attempt and rater
-    defaults filled (typed_frame with the labels' own defaults)."""
-    return typed_frame(labels, S.LABELS)
-
-
 def validate_labels(
     labels: pl.LazyFrame,
     scores: pl.LazyFrame,
@@ -607,7 +567,7 @@ def validate_labels(
     if check_schema:
         check_schemas({S.LABELS: labels})
     schema = labels.collect_schema()
-    typed = with_label_scale(typed_labels(labels), scores)
+    typed = with_label_scale(typed_frame(labels, S.LABELS), scores)
     keys, lab = S.LABEL_KEY, S.LABELS
     parent = executions.select(S.EXECUTION_KEY).unique()
     sc, scale = pl.col(S.LABEL_SCORE), pl.col(LABEL_SCALE)

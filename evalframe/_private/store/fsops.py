@@ -133,11 +133,6 @@ def remove_tree(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=False)
 
 
-def relative_target(slot: Path, version: Path) -> str:
-    """The link text that points from `slot`'s folder to `version`."""
-    return os.path.relpath(version, slot.parent)
-
-
 def check_writable_folder(folder: Path, what: str) -> None:
     """Raise StoreError unless `folder` (or the nearest existing ancestor, where it would
     be created) is a writable folder: not a file, not under a file."""
@@ -190,14 +185,9 @@ def is_own_link(slot: Path, internals: Path) -> bool:
     would be one (a version removed by hand): a link evalframe may replace."""
     if not slot.is_symlink():
         return False
-    if own_version(slot, internals) is not None:
-        return True
     target = (slot.parent / os.readlink(slot)).resolve()
-    return (
-        not target.exists()
-        and target.parent == internals.resolve()
-        and target.name.startswith("v-")
-    )
+    ours = target.parent == internals.resolve() and target.name.startswith("v-")
+    return ours and (target.is_dir() or not target.exists())
 
 
 def foreign_link_error(slot: Path, what: str) -> StoreError:
