@@ -279,9 +279,7 @@ INT64_MAX = 2**63 - 1
 
 # --- output column lists (the order the tables are written in) -----------------------
 EXECUTION_COLUMNS = [
-    RUN_ID,
-    CASE_ID,
-    ATTEMPT,
+    *EXECUTION_KEY,
     CONFIG_ID,
     STATUS,
     THRESHOLD,
@@ -302,9 +300,7 @@ EXECUTION_COLUMNS = [
 ]
 
 EVALUATOR_COLUMNS = [
-    RUN_ID,
-    CASE_ID,
-    ATTEMPT,
+    *EXECUTION_KEY,
     CONFIG_ID,
     PATH,
     EVALUATOR,
@@ -389,8 +385,6 @@ STORED_INPUT_TABLES = (*INPUT_TABLES, LABELS)
 """Every input table a dataset folder holds, labels included: what the input-table store
 commits all or nothing, what a result set's fingerprint covers (a changed labels table
 makes the results stale) and what an output location may never overlap."""
-LABEL_TABLES = (JUDGE_AGREEMENT, AGREEMENT_CURVE)
-"""The output tables `score` writes when the dataset has a labels table."""
 
 RATER = "rater"
 LABEL_PASSED = "label_passed"
@@ -414,7 +408,8 @@ TABLE_KEYS[LABELS] = LABEL_KEY
 
 # judge_agreement (config × run × evaluator × rater) and agreement_curve
 N_LABELED = "n_labeled"
-TP, FP, FN, TN = "tp", "fp", "fn", "tn"
+CONFUSION = TP, FP, FN, TN = "tp", "fp", "fn", "tn"
+AGREEMENT_KEY = (CONFIG_ID, RUN_ID, EVALUATOR, RATER)
 AGREEMENT = "agreement"
 KAPPA = "kappa"
 SENSITIVITY = "sensitivity"
@@ -428,15 +423,9 @@ SPECIFICITY_LOW = "specificity_low"
 ADMITTED = "admitted"
 RECOMMENDED_THRESHOLD = "recommended_threshold"
 JUDGE_AGREEMENT_COLUMNS = [
-    CONFIG_ID,
-    RUN_ID,
-    EVALUATOR,
-    RATER,
+    *AGREEMENT_KEY,
     N_LABELED,
-    TP,
-    FP,
-    FN,
-    TN,
+    *CONFUSION,
     AGREEMENT,
     KAPPA,
     SENSITIVITY,
@@ -451,16 +440,10 @@ JUDGE_AGREEMENT_COLUMNS = [
     RECOMMENDED_THRESHOLD,
 ]
 AGREEMENT_CURVE_COLUMNS = [
-    CONFIG_ID,
-    RUN_ID,
-    EVALUATOR,
-    RATER,
+    *AGREEMENT_KEY,
     THRESHOLD,
     N_LABELED,
-    TP,
-    FP,
-    FN,
-    TN,
+    *CONFUSION,
     KAPPA,
     SENSITIVITY,
     SPECIFICITY,

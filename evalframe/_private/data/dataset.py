@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import duckdb
 import polars as pl
+import pyarrow as pa
 
 from evalframe._private import schema as S
 from evalframe._private.data.keyed import EXEC, Keyed, key_scores
@@ -87,15 +89,9 @@ def open_tables(path: str | Path) -> dict[str, pl.LazyFrame | None]:
     a folder of `NAME.parquet` files or `NAME/` Parquet folders (hive partitions allowed),
     or a DuckDB database file with tables of those names. Absent tables are None."""
     path = Path(path)
-    problems: list[Problem] = []
-    if path.is_dir():
-        tables = {name: _scan_folder_table(path, name, problems) for name in S.INPUT_TABLES}
-    elif path.is_file():
-        tables = _read_duckdb(path, problems)
-    else:
+    if not (path.is_dir() or path.is_file()):
         raise missing_dataset(path)
-    if problems:
-        raise ValidationError(problems)
+    tables = _open(path, S.INPUT_TABLES)
     if tables.get(S.SCORES) is None:
         raise no_scores_table(path)
     return tables
@@ -163,16 +159,18 @@ def open_labels(path: str | Path) -> pl.LazyFrame | None:
     labels); None when the dataset has none. Nothing validated
     (`validate.validate_labels`)."""
     path = Path(path)
+    return _open(path, (S.LABELS,))[S.LABELS] if path.is_dir() or path.is_file() else None
+
+
+def _open(path: Path, names: Sequence[str]) -> dict[str, pl.LazyFrame | None]:
     problems: list[Problem] = []
     if path.is_dir():
-        labels = _scan_folder_table(path, S.LABELS, problems)
-    elif path.is_file():
-        labels = _read_duckdb(path, problems, names=(S.LABELS,))[S.LABELS]
+        tables = {name: _scan_folder_table(path, name, problems) for name in names}
     else:
-        return None
+        tables = _read_duckdb(path, problems, names)
     if problems:
         raise ValidationError(problems)
-    return labels
+    return tables
 
 
 PARQUET_MAGIC = b"PAR1"
@@ -324,10 +322,7 @@ def outer_hive_keys(folder: Path, inner: Sequence[str]) -> list[str]:
     ]
 
 
-def _scan_folder_table(
-    root: Path, name: str, problems: list[Problem] | None = None
-) -> pl.LazyFrame | None:
-    problems = [] if problems is None else problems
+def _scan_folder_table(root: Path, name: str, problems: list[Problem]) -> pl.LazyFrame | None:
     files, is_folder = table_files(root, name)
     if not files:
         return None
@@ -384,11 +379,8 @@ _UNREADABLE_TYPES = ("INTERVAL", "UNION", "VARINT", "BIGNUM", "TIME WITH TIME ZO
 
 
 def _read_duckdb(
-    path: Path, problems: list[Problem] | None = None, names: Sequence[str] = S.INPUT_TABLES
+    path: Path, problems: list[Problem], names: Sequence[str]
 ) -> dict[str, pl.LazyFrame | None]:
-    import duckdb
-
-    problems = [] if problems is None else problems
     try:
         con = duckdb.connect(str(path), read_only=True)
     except duckdb.Error as exc:
@@ -431,19 +423,12 @@ def _read_duckdb(
         con.close()
 
 
-def _read_errors() -> tuple[type[BaseException], ...]:
-    import duckdb
-    import pyarrow as pa
-
-    return (
-        pl.exceptions.PolarsError,
-        pl.exceptions.PanicException,
-        pa.ArrowException,
-        duckdb.Error,
-    )
-
-
-READ_ERRORS: tuple[type[BaseException], ...] = _read_errors()
+READ_ERRORS: tuple[type[BaseException], ...] = (
+    pl.exceptions.PolarsError,
+    pl.exceptions.PanicException,
+    pa.ArrowException,
+    duckdb.Error,
+)
 """What polars, pyarrow and DuckDB raise when a file they read is corrupt (polars panics on
 some damaged pages): `explain_read_error` turns them into messages, exit code 2."""
 

@@ -245,8 +245,12 @@ def check_schemas(tables: dict[str, pl.LazyFrame | None]) -> dict[str, pl.Schema
 
 
 # --- the value checks: one declarative list, read by every engine ------------------------
-FILLS: dict[str, object] = {S.ATTEMPT: 0, S.STATUS: S.STATUS_OK, S.SCALE_MAX: 1.0}
-"""Declared columns whose nulls the typed table fills with a default (never null after)."""
+def _fills(*tables: str) -> dict[str, object]:
+    return {c: d for t in tables for c, (_, _, d) in S.TABLE_COLUMNS[t].items() if d is not None}
+
+
+FILLS = _fills(*S.INPUT_TABLES)
+"""Declared columns whose nulls the typed table fills with their default (never null after)."""
 
 
 def raw_copy(column: str, wanted: pl.DataType, actual: pl.DataType) -> str | None:
@@ -316,28 +320,37 @@ def null_key_checks(table: str) -> list[ValueCheck]:
     ]
 
 
+def _finite_checks(table: str, column: str, folds: tuple[str, str] = ("", "")) -> list[ValueCheck]:
+    """NaN / infinite and negative values of a score column; `folds`: their fold names in
+    the one pass over the judge rows, whose rows `clamp=True` fixes (the scores table's)."""
+    c, clamped = pl.col(column), folds != ("", "")
+    return [
+        ValueCheck(
+            table,
+            column,
+            f"{column} is NaN or infinite",
+            c.is_not_null() & ~c.is_finite(),
+            f"{column} is not null and not isfinite({column})",
+            fold=folds[0],
+            clamped=clamped,
+        ),
+        ValueCheck(
+            table,
+            column,
+            f"{column} is negative",
+            c.is_finite() & (c < 0),
+            f"isfinite({column}) and {column} < 0",
+            fold=folds[1],
+            clamped=clamped,
+        ),
+    ]
+
+
 def _score_value_checks() -> tuple[ValueCheck, ...]:
     sc, mx, w = pl.col(S.SCORE), pl.col(S.SCALE_MAX), pl.col(S.WEIGHT)
     finite = sc.is_finite()
     return (
-        ValueCheck(
-            S.SCORES,
-            S.SCORE,
-            "score is NaN or infinite",
-            sc.is_not_null() & ~finite,
-            "score is not null and not isfinite(score)",
-            fold="bad_nan",
-            clamped=True,
-        ),
-        ValueCheck(
-            S.SCORES,
-            S.SCORE,
-            "score is negative",
-            finite & (sc < 0),
-            "isfinite(score) and score < 0",
-            fold="bad_neg",
-            clamped=True,
-        ),
+        *_finite_checks(S.SCORES, S.SCORE, ("bad_nan", "bad_neg")),
         ValueCheck(
             S.SCORES,
             S.SCORE,
@@ -486,7 +499,7 @@ def value_checks(table: str, schema: pl.Schema, *, score_values: bool = True) ->
 
 
 # --- labels (docs/judges.md) ---------------------------------------------------------------------
-LABEL_FILLS: dict[str, object] = {S.ATTEMPT: 0, S.RATER: S.DEFAULT_RATER}
+LABEL_FILLS = _fills(S.LABELS)
 """The labels table's defaults (its scale_max stays null: the judge's scale is used)."""
 
 
@@ -500,20 +513,7 @@ def label_value_checks() -> list[ValueCheck]:
             ValueCheck(S.LABELS, k, "key column is null", pl.col(k).is_null(), f"{k} is null")
             for k in (S.RUN_ID, S.CASE_ID)
         ),
-        ValueCheck(
-            S.LABELS,
-            S.LABEL_SCORE,
-            "label_score is NaN or infinite",
-            sc.is_not_null() & ~sc.is_finite(),
-            "label_score is not null and not isfinite(label_score)",
-        ),
-        ValueCheck(
-            S.LABELS,
-            S.LABEL_SCORE,
-            "label_score is negative",
-            sc.is_finite() & (sc < 0),
-            "isfinite(label_score) and label_score < 0",
-        ),
+        *_finite_checks(S.LABELS, S.LABEL_SCORE),
         ValueCheck(
             S.LABELS,
             S.SCALE_MAX,

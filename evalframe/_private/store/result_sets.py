@@ -502,9 +502,10 @@ def _manifest(
     *,
     base: Path,
     sequence: int,
-) -> dict[str, Any]:
-    """`base`: the folder the set's link is in (the dataset is also recorded relative to
-    it); `sequence`: the commit's number in its store (what "latest" is ordered by)."""
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The manifest of a commit and the key-value metadata of its Parquet files. `base`:
+    the folder the set's link is in (the dataset is also recorded relative to it);
+    `sequence`: the commit's number in its store (what "latest" is ordered by)."""
     tables = dict(kept)
     for name, frame in frames.items():
         tables[name] = {
@@ -514,7 +515,14 @@ def _manifest(
             "created_at": created_at,
         }
     where = Path(dataset).resolve() if dataset is not None else None
-    return {
+    metadata = {
+        METADATA_VERSION: __version__,
+        METADATA_SET: set_id,
+        METADATA_CREATED: created_at,
+        METADATA_CONFIG: config_json,
+        METADATA_COMMAND: command,
+    }
+    manifest = {
         "format": MANIFEST_FORMAT,
         "result_set": set_id,
         "config_id": set_id,
@@ -529,6 +537,7 @@ def _manifest(
         "inputs": input_files(dataset) if dataset is not None and Path(dataset).exists() else None,
         "tables": dict(sorted(tables.items())),
     }
+    return manifest, {k: v for k, v in metadata.items() if v is not None}
 
 
 class _Sets:
@@ -629,7 +638,7 @@ class _Sets:
                     with contextlib.suppress(CorruptManifestError):  # replaced: carry nothing
                         old = _manifest_of(old_version)
                 carry, kept = self._carried(old, old_version, command, tables, inputs_fingerprint)
-                manifest = _manifest(
+                manifest, metadata = _manifest(
                     set_id,
                     command,
                     config_json,
@@ -641,21 +650,8 @@ class _Sets:
                     base=slot.parent,
                     sequence=self._sequence(old),
                 )
-                meta = {
-                    METADATA_VERSION: __version__,
-                    METADATA_SET: set_id,
-                    METADATA_CREATED: created,
-                    METADATA_CONFIG: config_json,
-                    METADATA_COMMAND: command,
-                }
                 result = _commit_version(
-                    self.internals,
-                    slot,
-                    set_id,
-                    tables,
-                    carry,
-                    manifest,
-                    {k: v for k, v in meta.items() if v is not None},
+                    self.internals, slot, set_id, tables, carry, manifest, metadata
                 )
                 self._after_commit()
                 return result
