@@ -94,7 +94,7 @@ class Evaluator(_Model):
     and keep their digits."""
     required: bool = False
     """When true and this node does not pass (or is missing), its parent's score is 0."""
-    min_score: float | None = Field(default=None, ge=0.0, le=1.0)
+    min_score: Unit | None = None
     """This node's pass boundary (0-1); default: the execution's threshold."""
     score_ranges: dict[str, str] | None = None
     """Labels for raw integer bands, keys "lo-hi" on the raw scale. They label, never gate."""
@@ -106,7 +106,7 @@ class Evaluator(_Model):
     aggregator: Aggregator | None = None
     """Makes this node a composite: how its children combine
     (docs/scoring.md#composite-nodes-and-the-root)."""
-    threshold: float | None = Field(default=None, ge=0.0, le=1.0)
+    threshold: Unit | None = None
     """`t` of an all_or_nothing or threshold composite; default: the execution threshold."""
     children: Entries | None = None
     """Child entries of a composite, by name; nest to any depth."""
@@ -313,13 +313,13 @@ class Judges(_Model):
 
     min_labeled: int = Field(default=100, ge=0, strict=True)
     """Labeled executions a judge needs before it can be admitted."""
-    min_sensitivity: float | None = Field(default=0.8, ge=0.0, le=1.0)
+    min_sensitivity: Unit | None = 0.8
     """The 95 % Wilson lower bound of the sensitivity must meet this."""
-    min_specificity: float | None = Field(default=0.8, ge=0.0, le=1.0)
+    min_specificity: Unit | None = 0.8
     """The 95 % Wilson lower bound of the specificity must meet this."""
     min_kappa: float | None = Field(default=None, ge=-1.0, le=1.0)
     """Cohen's κ must meet this."""
-    max_false_pass: float | None = Field(default=0.05, ge=0.0, le=1.0)
+    max_false_pass: Unit | None = 0.05
     """recommended_threshold: the smallest threshold whose false-pass rate has a 95 %
     Wilson upper bound at most this."""
 
@@ -348,9 +348,9 @@ class Config(_Model):
 
     threshold: Unit = DEFAULT_THRESHOLD
     """Pass boundary for an execution score, used when executions.threshold is null."""
-    threshold_override: float | None = Field(default=None, ge=0.0, le=1.0)
+    threshold_override: Unit | None = None
     """Set by CLI --threshold: beats executions.threshold and `threshold`."""
-    borderline: float | None = Field(default=0.6, ge=0.0, le=1.0)
+    borderline: Unit | None = 0.6
     """Lower edge of the borderline verdict band; null turns the band off (a value above
     the threshold leaves the band empty)."""
     aggregator: Aggregator = "weighted_average"

@@ -203,11 +203,14 @@ P_BEST = "p_best"
 # --- declared input schemas: column -> (dtype, required, default) --------------------
 # dtype is the polars type values are cast to after validation; `None` default = null.
 ColumnSpec = tuple[pl.DataType, bool, object]
-
-SCORES_COLUMNS: dict[str, ColumnSpec] = {
+_EXECUTION_KEY_COLUMNS: dict[str, ColumnSpec] = {
     RUN_ID: (pl.String(), True, None),
     CASE_ID: (pl.String(), True, None),
     ATTEMPT: (pl.Int64(), False, 0),
+}
+
+SCORES_COLUMNS: dict[str, ColumnSpec] = {
+    **_EXECUTION_KEY_COLUMNS,
     EVALUATOR: (pl.String(), True, None),
     SCORE: (pl.Float64(), True, None),
     SCALE_MAX: (pl.Float64(), False, 1.0),
@@ -217,9 +220,7 @@ SCORES_COLUMNS: dict[str, ColumnSpec] = {
 }
 
 EXECUTIONS_COLUMNS: dict[str, ColumnSpec] = {
-    RUN_ID: (pl.String(), True, None),
-    CASE_ID: (pl.String(), True, None),
-    ATTEMPT: (pl.Int64(), False, 0),
+    **_EXECUTION_KEY_COLUMNS,
     STATUS: (pl.String(), False, STATUS_OK),
     THRESHOLD: (pl.Float64(), False, None),
     LATENCY_MS: (pl.Float64(), False, None),
@@ -230,9 +231,7 @@ EXECUTIONS_COLUMNS: dict[str, ColumnSpec] = {
 }
 
 OUTCOMES_COLUMNS: dict[str, ColumnSpec] = {
-    RUN_ID: (pl.String(), True, None),
-    CASE_ID: (pl.String(), True, None),
-    ATTEMPT: (pl.Int64(), False, 0),
+    **_EXECUTION_KEY_COLUMNS,
     OUTCOME: (pl.String(), True, None),
     PASSED: (pl.Boolean(), True, None),
     JUSTIFICATION: (pl.String(), False, None),
@@ -394,9 +393,7 @@ LABEL_KEY = (RUN_ID, CASE_ID, ATTEMPT, EVALUATOR, RATER)
 """Key of `labels`; a null evaluator is the execution's verdict."""
 
 LABELS_COLUMNS: dict[str, ColumnSpec] = {
-    RUN_ID: (pl.String(), True, None),
-    CASE_ID: (pl.String(), True, None),
-    ATTEMPT: (pl.Int64(), False, 0),
+    **_EXECUTION_KEY_COLUMNS,
     EVALUATOR: (pl.String(), False, None),
     RATER: (pl.String(), False, DEFAULT_RATER),
     LABEL_PASSED: (pl.Boolean(), False, None),

@@ -1,15 +1,8 @@
-"""Validation of the input tables: every problem at once, then typed frames with defaults.
-
-Checks (docs/tables.md#bad-input): missing required columns, wrong types, reserved column
-names, nulls in key columns, duplicate keys, NaN/inf/negative/too-large scores,
-scale_max <= 0, negative or out-of-range weights, empty evaluator names, unknown statuses,
-thresholds outside 0-1, latency/cost/token bounds, 64-bit overflow, unparsed created_at,
-and orphan rows. All value checks over one table run as one lazy query; all tables'
-queries are collected together.
-
-The value checks are one declarative list (`value_checks`: `ValueCheck` entries holding
-the message, the polars expression and the DuckDB SQL condition side by side) that the
-polars passes and the DuckDB engine both read.
+"""Validation of the input tables (docs/tables.md#bad-input): every problem at once, then
+typed frames with defaults. The schema checks read no data; the value checks are one
+declarative list (`value_checks`: the message, the polars expression and the DuckDB SQL
+condition side by side) that the polars passes and the DuckDB engine both read. All value
+checks over one table run as one lazy query; all tables' queries are collected together.
 """
 
 from __future__ import annotations
@@ -178,13 +171,11 @@ class Check:
 
 
 def duplicates(table: str, frame: pl.LazyFrame, keys: tuple[str, ...]) -> Check:
-    """The keys of `frame` held by more than one row."""
     dup = frame.group_by(keys).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1)
     return Check(table, ", ".join(keys), "duplicate key (keys listed)", dup, keys)
 
 
 def orphans(table: str, frame: pl.LazyFrame, parent: pl.LazyFrame, message: str) -> Check:
-    """The execution keys of `frame` that `parent` does not hold."""
     keys = frame.select(S.EXECUTION_KEY).unique()
     parent_keys = parent.select(S.EXECUTION_KEY).unique()
     orphan = keys.join(parent_keys, on=S.EXECUTION_KEY, how="anti", nulls_equal=True)

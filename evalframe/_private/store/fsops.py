@@ -125,6 +125,17 @@ def swap_link(slot: Path, target: str, scratch: Path) -> None:
         fsync_path(slot.parent)
 
 
+def leftovers(internals: Path, referenced: set[str]) -> list[Path]:
+    """What interrupted commits left in `internals`: scratch links, and versions (with
+    their manifests) whose names are not `referenced`."""
+    return [
+        entry
+        for entry in internals.iterdir()
+        if entry.name.startswith("link-")
+        or (entry.name.startswith("v-") and entry.name.removesuffix(".json") not in referenced)
+    ]
+
+
 def remove_tree(path: Path) -> None:
     """Remove a folder, a file or a link; missing is fine."""
     if path.is_symlink() or path.is_file():

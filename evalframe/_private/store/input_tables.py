@@ -110,11 +110,7 @@ def _stale_entries(root: Path, internals: Path) -> list[Path]:
     out = _root_temps(root)
     if internals.is_dir() and _pointer_is_ours(internals):
         current = _current(internals)
-        for entry in internals.iterdir():
-            if entry.name.startswith("link-") or (
-                entry.name.startswith("v-") and (current is None or entry.name != current.name)
-            ):
-                out.append(entry)
+        out += fsops.leftovers(internals, {current.name} if current is not None else set())
     for name in S.STORED_INPUT_TABLES:
         p = root / f"{name}.parquet"
         if _is_our_link(p, name) and not p.exists():

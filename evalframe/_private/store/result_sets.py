@@ -443,12 +443,8 @@ def _cleanup(internals: Path, referenced: set[str]) -> None:
     (only inside `internals` itself: never through a link to another folder)."""
     if internals.is_symlink() or not internals.is_dir():
         return
-    for entry in internals.iterdir():
-        name = entry.name
-        if name.startswith("link-") or (
-            name.startswith("v-") and name.removesuffix(".json") not in referenced
-        ):
-            fsops.remove_tree(entry)
+    for entry in fsops.leftovers(internals, referenced):
+        fsops.remove_tree(entry)
 
 
 def _commit_version(
