@@ -66,8 +66,9 @@ Entries = Annotated[dict[str, "Evaluator"], AfterValidator(_check_names)]
 
 
 class _Model(BaseModel):
-    """Base of the config models: strict, and true / false is refused where a number is
-    expected (pydantic would read it as 1 / 0)."""
+    """Base of the config models (docs/config.md documents every key: type, default and
+    meaning): strict, and true / false is refused where a number is expected (pydantic
+    would read it as 1 / 0)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
@@ -89,29 +90,14 @@ class Evaluator(_Model):
     """One node of the evaluator tree: a leaf (a judge metric) or a composite."""
 
     weight: float | None = Field(default=None, ge=0.0)
-    """Weight in its parent's average; default: the data's `weight` column, else 1.0.
-    0, or between MIN_WEIGHT (1e-300) and MAX_WEIGHT (1e300): weighted sums stay finite
-    and keep their digits."""
     required: bool = False
-    """When true and this node does not pass (or is missing), its parent's score is 0."""
     min_score: Unit | None = None
-    """This node's pass boundary (0-1); default: the execution's threshold."""
     score_ranges: dict[str, str] | None = None
-    """Labels for raw integer bands, keys "lo-hi" on the raw scale. They label, never gate."""
     higher_is_better: bool = True
-    """Leaves only. False for a lower-is-better metric (hallucination, toxicity, an error
-    rate): its normalized score is s = 1 − score / scale_max, and every rule (weights,
-    boundaries, aggregators, deltas) reads that s; `min_score` stays on the normalized,
-    higher-is-better scale (at most 0.3 hallucination is min_score 0.7)."""
     aggregator: Aggregator | None = None
-    """Makes this node a composite: how its children combine
-    (docs/scoring.md#composite-nodes-and-the-root)."""
     threshold: Unit | None = None
-    """`t` of an all_or_nothing or threshold composite; default: the execution threshold."""
     children: Entries | None = None
-    """Child entries of a composite, by name; nest to any depth."""
     required_children: tuple[str, ...] = ()
-    """Names of the children a safety_gate composite requires to pass."""
 
     @model_validator(mode="before")
     @classmethod
@@ -240,13 +226,8 @@ class Attempts(_Model):
     """How repeated attempts of a case reduce to one case result (docs/scoring.md#cases)."""
 
     score: AttemptScore = "mean"
-    """Case score over its scored attempts: mean, min or max."""
     passed: AttemptPassed = "all"
-    """Case passes when all, any, or a majority (more than half) of its attempts passed."""
     k: tuple[Annotated[int, Field(strict=True, gt=0)], ...] = ()
-    """pass@k / pass^k to report (docs/statistics.md#passk-and-passk): positive ints, e.g. [1, 3];
-    run_summary gets pass_at_<k>, pass_all_<k> and their _se per k. Kept sorted and without
-    repeats."""
 
     @field_validator("k", mode="after")
     @classmethod
@@ -272,18 +253,10 @@ class Compare(_Model):
     """Regression limits for comparing a candidate run to a baseline (docs/compare.md)."""
 
     max_pass_rate_drop: Unit = 0.0
-    """A pass-rate drop that exceeds this is a regression."""
     max_mean_score_drop: Unit = 0.05
-    """A mean-score drop that exceeds this is a regression (0.05 = 5 points of 100)."""
     max_latency_increase: float = Field(default=0.2, ge=0.0)
-    """A relative latency_mean increase that exceeds this fraction is a regression."""
     case_delta: Unit = 0.05
-    """A per-case score change larger than this counts as regression / improvement."""
     require_significance: bool = False
-    """When true, a pass-rate drop is a regression only if its paired 95 % interval lies
-    wholly below 0 (paired_pass_delta_ci_high < 0), and a mean-score drop only if
-    mean_delta_ci_high < 0 (docs/statistics.md#paired-comparisons); the latency rule is
-    unchanged."""
 
 
 class History(_Model):
@@ -291,9 +264,7 @@ class History(_Model):
     `case_history`)."""
 
     min_runs: int = Field(default=5, ge=1, strict=True)
-    """A case is a quarantine candidate only with at least this many runs of history."""
     flaky_flip_rate: Unit = 0.3
-    """A case with at least `min_runs` runs whose flip_rate meets this is quarantined."""
 
 
 class Decide(_Model):
@@ -301,10 +272,7 @@ class Decide(_Model):
     (docs/compare.md#decisions)."""
 
     pass_rate_margin: Unit = 0.05
-    """The candidate is not worse when paired_pass_delta's interval low end meets −margin;
-    worse (fail) when its high end lies below −margin."""
     mean_score_margin: Unit = 0.05
-    """The same rule on mean_delta's interval (0.05 = 5 points of 100)."""
 
 
 class Judges(_Model):
@@ -312,16 +280,10 @@ class Judges(_Model):
     (docs/judges.md#admission); null turns a limit off."""
 
     min_labeled: int = Field(default=100, ge=0, strict=True)
-    """Labeled executions a judge needs before it can be admitted."""
     min_sensitivity: Unit | None = 0.8
-    """The 95 % Wilson lower bound of the sensitivity must meet this."""
     min_specificity: Unit | None = 0.8
-    """The 95 % Wilson lower bound of the specificity must meet this."""
     min_kappa: float | None = Field(default=None, ge=-1.0, le=1.0)
-    """Cohen's κ must meet this."""
     max_false_pass: Unit | None = 0.05
-    """recommended_threshold: the smallest threshold whose false-pass rate has a 95 %
-    Wilson upper bound at most this."""
 
 
 _LATER_FIELDS = {
@@ -347,31 +309,19 @@ class Config(_Model):
     """A resolved scoring policy. Every output row carries its `config_id`."""
 
     threshold: Unit = DEFAULT_THRESHOLD
-    """Pass boundary for an execution score, used when executions.threshold is null."""
     threshold_override: Unit | None = None
-    """Set by CLI --threshold: beats executions.threshold and `threshold`."""
     borderline: Unit | None = 0.6
-    """Lower edge of the borderline verdict band; null turns the band off (a value above
-    the threshold leaves the band empty)."""
     aggregator: Aggregator = "weighted_average"
-    """Aggregation of the top-level evaluators into the execution score."""
     required_children: tuple[str, ...] = ()
-    """Top-level evaluators a root safety_gate requires to pass."""
     on_missing: OnMissing = "skip"
-    """What a missing evaluator does: skip it, count it as 0, or fail the execution."""
     outcomes: OutcomesMode = "gate"
-    """How expected-outcome checks decide `passed`: gate, ignore or both."""
     attempts: Attempts = Attempts()
     evaluators: Entries | None = None
-    """The evaluator tree; absent = every evaluator in the data, flat."""
     run_gates: RunGates = RunGates()
     compare: Compare = Compare()
     history: History = History()
-    """Thresholds of `case_history` (flaky cases across a series of runs)."""
     decide: Decide = Decide()
-    """Non-inferiority margins of `run_deltas.decision` (`compare --decide`)."""
     judges: Judges = Judges()
-    """When a judge is admitted, and the false-pass risk its recommended threshold keeps."""
 
     @model_validator(mode="before")
     @classmethod

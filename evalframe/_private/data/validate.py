@@ -495,9 +495,8 @@ LABEL_FILLS = _fills(S.LABELS)
 
 
 def label_value_checks() -> list[ValueCheck]:
-    """The row checks of `labels` (docs/tables.md#labels): null run_id / case_id (a null evaluator
-    is the execution's verdict; rater and attempt have defaults), label_score NaN, infinite
-    or negative, scale_max not positive, and a label_score on a verdict row."""
+    """The row checks of `labels` (docs/tables.md#labels); a null evaluator is the
+    execution's verdict, rater and attempt have defaults."""
     sc, mx, ev = pl.col(S.LABEL_SCORE), pl.col(S.SCALE_MAX), pl.col(S.EVALUATOR)
     return [
         *(

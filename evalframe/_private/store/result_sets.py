@@ -160,9 +160,7 @@ class ResultSet:
         return not fingerprint_matches(dataset, recorded)
 
     def describe(self, latest: bool) -> dict[str, Any]:
-        """The set as a plain dict (`evalframe results --json`, the `result_sets` table of
-        `evalframe sql`): id, whether it is the `latest`, commands, created_at, configs,
-        rows per table and in all, stale, the evalframe version, dataset and path."""
+        """The set as a plain dict (`evalframe results --json`, `evalframe sql` result_sets)."""
         rows = self.rows()
         config = self.manifest.get("config")
         return {
@@ -578,10 +576,15 @@ class _Sets:
 
     def _sequence(self, old: dict[str, Any]) -> int:
         """The commit's number: 1 + the highest of the location's sets."""
-        return ResultSet("", self.path, self.path, old).sequence + 1
+        return int(old.get("sequence", 0)) + 1  # (a manifest's sequence is a whole number)
 
     def _carried(
-        self, old: dict[str, Any], version: Path | None, command: str | None, frames: Any, fp: Any
+        self,
+        old: dict[str, Any],
+        version: Path | None,
+        command: str | None,
+        frames: Mapping[str, Any],
+        fingerprint: str | None,
     ) -> tuple[dict[str, Path], dict[str, Any]]:
         """Tables of the old version the new one keeps (file, manifest entry)."""
         return {}, {}
@@ -751,12 +754,19 @@ class ResultStore(_Sets):
             )
 
     def _carried(
-        self, old: dict[str, Any], version: Path | None, command: str | None, frames: Any, fp: Any
+        self,
+        old: dict[str, Any],
+        version: Path | None,
+        command: str | None,
+        frames: Mapping[str, Any],
+        fingerprint: str | None,
     ) -> tuple[dict[str, Path], dict[str, Any]]:
         """The old set's tables of other commands that stay valid (same inputs)."""
         carry: dict[str, Path] = {}
         kept: dict[str, Any] = {}
-        if version is None or command is None or fp is None or old.get("inputs_fingerprint") != fp:
+        if version is None or command is None or fingerprint is None:
+            return carry, kept
+        if old.get("inputs_fingerprint") != fingerprint:
             return carry, kept
         for name, info in old.get("tables", {}).items():
             path = version / f"{name}.parquet"
