@@ -244,11 +244,10 @@ def _manifest_problem(m: Any) -> str | None:
     """What is wrong with a parsed manifest (None: nothing)."""
     if not isinstance(m, dict):
         return f"holds a JSON {type(m).__name__}, not an object"
-    for key in ("result_set", "created_at", "command", "dataset", "dataset_relative"):
+    texts = ("result_set", "created_at", "command", "dataset", "dataset_relative")
+    for key in (*texts, "inputs_fingerprint"):
         if m.get(key) is not None and not isinstance(m[key], str):
-            return f"has a {key!r} that is not a string"
-    if m.get("inputs_fingerprint") is not None and not isinstance(m["inputs_fingerprint"], str):
-        return "has an 'inputs_fingerprint' that is not a string"
+            return f"has {'an' if key[0] == 'i' else 'a'} {key!r} that is not a string"
     if "sequence" in m and not (_is_int(m["sequence"]) and m["sequence"] >= 0):
         return "has a 'sequence' that is not a whole number >= 0"
     tables = m.get("tables", {})
