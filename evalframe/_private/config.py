@@ -14,22 +14,17 @@ from typing import Annotated, Any
 
 import pydantic
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from evalframe._private.errors import ConfigDeprecationWarning, ConfigError, UsageError
-from evalframe._private.rules.constants import (
-    Aggregator,
-    AttemptPassed,
-    AttemptScore,
-)
+from evalframe._private.rules.constants import Aggregator, AttemptPassed, AttemptScore
 from evalframe._private.rules.verdicts import OnMissing, OutcomesMode
 from evalframe._private.schema import MAX_WEIGHT, MIN_WEIGHT
 
 DEFAULT_THRESHOLD = 0.8
-UnitFloat = Field(ge=0.0, le=1.0)
 
-_STRICT = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 
 MAX_DEPTH = 64
 """Deepest nesting a config may have (mappings and lists); deeper is refused."""
@@ -48,14 +43,34 @@ def _deprecated(old: str, new: str) -> None:
     )
 
 
-def _takes_bool(annotation: Any) -> bool:
-    """True when a field's annotation admits a bool (bool itself, or a union holding it)."""
-    return annotation is bool or bool in getattr(annotation, "__args__", ())
+def _pass_threshold(data: Any) -> Any:
+    """The deprecated `pass_threshold` key, read as `threshold`."""
+    if isinstance(data, dict) and "pass_threshold" in data:
+        data = dict(data)
+        value = data.pop("pass_threshold")
+        _deprecated(f"pass_threshold: {value}", f"threshold: {value}")
+        data.setdefault("threshold", value)
+    return data
+
+
+def _check_names(entries: dict[str, Any]) -> dict[str, Any]:
+    """Evaluator names must be non-empty ("" is the path of the tree's root)."""
+    if any(not str(name).strip() for name in entries):
+        raise ValueError(
+            "an evaluator name is empty or blank; the empty path is the evaluator tree's root"
+        )
+    return entries
+
+
+Entries = Annotated[dict[str, "Evaluator"], AfterValidator(_check_names)]
 
 
 class _Model(BaseModel):
-    """Base of the config models: true / false is refused where a number is expected
-    (pydantic would read it as 1 / 0)."""
+    """Base of the config models (docs/config.md documents every key: type, default and
+    meaning): strict, and true / false is refused where a number is expected (pydantic
+    would read it as 1 / 0)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     @model_validator(mode="before")
     @classmethod
@@ -63,7 +78,10 @@ class _Model(BaseModel):
         if isinstance(data, dict):
             for key, value in data.items():
                 field = cls.model_fields.get(key) if isinstance(key, str) else None
-                if isinstance(value, bool) and field and not _takes_bool(field.annotation):
+                ann = field.annotation if field else bool
+                if isinstance(value, bool) and not (
+                    ann is bool or bool in getattr(ann, "__args__", ())
+                ):
                     raise ValueError(f"`{key}`: {str(value).lower()} is not a number")
         return data
 
@@ -71,32 +89,15 @@ class _Model(BaseModel):
 class Evaluator(_Model):
     """One node of the evaluator tree: a leaf (a judge metric) or a composite."""
 
-    model_config = _STRICT
-
     weight: float | None = Field(default=None, ge=0.0)
-    """Weight in its parent's average; default: the data's `weight` column, else 1.0.
-    0, or between MIN_WEIGHT (1e-300) and MAX_WEIGHT (1e300): weighted sums stay finite
-    and keep their digits."""
     required: bool = False
-    """When true and this node does not pass (or is missing), its parent's score is 0."""
-    min_score: float | None = Field(default=None, ge=0.0, le=1.0)
-    """This node's pass boundary (0-1); default: the execution's threshold."""
+    min_score: Unit | None = None
     score_ranges: dict[str, str] | None = None
-    """Labels for raw integer bands, keys "lo-hi" on the raw scale. They label, never gate."""
     higher_is_better: bool = True
-    """Leaves only. False for a lower-is-better metric (hallucination, toxicity, an error
-    rate): its normalized score is s = 1 − score / scale_max, and every rule (weights,
-    boundaries, aggregators, deltas) reads that s; `min_score` stays on the normalized,
-    higher-is-better scale (at most 0.3 hallucination is min_score 0.7)."""
     aggregator: Aggregator | None = None
-    """Makes this node a composite: how its children combine
-    (docs/scoring.md#composite-nodes-and-the-root)."""
-    threshold: float | None = Field(default=None, ge=0.0, le=1.0)
-    """`t` of an all_or_nothing or threshold composite; default: the execution threshold."""
-    children: dict[str, Evaluator] | None = None
-    """Child entries of a composite, by name; nest to any depth."""
+    threshold: Unit | None = None
+    children: Entries | None = None
     required_children: tuple[str, ...] = ()
-    """Names of the children a safety_gate composite requires to pass."""
 
     @model_validator(mode="before")
     @classmethod
@@ -118,11 +119,7 @@ class Evaluator(_Model):
                 )
             _deprecated(f"required_min_score: {value}", f"min_score: {value / 10:g}")
             data.setdefault("min_score", value / 10)
-        if "pass_threshold" in data:
-            value = data.pop("pass_threshold")
-            _deprecated(f"pass_threshold: {value}", f"threshold: {value}")
-            data.setdefault("threshold", value)
-        return data
+        return _pass_threshold(data)
 
     @field_validator("weight", mode="after")
     @classmethod
@@ -138,12 +135,6 @@ class Evaluator(_Model):
                 "to infinity; scale every weight down"
             )
         return weight
-
-    @field_validator("children", mode="after")
-    @classmethod
-    def _named_children(cls, children: dict[str, Evaluator] | None) -> dict[str, Evaluator] | None:
-        _check_names(children or {})
-        return children
 
     @model_validator(mode="after")
     def _shape(self) -> Evaluator:
@@ -181,14 +172,6 @@ class Evaluator(_Model):
     @property
     def effective_aggregator(self) -> str:
         return self.aggregator or "weighted_average"
-
-
-def _check_names(entries: dict[str, Any]) -> None:
-    """Evaluator names must be non-empty ("" is the path of the tree's root)."""
-    if any(not str(name).strip() for name in entries):
-        raise ValueError(
-            "an evaluator name is empty or blank; the empty path is the evaluator tree's root"
-        )
 
 
 def parse_range(key: str) -> tuple[float, float]:
@@ -242,16 +225,9 @@ every engine's integer arithmetic."""
 class Attempts(_Model):
     """How repeated attempts of a case reduce to one case result (docs/scoring.md#cases)."""
 
-    model_config = _STRICT
-
     score: AttemptScore = "mean"
-    """Case score over its scored attempts: mean, min or max."""
     passed: AttemptPassed = "all"
-    """Case passes when all, any, or a majority (more than half) of its attempts passed."""
     k: tuple[Annotated[int, Field(strict=True, gt=0)], ...] = ()
-    """pass@k / pass^k to report (docs/statistics.md#passk-and-passk): positive ints, e.g. [1, 3];
-    run_summary gets pass_at_<k>, pass_all_<k> and their _se per k. Kept sorted and without
-    repeats."""
 
     @field_validator("k", mode="after")
     @classmethod
@@ -269,162 +245,90 @@ class Attempts(_Model):
 class RunGates(_Model):
     """The run-level gates (docs/scoring.md#runs)."""
 
-    model_config = _STRICT
-
-    min_mean_score: float = Field(default=0.8, ge=0.0, le=1.0)
-    """A run's mean_score must meet this (0-1)."""
-    min_pass_rate: float = Field(default=1.0, ge=0.0, le=1.0)
-    """A run's pass_rate must meet this (0-1)."""
-    min_pass_rate_lower: float | None = Field(default=None, ge=0.0, le=1.0)
-    """When set, the lower 95 % bound of a run's pass rate (pass_rate_lower) must meet this
-    (0-1): a gate on what the run shows beyond doubt, not on a noisy point estimate."""
+    min_mean_score: Unit = 0.8
+    min_pass_rate: Unit = 1.0
+    min_pass_rate_lower: Unit | None = None
 
 
 class Compare(_Model):
     """Regression limits for comparing a candidate run to a baseline (docs/compare.md)."""
 
-    model_config = _STRICT
-
-    max_pass_rate_drop: float = Field(default=0.0, ge=0.0, le=1.0)
-    """A pass-rate drop that exceeds this is a regression."""
-    max_mean_score_drop: float = Field(default=0.05, ge=0.0, le=1.0)
-    """A mean-score drop that exceeds this is a regression (0.05 = 5 points of 100)."""
+    max_pass_rate_drop: Unit = 0.0
+    max_mean_score_drop: Unit = 0.05
     max_latency_increase: float = Field(default=0.2, ge=0.0)
-    """A relative latency_mean increase that exceeds this fraction is a regression."""
-    case_delta: float = Field(default=0.05, ge=0.0, le=1.0)
-    """A per-case score change larger than this counts as regression / improvement."""
+    case_delta: Unit = 0.05
     require_significance: bool = False
-    """When true, a pass-rate drop is a regression only if its paired 95 % interval lies
-    wholly below 0 (paired_pass_delta_ci_high < 0), and a mean-score drop only if
-    mean_delta_ci_high < 0 (docs/statistics.md#paired-comparisons); the latency rule is
-    unchanged."""
 
 
 class History(_Model):
     """Thresholds of the case history across a series of runs (docs/history.md#flaky-cases,
     `case_history`)."""
 
-    model_config = _STRICT
-
     min_runs: int = Field(default=5, ge=1, strict=True)
-    """A case is a quarantine candidate only with at least this many runs of history."""
-    flaky_flip_rate: float = Field(default=0.3, ge=0.0, le=1.0)
-    """A case with at least `min_runs` runs whose flip_rate meets this is quarantined."""
+    flaky_flip_rate: Unit = 0.3
 
 
 class Decide(_Model):
     """Non-inferiority margins of the three-outcome decision per pair
     (docs/compare.md#decisions)."""
 
-    model_config = _STRICT
-
-    pass_rate_margin: float = Field(default=0.05, ge=0.0, le=1.0)
-    """The candidate is not worse when paired_pass_delta's interval low end meets −margin;
-    worse (fail) when its high end lies below −margin."""
-    mean_score_margin: float = Field(default=0.05, ge=0.0, le=1.0)
-    """The same rule on mean_delta's interval (0.05 = 5 points of 100)."""
+    pass_rate_margin: Unit = 0.05
+    mean_score_margin: Unit = 0.05
 
 
 class Judges(_Model):
     """When a judge is admitted to gate a release, measured against human labels
     (docs/judges.md#admission); null turns a limit off."""
 
-    model_config = _STRICT
-
     min_labeled: int = Field(default=100, ge=0, strict=True)
-    """Labeled executions a judge needs before it can be admitted."""
-    min_sensitivity: float | None = Field(default=0.8, ge=0.0, le=1.0)
-    """The 95 % Wilson lower bound of the sensitivity must meet this."""
-    min_specificity: float | None = Field(default=0.8, ge=0.0, le=1.0)
-    """The 95 % Wilson lower bound of the specificity must meet this."""
+    min_sensitivity: Unit | None = 0.8
+    min_specificity: Unit | None = 0.8
     min_kappa: float | None = Field(default=None, ge=-1.0, le=1.0)
-    """Cohen's κ must meet this."""
-    max_false_pass: float | None = Field(default=0.05, ge=0.0, le=1.0)
-    """recommended_threshold: the smallest threshold whose false-pass rate has a 95 %
-    Wilson upper bound at most this."""
+    max_false_pass: Unit | None = 0.05
 
 
-_LATER_DEFAULTS: tuple[tuple[str, str, Any], ...] = (
-    ("attempts", "k", []),
-    ("run_gates", "min_pass_rate_lower", None),
-    ("compare", "require_significance", False),
-    ("history", "min_runs", 5),
-    ("history", "flaky_flip_rate", 0.3),
-    ("decide", "pass_rate_margin", 0.05),
-    ("decide", "mean_score_margin", 0.05),
-    ("judges", "min_labeled", 100),
-    ("judges", "min_sensitivity", 0.8),
-    ("judges", "min_specificity", 0.8),
-    ("judges", "min_kappa", None),
-    ("judges", "max_false_pass", 0.05),
-)
-"""(section, key, default) of config fields added after 0.1, omitted from canonical_json
-at their default (see Config.canonical_json); a section left empty is omitted too."""
-
-
-_LATER_ENTRY_DEFAULTS: tuple[tuple[str, Any], ...] = (("higher_is_better", True),)
-"""(key, default) of evaluator-entry fields added after 0.1, omitted from canonical_json
-at their default, at every depth of the tree."""
+_LATER_FIELDS = {
+    "attempts": ("k",),
+    "run_gates": ("min_pass_rate_lower",),
+    "compare": ("require_significance",),
+    "history": ("min_runs", "flaky_flip_rate"),
+    "decide": ("pass_rate_margin", "mean_score_margin"),
+    "judges": ("min_labeled", "min_sensitivity", "min_specificity", "min_kappa", "max_false_pass"),
+}
+"""Config fields added after 0.1: omitted from canonical_json at their default, so a policy
+keeps its config_id across versions (a section left empty is omitted too); the evaluator
+entries' `higher_is_better` likewise, at every depth of the tree."""
 
 
 def _drop_later_entry_defaults(entries: dict[str, Any] | None) -> None:
     for entry in (entries or {}).values():
-        for key, default in _LATER_ENTRY_DEFAULTS:
-            if entry.get(key) == default:
-                del entry[key]
+        if entry.get("higher_is_better") is True:
+            del entry["higher_is_better"]
         _drop_later_entry_defaults(entry.get("children"))
 
 
 class Config(_Model):
     """A resolved scoring policy. Every output row carries its `config_id`."""
 
-    model_config = _STRICT
-
-    threshold: float = Field(default=DEFAULT_THRESHOLD, ge=0.0, le=1.0)
-    """Pass boundary for an execution score, used when executions.threshold is null."""
-    threshold_override: float | None = Field(default=None, ge=0.0, le=1.0)
-    """Set by CLI --threshold: beats executions.threshold and `threshold`."""
-    borderline: float | None = Field(default=0.6, ge=0.0, le=1.0)
-    """Lower edge of the borderline verdict band; null turns the band off (a value above
-    the threshold leaves the band empty)."""
+    threshold: Unit = DEFAULT_THRESHOLD
+    threshold_override: Unit | None = None
+    borderline: Unit | None = 0.6
     aggregator: Aggregator = "weighted_average"
-    """Aggregation of the top-level evaluators into the execution score."""
     required_children: tuple[str, ...] = ()
-    """Top-level evaluators a root safety_gate requires to pass."""
     on_missing: OnMissing = "skip"
-    """What a missing evaluator does: skip it, count it as 0, or fail the execution."""
     outcomes: OutcomesMode = "gate"
-    """How expected-outcome checks decide `passed`: gate, ignore or both."""
     attempts: Attempts = Attempts()
-    """Reduction of repeated attempts per case."""
-    evaluators: dict[str, Evaluator] | None = None
-    """The evaluator tree; absent = every evaluator in the data, flat."""
+    evaluators: Entries | None = None
     run_gates: RunGates = RunGates()
-    """Run-level gates."""
     compare: Compare = Compare()
-    """Limits for run comparisons."""
     history: History = History()
-    """Thresholds of `case_history` (flaky cases across a series of runs)."""
     decide: Decide = Decide()
-    """Non-inferiority margins of `run_deltas.decision` (`compare --decide`)."""
     judges: Judges = Judges()
-    """When a judge is admitted, and the false-pass risk its recommended threshold keeps."""
 
     @model_validator(mode="before")
     @classmethod
     def _aliases(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "pass_threshold" in data:
-            data = dict(data)
-            value = data.pop("pass_threshold")
-            _deprecated(f"pass_threshold: {value}", f"threshold: {value}")
-            data.setdefault("threshold", value)
-        return data
-
-    @field_validator("evaluators", mode="after")
-    @classmethod
-    def _named(cls, evaluators: dict[str, Evaluator] | None) -> dict[str, Evaluator] | None:
-        _check_names(evaluators or {})
-        return evaluators
+        return _pass_threshold(data)
 
     @model_validator(mode="after")
     def _check(self) -> Config:
@@ -449,12 +353,11 @@ class Config(_Model):
     def canonical_json(self) -> str:
         """Sorted keys, defaults filled in, no whitespace: the input of `config_id`."""
         data = self.model_dump(mode="json")
-        # fields added after config_ids were first published are left out while they hold
-        # their default, so a policy keeps its config_id across versions
-        for section, key, default in _LATER_DEFAULTS:
-            if data[section].get(key) == default:
-                del data[section][key]
-        for section in {section for section, _, _ in _LATER_DEFAULTS}:
+        for section, keys in _LATER_FIELDS.items():
+            default = type(getattr(self, section))().model_dump(mode="json")
+            for key in keys:
+                if data[section].get(key) == default[key]:
+                    del data[section][key]
             if not data[section]:
                 del data[section]
         _drop_later_entry_defaults(data.get("evaluators"))

@@ -9,6 +9,12 @@ from __future__ import annotations
 
 import polars as pl
 
+
+def _interval(column: str) -> tuple[str, str, str, str]:
+    """A statistic's column with its standard error and 95 % interval columns."""
+    return column, f"{column}_se", f"{column}_ci_low", f"{column}_ci_high"
+
+
 # --- input tables --------------------------------------------------------------------
 SCORES = "scores"
 EXECUTIONS = "executions"
@@ -165,19 +171,15 @@ SCORE_DELTA = "score_delta"
 REASONS = "reasons"
 REGRESSION_DETECTED = "regression_detected"
 N_PAIRED = "n_paired"
-MEAN_DELTA = "mean_delta"
-MEAN_DELTA_SE = "mean_delta_se"
-MEAN_DELTA_CI_LOW = "mean_delta_ci_low"
-MEAN_DELTA_CI_HIGH = "mean_delta_ci_high"
+MEAN_DELTA, MEAN_DELTA_SE, MEAN_DELTA_CI_LOW, MEAN_DELTA_CI_HIGH = _interval("mean_delta")
 N_PASSED_TO_FAILED = "n_passed_to_failed"
 N_FAILED_TO_PASSED = "n_failed_to_passed"
 MCNEMAR_P = "mcnemar_p"
 
 # statistics beyond the pass rate (docs/statistics.md#paired-comparisons)
-PAIRED_PASS_DELTA = "paired_pass_delta"
-PAIRED_PASS_DELTA_SE = "paired_pass_delta_se"
-PAIRED_PASS_DELTA_CI_LOW = "paired_pass_delta_ci_low"
-PAIRED_PASS_DELTA_CI_HIGH = "paired_pass_delta_ci_high"
+PAIRED_PASS_DELTA, PAIRED_PASS_DELTA_SE, PAIRED_PASS_DELTA_CI_LOW, PAIRED_PASS_DELTA_CI_HIGH = (
+    _interval("paired_pass_delta")
+)
 MDE_PASS_RATE = "mde_pass_rate"
 MDE_MEAN_SCORE = "mde_mean_score"
 
@@ -197,47 +199,28 @@ Q_VALUE = "q_value"
 SLICE_BY_TAG = "tag"
 """`--by tag` slices on the values of executions.tags (any other name is a column)."""
 
-
-def pass_at(k: int) -> str:
-    """run_summary column of the mean unbiased pass@k over cases with >= k attempts."""
-    return f"pass_at_{k}"
-
-
-def pass_all(k: int) -> str:
-    """run_summary column of the mean unbiased pass^k (all k draws pass)."""
-    return f"pass_all_{k}"
-
-
-def se_of(column: str) -> str:
-    """The standard-error column of a statistic column."""
-    return f"{column}_se"
-
-
-# case bootstrap (docs/statistics.md#case-bootstrap, `run_summary` with --bootstrap)
+# run_summary columns: the mean unbiased pass@k over cases with >= k attempts and pass^k (all
+# k draws pass); a statistic's standard error; with --bootstrap (docs/statistics.md#case-
+# bootstrap) its 2.5 % and 97.5 % case-bootstrap percentiles
+pass_at, pass_all = "pass_at_{}".format, "pass_all_{}".format
+se_of, boot_low, boot_high = "{}_se".format, "{}_boot_low".format, "{}_boot_high".format
 RUN_PASSED_PROB = "run_passed_prob"
 RANK_LOW = "rank_low"
 RANK_HIGH = "rank_high"
 P_BEST = "p_best"
 
 
-def boot_low(column: str) -> str:
-    """The 2.5 % case-bootstrap percentile column of a run_summary statistic."""
-    return f"{column}_boot_low"
-
-
-def boot_high(column: str) -> str:
-    """The 97.5 % case-bootstrap percentile column of a run_summary statistic."""
-    return f"{column}_boot_high"
-
-
 # --- declared input schemas: column -> (dtype, required, default) --------------------
 # dtype is the polars type values are cast to after validation; `None` default = null.
 ColumnSpec = tuple[pl.DataType, bool, object]
-
-SCORES_COLUMNS: dict[str, ColumnSpec] = {
+_EXECUTION_KEY_COLUMNS: dict[str, ColumnSpec] = {
     RUN_ID: (pl.String(), True, None),
     CASE_ID: (pl.String(), True, None),
     ATTEMPT: (pl.Int64(), False, 0),
+}
+
+SCORES_COLUMNS: dict[str, ColumnSpec] = {
+    **_EXECUTION_KEY_COLUMNS,
     EVALUATOR: (pl.String(), True, None),
     SCORE: (pl.Float64(), True, None),
     SCALE_MAX: (pl.Float64(), False, 1.0),
@@ -247,9 +230,7 @@ SCORES_COLUMNS: dict[str, ColumnSpec] = {
 }
 
 EXECUTIONS_COLUMNS: dict[str, ColumnSpec] = {
-    RUN_ID: (pl.String(), True, None),
-    CASE_ID: (pl.String(), True, None),
-    ATTEMPT: (pl.Int64(), False, 0),
+    **_EXECUTION_KEY_COLUMNS,
     STATUS: (pl.String(), False, STATUS_OK),
     THRESHOLD: (pl.Float64(), False, None),
     LATENCY_MS: (pl.Float64(), False, None),
@@ -260,9 +241,7 @@ EXECUTIONS_COLUMNS: dict[str, ColumnSpec] = {
 }
 
 OUTCOMES_COLUMNS: dict[str, ColumnSpec] = {
-    RUN_ID: (pl.String(), True, None),
-    CASE_ID: (pl.String(), True, None),
-    ATTEMPT: (pl.Int64(), False, 0),
+    **_EXECUTION_KEY_COLUMNS,
     OUTCOME: (pl.String(), True, None),
     PASSED: (pl.Boolean(), True, None),
     JUSTIFICATION: (pl.String(), False, None),
@@ -309,9 +288,7 @@ INT64_MAX = 2**63 - 1
 
 # --- output column lists (the order the tables are written in) -----------------------
 EXECUTION_COLUMNS = [
-    RUN_ID,
-    CASE_ID,
-    ATTEMPT,
+    *EXECUTION_KEY,
     CONFIG_ID,
     STATUS,
     THRESHOLD,
@@ -332,9 +309,7 @@ EXECUTION_COLUMNS = [
 ]
 
 EVALUATOR_COLUMNS = [
-    RUN_ID,
-    CASE_ID,
-    ATTEMPT,
+    *EXECUTION_KEY,
     CONFIG_ID,
     PATH,
     EVALUATOR,
@@ -423,8 +398,6 @@ STORED_INPUT_TABLES = (*INPUT_TABLES, LABELS)
 """Every input table a dataset folder holds, labels included: what the input-table store
 commits all or nothing, what a result set's fingerprint covers (a changed labels table
 makes the results stale) and what an output location may never overlap."""
-LABEL_TABLES = (JUDGE_AGREEMENT, AGREEMENT_CURVE)
-"""The output tables `score` writes when the dataset has a labels table."""
 
 RATER = "rater"
 LABEL_PASSED = "label_passed"
@@ -434,9 +407,7 @@ LABEL_KEY = (RUN_ID, CASE_ID, ATTEMPT, EVALUATOR, RATER)
 """Key of `labels`; a null evaluator is the execution's verdict."""
 
 LABELS_COLUMNS: dict[str, ColumnSpec] = {
-    RUN_ID: (pl.String(), True, None),
-    CASE_ID: (pl.String(), True, None),
-    ATTEMPT: (pl.Int64(), False, 0),
+    **_EXECUTION_KEY_COLUMNS,
     EVALUATOR: (pl.String(), False, None),
     RATER: (pl.String(), False, DEFAULT_RATER),
     LABEL_PASSED: (pl.Boolean(), False, None),
@@ -448,7 +419,8 @@ TABLE_KEYS[LABELS] = LABEL_KEY
 
 # judge_agreement (config × run × evaluator × rater) and agreement_curve
 N_LABELED = "n_labeled"
-TP, FP, FN, TN = "tp", "fp", "fn", "tn"
+CONFUSION = TP, FP, FN, TN = "tp", "fp", "fn", "tn"
+AGREEMENT_KEY = (CONFIG_ID, RUN_ID, EVALUATOR, RATER)
 AGREEMENT = "agreement"
 KAPPA = "kappa"
 SENSITIVITY = "sensitivity"
@@ -462,15 +434,9 @@ SPECIFICITY_LOW = "specificity_low"
 ADMITTED = "admitted"
 RECOMMENDED_THRESHOLD = "recommended_threshold"
 JUDGE_AGREEMENT_COLUMNS = [
-    CONFIG_ID,
-    RUN_ID,
-    EVALUATOR,
-    RATER,
+    *AGREEMENT_KEY,
     N_LABELED,
-    TP,
-    FP,
-    FN,
-    TN,
+    *CONFUSION,
     AGREEMENT,
     KAPPA,
     SENSITIVITY,
@@ -485,33 +451,20 @@ JUDGE_AGREEMENT_COLUMNS = [
     RECOMMENDED_THRESHOLD,
 ]
 AGREEMENT_CURVE_COLUMNS = [
-    CONFIG_ID,
-    RUN_ID,
-    EVALUATOR,
-    RATER,
+    *AGREEMENT_KEY,
     THRESHOLD,
     N_LABELED,
-    TP,
-    FP,
-    FN,
-    TN,
+    *CONFUSION,
     KAPPA,
     SENSITIVITY,
     SPECIFICITY,
 ]
 
 # run_summary, when the dataset has labels (prediction-powered inference)
-PPI_PASS_RATE = "ppi_pass_rate"
-PPI_PASS_RATE_SE = "ppi_pass_rate_se"
-PPI_PASS_RATE_CI_LOW = "ppi_pass_rate_ci_low"
-PPI_PASS_RATE_CI_HIGH = "ppi_pass_rate_ci_high"
-PPI_COLUMNS = [
-    N_LABELED,
-    PPI_PASS_RATE,
-    PPI_PASS_RATE_SE,
-    PPI_PASS_RATE_CI_LOW,
-    PPI_PASS_RATE_CI_HIGH,
-]
+PPI_PASS_RATE, PPI_PASS_RATE_SE, PPI_PASS_RATE_CI_LOW, PPI_PASS_RATE_CI_HIGH = _interval(
+    "ppi_pass_rate"
+)
+PPI_COLUMNS = [N_LABELED, *_interval(PPI_PASS_RATE)]
 """The columns run_summary gains when the dataset has a labels table, in order."""
 
 # --- history across runs (docs/history.md): series_trend, case_history -----------------------
@@ -523,15 +476,13 @@ SERIES_COLUMN = "series_column"
 """The runs column the series come from (null without --series)."""
 N_RUNS = "runs"
 """Runs of a series (series_trend) or of a case's history (case_history)."""
-PASS_RATE_SLOPE = "pass_rate_slope"
-PASS_RATE_SLOPE_SE = "pass_rate_slope_se"
-PASS_RATE_SLOPE_CI_LOW = "pass_rate_slope_ci_low"
-PASS_RATE_SLOPE_CI_HIGH = "pass_rate_slope_ci_high"
+PASS_RATE_SLOPE, PASS_RATE_SLOPE_SE, PASS_RATE_SLOPE_CI_LOW, PASS_RATE_SLOPE_CI_HIGH = _interval(
+    "pass_rate_slope"
+)
 PASS_RATE_DEGRADING = "pass_rate_degrading"
-MEAN_SCORE_SLOPE = "mean_score_slope"
-MEAN_SCORE_SLOPE_SE = "mean_score_slope_se"
-MEAN_SCORE_SLOPE_CI_LOW = "mean_score_slope_ci_low"
-MEAN_SCORE_SLOPE_CI_HIGH = "mean_score_slope_ci_high"
+MEAN_SCORE_SLOPE, MEAN_SCORE_SLOPE_SE, MEAN_SCORE_SLOPE_CI_LOW, MEAN_SCORE_SLOPE_CI_HIGH = (
+    _interval("mean_score_slope")
+)
 MEAN_SCORE_DEGRADING = "mean_score_degrading"
 CHANGE_RUN_ID = "change_run_id"
 CHANGE_Z = "change_z"
@@ -541,15 +492,9 @@ SERIES_TREND_COLUMNS = [
     SERIES_COLUMN,
     SERIES,
     N_RUNS,
-    PASS_RATE_SLOPE,
-    PASS_RATE_SLOPE_SE,
-    PASS_RATE_SLOPE_CI_LOW,
-    PASS_RATE_SLOPE_CI_HIGH,
+    *_interval(PASS_RATE_SLOPE),
     PASS_RATE_DEGRADING,
-    MEAN_SCORE_SLOPE,
-    MEAN_SCORE_SLOPE_SE,
-    MEAN_SCORE_SLOPE_CI_LOW,
-    MEAN_SCORE_SLOPE_CI_HIGH,
+    *_interval(MEAN_SCORE_SLOPE),
     MEAN_SCORE_DEGRADING,
     CHANGE_RUN_ID,
     CHANGE_Z,

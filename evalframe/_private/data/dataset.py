@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import duckdb
 import polars as pl
+import pyarrow as pa
 
 from evalframe._private import schema as S
 from evalframe._private.data.keyed import EXEC, Keyed, key_scores
@@ -87,15 +89,9 @@ def open_tables(path: str | Path) -> dict[str, pl.LazyFrame | None]:
     a folder of `NAME.parquet` files or `NAME/` Parquet folders (hive partitions allowed),
     or a DuckDB database file with tables of those names. Absent tables are None."""
     path = Path(path)
-    problems: list[Problem] = []
-    if path.is_dir():
-        tables = {name: _scan_folder_table(path, name, problems) for name in S.INPUT_TABLES}
-    elif path.is_file():
-        tables = _read_duckdb(path, problems)
-    else:
+    if not (path.is_dir() or path.is_file()):
         raise missing_dataset(path)
-    if problems:
-        raise ValidationError(problems)
+    tables = _open(path, S.INPUT_TABLES)
     if tables.get(S.SCORES) is None:
         raise no_scores_table(path)
     return tables
@@ -163,16 +159,18 @@ def open_labels(path: str | Path) -> pl.LazyFrame | None:
     labels); None when the dataset has none. Nothing validated
     (`validate.validate_labels`)."""
     path = Path(path)
+    return _open(path, (S.LABELS,))[S.LABELS] if path.is_dir() or path.is_file() else None
+
+
+def _open(path: Path, names: Sequence[str]) -> dict[str, pl.LazyFrame | None]:
     problems: list[Problem] = []
     if path.is_dir():
-        labels = _scan_folder_table(path, S.LABELS, problems)
-    elif path.is_file():
-        labels = _read_duckdb(path, problems, names=(S.LABELS,))[S.LABELS]
+        tables = {name: _scan_folder_table(path, name, problems) for name in names}
     else:
-        return None
+        tables = _read_duckdb(path, problems, names)
     if problems:
         raise ValidationError(problems)
-    return labels
+    return tables
 
 
 PARQUET_MAGIC = b"PAR1"
@@ -216,32 +214,19 @@ def _parquet_schema(
         import pyarrow.parquet as pq
 
         names = pq.read_schema(path).names
-    except Exception as exc:  # pyarrow raises ArrowInvalid, OSError, ...
+        dups = sorted({n for n in names if names.count(n) > 1})
+        if not dups:
+            return pl.scan_parquet(path, glob=False).collect_schema()
+    # pyarrow raises ArrowInvalid, OSError, ...; polars panics on some damaged footers
+    except (Exception, pl.exceptions.PanicException) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         problems.append(
             Problem(table, "", f"{shown}: the Parquet footer is unreadable ({first}); {hint}", 0)
         )
         return None
-    dups = sorted({n for n in names if names.count(n) > 1})
-    if dups:
-        problems.append(
-            Problem(
-                table,
-                dups[0],
-                f"{shown} has {names.count(dups[0])} columns named "
-                f"{', '.join(map(repr, dups))}; hint: rename or drop the copies.",
-                0,
-            )
-        )
-        return None
-    try:
-        return pl.scan_parquet(path, glob=False).collect_schema()
-    except (pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError) as exc:
-        first = str(exc).strip().splitlines()[0]
-        problems.append(
-            Problem(table, "", f"{shown}: the Parquet footer is unreadable ({first}); {hint}", 0)
-        )
-        return None
+    message = f"{shown} has {names.count(dups[0])} columns named {', '.join(map(repr, dups))}"
+    problems.append(Problem(table, dups[0], f"{message}; hint: rename or drop the copies.", 0))
+    return None
 
 
 def table_files(root: Path, name: str) -> tuple[list[Path], bool]:
@@ -276,53 +261,47 @@ def _unify(
         for col, dtype in schema.items():
             columns.setdefault(col, {}).setdefault(dtype, []).append(path)
     out: dict[str, pl.DataType] = {}
-    bad = False
+    before = len(problems)
     declared = S.TABLE_COLUMNS[table]
     for col, by_type in columns.items():
         kinds = [t for t in by_type if t != pl.Null]
         present = {p for paths in by_type.values() for p in paths}
         if col in declared and declared[col][1] and len(present) < len(schemas):
             missing = sorted(str(p.relative_to(folder)) for p in schemas if p not in present)
-            problems.append(
-                Problem(
-                    table,
-                    col,
-                    f"required column is missing from {len(missing)} of the {len(schemas)} "
-                    f"files in {folder.name}/; e.g. {', '.join(missing[:MAX_EXAMPLES])}",
-                    0,
-                )
+            message = (
+                f"required column is missing from {len(missing)} of the {len(schemas)} files "
+                f"in {folder.name}/; e.g. {', '.join(missing[:MAX_EXAMPLES])}"
             )
-            bad = True
+        elif (widened := _widened(kinds)) is not None:
+            out[col] = widened
             continue
-        if not kinds:
-            out[col] = pl.Null()
-        elif len(kinds) == 1:
-            out[col] = kinds[0]
-        elif all(t.is_integer() for t in kinds) and not any(t == pl.UInt64 for t in kinds):
-            out[col] = pl.Int64()
-        elif all(t.is_float() or t.is_integer() for t in kinds) and not any(
-            t == pl.UInt64 for t in kinds
-        ):
-            out[col] = pl.Float64()
-        elif all(t in (pl.String, pl.Categorical) for t in kinds):
-            out[col] = pl.String()
         else:
             shown = "; ".join(
                 f"{t} in {', '.join(str(p.relative_to(folder)) for p in paths[:2])}"
                 + (f" (+{len(paths) - 2} more)" if len(paths) > 2 else "")
                 for t, paths in by_type.items()
             )
-            problems.append(
-                Problem(
-                    table,
-                    col,
-                    f"the files in {folder.name}/ disagree on its type: {shown}; hint: write "
-                    "every file of a table with the same column types.",
-                    0,
-                )
+            message = (
+                f"the files in {folder.name}/ disagree on its type: {shown}; hint: write "
+                "every file of a table with the same column types."
             )
-            bad = True
-    return None if bad else out
+        problems.append(Problem(table, col, message, 0))
+    return None if len(problems) > before else out
+
+
+def _widened(kinds: list[pl.DataType]) -> pl.DataType | None:
+    """The one type of a column whose files hold `kinds` (None: they do not widen)."""
+    if not kinds:
+        return pl.Null()
+    if len(kinds) == 1:
+        return kinds[0]
+    if pl.UInt64 not in kinds and all(t.is_integer() for t in kinds):
+        return pl.Int64()
+    if pl.UInt64 not in kinds and all(t.is_float() or t.is_integer() for t in kinds):
+        return pl.Float64()
+    if all(t in (pl.String, pl.Categorical) for t in kinds):
+        return pl.String()
+    return None
 
 
 def _hive_keys(files: list[Path], folder: Path) -> list[str]:
@@ -343,10 +322,7 @@ def outer_hive_keys(folder: Path, inner: Sequence[str]) -> list[str]:
     ]
 
 
-def _scan_folder_table(
-    root: Path, name: str, problems: list[Problem] | None = None
-) -> pl.LazyFrame | None:
-    problems = [] if problems is None else problems
+def _scan_folder_table(root: Path, name: str, problems: list[Problem]) -> pl.LazyFrame | None:
     files, is_folder = table_files(root, name)
     if not files:
         return None
@@ -403,11 +379,8 @@ _UNREADABLE_TYPES = ("INTERVAL", "UNION", "VARINT", "BIGNUM", "TIME WITH TIME ZO
 
 
 def _read_duckdb(
-    path: Path, problems: list[Problem] | None = None, names: Sequence[str] = S.INPUT_TABLES
+    path: Path, problems: list[Problem], names: Sequence[str]
 ) -> dict[str, pl.LazyFrame | None]:
-    import duckdb
-
-    problems = [] if problems is None else problems
     try:
         con = duckdb.connect(str(path), read_only=True)
     except duckdb.Error as exc:
@@ -427,52 +400,35 @@ def _read_duckdb(
             # the name is one of our table-name constants, never user text
             try:
                 columns = con.execute(f'describe select * from "{name}"').fetchall()
-                names = [c[0] for c in columns]
-                dups = sorted({n for n in names if names.count(n) > 1})
+                cols = [c[0] for c in columns]
+                dups = sorted({n for n in cols if cols.count(n) > 1})
                 if dups:
-                    problems.append(
-                        Problem(
-                            name, dups[0], f"two columns named {dups[0]!r}; hint: rename one.", 0
-                        )
-                    )
+                    message = f"two columns named {dups[0]!r}; hint: rename one."
+                    problems.append(Problem(name, dups[0], message, 0))
                     continue
+                quoted = ['"' + c.replace('"', '""') + '"' for c in cols]
                 select = ", ".join(
-                    f'cast("{c.replace(chr(34), chr(34) * 2)}" as varchar) as '
-                    f'"{c.replace(chr(34), chr(34) * 2)}"'
+                    f"cast({q} as varchar) as {q}"
                     if any(t in str(ctype).upper() for t in _UNREADABLE_TYPES)
-                    else f'"{c.replace(chr(34), chr(34) * 2)}"'
-                    for c, ctype, *_ in columns
+                    else q
+                    for q, (_c, ctype, *_) in zip(quoted, columns, strict=True)
                 )
                 out[name] = con.sql(f'select {select} from "{name}"').pl().lazy()
             except (duckdb.Error, pl.exceptions.PolarsError) as exc:
                 first = str(exc).strip().splitlines()[0]
-                problems.append(
-                    Problem(
-                        name,
-                        "",
-                        f"cannot be read from {path.name} ({first}); hint: fix or drop the "
-                        "table or view.",
-                        0,
-                    )
-                )
+                message = f"cannot be read from {path.name} ({first}); hint: fix or drop the "
+                problems.append(Problem(name, "", message + "table or view.", 0))
         return out
     finally:
         con.close()
 
 
-def _read_errors() -> tuple[type[BaseException], ...]:
-    import duckdb
-    import pyarrow as pa
-
-    return (
-        pl.exceptions.PolarsError,
-        pl.exceptions.PanicException,
-        pa.ArrowException,
-        duckdb.Error,
-    )
-
-
-READ_ERRORS: tuple[type[BaseException], ...] = _read_errors()
+READ_ERRORS: tuple[type[BaseException], ...] = (
+    pl.exceptions.PolarsError,
+    pl.exceptions.PanicException,
+    pa.ArrowException,
+    duckdb.Error,
+)
 """What polars, pyarrow and DuckDB raise when a file they read is corrupt (polars panics on
 some damaged pages): `explain_read_error` turns them into messages, exit code 2."""
 
@@ -491,9 +447,7 @@ def corrupt_files(path: str | Path) -> list[Problem]:
             try:
                 pl.read_parquet(f, glob=False)
                 pq.read_table(f)
-            except (
-                BaseException
-            ) as exc:  # READ_ERRORS and OSError; PanicException is a BaseException
+            except BaseException as exc:  # READ_ERRORS, OSError; PanicException: BaseException
                 if not isinstance(exc, (*READ_ERRORS, OSError)):
                     raise
                 first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]

@@ -145,17 +145,7 @@ def generate(
     execs = _executions(_cases(n_cases, attempts), run_frame)
     scores = _scores(execs, metrics)
     outcomes = _outcomes(execs)
-    executions = execs.select(
-        S.RUN_ID,
-        S.CASE_ID,
-        S.ATTEMPT,
-        S.STATUS,
-        S.LATENCY_MS,
-        S.COST_USD,
-        S.INPUT_TOKENS,
-        S.OUTPUT_TOKENS,
-        S.TAGS,
-    )
+    executions = execs.select(c for c in S.EXECUTIONS_COLUMNS if c != S.THRESHOLD)
     run_table = run_frame.select(
         S.RUN_ID,
         S.CREATED_AT,
@@ -168,18 +158,11 @@ def generate(
 
 def _run_frame(runs: tuple) -> pl.DataFrame:
     """The runs with their hidden qualities (_quality, _lat, _err, _floor)."""
-    return pl.DataFrame(
-        {
-            S.RUN_ID: [r[0] for r in runs],
-            S.CREATED_AT: [r[1] for r in runs],
-            "agent_version": [r[2] for r in runs],
-            "_quality": [r[3] for r in runs],
-            "_lat": [r[4] for r in runs],
-            "_err": [r[5] for r in runs],
-            S.LABEL: [r[6] for r in runs],
-            "_floor": [float(r[7]) if len(r) > 7 else 0.0 for r in runs],
-        }
-    ).with_columns(pl.col(S.CREATED_AT).cast(pl.Datetime("us")))
+    columns = [S.RUN_ID, S.CREATED_AT, "agent_version", "_quality", "_lat", "_err", S.LABEL]
+    rows = [(*r[:7], float(r[7]) if len(r) > 7 else 0.0) for r in runs]
+    return pl.DataFrame(rows, schema=[*columns, "_floor"], orient="row").with_columns(
+        pl.col(S.CREATED_AT).cast(pl.Datetime("us"))
+    )
 
 
 def _cases(n_cases: int, attempts: bool) -> pl.DataFrame:
@@ -269,10 +252,7 @@ def _scores(execs: pl.DataFrame, metrics: tuple[str, ...]) -> pl.DataFrame:
         )
         .join(judge_reasons(), on=[S.EVALUATOR, "_band"], how="left")
         .select(
-            S.RUN_ID,
-            S.CASE_ID,
-            S.ATTEMPT,
-            S.EVALUATOR,
+            *S.SCORE_KEY,
             S.SCORE,
             S.SCALE_MAX,
             pl.when(pl.col(S.SCORE).is_null())
@@ -305,9 +285,7 @@ def _outcomes(execs: pl.DataFrame) -> pl.DataFrame:
         .with_columns((_uniform(*_KEY, "_o", salt=72) * VARIANTS).cast(pl.Int32).alias("_variant"))
         .join(JUSTIFICATIONS, on=["_o", S.PASSED, "_variant"], how="left")
         .select(
-            S.RUN_ID,
-            S.CASE_ID,
-            S.ATTEMPT,
+            *S.EXECUTION_KEY,
             S.OUTCOME,
             S.PASSED,
             _topic(S.JUSTIFICATION).alias(S.JUSTIFICATION),
@@ -330,7 +308,7 @@ def demo_labels(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
     the metric labels meets 0.8); the judge of LENIENT_METRIC grades a point higher than
     the human in most labeled executions, the others agree up to a rare point either way;
     SECOND_RATER labels about a third of the verdicts, disagreeing now and then."""
-    key = (S.RUN_ID, S.CASE_ID, S.ATTEMPT)
+    key = S.EXECUTION_KEY
     sampled = (
         tables[S.EXECUTIONS]
         .filter((pl.col(S.STATUS) == S.STATUS_OK) & (_uniform(*key, salt=81) < LABEL_SHARE))

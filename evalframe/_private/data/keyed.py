@@ -87,15 +87,9 @@ def _key_problems(
             .head(MAX_EXAMPLES)
             .collect()
         )
-        problems.append(
-            Problem(
-                S.SCORES,
-                "",
-                "execution is not in the executions table",
-                n_orphans,
-                render_keys(orphan_keys, S.EXECUTION_KEY),
-            )
-        )
+        examples = render_keys(orphan_keys, S.EXECUTION_KEY)
+        message = "execution is not in the executions table"
+        problems.append(Problem(S.SCORES, "", message, n_orphans, examples))
     orphan_dups = _orphan_duplicates(scores, execs) if n_orphans else None
     rows = keyed.lazy().filter(pl.col(EXEC).is_not_null() & pl.col(EVAL).is_not_null())
     if len(names) <= MAX_BITMASK:
@@ -108,7 +102,7 @@ def _key_problems(
     else:
         suspects = rows.group_by(EXEC, EVAL).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1)
     dup_execs = suspects.select(EXEC).collect()[EXEC]
-    examples: list[str] = []
+    found: list[str] = []
     n_dup = 0
     if dup_execs.len():
         dups = (
@@ -128,21 +122,14 @@ def _key_problems(
                 .alias(S.EVALUATOR)
             )
         )
-        examples += render_keys(named, S.SCORE_KEY)
+        found += render_keys(named, S.SCORE_KEY)
         n_dup += dups.height
     if orphan_dups is not None and orphan_dups.height:
-        examples += render_keys(orphan_dups.head(MAX_EXAMPLES), S.SCORE_KEY)
+        found += render_keys(orphan_dups.head(MAX_EXAMPLES), S.SCORE_KEY)
         n_dup += orphan_dups.height
     if n_dup:
-        problems.append(
-            Problem(
-                S.SCORES,
-                ", ".join(S.SCORE_KEY),
-                "duplicate key (keys listed)",
-                n_dup,
-                tuple(examples[:MAX_EXAMPLES]),
-            )
-        )
+        column, examples = ", ".join(S.SCORE_KEY), tuple(found[:MAX_EXAMPLES])
+        problems.append(Problem(S.SCORES, column, "duplicate key (keys listed)", n_dup, examples))
     return problems
 
 

@@ -1,15 +1,8 @@
-"""Validation of the input tables: every problem at once, then typed frames with defaults.
-
-Checks (docs/tables.md#bad-input): missing required columns, wrong types, reserved column
-names, nulls in key columns, duplicate keys, NaN/inf/negative/too-large scores,
-scale_max <= 0, negative or out-of-range weights, empty evaluator names, unknown statuses,
-thresholds outside 0-1, latency/cost/token bounds, 64-bit overflow, unparsed created_at,
-and orphan rows. All value checks over one table run as one lazy query; all tables'
-queries are collected together.
-
-The value checks are one declarative list (`value_checks`: `ValueCheck` entries holding
-the message, the polars expression and the DuckDB SQL condition side by side) that the
-polars passes and the DuckDB engine both read.
+"""Validation of the input tables (docs/tables.md#bad-input): every problem at once, then
+typed frames with defaults. The schema checks read no data; the value checks are one
+declarative list (`value_checks`: the message, the polars expression and the DuckDB SQL
+condition side by side) that the polars passes and the DuckDB engine both read. All value
+checks over one table run as one lazy query; all tables' queries are collected together.
 """
 
 from __future__ import annotations
@@ -81,17 +74,13 @@ class ClampReport:
         return self.clamped + self.nulled
 
 
-def _is_numeric(dtype: pl.DataType) -> bool:
-    return dtype.is_numeric()
-
-
 def _type_ok(actual: pl.DataType, wanted: pl.DataType) -> bool:
     if actual == pl.Null:
         return True
     if wanted == pl.String:
         return actual == pl.String or actual.is_integer() or actual == pl.Categorical
     if wanted == pl.Float64:
-        return _is_numeric(actual)
+        return actual.is_numeric()
     if wanted == pl.Int64:
         return actual.is_integer()
     if wanted == pl.Boolean:
@@ -139,29 +128,15 @@ def _reserved_problem(table: str, col: str) -> Problem | None:
     if col in S.TABLE_COLUMNS[table]:
         return None
     if col.startswith("_"):
-        return Problem(
-            table,
-            col,
-            "column names starting with _ are reserved for evalframe's internal columns; "
-            "hint: rename the column",
-            0,
-        )
+        why = "column names starting with _ are reserved for evalframe's internal columns"
+        return Problem(table, col, f"{why}; hint: rename the column", 0)
     clash = reserved_names(table).get(col)
-    if (
-        clash is None
-        and table == S.RUNS
-        and (col.startswith(("pass_at_", "pass_all_")) or col.endswith("_se"))
-    ):
-        clash = S.RUN_SUMMARY
+    if table == S.RUNS and (col.startswith(("pass_at_", "pass_all_")) or col.endswith("_se")):
+        clash = clash or S.RUN_SUMMARY
     if clash is None:
         return None
-    return Problem(
-        table,
-        col,
-        f"the extra column {col!r} would clash with the output column {clash}.{col}; "
-        "hint: rename the column",
-        0,
-    )
+    why = f"the extra column {col!r} would clash with the output column {clash}.{col}"
+    return Problem(table, col, f"{why}; hint: rename the column", 0)
 
 
 def _key_text(keys: tuple[str, ...]) -> pl.Expr:
@@ -196,13 +171,11 @@ class Check:
 
 
 def duplicates(table: str, frame: pl.LazyFrame, keys: tuple[str, ...]) -> Check:
-    """The keys of `frame` held by more than one row."""
     dup = frame.group_by(keys).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1)
     return Check(table, ", ".join(keys), "duplicate key (keys listed)", dup, keys)
 
 
 def orphans(table: str, frame: pl.LazyFrame, parent: pl.LazyFrame, message: str) -> Check:
-    """The execution keys of `frame` that `parent` does not hold."""
     keys = frame.select(S.EXECUTION_KEY).unique()
     parent_keys = parent.select(S.EXECUTION_KEY).unique()
     orphan = keys.join(parent_keys, on=S.EXECUTION_KEY, how="anti", nulls_equal=True)
@@ -254,14 +227,8 @@ def check_schemas(tables: dict[str, pl.LazyFrame | None]) -> dict[str, pl.Schema
                     message = f"required column is missing (the table has {found})"
                     problems.append(Problem(name, col, message, 0))
             elif not _type_ok(actual[col], dtype):
-                problems.append(
-                    Problem(
-                        name,
-                        col,
-                        f"wrong type {actual[col]}, expected {_expected(dtype)}",
-                        0,
-                    )
-                )
+                message = f"wrong type {actual[col]}, expected {_expected(dtype)}"
+                problems.append(Problem(name, col, message, 0))
         problems += [p for c in actual if (p := _reserved_problem(name, c)) is not None]
     if problems:
         raise ValidationError(problems)
@@ -269,8 +236,12 @@ def check_schemas(tables: dict[str, pl.LazyFrame | None]) -> dict[str, pl.Schema
 
 
 # --- the value checks: one declarative list, read by every engine ------------------------
-FILLS: dict[str, object] = {S.ATTEMPT: 0, S.STATUS: S.STATUS_OK, S.SCALE_MAX: 1.0}
-"""Declared columns whose nulls the typed table fills with a default (never null after)."""
+def _fills(*tables: str) -> dict[str, object]:
+    return {c: d for t in tables for c, (_, _, d) in S.TABLE_COLUMNS[t].items() if d is not None}
+
+
+FILLS = _fills(*S.INPUT_TABLES)
+"""Declared columns whose nulls the typed table fills with their default (never null after)."""
 
 
 def raw_copy(column: str, wanted: pl.DataType, actual: pl.DataType) -> str | None:
@@ -340,28 +311,37 @@ def null_key_checks(table: str) -> list[ValueCheck]:
     ]
 
 
+def _finite_checks(table: str, column: str, folds: tuple[str, str] = ("", "")) -> list[ValueCheck]:
+    """NaN / infinite and negative values of a score column; `folds`: their fold names in
+    the one pass over the judge rows, whose rows `clamp=True` fixes (the scores table's)."""
+    c, clamped = pl.col(column), folds != ("", "")
+    return [
+        ValueCheck(
+            table,
+            column,
+            f"{column} is NaN or infinite",
+            c.is_not_null() & ~c.is_finite(),
+            f"{column} is not null and not isfinite({column})",
+            fold=folds[0],
+            clamped=clamped,
+        ),
+        ValueCheck(
+            table,
+            column,
+            f"{column} is negative",
+            c.is_finite() & (c < 0),
+            f"isfinite({column}) and {column} < 0",
+            fold=folds[1],
+            clamped=clamped,
+        ),
+    ]
+
+
 def _score_value_checks() -> tuple[ValueCheck, ...]:
     sc, mx, w = pl.col(S.SCORE), pl.col(S.SCALE_MAX), pl.col(S.WEIGHT)
     finite = sc.is_finite()
     return (
-        ValueCheck(
-            S.SCORES,
-            S.SCORE,
-            "score is NaN or infinite",
-            sc.is_not_null() & ~finite,
-            "score is not null and not isfinite(score)",
-            fold="bad_nan",
-            clamped=True,
-        ),
-        ValueCheck(
-            S.SCORES,
-            S.SCORE,
-            "score is negative",
-            finite & (sc < 0),
-            "isfinite(score) and score < 0",
-            fold="bad_neg",
-            clamped=True,
-        ),
+        *_finite_checks(S.SCORES, S.SCORE, ("bad_nan", "bad_neg")),
         ValueCheck(
             S.SCORES,
             S.SCORE,
@@ -441,21 +421,17 @@ def _bounded_check(column: str, top: float) -> ValueCheck:
 
 def _overflow_checks(table: str, schema: pl.Schema) -> list[ValueCheck]:
     """Unsigned 64-bit integers above the largest Int64 (the cast left null there)."""
-    out = []
-    for raw, col in raw_copies(table, schema).items():
-        if raw == RAW_TIME:
-            continue
-        r = _sql_ident(raw)
-        out.append(
-            ValueCheck(
-                table,
-                col,
-                f"{col} is above {INT64_MAX} (does not fit a 64-bit integer)",
-                pl.col(raw).is_not_null() & (pl.col(raw) > INT64_MAX),
-                f"{r} is not null and {r} > {INT64_MAX}",
-            )
+    return [
+        ValueCheck(
+            table,
+            col,
+            f"{col} is above {INT64_MAX} (does not fit a 64-bit integer)",
+            pl.col(raw).is_not_null() & (pl.col(raw) > INT64_MAX),
+            f"{_sql_ident(raw)} is not null and {_sql_ident(raw)} > {INT64_MAX}",
         )
-    return out
+        for raw, col in raw_copies(table, schema).items()
+        if raw != RAW_TIME
+    ]
 
 
 def _unparsed_time_checks(table: str, schema: pl.Schema) -> list[ValueCheck]:
@@ -463,15 +439,9 @@ def _unparsed_time_checks(table: str, schema: pl.Schema) -> list[ValueCheck]:
     null there, the raw text does not)."""
     if RAW_TIME not in raw_copies(table, schema):
         return []
-    return [
-        ValueCheck(
-            table,
-            S.CREATED_AT,
-            "created_at is not a timestamp",
-            pl.col(S.CREATED_AT).is_null() & pl.col(RAW_TIME).is_not_null(),
-            f"created_at is null and {_sql_ident(RAW_TIME)} is not null",
-        )
-    ]
+    unparsed = pl.col(S.CREATED_AT).is_null() & pl.col(RAW_TIME).is_not_null()
+    sql = f"created_at is null and {_sql_ident(RAW_TIME)} is not null"
+    return [ValueCheck(table, S.CREATED_AT, "created_at is not a timestamp", unparsed, sql)]
 
 
 def value_checks(table: str, schema: pl.Schema, *, score_values: bool = True) -> list[ValueCheck]:
@@ -520,34 +490,20 @@ def value_checks(table: str, schema: pl.Schema, *, score_values: bool = True) ->
 
 
 # --- labels (docs/judges.md) ---------------------------------------------------------------------
-LABEL_FILLS: dict[str, object] = {S.ATTEMPT: 0, S.RATER: S.DEFAULT_RATER}
+LABEL_FILLS = _fills(S.LABELS)
 """The labels table's defaults (its scale_max stays null: the judge's scale is used)."""
 
 
 def label_value_checks() -> list[ValueCheck]:
-    """The row checks of `labels` (docs/tables.md#labels): null run_id / case_id (a null evaluator
-    is the execution's verdict; rater and attempt have defaults), label_score NaN, infinite
-    or negative, scale_max not positive, and a label_score on a verdict row."""
+    """The row checks of `labels` (docs/tables.md#labels); a null evaluator is the
+    execution's verdict, rater and attempt have defaults."""
     sc, mx, ev = pl.col(S.LABEL_SCORE), pl.col(S.SCALE_MAX), pl.col(S.EVALUATOR)
     return [
         *(
             ValueCheck(S.LABELS, k, "key column is null", pl.col(k).is_null(), f"{k} is null")
             for k in (S.RUN_ID, S.CASE_ID)
         ),
-        ValueCheck(
-            S.LABELS,
-            S.LABEL_SCORE,
-            "label_score is NaN or infinite",
-            sc.is_not_null() & ~sc.is_finite(),
-            "label_score is not null and not isfinite(label_score)",
-        ),
-        ValueCheck(
-            S.LABELS,
-            S.LABEL_SCORE,
-            "label_score is negative",
-            sc.is_finite() & (sc < 0),
-            "isfinite(label_score) and label_score < 0",
-        ),
+        *_finite_checks(S.LABELS, S.LABEL_SCORE),
         ValueCheck(
             S.LABELS,
             S.SCALE_MAX,
@@ -586,12 +542,6 @@ def with_label_scale(labels: pl.LazyFrame, scores: pl.LazyFrame) -> pl.LazyFrame
     )
 
 
-def typed_labels(labels: pl.LazyFrame) -> pl.LazyFrame:
-    """The labels table typed: declared columns cast, missing ones added, attempt and rater
-    defaults filled (typed_frame with the labels' own defaults)."""
-    return typed_frame(labels, S.LABELS)
-
-
 def validate_labels(
     labels: pl.LazyFrame,
     scores: pl.LazyFrame,
@@ -607,7 +557,7 @@ def validate_labels(
     if check_schema:
         check_schemas({S.LABELS: labels})
     schema = labels.collect_schema()
-    typed = with_label_scale(typed_labels(labels), scores)
+    typed = with_label_scale(typed_frame(labels, S.LABELS), scores)
     keys, lab = S.LABEL_KEY, S.LABELS
     parent = executions.select(S.EXECUTION_KEY).unique()
     sc, scale = pl.col(S.LABEL_SCORE), pl.col(LABEL_SCALE)

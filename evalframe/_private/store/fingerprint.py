@@ -68,6 +68,15 @@ def _file_entry(path: Path, *, rows: bool) -> dict[str, Any]:
     return entry
 
 
+def _legacy_entry(path: Path, *, rows: bool) -> dict[str, Any]:
+    """What earlier versions recorded of a file: size, modification time, rows."""
+    st = path.stat()
+    entry: dict[str, Any] = {"bytes": st.st_size, "mtime_ns": st.st_mtime_ns}
+    if rows:
+        entry["rows"] = _rows(path)
+    return entry
+
+
 def _database_entry(path: Path) -> dict[str, Any]:
     entry: dict[str, Any] = {"bytes": path.stat().st_size}
     with open(path, "rb") as f:
@@ -78,20 +87,21 @@ def _database_entry(path: Path) -> dict[str, Any]:
     return entry
 
 
-def input_files(dataset: str | Path) -> dict[str, Any]:
+def input_files(dataset: str | Path, file_entry: Any = _file_entry) -> dict[str, Any]:
     """Per input table: its files' sizes, footer hashes and rows (absent tables left out)."""
     root = Path(dataset)
     if root.is_file():  # a DuckDB database file
-        return {"database": _database_entry(root)}
+        legacy = file_entry is _legacy_entry
+        return {"database": _legacy_entry(root, rows=False) if legacy else _database_entry(root)}
     out: dict[str, Any] = {}
     for name in S.STORED_INPUT_TABLES:
         single = root / f"{name}.parquet"
         folder = root / name
         if single.is_file():
-            out[name] = _file_entry(single, rows=True)
+            out[name] = file_entry(single, rows=True)
         elif folder.is_dir():
             files = sorted(folder.rglob("*.parquet"))
-            parts = [_file_entry(f, rows=False) for f in files]
+            parts = [file_entry(f, rows=False) for f in files]
             out[name] = {
                 "files": len(files),
                 "bytes": sum(p["bytes"] for p in parts),
@@ -114,36 +124,6 @@ def inputs_fingerprint(dataset: str | Path | None) -> str | None:
     return PREFIX + _digest(input_files(dataset))
 
 
-def _legacy_fingerprint(dataset: Path) -> str:
-    """The fingerprint earlier versions recorded: sizes, modification times, rows."""
-
-    def entry(path: Path, rows: bool) -> dict[str, Any]:
-        st = path.stat()
-        e: dict[str, Any] = {"bytes": st.st_size, "mtime_ns": st.st_mtime_ns}
-        if rows:
-            e["rows"] = _rows(path)
-        return e
-
-    if dataset.is_file():
-        return _digest({"database": entry(dataset, False)})
-    out: dict[str, Any] = {}
-    for name in S.STORED_INPUT_TABLES:
-        single, folder = dataset / f"{name}.parquet", dataset / name
-        if single.is_file():
-            out[name] = entry(single, True)
-        elif folder.is_dir():
-            files = sorted(folder.rglob("*.parquet"))
-            parts = [entry(f, False) for f in files]
-            out[name] = {
-                "files": len(files),
-                "bytes": sum(p["bytes"] for p in parts),
-                "digest": _digest(
-                    [[str(f.relative_to(folder)), p] for f, p in zip(files, parts, strict=True)]
-                ),
-            }
-    return _digest(out)
-
-
 def matches(dataset: str | Path, recorded: str) -> bool:
     """Whether the dataset's input tables are still the ones `recorded` describes
     (False when the dataset is gone)."""
@@ -153,6 +133,6 @@ def matches(dataset: str | Path, recorded: str) -> bool:
     try:
         if recorded.startswith(PREFIX):
             return inputs_fingerprint(root) == recorded
-        return _legacy_fingerprint(root) == recorded
+        return _digest(input_files(root, _legacy_entry)) == recorded
     except OSError:
         return False

@@ -125,17 +125,23 @@ def swap_link(slot: Path, target: str, scratch: Path) -> None:
         fsync_path(slot.parent)
 
 
+def leftovers(internals: Path, referenced: set[str]) -> list[Path]:
+    """What interrupted commits left in `internals`: scratch links, and versions (with
+    their manifests) whose names are not `referenced`."""
+    return [
+        entry
+        for entry in internals.iterdir()
+        if entry.name.startswith("link-")
+        or (entry.name.startswith("v-") and entry.name.removesuffix(".json") not in referenced)
+    ]
+
+
 def remove_tree(path: Path) -> None:
     """Remove a folder, a file or a link; missing is fine."""
     if path.is_symlink() or path.is_file():
         path.unlink(missing_ok=True)
     elif path.is_dir():
         shutil.rmtree(path, ignore_errors=False)
-
-
-def relative_target(slot: Path, version: Path) -> str:
-    """The link text that points from `slot`'s folder to `version`."""
-    return os.path.relpath(version, slot.parent)
 
 
 def check_writable_folder(folder: Path, what: str) -> None:
@@ -190,14 +196,9 @@ def is_own_link(slot: Path, internals: Path) -> bool:
     would be one (a version removed by hand): a link evalframe may replace."""
     if not slot.is_symlink():
         return False
-    if own_version(slot, internals) is not None:
-        return True
     target = (slot.parent / os.readlink(slot)).resolve()
-    return (
-        not target.exists()
-        and target.parent == internals.resolve()
-        and target.name.startswith("v-")
-    )
+    ours = target.parent == internals.resolve() and target.name.startswith("v-")
+    return ours and (target.is_dir() or not target.exists())
 
 
 def foreign_link_error(slot: Path, what: str) -> StoreError:

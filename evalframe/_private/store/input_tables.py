@@ -69,7 +69,7 @@ def _pointer_is_ours(internals: Path) -> bool:
     """`current` is missing or a link evalframe may replace (into `internals`), and
     `internals` is a real folder (not reached through a link)."""
     ptr = internals / POINTER
-    if internals.is_symlink() or (internals.parent.is_symlink()):
+    if internals.is_symlink() or internals.parent.is_symlink():
         return False
     return fsops.is_own_link(ptr, internals) or not (ptr.exists() or ptr.is_symlink())
 
@@ -110,11 +110,7 @@ def _stale_entries(root: Path, internals: Path) -> list[Path]:
     out = _root_temps(root)
     if internals.is_dir() and _pointer_is_ours(internals):
         current = _current(internals)
-        for entry in internals.iterdir():
-            if entry.name.startswith("link-") or (
-                entry.name.startswith("v-") and (current is None or entry.name != current.name)
-            ):
-                out.append(entry)
+        out += fsops.leftovers(internals, {current.name} if current is not None else set())
     for name in S.STORED_INPUT_TABLES:
         p = root / f"{name}.parquet"
         if _is_our_link(p, name) and not p.exists():
@@ -123,8 +119,7 @@ def _stale_entries(root: Path, internals: Path) -> list[Path]:
 
 
 def _cleanup(root: Path, internals: Path) -> None:
-    """Remove the leftovers of interrupted commits (call under the dataset's lock)."""
-    for entry in _stale_entries(root, internals):
+    for entry in _stale_entries(root, internals):  # under the dataset's lock
         fsops.remove_tree(entry)
 
 
@@ -219,15 +214,9 @@ def input_writer(
                 _commit(root, internals, tables)
 
             yield commit
-    except OSError as exc:
-        _best_effort_cleanup(root)
-        raise fsops.os_error(exc, f"dataset {root}") from exc
-    except Exception:
-        _best_effort_cleanup(root)
+    except Exception as exc:
+        # an ordinary failure's leftovers go at once (a kill leaves them to the next writer)
+        clean_leftovers(root)
+        if isinstance(exc, OSError):
+            raise fsops.os_error(exc, f"dataset {root}") from exc
         raise
-
-
-def _best_effort_cleanup(root: Path) -> None:
-    """After an ordinary failure, remove this commit's leftovers at once (a kill leaves
-    them to the next writer). Only when the lock is free: never under another writer."""
-    clean_leftovers(root)

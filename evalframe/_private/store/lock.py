@@ -67,10 +67,9 @@ def _unlock(fd: int) -> None:
 
 def _holder(path: Path) -> str:
     try:
-        text = path.read_text().strip()
+        return path.read_text().strip() or "another process"
     except OSError:
         return "another process"
-    return text or "another process"
 
 
 def _say(message: str) -> None:

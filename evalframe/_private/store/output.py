@@ -21,6 +21,7 @@ from evalframe._private.store.result_sets import (
     ResultStore,
     default_store,
     is_store,
+    normal_path,
     read_metadata,
 )
 
@@ -64,21 +65,13 @@ def write_tables(
     out = Path(out_dir)
     if store is None:
         store = is_store(out) or (
-            dataset is not None and fsops_same(out, default_store(dataset)) and not out.is_symlink()
+            dataset is not None
+            and normal_path(out) == normal_path(default_store(dataset))
+            and not out.is_symlink()
         )
-    writer = (
-        ResultStore(out, lock_timeout=lock_timeout)
-        if store
-        else ResultFolder(out, lock_timeout=lock_timeout)
-    )
+    writer = (ResultStore if store else ResultFolder)(out, lock_timeout=lock_timeout)
     result = writer.commit(
         command, config_json, tables, dataset=dataset, inputs_fingerprint=inputs_fingerprint
     )
     clean_leftovers(dataset)  # what killed writers left in the dataset folder, if any
     return {name: path for name, path in result.tables.items() if name in tables}
-
-
-def fsops_same(a: Path, b: Path) -> bool:
-    """The same location (both absolute, parents resolved)."""
-    norm = [p.expanduser().absolute() for p in (a, b)]
-    return norm[0].parent.resolve() / norm[0].name == norm[1].parent.resolve() / norm[1].name

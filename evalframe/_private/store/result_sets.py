@@ -160,9 +160,7 @@ class ResultSet:
         return not fingerprint_matches(dataset, recorded)
 
     def describe(self, latest: bool) -> dict[str, Any]:
-        """The set as a plain dict (`evalframe results --json`, the `result_sets` table of
-        `evalframe sql`): id, whether it is the `latest`, commands, created_at, configs,
-        rows per table and in all, stale, the evalframe version, dataset and path."""
+        """The set as a plain dict (`evalframe results --json`, `evalframe sql` result_sets)."""
         rows = self.rows()
         config = self.manifest.get("config")
         return {
@@ -246,11 +244,10 @@ def _manifest_problem(m: Any) -> str | None:
     """What is wrong with a parsed manifest (None: nothing)."""
     if not isinstance(m, dict):
         return f"holds a JSON {type(m).__name__}, not an object"
-    for key in ("result_set", "created_at", "command", "dataset", "dataset_relative"):
+    texts = ("result_set", "created_at", "command", "dataset", "dataset_relative")
+    for key in (*texts, "inputs_fingerprint"):
         if m.get(key) is not None and not isinstance(m[key], str):
-            return f"has a {key!r} that is not a string"
-    if m.get("inputs_fingerprint") is not None and not isinstance(m["inputs_fingerprint"], str):
-        return "has an 'inputs_fingerprint' that is not a string"
+            return f"has {'an' if key[0] == 'i' else 'a'} {key!r} that is not a string"
     if "sequence" in m and not (_is_int(m["sequence"]) and m["sequence"] >= 0):
         return "has a 'sequence' that is not a whole number >= 0"
     tables = m.get("tables", {})
@@ -312,20 +309,12 @@ def normal_path(path: str | Path) -> Path:
     return p.parent.resolve() / p.name
 
 
-def _store_internals(path: Path) -> Path:
-    return path.parent / INTERNALS / f"{path.name}.store"
-
-
-def _folder_internals(path: Path) -> Path:
-    return path.parent / INTERNALS / f"{path.name}.set"
-
-
 def is_store(path: str | Path) -> bool:
     """A results store: a real folder whose sets are `result_set=<id>` entries."""
     p = normal_path(path)
     if p.is_symlink() or not p.is_dir():
         return False
-    return _store_internals(p).is_dir() or any(p.glob(f"{SET_PREFIX}*"))
+    return ResultStore(p).internals.is_dir() or any(p.glob(f"{SET_PREFIX}*"))
 
 
 def dataset_root(dataset: str | Path | None) -> Path | None:
@@ -403,25 +392,20 @@ def check_location(target: Path, dataset: str | Path | None, *, store: bool) -> 
 
 
 # --- committing ------------------------------------------------------------------------------
-def _only_not_a_folder(out: Path, exc: StoreError) -> bool:
-    """Whether `check_location`'s refusal of `out` is only its last check, that an output
-    location is a folder: an existing report file is not one, and is replaced."""
-    if not out.is_file():
-        return False
-    try:
-        fsops.check_writable_folder(out, "output folder")
-    except StoreError as folder_exc:
-        return str(folder_exc) == str(exc)
-    return False
-
-
-def _allowed(out: Path, dataset: Path) -> bool:
-    """Whether a report may be written to `out` (`check_location`, an existing file aside)."""
+def _refusal(out: Path, dataset: Path) -> StoreError | None:
+    """`check_location`'s refusal of `out` as a report file (None: allowed); not its last
+    check, that an output location is a folder: an existing report file is replaced."""
     try:
         check_location(out, dataset, store=False)
     except StoreError as exc:
-        return _only_not_a_folder(out, exc)
-    return True
+        try:
+            if out.is_file():
+                fsops.check_writable_folder(out, "output folder")
+        except StoreError as folder_exc:
+            if str(folder_exc) == str(exc):
+                return None
+        return exc
+    return None
 
 
 def check_report_path(out: Path, dataset: Path, default: Path) -> None:
@@ -430,14 +414,12 @@ def check_report_path(out: Path, dataset: Path, default: Path) -> None:
     set: `check_location`), a folder, or a link (the file is replaced, which would remove
     a link evalframe did not write). StoreError (exit 2) names the path and suggests
     `default`, the report's default path."""
-    try:
-        check_location(out, dataset, store=False)
-    except StoreError as exc:
-        if not _only_not_a_folder(out, exc):
-            raise StoreError(
-                f"{exc} For the report, --out names the HTML file to write, e.g. "
-                f"--out {default} (the default)."
-            ) from None
+    refused = _refusal(out, dataset)
+    if refused is not None:
+        raise StoreError(
+            f"{refused} For the report, --out names the HTML file to write, e.g. "
+            f"--out {default} (the default)."
+        )
     if out.is_symlink():
         raise StoreError(
             f"report file {out} is a link; the report replaces the file at its path, which "
@@ -448,19 +430,9 @@ def check_report_path(out: Path, dataset: Path, default: Path) -> None:
         inside = out / "report.html"
         raise StoreError(
             f"report file {out} is a folder; --out names the HTML file to write; hint: "
-            f"--out {inside if _allowed(inside, dataset) else default}."
+            f"--out {default if _refusal(inside, dataset) else inside}."
         )
     fsops.check_writable_folder(out.parent, "report folder")
-
-
-def _collect(tables: Mapping[str, pl.DataFrame | pl.LazyFrame]) -> dict[str, pl.DataFrame]:
-    frames: dict[str, Any] = dict(tables)
-    for name in frames:
-        if not name or "/" in name or name.startswith((".", "_")):
-            raise StoreError(f"table name {name!r} cannot be a file name; hint: use a_b_c.")
-    # LazyFrames stay lazy: they are streamed into their files (sink_parquet), so a
-    # table larger than memory (the pipeline's spilled execution_scores) never is in it
-    return frames
 
 
 def _cleanup(internals: Path, referenced: set[str]) -> None:
@@ -468,27 +440,21 @@ def _cleanup(internals: Path, referenced: set[str]) -> None:
     (only inside `internals` itself: never through a link to another folder)."""
     if internals.is_symlink() or not internals.is_dir():
         return
-    for entry in internals.iterdir():
-        name = entry.name
-        if name == "lock":
-            continue
-        base = name.removesuffix(".json")
-        if name.startswith("link-") or (name.startswith("v-") and base not in referenced):
-            fsops.remove_tree(entry)
+    for entry in fsops.leftovers(internals, referenced):
+        fsops.remove_tree(entry)
 
 
 def _commit_version(
     internals: Path,
     slot: Path,
     set_id: str,
-    frames: dict[str, pl.DataFrame],
+    frames: Mapping[str, pl.DataFrame | pl.LazyFrame],
     carry: dict[str, Path],
     manifest: dict[str, Any],
     metadata: dict[str, str],
 ) -> ResultSet:
     """Write a complete version and its manifest, then swap the slot's link to it. What
     an ordinary failure (disk full) half-wrote is removed before the error is raised."""
-    _check_slot(slot, internals)
     version = internals / f"v-{set_id}-{fsops.token()}"
     os.mkdir(version)
     try:
@@ -509,7 +475,7 @@ def _commit_version(
             fsops.remove_tree(version)
             fsops.remove_tree(_manifest_path(version))
         raise
-    fsops.swap_link(slot, fsops.relative_target(slot, version), internals)  # the commit
+    fsops.swap_link(slot, os.path.relpath(version, slot.parent), internals)  # the commit
     if old is not None and old != version:
         with contextlib.suppress(OSError):  # best effort: else the next writer removes it
             fsops.remove_tree(old)
@@ -517,35 +483,11 @@ def _commit_version(
     return ResultSet(set_id, version, slot, manifest)
 
 
-def _check_slot(slot: Path, internals: Path) -> None:
-    """Refuse to replace a slot that is not evalframe's: a link to anything but one of
-    this store's versions, a file, or a folder holding files (e.g. a set copied with
-    `cp -rL`). Missing, one of our links, or an empty folder is fine."""
-    if slot.is_symlink():
-        if not fsops.is_own_link(slot, internals):
-            raise fsops.foreign_link_error(slot, "result set")
-        return
-    if not slot.exists():
-        return
-    if not slot.is_dir():
-        raise StoreError(
-            f"result set {slot} is a file, not a link evalframe wrote; evalframe touched "
-            "nothing; hint: move it away and re-run."
-        )
-    if any(slot.iterdir()):
-        raise StoreError(
-            f"result set {slot} is a folder of files (a copy made with `cp -rL`?), not the "
-            "link evalframe writes; evalframe replaces no folder it did not make and "
-            f"touched nothing; hint: move {slot} away (or write with --out elsewhere) and "
-            "re-run."
-        )
-
-
 def _manifest(
     set_id: str,
     command: str | None,
     config_json: str | None,
-    frames: Mapping[str, pl.DataFrame],
+    frames: Mapping[str, pl.DataFrame | pl.LazyFrame],
     dataset: str | Path | None,
     fingerprint: str | None,
     created_at: str,
@@ -553,23 +495,27 @@ def _manifest(
     *,
     base: Path,
     sequence: int,
-) -> dict[str, Any]:
-    """`base`: the folder the set's link is in (the dataset is also recorded relative to
-    it); `sequence`: the commit's number in its store (what "latest" is ordered by)."""
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The manifest of a commit and the key-value metadata of its Parquet files. `base`:
+    the folder the set's link is in (the dataset is also recorded relative to it);
+    `sequence`: the commit's number in its store (what "latest" is ordered by)."""
     tables = dict(kept)
     for name, frame in frames.items():
-        lazy = isinstance(frame, pl.LazyFrame)
         tables[name] = {
             "rows": frame.lazy().select(pl.len()).collect().item(),
-            "columns": frame.collect_schema().names() if lazy else frame.columns,
+            "columns": frame.collect_schema().names(),
             "command": command,
             "created_at": created_at,
         }
-    inputs = None
-    if dataset is not None and Path(dataset).exists():
-        inputs = input_files(dataset)
     where = Path(dataset).resolve() if dataset is not None else None
-    return {
+    metadata = {
+        METADATA_VERSION: __version__,
+        METADATA_SET: set_id,
+        METADATA_CREATED: created_at,
+        METADATA_CONFIG: config_json,
+        METADATA_COMMAND: command,
+    }
+    manifest = {
         "format": MANIFEST_FORMAT,
         "result_set": set_id,
         "config_id": set_id,
@@ -581,60 +527,177 @@ def _manifest(
         "dataset_relative": os.path.relpath(where, base.resolve()) if where is not None else None,
         "sequence": sequence,
         "inputs_fingerprint": fingerprint,
-        "inputs": inputs,
+        "inputs": input_files(dataset) if dataset is not None and Path(dataset).exists() else None,
         "tables": dict(sorted(tables.items())),
     }
+    return manifest, {k: v for k, v in metadata.items() if v is not None}
 
 
-def _metadata(
-    config_json: str | None, set_id: str, command: str | None, created: str
-) -> dict[str, str]:
-    meta = {METADATA_VERSION: __version__, METADATA_SET: set_id, METADATA_CREATED: created}
-    if config_json is not None:
-        meta[METADATA_CONFIG] = config_json
-    if command is not None:
-        meta[METADATA_COMMAND] = command
-    return meta
+class _Sets:
+    """What a results store and a `--out` folder share: reading their sets, and a commit
+    that writes a whole new version, then swaps one link (all or nothing), under the
+    writer lock (one writer at a time)."""
 
-
-class ResultStore:
-    """A folder of result sets side by side (`result_set=<id>`), one per config or grid."""
+    STORE = False
+    WHAT = ""
+    """How errors name the location."""
+    SUFFIX = ""
+    """The location's folder in `.evalframe`: `<name>.store` or `<name>.set`."""
 
     def __init__(self, path: str | Path, *, lock_timeout: float | None = None):
         self.path = normal_path(path)
-        self.internals = _store_internals(self.path)
+        self.internals = self.path.parent / INTERNALS / f"{self.path.name}.{self.SUFFIX}"
         self.lock_timeout = lock_timeout
 
     def __repr__(self) -> str:
-        return f"ResultStore({str(self.path)!r})"
-
-    def slot(self, set_id: str) -> Path:
-        return self.path / f"{SET_PREFIX}{set_id}"
+        return f"{type(self).__name__}({str(self.path)!r})"
 
     def sets(self) -> list[ResultSet]:
-        """Every complete set, oldest first (a reader: never blocks, never waits)."""
-        return [s for s, _ in self._sets()]
-
-    def _sets(self) -> list[tuple[ResultSet, str | None]]:
-        """Every set with the name of the version holding its manifest. Links to anything
-        but this store's own versions are no sets (never read through). A plain folder
-        (a store copied with `cp -rL`) gets the copied manifest whose tables it holds."""
-        if not self.path.is_dir():
-            return []
-        out: list[tuple[ResultSet, str | None]] = []
-        for entry in sorted(self.path.glob(f"{SET_PREFIX}*")):
-            set_id = entry.name.removeprefix(SET_PREFIX)
-            version = fsops.own_version(entry, self.internals)
-            if version is not None:
-                out.append((ResultSet(set_id, version, entry, _manifest_of(version)), version.name))
-            elif entry.is_dir() and not entry.is_symlink():  # a copied store: plain folders
-                manifest, name = _copied_manifest(self.internals, set_id, entry)
-                out.append((ResultSet(set_id, entry, entry, manifest), name))
-        return sorted(out, key=lambda pair: pair[0].order())
+        raise NotImplementedError
 
     def latest(self) -> ResultSet | None:
         sets = self.sets()
         return sets[-1] if sets else None
+
+    def read(self, name: str, config_id: str | None = None) -> pl.DataFrame:
+        return read_from_sets(self.sets(), name, config_id, where=str(self.path))
+
+    def _slot(self, set_id: str) -> Path:
+        return self.path
+
+    def _check_slot(self, slot: Path) -> None:
+        """Refuse to replace a slot that is not evalframe's (nothing is touched)."""
+
+    def _referenced(self) -> set[str]:
+        """The versions a set uses (never removed by a cleanup)."""
+        version = _resolved_version(self.path)
+        return {version.name} if version is not None else set()
+
+    def _sequence(self, old: dict[str, Any]) -> int:
+        """The commit's number: 1 + the highest of the location's sets."""
+        return int(old.get("sequence", 0)) + 1  # (a manifest's sequence is a whole number)
+
+    def _carried(
+        self,
+        old: dict[str, Any],
+        version: Path | None,
+        command: str | None,
+        frames: Mapping[str, Any],
+        fingerprint: str | None,
+    ) -> tuple[dict[str, Path], dict[str, Any]]:
+        """Tables of the old version the new one keeps (file, manifest entry)."""
+        return {}, {}
+
+    def commit(
+        self,
+        command: str | None,
+        config_json: str | None,
+        tables: Mapping[str, pl.DataFrame | pl.LazyFrame],
+        *,
+        dataset: str | Path | None = None,
+        inputs_fingerprint: str | None = None,
+        set_id: str | None = None,
+    ) -> ResultSet:
+        """Commit `tables` as the set of `config_json` (a store: replacing `command`'s
+        tables of that set; a folder: replacing its set), all or nothing; one writer at
+        a time."""
+        if self.STORE and self.path.is_symlink():
+            raise StoreError(
+                f"{self.path} holds a single result set (written with --out or "
+                "write_tables(..., store=False)), not a results store; hint: move it away or "
+                "pass --out to write elsewhere."
+            )
+        check_location(self.path, dataset, store=self.STORE)
+        set_id = set_id or set_id_for(config_json)
+        if inputs_fingerprint is None and dataset is not None:
+            inputs_fingerprint = fingerprint_of(dataset)
+        for name in tables:
+            if not name or "/" in name or name.startswith((".", "_")):
+                raise StoreError(f"table name {name!r} cannot be a file name; hint: use a_b_c.")
+        # LazyFrames stay lazy: they are streamed into their files (sink_parquet), so a
+        # table larger than memory (the pipeline's spilled execution_scores) never is in it
+        fsops.check_own_internals(self.path.parent, self.internals)
+        slot = self._slot(set_id)
+        self._check_slot(slot)  # (again under the lock)
+        try:
+            slot.parent.mkdir(parents=True, exist_ok=True)
+            with writer_lock(
+                self.internals,
+                f"{self.WHAT} {self.path}",
+                timeout=self.lock_timeout,
+                label=command or "",
+            ):
+                self._check_slot(slot)  # before anything is removed
+                _cleanup(self.internals, self._referenced())
+                created = _now()
+                old_version = fsops.own_version(slot, self.internals)
+                old: dict[str, Any] = {}
+                if old_version is not None:
+                    with contextlib.suppress(CorruptManifestError):  # replaced: carry nothing
+                        old = _manifest_of(old_version)
+                carry, kept = self._carried(old, old_version, command, tables, inputs_fingerprint)
+                manifest, metadata = _manifest(
+                    set_id,
+                    command,
+                    config_json,
+                    tables,
+                    dataset,
+                    inputs_fingerprint,
+                    created,
+                    kept,
+                    base=slot.parent,
+                    sequence=self._sequence(old),
+                )
+                result = _commit_version(
+                    self.internals, slot, set_id, tables, carry, manifest, metadata
+                )
+                self._after_commit()
+                return result
+        except OSError as exc:
+            # remove this commit's leftovers; never under another writer's feet: only when
+            # the lock can be had at once
+            lock = writer_lock(self.internals, "cleanup", timeout=0.0, on_wait=lambda _m: None)
+            with contextlib.suppress(OSError, StoreError), lock:
+                _cleanup(self.internals, self._referenced())
+            raise fsops.os_error(exc, f"{self.WHAT} {self.path}") from exc
+
+    def _after_commit(self) -> None:
+        pass
+
+
+class ResultStore(_Sets):
+    """A folder of result sets side by side (`result_set=<id>`), one per config or grid."""
+
+    STORE = True
+    WHAT = "results store"
+    SUFFIX = "store"
+
+    def slot(self, set_id: str) -> Path:
+        return self.path / f"{SET_PREFIX}{set_id}"
+
+    _slot = slot
+
+    def _entries(self) -> list[Path]:
+        return sorted(self.path.glob(f"{SET_PREFIX}*")) if self.path.is_dir() else []
+
+    def _set_of(self, entry: Path) -> tuple[ResultSet, str | None] | None:
+        """The set of an entry with the name of the version holding its manifest. Links
+        to anything but this store's own versions are no sets (never read through). A
+        plain folder (a store copied with `cp -rL`) gets the copied manifest whose tables
+        it holds."""
+        set_id = entry.name.removeprefix(SET_PREFIX)
+        version = fsops.own_version(entry, self.internals)
+        if version is not None:
+            return ResultSet(set_id, version, entry, _manifest_of(version)), version.name
+        if entry.is_dir() and not entry.is_symlink():  # a copied store: plain folders
+            manifest, name = _copied_manifest(self.internals, set_id, entry)
+            return ResultSet(set_id, entry, entry, manifest), name
+        return None
+
+    def sets(self) -> list[ResultSet]:
+        """Every complete set, oldest first (a reader: never blocks, never waits)."""
+        found = [s for entry in self._entries() if (s := self._set_of(entry)) is not None]
+        return sorted((s for s, _ in found), key=ResultSet.order)
 
     def get(self, set_id: str) -> ResultSet:
         for s in self.sets():
@@ -646,269 +709,117 @@ class ResultStore:
             "`evalframe results DATASET` lists them."
         )
 
-    def read(self, name: str, config_id: str | None = None) -> pl.DataFrame:
-        return read_from_sets(self.sets(), name, config_id, where=str(self.path))
-
     def _referenced(self) -> set[str]:
         """Versions a set uses: linked to, or holding a copied set's manifest."""
         refs = set()
-        if self.path.is_dir():
-            for entry in self.path.glob(f"{SET_PREFIX}*"):
-                if entry.is_symlink():
-                    target = (entry.parent / os.readlink(entry)).resolve()
-                    refs.add(target.name)  # even a dangling link: never remove its target
-                elif entry.is_dir():
-                    with contextlib.suppress(CorruptManifestError, OSError):
-                        _, name = _copied_manifest(
-                            self.internals, entry.name.removeprefix(SET_PREFIX), entry
-                        )
-                        if name is not None:
-                            refs.add(name)
+        for entry in self._entries():
+            if entry.is_symlink():
+                target = (entry.parent / os.readlink(entry)).resolve()
+                refs.add(target.name)  # even a dangling link: never remove its target
+            elif entry.is_dir():
+                with contextlib.suppress(CorruptManifestError, OSError):
+                    found = self._set_of(entry)
+                    if found is not None and found[1] is not None:
+                        refs.add(found[1])
         return refs
 
-    def _next_sequence(self) -> int:
+    def _sequence(self, old: dict[str, Any]) -> int:
         """1 + the highest commit number of the store's sets (corrupt manifests count 0)."""
         top = 0
-        if self.path.is_dir():
-            for entry in self.path.glob(f"{SET_PREFIX}*"):
-                version = fsops.own_version(entry, self.internals)
-                with contextlib.suppress(CorruptManifestError):
-                    if version is not None:
-                        manifest = _manifest_of(version)
-                    elif entry.is_dir() and not entry.is_symlink():
-                        manifest, _ = _copied_manifest(
-                            self.internals, entry.name.removeprefix(SET_PREFIX), entry
-                        )
-                    else:
-                        continue
-                    seq = manifest.get("sequence", 0)
-                    top = max(top, seq if _is_int(seq) else 0)
+        for entry in self._entries():
+            with contextlib.suppress(CorruptManifestError):
+                found = self._set_of(entry)
+                top = max(top, found[0].sequence if found is not None else 0)
         return top + 1
 
-    def _remove_legacy(self) -> None:
-        """Flat `<table>.parquet` files and `.tmp` files of evalframe < 0.3 in the store."""
-        for entry in self.path.iterdir():
-            if entry.is_symlink() or not entry.is_file():
-                continue
-            temp = entry.name.startswith(".") and entry.name.endswith(".tmp")
-            if temp or (entry.suffix == ".parquet" and METADATA_VERSION in read_metadata(entry)):
-                entry.unlink(missing_ok=True)
-
-    def commit(
-        self,
-        command: str | None,
-        config_json: str | None,
-        tables: Mapping[str, pl.DataFrame | pl.LazyFrame],
-        *,
-        dataset: str | Path | None = None,
-        inputs_fingerprint: str | None = None,
-        set_id: str | None = None,
-    ) -> ResultSet:
-        """Commit `tables` as the set of `config_json` (replacing `command`'s tables of
-        that set), all or nothing; one writer at a time."""
-        if self.path.is_symlink():
+    def _check_slot(self, slot: Path) -> None:
+        """Refuse to replace a slot that is not evalframe's: a link to anything but one of
+        this store's versions, a file, or a folder holding files (e.g. a set copied with
+        `cp -rL`). Missing, one of our links, or an empty folder is fine."""
+        if slot.is_symlink():
+            if not fsops.is_own_link(slot, self.internals):
+                raise fsops.foreign_link_error(slot, "result set")
+        elif slot.exists() and not slot.is_dir():
             raise StoreError(
-                f"{self.path} holds a single result set (written with --out or "
-                "write_tables(..., store=False)), not a results store; hint: move it away or "
-                "pass --out to write elsewhere."
+                f"result set {slot} is a file, not a link evalframe wrote; evalframe touched "
+                "nothing; hint: move it away and re-run."
             )
-        check_location(self.path, dataset, store=True)
-        set_id = set_id or set_id_for(config_json)
-        if inputs_fingerprint is None and dataset is not None:
-            inputs_fingerprint = fingerprint_of(dataset)
-        frames = _collect(tables)  # compute before taking the lock
-        fsops.check_own_internals(self.path.parent, self.internals)
-        _check_slot(self.slot(set_id), self.internals)  # (again under the lock)
-        try:
-            self.path.mkdir(parents=True, exist_ok=True)
-            with writer_lock(
-                self.internals,
-                f"results store {self.path}",
-                timeout=self.lock_timeout,
-                label=command or "",
-            ):
-                slot = self.slot(set_id)
-                _check_slot(slot, self.internals)  # before anything is removed
-                _cleanup(self.internals, self._referenced())
-                created = _now()
-                old_version = fsops.own_version(slot, self.internals)
-                old: dict[str, Any] = {}
-                if old_version is not None:
-                    with contextlib.suppress(CorruptManifestError):  # replaced: carry nothing
-                        old = _manifest_of(old_version)
-                carry, kept = self._carried(old, old_version, command, frames, inputs_fingerprint)
-                manifest = _manifest(
-                    set_id,
-                    command,
-                    config_json,
-                    frames,
-                    dataset,
-                    inputs_fingerprint,
-                    created,
-                    kept,
-                    base=self.path,
-                    sequence=self._next_sequence(),
-                )
-                result = _commit_version(
-                    self.internals,
-                    slot,
-                    set_id,
-                    frames,
-                    carry,
-                    manifest,
-                    _metadata(config_json, set_id, command, created),
-                )
-                with contextlib.suppress(OSError):
-                    self._remove_legacy()
-                return result
-        except OSError as exc:
-            _best_effort_cleanup(self.internals, self._referenced)
-            raise fsops.os_error(exc, f"results store {self.path}") from exc
+        elif slot.exists() and any(slot.iterdir()):
+            raise StoreError(
+                f"result set {slot} is a folder of files (a copy made with `cp -rL`?), not the "
+                "link evalframe writes; evalframe replaces no folder it did not make and "
+                f"touched nothing; hint: move {slot} away (or write with --out elsewhere) and "
+                "re-run."
+            )
 
-    @staticmethod
     def _carried(
+        self,
         old: dict[str, Any],
-        old_version: Path | None,
+        version: Path | None,
         command: str | None,
-        frames: Mapping[str, pl.DataFrame],
+        frames: Mapping[str, Any],
         fingerprint: str | None,
     ) -> tuple[dict[str, Path], dict[str, Any]]:
         """The old set's tables of other commands that stay valid (same inputs)."""
-        if (
-            old_version is None
-            or command is None
-            or fingerprint is None
-            or old.get("inputs_fingerprint") != fingerprint
-        ):
-            return {}, {}
-        carry, kept = {}, {}
+        carry: dict[str, Path] = {}
+        kept: dict[str, Any] = {}
+        if version is None or command is None or fingerprint is None:
+            return carry, kept
+        if old.get("inputs_fingerprint") != fingerprint:
+            return carry, kept
         for name, info in old.get("tables", {}).items():
-            path = old_version / f"{name}.parquet"
+            path = version / f"{name}.parquet"
             if name in frames or info.get("command") in (None, command) or not path.is_file():
                 continue
             carry[name], kept[name] = path, info
         return carry, kept
 
+    def _after_commit(self) -> None:
+        """Remove the flat `<table>.parquet` and `.tmp` files of evalframe < 0.3."""
+        with contextlib.suppress(OSError):
+            for entry in self.path.iterdir():
+                if entry.is_symlink() or not entry.is_file():
+                    continue
+                temp = entry.name.startswith(".") and entry.name.endswith(".tmp")
+                ours = entry.suffix == ".parquet" and METADATA_VERSION in read_metadata(entry)
+                if temp or ours:
+                    entry.unlink(missing_ok=True)
 
-def _best_effort_cleanup(internals: Path, referenced: Any) -> None:
-    """After an ordinary failure (disk full, permissions) remove this commit's leftovers.
-    Never under another writer's feet: only when the lock can be had at once."""
-    try:
-        with writer_lock(internals, "cleanup", timeout=0.0, on_wait=lambda _m: None):
-            _cleanup(internals, referenced())
-    except (OSError, StoreError):
-        pass
 
-
-class ResultFolder:
+class ResultFolder(_Sets):
     """A `--out DIR` folder: one set whose tables are DIR/<table>.parquet. DIR is a link
     to a version folder in DIR/../.evalframe/DIR.set/, swapped atomically per commit."""
 
-    def __init__(self, path: str | Path, *, lock_timeout: float | None = None):
-        self.path = normal_path(path)
-        self.internals = _folder_internals(self.path)
-        self.lock_timeout = lock_timeout
-
-    def __repr__(self) -> str:
-        return f"ResultFolder({str(self.path)!r})"
-
-    def _is_ours(self) -> bool:
-        return fsops.is_own_link(self.path, self.internals)
+    WHAT = "output folder"
+    SUFFIX = "set"
 
     def sets(self) -> list[ResultSet]:
         version = _resolved_version(self.path)
         if version is not None:
-            manifest = _manifest_of(version) if self._is_ours() else {}
+            ours = fsops.is_own_link(self.path, self.internals)
+            manifest = _manifest_of(version) if ours else {}
             set_id = manifest.get("result_set") or self.path.name
             return [ResultSet(set_id, version, self.path, manifest)]
         if self.path.is_dir() and any(self.path.glob("*.parquet")):  # a plain folder
             return [ResultSet(self.path.name, self.path, self.path, {})]
         return []
 
-    def latest(self) -> ResultSet | None:
-        sets = self.sets()
-        return sets[-1] if sets else None
-
-    def read(self, name: str, config_id: str | None = None) -> pl.DataFrame:
-        return read_from_sets(self.sets(), name, config_id, where=str(self.path))
-
-    def _check(self) -> None:
-        p = self.path
-        if p.is_symlink() and not self._is_ours():
+    def _check_slot(self, slot: Path) -> None:
+        if slot.is_symlink() and not fsops.is_own_link(slot, self.internals):
             raise StoreError(
-                f"output folder {p} is a link not written by evalframe; hint: pick a new "
+                f"output folder {slot} is a link not written by evalframe; hint: pick a new "
                 "folder for --out."
             )
-        if not p.is_symlink() and p.exists():
-            if not p.is_dir():
-                raise StoreError(f"output folder {p} is a file; hint: pick a folder path.")
-            if any(p.iterdir()):
+        if not slot.is_symlink() and slot.exists():
+            if not slot.is_dir():
+                raise StoreError(f"output folder {slot} is a file; hint: pick a folder path.")
+            if any(slot.iterdir()):
                 raise StoreError(
-                    f"output folder {p} already holds files not written as an evalframe "
+                    f"output folder {slot} already holds files not written as an evalframe "
                     "result set; --out replaces the whole folder with the set, so it must be "
                     "new, empty, or an earlier --out of evalframe; hint: pick a new folder "
                     "or empty this one."
                 )
-
-    def commit(
-        self,
-        command: str | None,
-        config_json: str | None,
-        tables: Mapping[str, pl.DataFrame | pl.LazyFrame],
-        *,
-        dataset: str | Path | None = None,
-        inputs_fingerprint: str | None = None,
-        set_id: str | None = None,
-    ) -> ResultSet:
-        """Replace the folder's set with `tables`, all or nothing."""
-        check_location(self.path, dataset, store=False)
-        set_id = set_id or set_id_for(config_json)
-        if inputs_fingerprint is None and dataset is not None:
-            inputs_fingerprint = fingerprint_of(dataset)
-        frames = _collect(tables)
-        referenced = lambda: {v.name} if (v := _resolved_version(self.path)) else set()  # noqa: E731
-        fsops.check_own_internals(self.path.parent, self.internals)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with writer_lock(
-                self.internals,
-                f"output folder {self.path}",
-                timeout=self.lock_timeout,
-                label=command or "",
-            ):
-                self._check()
-                _cleanup(self.internals, referenced())
-                created = _now()
-                previous = fsops.own_version(self.path, self.internals)
-                sequence = 1
-                if previous is not None:
-                    with contextlib.suppress(CorruptManifestError):
-                        seq = _manifest_of(previous).get("sequence", 0)
-                        sequence = (seq if _is_int(seq) else 0) + 1
-                manifest = _manifest(
-                    set_id,
-                    command,
-                    config_json,
-                    frames,
-                    dataset,
-                    inputs_fingerprint,
-                    created,
-                    {},
-                    base=self.path.parent,
-                    sequence=sequence,
-                )
-                return _commit_version(
-                    self.internals,
-                    self.path,
-                    set_id,
-                    frames,
-                    {},
-                    manifest,
-                    _metadata(config_json, set_id, command, created),
-                )
-        except OSError as exc:
-            _best_effort_cleanup(self.internals, referenced)
-            raise fsops.os_error(exc, f"output folder {self.path}") from exc
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -921,29 +832,19 @@ def read_from_sets(
         raise ResultsNotFoundError(
             f"no result sets in {where}; hint: run `evalframe score DATASET` first."
         )
-    return _read_from_sets(sets, name, config_id, where=where)
-
-
-def _read_from_sets(
-    sets: list[ResultSet], name: str, config_id: str | None, *, where: str
-) -> pl.DataFrame:
     having = [s for s in sets if name in s.tables]
     if config_id == "all":
         if not having:
             raise ResultsNotFoundError(_missing(name, sets, where))
         frames = [s.read(name).with_columns(pl.lit(s.set_id).alias(SET_COLUMN)) for s in having]
         return pl.concat(frames, how="diagonal_relaxed")
-    if config_id is None:
-        chosen = sets[-1]
-    else:
-        matches = [s for s in sets if s.set_id == config_id]
-        if not matches:
-            known = ", ".join(s.set_id for s in sets)
-            raise ResultsNotFoundError(
-                f"no result set {config_id!r} in {where} (sets: {known}); hint: "
-                "`evalframe results DATASET` lists them; config_id='all' reads every set."
-            )
-        chosen = matches[0]
+    matches = [s for s in sets if config_id in (None, s.set_id)]
+    if not matches:
+        raise ResultsNotFoundError(
+            f"no result set {config_id!r} in {where} (sets: {', '.join(s.set_id for s in sets)}); "
+            "hint: `evalframe results DATASET` lists them; config_id='all' reads every set."
+        )
+    chosen = matches[-1] if config_id is None else matches[0]
     if name not in chosen.tables:
         raise ResultsNotFoundError(
             _missing(name, sets, where, chosen=chosen, latest=config_id is None)
