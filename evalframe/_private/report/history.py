@@ -1,12 +1,6 @@
-"""The report's History section and its charts: the pass-rate trend per series
-with its band, fitted line and change point, and the flaky-case strip (cases × runs).
-
-`history_section(frames, series=...)` is empty with fewer than HISTORY_MIN_RUNS runs in a
-config; otherwise it holds the trend table of series_trend, the quarantine candidates of
-case_history and one figure per entry of HISTORY_CHARTS. To add a chart, add an entry:
-a name, a function of the section's data (`HistoryData`) returning an Altair chart or
-None, and a caption.
-"""
+"""The report's History section: the trend table of series_trend, the quarantine
+candidates of case_history, and one figure per entry of HISTORY_CHARTS (the pass-rate trend
+per series with its band, fitted line and change point; the flaky-case strip)."""
 
 from __future__ import annotations
 
@@ -27,7 +21,7 @@ from evalframe._private.report.plots import (
     titled,
     visible_text,
 )
-from evalframe._private.report.sections import bdi, esc, figure, table
+from evalframe._private.report.sections import bdi, esc, figure, table, text
 from evalframe._private.summaries.history import (
     RUN_INDEX,
     TREND_FIT,
@@ -53,9 +47,8 @@ NULL_SERIES = "(none)"
 
 @dataclass
 class HistoryData:
-    """What the History section draws from, for one config: run_summary's runs in series
-    order (`points`), series_trend and case_history, the case_summary rows of the runs
-    and the --series column."""
+    """One config's runs in series order (`points`), series_trend, case_history, its
+    case_summary rows and the --series column."""
 
     points: pl.DataFrame
     trend: pl.DataFrame
@@ -77,11 +70,9 @@ def _labelled(df: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-# --- charts ---------------------------------------------------------------------------
 def _positions(points: pl.DataFrame) -> tuple[pl.DataFrame, Any]:
-    """points with POSITION, the run's place among all runs of the config (created_at,
-    then run_id), and the x axis that labels those integer positions with the run ids
-    (at most MAX_TICKS of them, evenly spaced)."""
+    """points with POSITION, the run's place among the config's runs (created_at, then
+    run_id), and the x axis labelling those positions with at most MAX_TICKS run ids."""
     import altair as a
 
     order = points.sort(S.CREATED_AT, S.RUN_ID, nulls_last=True)[S.RUN_ID].unique(
@@ -104,9 +95,8 @@ def _positions(points: pl.DataFrame) -> tuple[pl.DataFrame, Any]:
 
 
 def history_trend_chart(data: HistoryData) -> Any:
-    """Pass rate per run of each series on an axis of run ids, the 95 % Wilson band of each
-    run (as the pass-rate chart), the series' weighted least-squares line (series_trend)
-    dashed, and a dotted rule before each series' change run."""
+    """Pass rate per run of each series with its Wilson band, the series' fitted line
+    (dashed) and a dotted rule before its change run."""
     import altair as a
 
     points, x = _positions(_labelled(data.points))
@@ -153,10 +143,9 @@ def history_trend_chart(data: HistoryData) -> Any:
 
 
 def flaky_strip_chart(data: HistoryData) -> Any:
-    """Cases × runs of the series, a cell per run where the case has a verdict (passed
-    green, failed red): the quarantine candidates first, then the cases with the highest
-    flip_rate; thinned to MAX_STRIP_CASES cases and the latest MAX_RUNS runs, with a note.
-    None without case_summary or without a case that ever flipped."""
+    """Cases × runs, a cell per verdict (passed green, failed red), quarantine candidates
+    first, then by flip_rate; thinned to MAX_STRIP_CASES cases and the latest MAX_RUNS
+    runs. None without case_summary or a case that ever flipped."""
     import altair as a
 
     if data.case_summary is None or data.cases.is_empty():
@@ -219,29 +208,18 @@ def flaky_strip_chart(data: HistoryData) -> Any:
     return titled(chart, "Cases that flip across runs (worst first)", notes, height=a.Step(12))
 
 
-HISTORY_CHARTS: dict[str, tuple[Callable[[HistoryData], Any], str]] = {
-    "history_trend": (
-        history_trend_chart,
-        "Pass rate per run of each series with its 95 % band (Wilson, clustered n_eff), the "
-        "weighted least-squares trend (dashed) and the change point (dotted rule, just "
-        "before the first run after the split); the axis names the runs.",
-    ),
-    "flaky_strip": (
-        flaky_strip_chart,
-        "Each case that changed verdict across the runs of its series: one cell per run "
-        "(green passed, red failed), quarantine candidates first.",
-    ),
+HISTORY_CHARTS: dict[str, Callable[[HistoryData], Any]] = {
+    "history_trend": history_trend_chart,
+    "flaky_strip": flaky_strip_chart,
 }
-"""name → (chart of the section's data, caption): the History section's figures, in order."""
+"""The History section's figures in order (captions: text.html's caption_NAME)."""
 
 
-# --- the section ---------------------------------------------------------------------
 def history_data(
     frames: Mapping[str, pl.DataFrame], config: Any = None, series: str | None = None
 ) -> HistoryData | None:
-    """The section's data from the report's tables (series_trend and case_history when
-    given, else computed from run_summary and case_summary), for the first config with at
-    least HISTORY_MIN_RUNS runs; None when no config has that many."""
+    """The section's data (series_trend and case_history as given, else computed) for the
+    first config with at least HISTORY_MIN_RUNS runs; None when none has that many."""
     rs = frames.get(S.RUN_SUMMARY)
     if rs is None or rs.is_empty():
         return None
@@ -315,46 +293,34 @@ def _candidates(cases: pl.DataFrame) -> str:
         return ""
     flagged = cases.filter(pl.col(S.QUARANTINE))
     if flagged.is_empty():
-        return (
-            "<p class='note'>No quarantine candidates "
-            "(history.min_runs, history.flaky_flip_rate).</p>"
-        )
+        return text("no_quarantine")
     worst = flagged.sort(S.FLIP_RATE, descending=True, nulls_last=True).head(10)
     names = ", ".join(
         f"{bdi(r[S.CASE_ID])} ({100 * r[S.FLIP_RATE]:.0f}% flips over {r[S.N_RUNS]} runs)"
         for r in worst.iter_rows(named=True)
     )
     more = f" and {flagged.height - worst.height} more" if flagged.height > worst.height else ""
-    return (
-        f"<p class='note'><b>{flagged.height} quarantine candidate(s)</b> "
-        f"(<code>evalframe flaky</code> lists them): {names}{more}.</p>"
-    )
+    return text("quarantine", n=flagged.height, names=names, more=more)
 
 
 def history_section(
     frames: Mapping[str, pl.DataFrame], config: Any = None, series: str | None = None
 ) -> str:
-    """The History section (`<h2 id='history'>`), or "" when no config has at least
-    HISTORY_MIN_RUNS runs."""
     data = history_data(frames, config, series)
     if data is None:
         return ""
     figures = [
-        figure(name, chart, caption, cls="history-chart")
-        for name, (fn, caption) in HISTORY_CHARTS.items()
+        figure(name, chart, text(f"caption_{name}"), cls="history-chart")
+        for name, fn in HISTORY_CHARTS.items()
         if (chart := fn(data)) is not None
     ]
+    by = (
+        f"one series per value of the runs column {esc(series)}"
+        if series
+        else "all runs one series"
+    )
     return (
-        "<h2 id='history'>History</h2>"
-        "<p class='note'>Runs in series order (created_at, then run_id; "
-        + (
-            "one series per value of the runs column " + esc(series)
-            if series
-            else "all runs one series"
-        )
-        + "). Slopes are weighted least squares (weights 1/se²), in percentage points per run; "
-        "the change point is the split of the pass rate with the largest |z|, its p "
-        "Bonferroni-adjusted (docs/statistics.md).</p>"
+        text("history", series=by)
         + _trend_table(data.trend)
         + _candidates(data.cases)
         + "\n".join(figures)
