@@ -1,15 +1,10 @@
-"""Charts of the result tables (Altair / Vega-Lite).
+"""Charts of the result tables (Altair / Vega-Lite, docs/tables.md's columns).
 
-Every function takes one result table as a polars DataFrame or LazyFrame, aggregates it in
-polars to at most a few thousand rows (histogram bins, quantile-spaced cases, a threshold
-grid), and returns an Altair chart: it renders in Jupyter and exports offline with
-`chart.save("x.svg")` / `"x.png"` (vl-convert). Column names are those of docs/tables.md.
-
-Long histories are thinned to what a chart can show: a chart with one row per run draws the
-latest MAX_RUNS runs, one with a panel or a coloured line per run or pair the latest
-MAX_SERIES; `chart_note(chart)` says what was left out (the report prints it under the
-chart). Every text value (run and case ids, evaluator paths, slice values) reaches the
-chart through `display.visible`: control characters would abort the renderer.
+Every chart function aggregates one table in polars to at most a few thousand rows and
+returns an Altair chart (Jupyter; `chart.save("x.svg")` offline). Long histories are thinned
+to the latest MAX_RUNS runs, or MAX_SERIES runs or pairs when each gets a panel or a line;
+`chart_note(chart)` says what was left out. Text reaches a chart through `visible`: a
+control character would abort the renderer.
 """
 
 from __future__ import annotations
@@ -28,18 +23,15 @@ from evalframe._private.summaries.slices import SIGNIFICANCE
 from evalframe.format import INVISIBLE, run_rate, visible, with_wilson
 
 MAX_POINTS = 400
-"""Largest number of marks one series of a chart draws (cases, threshold steps)."""
-
+"""Most marks one series draws (cases, threshold steps)."""
 MAX_RUNS = 40
-"""Most runs a chart with one row (bar, point) per run draws: the latest ones."""
+"""Most runs a chart with one row per run draws: the latest."""
 MAX_SERIES = 10
-"""Most runs or pairs a chart with one panel or one coloured line each draws: the latest."""
+"""Most runs or pairs a chart with a panel or a line each draws: the latest."""
 MAX_TREND_RUNS = 1000
-"""Most runs the trend chart (one point per run) draws: the latest ones."""
 MAX_CHART_ROWS = 4000
-"""Most rows a chart embeds (Altair refuses more than 5,000); fewer runs or pairs are drawn
-when each has many cells (evaluators, slice values, sweep cells)."""
-
+"""Most rows a chart embeds (Altair refuses more than 5,000): fewer runs or pairs are drawn
+when each has many cells."""
 WIDTH = 520
 
 VERDICT_BANDS = {
@@ -55,14 +47,15 @@ CASE_STATUS_ORDER = ("regression", "improvement", "unchanged", "error", "new", "
 CASE_STATUS_COLORS = ("#c62828", "#2e7d32", "#9e9e9e", "#6a1b9a", "#1565c0", "#795548")
 PAIR = "pair"
 PAIR_KEYS = [S.CONFIG_ID, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID]
+PAIR_NOUN = "pairs (in the comparison's order)"
 RUN_ORDER = "run_order"
 SERIES = "run_series"
-"""Column of the trend chart's data naming a run's series (`trend_chart(series=...)`)."""
+THINNED = "Thinned:"
+"""How a chart note about runs or pairs left out begins."""
+CI = ("ci_low", "ci_high")
 
 
 def _altair() -> Any:
-    """The altair module (a base dependency), or a UsageError saying how to repair a broken
-    install."""
     try:
         import altair
     except ImportError as exc:  # pragma: no cover - only in a broken install
@@ -80,10 +73,9 @@ def _frame(
     optional: Sequence[str] = (),
     collect: bool = True,
 ) -> Any:
-    """The table's `needs` columns (and those of `optional` and created_at it has)
-    collected, text made visible, with the pair label when it has both run ids of a pair;
-    after checking that it has the columns and holds one config. `collect=False`: the
-    checked LazyFrame."""
+    """The table's `needs` columns (with those of `optional` and created_at it has), text
+    made visible and the pair label added, after checking the columns and that it holds
+    one config; `collect=False`: the checked LazyFrame."""
     lf = table.lazy()
     names = lf.collect_schema().names()
     missing = [c for c in needs if c not in names]
@@ -106,14 +98,15 @@ def _frame(
         return lf
     extra = [c for c in (*optional, S.CREATED_AT) if c in names and c not in needs]
     df = visible_text(lf.select(*needs, *extra).collect())
-    pair = S.BASELINE_RUN_ID in needs and S.CANDIDATE_RUN_ID in needs
-    return df.with_columns(_pair_label().alias(PAIR)) if pair else df
+    if S.BASELINE_RUN_ID not in needs or S.CANDIDATE_RUN_ID not in needs:
+        return df
+    label = pl.concat_str(pl.col(S.BASELINE_RUN_ID), pl.lit(" → "), pl.col(S.CANDIDATE_RUN_ID))
+    return df.with_columns(label.alias(PAIR))
 
 
 def visible_text(df: pl.DataFrame) -> pl.DataFrame:
-    """df with every String column's values passed through `display.visible` (control,
-    separator and bidi characters as escapes): NUL, VT, FF or ESC make vl-convert abort the
-    process, U+2028 breaks the Vega expression of a custom sort order."""
+    """df with every String value passed through `visible`: NUL, VT, FF or ESC make
+    vl-convert abort, U+2028 breaks a Vega sort expression."""
     fixes = []
     for name, dtype in df.schema.items():
         if dtype != pl.String:
@@ -125,11 +118,12 @@ def visible_text(df: pl.DataFrame) -> pl.DataFrame:
     return df.with_columns(fixes) if fixes else df
 
 
-def _latest(
-    df: pl.DataFrame, column: str, order: list[str], limit: int, noun: str
-) -> tuple[pl.DataFrame, list[str], str | None]:
-    """The rows whose `column` is one of the last `limit` values of `order` (all rows when
-    there are not more), the kept order, and a note saying what was left out (or None)."""
+Thinned = tuple[pl.DataFrame, list[str], str | None]
+
+
+def _latest(df: pl.DataFrame, column: str, order: list[str], limit: int, noun: str) -> Thinned:
+    """The rows whose `column` is one of the last `limit` of `order`, the kept order and a
+    note on what was left out (None when nothing was)."""
     if len(order) <= limit:
         return df, order, None
     kept = order[-limit:]
@@ -138,8 +132,8 @@ def _latest(
 
 
 def _per_item(limit: int, cells: int) -> int:
-    """How many runs or pairs to draw when each has `cells` rows: at most `limit`, and
-    within MAX_CHART_ROWS (at least one)."""
+    """Runs or pairs to draw when each has `cells` rows: at most `limit`, within
+    MAX_CHART_ROWS, at least one."""
     return max(1, min(limit, MAX_CHART_ROWS // max(cells, 1)))
 
 
@@ -148,49 +142,45 @@ def _run_noun(df: pl.DataFrame) -> str:
     return f"runs (by {by})"
 
 
-PAIR_NOUN = "pairs (in the comparison's order)"
-THINNED = "Thinned:"
-"""How a chart note about runs or pairs left out begins."""
-
-
-def noted(chart: Any, notes: Sequence[str | None]) -> Any:
-    """The chart, carrying what it left out as its Vega-Lite `description` (`chart_note`)."""
-    text = " ".join(n for n in notes if n)
-    return chart.properties(description=text) if text else chart
-
-
-def chart_note(chart: Any) -> str | None:
-    """What a chart of evalframe.plots left out of its table (runs or pairs beyond the
-    latest it draws, cases or threshold steps drawn at quantiles); None when it drew all."""
-    text = getattr(chart, "description", None)
-    return text if isinstance(text, str) and text else None
-
-
-def _header(a: Any) -> Any:
-    """Facet panel labels above each panel, left-aligned (long run ids stay readable)."""
-    return a.Header(labelOrient="top", labelAnchor="start", labelFontWeight="bold", title=None)
-
-
 def _run_order(df: pl.DataFrame) -> list[str]:
     """Run ids in run_summary order: created_at (nulls last) when present, then run_id."""
     keys = [S.CREATED_AT, S.RUN_ID] if S.CREATED_AT in df.columns else [S.RUN_ID]
     return df.unique(S.RUN_ID).sort(keys, nulls_last=True)[S.RUN_ID].to_list()
 
 
-def _pair_label() -> pl.Expr:
-    return pl.concat_str(pl.col(S.BASELINE_RUN_ID), pl.lit(" → "), pl.col(S.CANDIDATE_RUN_ID))
+def _latest_runs(df: pl.DataFrame, limit: int, runs: pl.DataFrame | None = None) -> Thinned:
+    """`_latest` over the runs of `df` (in the order of `runs`, default df)."""
+    runs = df if runs is None else runs
+    return _latest(df, S.RUN_ID, _run_order(runs), limit, _run_noun(runs))
 
 
-def _pair_order(df: pl.DataFrame) -> list[str]:
-    return df[PAIR].unique(maintain_order=True).to_list()
+def _latest_pairs(df: pl.DataFrame, limit: int, order: list[str] | None = None) -> Thinned:
+    order = df[PAIR].unique(maintain_order=True).to_list() if order is None else order
+    return _latest(df, PAIR, order, limit, PAIR_NOUN)
+
+
+def noted(chart: Any, notes: Sequence[str | None]) -> Any:
+    """The chart carrying what it left out as its Vega-Lite `description`."""
+    text = " ".join(n for n in notes if n)
+    return chart.properties(description=text) if text else chart
+
+
+def chart_note(chart: Any) -> str | None:
+    """What a chart of evalframe.plots left out of its table; None when it drew all."""
+    text = getattr(chart, "description", None)
+    return text if isinstance(text, str) and text else None
+
+
+def titled(chart: Any, title: str, notes: Sequence[str | None], **props: Any) -> Any:
+    """The chart at the report's width with its title and notes."""
+    return noted(chart.properties(**{"width": WIDTH, **props}, title=title), notes)
 
 
 def _rates(
     run_summary: pl.DataFrame | pl.LazyFrame, chart: str, extra: Sequence[str] = ()
 ) -> pl.DataFrame:
-    """run_summary's runs with pass_rate and its `rate_interval` (ci_low, ci_high), the
-    rate null for a run without any scored execution (the terminal's and the report's "—"
-    rule, `run_rate`; known when the table has mean_score): such a run gets no point."""
+    """run_summary's runs with pass_rate and its Wilson interval; the rate null for a run
+    without any scored execution (`run_rate`, when the table has mean_score)."""
     needs = [S.CONFIG_ID, S.RUN_ID, S.PASS_RATE, S.PASS_RATE_SE, *extra]
     df = _frame(run_summary, chart, needs, optional=[S.CASES, S.MEAN_SCORE])
     if S.MEAN_SCORE in df.columns:
@@ -206,8 +196,7 @@ def _rates(
 
 # --- shared encodings ------------------------------------------------------------------
 def _enc(channel: Any, field: str, *, unit: bool = False, pct: bool = False, **kw: Any) -> Any:
-    """An Altair position channel (`a.X`, `a.Y`, ...) of `field`: `unit` fixes its scale to
-    0–1, `pct` labels its axis in percent."""
+    """A position channel of `field`: `unit` scales it 0–1, `pct` labels it in percent."""
     a = _altair()
     if unit:
         kw["scale"] = a.Scale(domain=[0, 1])
@@ -223,35 +212,35 @@ def _tips(*fields: str | tuple[str, str]) -> list[Any]:
 
 
 def colors(field: str, domain: Sequence[str], colors: Sequence[str], title: str, **kw: Any) -> Any:
-    """A colour channel of `field` with fixed colours for its values."""
     a = _altair()
     scale = a.Scale(domain=list(domain), range=list(colors))
     return a.Color(f"{field}:N", scale=scale, title=title, **kw)
 
 
 def _panels(field: str, order: list[str] | None = None) -> Any:
-    """A facet row per value of `field` (in `order`), the labels above each panel."""
+    """A facet row per value of `field` (in `order`), the labels left-aligned above."""
     a = _altair()
+    header = a.Header(labelOrient="top", labelAnchor="start", labelFontWeight="bold", title=None)
     return a.Row(
-        f"{field}:N", **({} if order is None else {"sort": order}), title=None, header=_header(a)
+        f"{field}:N", **({} if order is None else {"sort": order}), title=None, header=header
     )
 
 
-def titled(chart: Any, title: str, notes: Sequence[str | None], **props: Any) -> Any:
-    """The chart at the report's width with its title, carrying its notes (`noted`)."""
-    return noted(chart.properties(**{"width": WIDTH, **props}, title=title), notes)
+def _heatmap(base: Any, fill: Any, tooltip: list[Any], value: str, fmt: str, **text: Any) -> Any:
+    """Cells of `base` (its x and y) coloured by `fill`, each labelled with `value`."""
+    a = _altair()
+    rect = base.mark_rect().encode(color=fill, tooltip=tooltip)
+    return rect, base.mark_text(fontSize=10).encode(text=a.Text(f"{value}:Q", format=fmt), **text)
 
 
 # --- run charts ----------------------------------------------------------------------
 def pass_rate_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
-    """Pass rate per run (run_summary) with its 95 % Wilson interval (`rate_interval`: the
-    clustered effective sample size from pass_rate_se, else `cases`; no bar without
-    either). A run without any scored execution has no pass rate and no point (when
-    mean_score is given)."""
+    """Pass rate per run (run_summary) with its 95 % Wilson interval (`rate_interval`); a
+    run without any scored execution has no point (when mean_score is given)."""
     a = _altair()
     df = _rates(run_summary, "pass_rate_chart")
-    df, order, note = _latest(df, S.RUN_ID, _run_order(df), MAX_RUNS, _run_noun(df))
-    data = df.select(S.RUN_ID, S.PASS_RATE, S.PASS_RATE_SE, "ci_low", "ci_high")
+    df, order, note = _latest_runs(df, MAX_RUNS)
+    data = df.select(S.RUN_ID, S.PASS_RATE, S.PASS_RATE_SE, *CI)
     base = a.Chart(data).encode(y=a.Y(f"{S.RUN_ID}:N", sort=order, title="run"))
     title = "pass rate (95 % Wilson interval)"
     rule = base.mark_rule(strokeWidth=2).encode(
@@ -259,9 +248,7 @@ def pass_rate_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
     )
     point = base.mark_point(filled=True, size=80).encode(
         x=_enc(a.X, f"{S.PASS_RATE}:Q", unit=True),
-        tooltip=_tips(
-            f"{S.RUN_ID}:N", *((f"{c}:Q", ".1%") for c in (S.PASS_RATE, "ci_low", "ci_high"))
-        ),
+        tooltip=_tips(f"{S.RUN_ID}:N", *((f"{c}:Q", ".1%") for c in (S.PASS_RATE, *CI))),
     )
     return titled(rule + point, "Pass rate per run", [note])
 
@@ -271,7 +258,7 @@ def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
     unscored stacked to the run's executions."""
     a = _altair()
     df = _frame(run_summary, "verdict_chart", [S.CONFIG_ID, S.RUN_ID, *VERDICT_BANDS])
-    df, order, note = _latest(df, S.RUN_ID, _run_order(df), MAX_RUNS, _run_noun(df))
+    df, order, note = _latest_runs(df, MAX_RUNS)
     band_order = {b: i for i, b in enumerate(VERDICT_BANDS)}
     long = (
         df.select(S.RUN_ID, *VERDICT_BANDS)
@@ -297,17 +284,15 @@ def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
 
 
 def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame, *, series: str | None = None) -> Any:
-    """Pass rate over runs in time order (run_summary by created_at, else run order) with a
-    95 % Wilson band (`rate_interval`, as the pass-rate chart). With `series` (a runs column
-    run_summary carries: model, target, agent), one line and band per value of it, so runs
-    of two series never join one line (a null value is a series of its own, "(none)"). A
-    run without any scored execution has no pass rate and no point (when mean_score is
-    given)."""
+    """Pass rate over runs in time order (run_summary by created_at, else run order) with
+    its 95 % Wilson band. With `series` (a runs column run_summary carries: model, target,
+    agent), one line and band per value of it, a null value a series of its own ("(none)").
+    A run without any scored execution has no point (when mean_score is given)."""
     a = _altair()
     df = _rates(run_summary, "trend_chart", [] if series is None else [series])
-    df, order, note = _latest(df, S.RUN_ID, _run_order(df), MAX_TREND_RUNS, _run_noun(df))
+    df, order, note = _latest_runs(df, MAX_TREND_RUNS)
     timed = S.CREATED_AT in df.columns and df[S.CREATED_AT].null_count() == 0
-    if series is not None:  # text, the null value named; visible like every other text
+    if series is not None:
         df = visible_text(
             df.with_columns(pl.col(series).cast(pl.String).fill_null(NO_SERIES).alias(SERIES))
         )
@@ -320,8 +305,7 @@ def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame, *, series: str | None 
             S.RUN_ID,
             RUN_ORDER,
             S.PASS_RATE,
-            "ci_low",
-            "ci_high",
+            *CI,
             *([S.CREATED_AT] if timed else []),
             *([SERIES] if series is not None else []),
         )
@@ -339,9 +323,9 @@ def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame, *, series: str | None 
 
 
 def rate_over_runs(x: Any, series: tuple[str, str] | None = None) -> list[Any]:
-    """The layers of a pass rate over runs (data: run_id, pass_rate and its `rate_interval`
-    ci_low / ci_high): the 95 % band and a line with a point per run, on the run axis `x`;
-    with `series` (a column and its title) one band and line per value of it."""
+    """The layers of a pass rate over runs on the axis `x` (data: run_id, pass_rate and
+    ci_low / ci_high): the band and a line with a point per run; with `series` (a column
+    and its title) one band and line per value of it."""
     a = _altair()
     tooltip = _tips(f"{S.RUN_ID}:N", (f"{S.PASS_RATE}:Q", ".1%"))
     base = a.Chart().encode(x=x)
@@ -357,12 +341,11 @@ def rate_over_runs(x: Any, series: tuple[str, str] | None = None) -> list[Any]:
     ]
 
 
-# --- execution scores ----------------------------------------------------------------
 def score_distribution_chart(
     execution_scores: pl.DataFrame | pl.LazyFrame, *, bins: int = 20
 ) -> Any:
-    """Distribution of execution scores per run (execution_scores), binned in polars into
-    `bins` equal bins over [0, 1]: the share of the run's scored executions per bin."""
+    """Execution scores per run (execution_scores) in `bins` equal bins over [0, 1]: the
+    share of the run's scored executions per bin."""
     a = _altair()
     if bins < 1:
         raise UsageError(f"bins must be at least 1, not {bins}.")
@@ -387,12 +370,10 @@ def score_distribution_chart(
         .collect()
     )
     binned = visible_text(binned)
-    runs = visible_text(
-        lf.select(S.RUN_ID, *([S.CREATED_AT] if S.CREATED_AT in names else [])).unique().collect()
-    )
-    scored = set(binned[S.RUN_ID].unique().to_list())
-    order = [r for r in _run_order(runs) if r in scored]
-    binned, _, note = _latest(binned, S.RUN_ID, order, MAX_SERIES, _run_noun(runs))
+    runs = lf.select(S.RUN_ID, *([S.CREATED_AT] if S.CREATED_AT in names else [])).unique()
+    runs = visible_text(runs.collect())
+    runs = runs.filter(pl.col(S.RUN_ID).is_in(binned[S.RUN_ID].unique().to_list()))
+    binned, _, note = _latest_runs(binned, MAX_SERIES, runs)
     chart = (
         a.Chart(binned)
         .mark_rect()
@@ -419,13 +400,13 @@ def regression_waterfall_chart(
     case_deltas: pl.DataFrame | pl.LazyFrame, *, max_points: int = MAX_POINTS
 ) -> Any:
     """Case score deltas of each pair (case_deltas), sorted from the largest drop to the
-    largest gain, coloured by case status; one panel per pair. Only paired cases (both
-    scores present) have a delta. Above `max_points` cases a pair is drawn at
-    `max_points` quantile-spaced cases (the lowest delta of each bucket of ranks)."""
+    largest gain, coloured by case status, one panel per pair; paired cases only. Above
+    `max_points` cases a pair is drawn at `max_points` quantile-spaced cases (the lowest
+    delta of each bucket of ranks)."""
     a = _altair()
     needs = [*PAIR_KEYS, S.CASE_ID, S.SCORE_DELTA, S.STATUS]
     df = _frame(case_deltas, "regression_waterfall_chart", needs)
-    df, order, note = _latest(df, PAIR, _pair_order(df), MAX_SERIES, PAIR_NOUN)
+    df, order, note = _latest_pairs(df, MAX_SERIES)
     paired = df.filter(pl.col(S.SCORE_DELTA).is_not_null())
     most = paired.group_by(PAIR).len()["len"].max() if paired.height else 0
     quantiles = (
@@ -464,12 +445,12 @@ def regression_waterfall_chart(
 
 
 def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
-    """Mean score delta of every evaluator-tree node per pair (evaluator_deltas, averaged
-    over the paired cases in polars): evaluators down, pairs across, red = worse."""
+    """Mean score delta of every evaluator-tree node per pair (evaluator_deltas):
+    evaluators down, pairs across, red = worse."""
     a = _altair()
     needs = [*PAIR_KEYS, S.PATH, S.SCORE_DELTA, S.STATUS]
     df = _frame(evaluator_deltas, "evaluator_delta_heatmap", needs)
-    pair_order = _pair_order(df)
+    pair_order = df[PAIR].unique(maintain_order=True).to_list()
     cells = (
         df.group_by(PAIR, S.PATH)
         .agg(
@@ -480,33 +461,32 @@ def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> An
         .sort(PAIR, S.PATH)
     )
     limit = _per_item(MAX_SERIES, cells[S.PATH].n_unique())
-    cells, order, note = _latest(cells, PAIR, pair_order, limit, PAIR_NOUN)
-    top = cells[S.MEAN_DELTA].abs().max()
-    extent = float(top) if top else 0.01  # type: ignore[arg-type]
+    cells, order, note = _latest_pairs(cells, limit, pair_order)
+    extent = float(cells[S.MEAN_DELTA].abs().max() or 0.01)  # type: ignore[arg-type]
+    angle = 0 if len(order) <= 4 else -40
     base = a.Chart(cells).encode(
         x=a.X(
             f"{PAIR}:N",
             sort=order,
             title="baseline → candidate",
-            axis=a.Axis(labelAngle=0 if len(order) <= 4 else -40, labelLimit=260),
+            axis=a.Axis(labelAngle=angle, labelLimit=260),
         ),
         y=a.Y(f"{S.PATH}:N", title="evaluator"),
     )
-    rect = base.mark_rect().encode(
-        color=a.Color(
-            f"{S.MEAN_DELTA}:Q",
-            scale=a.Scale(scheme="redblue", domain=[-extent, extent]),
-            title="mean delta",
-        ),
-        tooltip=_tips(
+    scale = a.Scale(scheme="redblue", domain=[-extent, extent])
+    rect, text = _heatmap(
+        base,
+        a.Color(f"{S.MEAN_DELTA}:Q", scale=scale, title="mean delta"),
+        _tips(
             f"{PAIR}:N",
             f"{S.PATH}:N",
             (f"{S.MEAN_DELTA}:Q", "+.3f"),
             f"{S.N_PAIRED}:Q",
             "n_regression:Q",
         ),
+        S.MEAN_DELTA,
+        "+.3f",
     )
-    text = base.mark_text(fontSize=10).encode(text=a.Text(f"{S.MEAN_DELTA}:Q", format="+.3f"))
     return titled(rect + text, "Evaluator score delta per pair", [note])
 
 
@@ -519,13 +499,10 @@ FLIPS_COLORS = ("#c62828", "#2e7d32", "#546e7a")
 
 
 def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
-    """Forest plot of slices (slice_deltas): the paired mean score delta of each slice
-    value with its 95 % interval (mean_delta_ci_low/high), one panel per pair. Colour marks
-    the slice values whose pass/fail flips are significant — q_value, the McNemar p of the
-    flips (not a test of the score delta on the x axis) after Benjamini–Hochberg over the
-    pair's slice values, below 0.05 — by their direction: red when more cases went pass →
-    fail (a regression), green when more went fail → pass (an improvement); never red for
-    an improvement."""
+    """Forest plot of slices (slice_deltas): each slice value's paired mean score delta with
+    its 95 % interval, one panel per pair. Colour: the slice's pass flips are significant
+    (q_value, the McNemar p of the flips after Benjamini–Hochberg, below 0.05; not a test of
+    the score delta), red when more went pass → fail, green when more went fail → pass."""
     a = _altair()
     needs = [
         *PAIR_KEYS,
@@ -533,14 +510,13 @@ def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
         *(S.Q_VALUE, S.N_PASSED_TO_FAILED, S.N_FAILED_TO_PASSED),
     ]
     df = _frame(slice_deltas, "slice_forest_chart", needs)
-    pair_order = _pair_order(df)
+    pair_order = df[PAIR].unique(maintain_order=True).to_list()
     down, up = pl.col(S.N_PASSED_TO_FAILED), pl.col(S.N_FAILED_TO_PASSED)
     significant = pl.col(S.Q_VALUE) < SIGNIFICANCE
+    value = pl.col(S.SLICE_VALUE).fill_null("(none)")
     data = (
         df.with_columns(
-            pl.concat_str(
-                pl.col(S.SLICE), pl.lit("="), pl.col(S.SLICE_VALUE).fill_null("(none)")
-            ).alias("slice_label"),
+            pl.concat_str(pl.col(S.SLICE), pl.lit("="), value).alias("slice_label"),
             pl.when(significant & (down > up))
             .then(pl.lit(FLIPS_SIGNIFICANT))
             .when(significant & (up > down))
@@ -551,29 +527,23 @@ def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
         .select(
             PAIR,
             "slice_label",
-            S.MEAN_DELTA,
-            S.MEAN_DELTA_CI_LOW,
-            S.MEAN_DELTA_CI_HIGH,
-            S.Q_VALUE,
+            *(S.MEAN_DELTA, S.MEAN_DELTA_CI_LOW, S.MEAN_DELTA_CI_HIGH, S.Q_VALUE),
             "significance",
         )
         .sort(PAIR, "slice_label")
     )
     most = data.group_by(PAIR).len()["len"].max() if data.height else 0
-    limit = _per_item(MAX_SERIES, int(most or 0))
-    data, order, note = _latest(data, PAIR, pair_order, limit, PAIR_NOUN)
-    y = a.Y("slice_label:N", title="slice")
-    base = a.Chart().encode(y=y)
+    data, order, note = _latest_pairs(data, _per_item(MAX_SERIES, int(most or 0)), pair_order)
+    base = a.Chart().encode(y=a.Y("slice_label:N", title="slice"))
     rule = base.mark_rule().encode(
         x=a.X(f"{S.MEAN_DELTA_CI_LOW}:Q", title="mean score delta (95 % interval)"),
         x2=f"{S.MEAN_DELTA_CI_HIGH}:Q",
     )
     flips = (FLIPS_SIGNIFICANT, FLIPS_IMPROVED, FLIPS_NOT_SIGNIFICANT)
     legend = a.Legend(labelLimit=400, titleLimit=400)
-    color = colors("significance", flips, FLIPS_COLORS, FLIPS_TITLE, legend=legend)
     point = base.mark_point(filled=True, size=60).encode(
         x=f"{S.MEAN_DELTA}:Q",
-        color=color,
+        color=colors("significance", flips, FLIPS_COLORS, FLIPS_TITLE, legend=legend),
         tooltip=_tips("slice_label:N", (f"{S.MEAN_DELTA}:Q", "+.3f"), (f"{S.Q_VALUE}:Q", ".3g")),
     )
     zero = a.Chart().mark_rule(strokeDash=[4, 4], color="#888").encode(x=a.datum(0))
@@ -597,14 +567,13 @@ def power_curve_chart(
     run_deltas: pl.DataFrame | pl.LazyFrame, *, limits: Any = None, points: int = POWER_POINTS
 ) -> Any:
     """Power curves of each pair's paired comparison (run_deltas): the chance that a
-    two-sided 5 % test on the pair's paired cases sees a true change δ, power(δ) =
+    two-sided 5 % test on the paired cases sees a true change δ, power(δ) =
     Φ(δ/se − z₀.₉₇₅) + Φ(−δ/se − z₀.₉₇₅), for the pass rate (paired_pass_delta_se) and the
     mean score (mean_delta_se), one panel each, one line per pair. A curve crosses the
     dashed 80 % line at the pair's mde_*; `limits` (the config's `compare` block) adds the
-    configured drop limits as vertical rules: a curve below 80 % there means the pair is
-    too small to see that limit. δ runs over `points` steps from 0 to 1.5 × the largest
-    MDE (or 1.25 × the limit, if larger), at most 1. Pairs without an se, or without cases
-    scored in both runs, are left out."""
+    drop limits as red rules. δ runs over `points` steps from 0 to 1.5 × the largest MDE
+    (or 1.25 × the limit, if larger), at most 1. Pairs without an se or paired cases are
+    left out."""
     a = _altair()
     if points < 2:
         raise UsageError(f"points must be at least 2, not {points}.")
@@ -616,32 +585,11 @@ def power_curve_chart(
             & (pl.col(S.N_PAIRED) > 0)
         )[PAIR].to_list()
     )
-    order = _pair_order(df)
-    pairs, kept, note = _latest(
-        df, PAIR, [p for p in order if p in drawable], MAX_SERIES, PAIR_NOUN
-    )
-    rows, panels = _power_rows(pairs, limits, points)
-    if not rows:
-        raise ChartInputError(
-            "power_curve_chart: no pair has a paired standard error (each needs 2 or more "
-            "cases scored in both runs); hint: compare runs that share cases."
-        )
-    charts = [_power_panel(metric, limit, kept if note else order) for metric, limit in panels]
-    chart = a.hconcat(*charts, data=pl.DataFrame(rows)).properties(
-        title="Power to see a change (paired, α 0.05; dashed: 80 %)"
-    )
-    return noted(chart, [note])
-
-
-def _power_rows(
-    pairs: pl.DataFrame, limits: Any, points: int
-) -> tuple[list[dict[str, Any]], list[tuple[str, float | None]]]:
-    """The power curve's points (metric, pair, n_paired, true_change, power) and its panels
-    (metric, the configured limit or None)."""
+    order = df[PAIR].unique(maintain_order=True).to_list()
+    pairs, kept, note = _latest_pairs(df, MAX_SERIES, [p for p in order if p in drawable])
     rows: list[dict[str, Any]] = []
-    panels = []
+    charts = []
     for metric, se_col, limit_field in POWER_METRICS:
-        # a pair without cases scored in both runs has no paired statistics to draw
         have = pairs.filter(pl.col(se_col).is_not_null() & (pl.col(S.N_PAIRED) > 0))
         if have.height == 0:
             continue
@@ -660,8 +608,16 @@ def _power_rows(
                         "power": round(power(delta, float(r[se_col])), 6),
                     }
                 )
-        panels.append((metric, limit))
-    return rows, panels
+        charts.append(_power_panel(metric, limit, kept if note else order))
+    if not rows:
+        raise ChartInputError(
+            "power_curve_chart: no pair has a paired standard error (each needs 2 or more "
+            "cases scored in both runs); hint: compare runs that share cases."
+        )
+    chart = a.hconcat(*charts, data=pl.DataFrame(rows)).properties(
+        title="Power to see a change (paired, α 0.05; dashed: 80 %)"
+    )
+    return noted(chart, [note])
 
 
 def _power_panel(metric: str, limit: float | None, order: list[str]) -> Any:
@@ -700,25 +656,25 @@ def threshold_curve_chart(
     a = _altair()
     needs = [S.CONFIG_ID, S.RUN_ID, S.THRESHOLD, S.PASS_RATE]
     df = _frame(threshold_curve, "threshold_curve_chart", needs).sort(S.RUN_ID, S.THRESHOLD)
-    df, _, note = _latest(df, S.RUN_ID, _run_order(df), MAX_SERIES, _run_noun(df))
+    df, _, note = _latest_runs(df, MAX_SERIES)
     steps = df.group_by(S.RUN_ID).agg(pl.len().alias("n"))
     small = df.join(steps.filter(pl.col("n") <= max_points), on=S.RUN_ID, how="semi")
     big_runs = steps.filter(pl.col("n") > max_points)
     parts = [small.select(S.RUN_ID, S.THRESHOLD, S.PASS_RATE)]
+    grid_note = None
     if big_runs.height:
-        bounds = (
-            df.join(big_runs, on=S.RUN_ID, how="semi")
-            .group_by(S.RUN_ID)
-            .agg(pl.col(S.THRESHOLD).min().alias("lo"), pl.col(S.THRESHOLD).max().alias("hi"))
+        grid_note = (
+            f"A run with more than {max_points} threshold steps is read on a grid of "
+            f"{max_points} thresholds."
         )
+        lo, hi = pl.col(S.THRESHOLD).min(), pl.col(S.THRESHOLD).max()
+        bounds = df.join(big_runs, on=S.RUN_ID, how="semi").group_by(S.RUN_ID)
+        step = (pl.col("hi") - pl.col("lo")) * pl.col("i") / (max_points - 1)
         grid = (
-            bounds.with_columns(pl.int_range(max_points).implode().alias("i"))
+            bounds.agg(lo.alias("lo"), hi.alias("hi"))
+            .with_columns(pl.int_range(max_points).implode().alias("i"))
             .explode("i")
-            .with_columns(
-                (pl.col("lo") + (pl.col("hi") - pl.col("lo")) * pl.col("i") / (max_points - 1))
-                .clip(upper_bound=pl.col("hi"))
-                .alias(S.THRESHOLD)
-            )
+            .with_columns((pl.col("lo") + step).clip(upper_bound=pl.col("hi")).alias(S.THRESHOLD))
             .with_columns((pl.col(S.THRESHOLD) - EPS).alias("_key"))
             .select(S.RUN_ID, S.THRESHOLD, "_key")
             .sort(S.RUN_ID, "_key")
@@ -732,15 +688,8 @@ def threshold_curve_chart(
             check_sortedness=False,  # both sides are sorted by (run_id, key) above
         )
         parts.append(read.select(S.RUN_ID, S.THRESHOLD, S.PASS_RATE))
-    data = pl.concat(parts).sort(S.RUN_ID, S.THRESHOLD)
-    grid_note = (
-        f"A run with more than {max_points} threshold steps is read on a grid of "
-        f"{max_points} thresholds."
-        if big_runs.height
-        else None
-    )
     chart = (
-        a.Chart(data)
+        a.Chart(pl.concat(parts).sort(S.RUN_ID, S.THRESHOLD))
         .mark_line(interpolate="step-before")
         .encode(
             x=a.X(f"{S.THRESHOLD}:Q", title="execution threshold"),
@@ -798,40 +747,34 @@ def sweep_heatmap(
             f" (other swept parameters: {', '.join(others) or 'explicit configs'}); hint: "
             "filter the sweep to one value of each other parameter first."
         )
-    data = visible_text(
-        df.with_columns(
-            pl.col(k).cast(pl.String).fill_null("(base)").alias(k) for k in keys
-        ).select(S.RUN_ID, *keys, value)
-    )
+    as_text = (pl.col(k).cast(pl.String).fill_null("(base)").alias(k) for k in keys)
+    data = visible_text(df.with_columns(as_text).select(S.RUN_ID, *keys, value))
     # one parameter: a row per run; two: a panel per run, each of (x, y) cells
     cells = data.group_by(S.RUN_ID).len()["len"].max() if data.height else 0
     limit = _per_item(MAX_SERIES if yc else MAX_RUNS, int(cells or 0))  # type: ignore[arg-type]
-    data, _, note = _latest(data, S.RUN_ID, _run_order(df), limit, _run_noun(df))
+    data, _, note = _latest_runs(data, limit, df)
     ycol = yc or S.RUN_ID
     fmt = ".0%" if value in (S.PASS_RATE, S.CASE_PASS_RATE) else ".3f"
     base = a.Chart().encode(
         x=a.X(f"{xc}:O", title=xc.removeprefix("sweep_")),
         y=a.Y(f"{ycol}:O", title=ycol.removeprefix("sweep_")),
     )
-    rect = base.mark_rect().encode(
-        color=a.Color(f"{value}:Q", scale=a.Scale(scheme="viridis"), title=value),
-        tooltip=_tips(f"{S.RUN_ID}:N", f"{xc}:O", f"{ycol}:O", (f"{value}:Q", fmt)),
-    )
     lo, hi = data[value].min(), data[value].max()
     mid = (float(lo) + float(hi)) / 2 if lo is not None and hi is not None else 0.0  # type: ignore[arg-type]
-    text = base.mark_text(fontSize=10).encode(
-        text=a.Text(f"{value}:Q", format=fmt),
+    rect, text = _heatmap(
+        base,
+        a.Color(f"{value}:Q", scale=a.Scale(scheme="viridis"), title=value),
+        _tips(f"{S.RUN_ID}:N", f"{xc}:O", f"{ycol}:O", (f"{value}:Q", fmt)),
+        value,
+        fmt,
         # dark text on the light (high) end of viridis, white on the dark end
         color=a.condition(f"datum['{value}'] > {mid!r}", a.value("black"), a.value("white")),
     )
     layer = a.layer(rect, text, data=data).properties(width=220)
     title = f"What-if: {value} by {', '.join(k.removeprefix('sweep_') for k in keys)}"
-    if yc is None:
-        return noted(layer.properties(title=title), [note])
-    chart = layer.facet(column=a.Column(f"{S.RUN_ID}:N", title=None), columns=3).properties(
-        title=title
-    )
-    return noted(chart, [note])
+    if yc is not None:
+        layer = layer.facet(column=a.Column(f"{S.RUN_ID}:N", title=None), columns=3)
+    return noted(layer.properties(title=title), [note])
 
 
 BAND_COLUMNS = (S.RANK_LOW, S.RANK_HIGH, S.P_BEST)
@@ -840,9 +783,8 @@ BAND_COLUMNS = (S.RANK_LOW, S.RANK_HIGH, S.P_BEST)
 
 def rank_bands_chart(run_summary: pl.DataFrame) -> Any:
     """The case bootstrap's rank bands (`--bootstrap B`): per run, the 95 % band of its
-    pass-rate rank among the runs of its config that share their cases (a rule from
-    rank_low to rank_high, a point at each end; 1 = best), labelled with p_best; runs in
-    the table's order, one row per config and run."""
+    pass-rate rank among its config's runs that share their cases (1 = best), labelled
+    with p_best; one row per config and run, in the table's order."""
     a = _altair()
     df = run_summary.filter(pl.col(S.P_BEST).is_not_null())
     several = df[S.CONFIG_ID].n_unique() > 1
@@ -850,9 +792,7 @@ def rank_bands_chart(run_summary: pl.DataFrame) -> Any:
     data = visible_text(
         df.select(
             label.alias("run"),
-            S.RANK_LOW,
-            S.RANK_HIGH,
-            S.P_BEST,
+            *BAND_COLUMNS,
             pl.format("p best {}%", (pl.col(S.P_BEST) * 100).round(1)).alias("text"),
         )
     )
