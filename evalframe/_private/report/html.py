@@ -143,7 +143,7 @@ RUN_COLUMNS: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
 ]
 """The run table: header → the cell of a run_summary row (with its rate interval)."""
 PASS_K_AT = 7
-"""Where the pass@k columns go in the run table: after the mean score, as in the terminal."""
+"""The pass@k columns follow the mean score, as in the terminal."""
 
 
 def _runs_section(
@@ -199,9 +199,8 @@ def _pass_at(k: int) -> Callable[[dict[str, Any]], str]:
 def top_regressions(
     case_deltas: pl.DataFrame, evaluator_deltas: pl.DataFrame | None, top: int = TOP_REGRESSIONS
 ) -> pl.DataFrame:
-    """The `top` regressed cases of each pair (most negative score delta first), each with
-    the evaluator-tree node behind it: the node with the most negative score delta for that
-    case in evaluator_deltas (`behind_path`, `behind_delta`; null when none is negative)."""
+    """The `top` regressed cases of each pair (worst first), each with the evaluator node of
+    its most negative score delta (`behind_path`, `behind_delta`; null when none is)."""
     worst = (
         case_deltas.filter(pl.col(S.STATUS) == "regression")
         .sort([*PAIR, S.SCORE_DELTA, S.CASE_ID], nulls_last=True)
@@ -501,21 +500,12 @@ def build_report(
     config: Any = None,
     series: str | None = None,
 ) -> str:
-    """The report as one HTML document from a dict of result tables (keys = table names).
-
-    Needs `run_summary`; every other table adds its section or chart when present:
-    run_deltas / case_deltas / evaluator_deltas (comparison, evaluator summary, power,
-    regressed cases and the power curve), case_summary (failing cases of the runs),
-    case_details (`report_tables`: the embedded cases with judge reasons and outcome
-    checks; without it they are computed here from the deltas, scores only, `top` per
-    pair), slice_deltas (the slices that regressed and the forest plot), execution_scores,
-    threshold_curve, sweep (charts). `config` (a Config, or a list of them) states the
-    policy in the header; `limits` is the config's `compare` block (default: the config's):
-    quoted in the regression reasons, checked against each pair's minimum detectable
-    effects ("too small") and drawn on the power curve. `series` (the runs column the pairs
-    were formed within, `report_tables(series=...)`) draws the trend per series and says so
-    in the comparison; without it the comparison notes pairs that mix model/target/agent
-    values (`pairing_note`)."""
+    """The report as one HTML document from a dict of result tables (by name): run_summary,
+    and whatever of the others is present adds its section or chart; without case_details
+    (`report_tables`) the embedded cases come from the deltas, `top` per pair. `config` (a
+    Config or a list) states the policy; `limits` (default: the config's `compare`) is
+    quoted in the reasons, checked against each pair's power and drawn on the power curve.
+    `series`: the runs column the pairs were formed within (the trend per series)."""
     one = None if isinstance(config, (list, tuple)) else config
     if limits is None and one is not None:
         limits = one.compare
@@ -589,11 +579,9 @@ def _write_error(exc: OSError, path: Path) -> ReportWriteError:
 def write_report(
     tables: Mapping[str, pl.DataFrame | pl.LazyFrame], path: str | Path, **kwargs: Any
 ) -> Path:
-    """Write `build_report(tables, **kwargs)` to `path` atomically (temp file + rename).
-
-    When the disk fails (full, not writable) the temporary file and the folders this call
-    created are removed, an earlier file at `path` is unchanged, and ReportWriteError (a
-    StoreError and an OSError) names the folder."""
+    """Write `build_report(tables, **kwargs)` to `path` atomically (temp file + rename); on a
+    disk failure the temporary file and the folders made are removed, an earlier file is
+    unchanged, and ReportWriteError names the folder."""
     path = Path(path)
     text_ = build_report(tables, **kwargs)
     created = []  # the missing folders, innermost first
