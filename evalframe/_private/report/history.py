@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import altair as alt
 import polars as pl
 
 from evalframe._private import schema as S
@@ -73,14 +74,12 @@ def _labelled(df: pl.DataFrame) -> pl.DataFrame:
 def _positions(points: pl.DataFrame) -> tuple[pl.DataFrame, Any]:
     """points with POSITION, the run's place among the config's runs (created_at, then
     run_id), and the x axis labelling those positions with at most MAX_TICKS run ids."""
-    import altair as a
-
     order = points.sort(S.CREATED_AT, S.RUN_ID, nulls_last=True)[S.RUN_ID].unique(
         maintain_order=True
     )
     step = max(1, -(-order.len() // MAX_TICKS))
     labels = json.dumps([visible(r) for r in order.to_list()])
-    axis = a.Axis(
+    axis = alt.Axis(
         values=list(range(0, order.len(), step)),
         labelExpr=f"{labels}[datum.value]",
         labelAngle=-40,
@@ -89,16 +88,14 @@ def _positions(points: pl.DataFrame) -> tuple[pl.DataFrame, Any]:
     )
     index = {r: i for i, r in enumerate(order.to_list())}
     position = pl.col(S.RUN_ID).replace_strict(index, return_dtype=pl.Int64).alias(POSITION)
-    return points.with_columns(position), a.X(
-        f"{POSITION}:Q", axis=axis, scale=a.Scale(domain=[-0.5, order.len() - 0.5], nice=False)
+    return points.with_columns(position), alt.X(
+        f"{POSITION}:Q", axis=axis, scale=alt.Scale(domain=[-0.5, order.len() - 0.5], nice=False)
     )
 
 
 def history_trend_chart(data: HistoryData) -> Any:
     """Pass rate per run of each series with its Wilson band, the series' fitted line
     (dashed) and a dotted rule before its change run."""
-    import altair as a
-
     points, x = _positions(_labelled(data.points))
     labels = points[SERIES_LABEL].unique(maintain_order=True).to_list()
     notes = []
@@ -123,19 +120,19 @@ def history_trend_chart(data: HistoryData) -> Any:
         )
     )
     layers = rate_over_runs(x, (SERIES_LABEL, "series"))
-    fit = a.Chart().mark_line(strokeDash=[6, 3])
+    fit = alt.Chart().mark_line(strokeDash=[6, 3])
     fit = fit.encode(x=x, y=f"{TREND_FIT}:Q", color=f"{SERIES_LABEL}:N")
-    chart = a.layer(*layers, fit, data=rows)
+    chart = alt.layer(*layers, fit, data=rows)
     if change.height:
         chart += (
-            a.Chart(visible_text(change))
+            alt.Chart(visible_text(change))
             .mark_rule(strokeDash=[2, 2])
             .encode(
                 x="at:Q",
                 color=f"{SERIES_LABEL}:N",
                 tooltip=[
-                    a.Tooltip(f"{S.CHANGE_RUN_ID}:N", title="change run"),
-                    a.Tooltip(f"{S.CHANGE_P}:Q", format=".3g", title="p (Bonferroni)"),
+                    alt.Tooltip(f"{S.CHANGE_RUN_ID}:N", title="change run"),
+                    alt.Tooltip(f"{S.CHANGE_P}:Q", format=".3g", title="p (Bonferroni)"),
                 ],
             )
         )
@@ -146,8 +143,6 @@ def flaky_strip_chart(data: HistoryData) -> Any:
     """Cases × runs, a cell per verdict (passed green, failed red), quarantine candidates
     first, then by flip_rate; thinned to MAX_STRIP_CASES cases and the latest MAX_RUNS
     runs. None without case_summary or a case that ever flipped."""
-    import altair as a
-
     if data.case_summary is None or data.cases.is_empty():
         return None
     ranked = (
@@ -194,18 +189,18 @@ def flaky_strip_chart(data: HistoryData) -> Any:
     cells = visible_text(cells.select("row", "case_rank", S.RUN_ID, RUN_INDEX, "cell"))
     runs_in_order = visible_text(_positions(latest)[0].sort(POSITION))[S.RUN_ID].to_list()
     order = cells.unique("row", maintain_order=True)["row"].to_list()
-    axis = a.Axis(labelAngle=-40, labelLimit=160)
+    axis = alt.Axis(labelAngle=-40, labelLimit=160)
     chart = (
-        a.Chart(cells)
+        alt.Chart(cells)
         .mark_rect(stroke="white", strokeWidth=0.5)
         .encode(
-            x=a.X(f"{S.RUN_ID}:N", sort=runs_in_order, title="run (created_at order)", axis=axis),
-            y=a.Y("row:N", sort=order, title=None),
+            x=alt.X(f"{S.RUN_ID}:N", sort=runs_in_order, title="run (created_at order)", axis=axis),
+            y=alt.Y("row:N", sort=order, title=None),
             color=colors("cell", ("pass", "fail"), ("#2e7d32", "#c62828"), "verdict in the run"),
-            tooltip=[a.Tooltip(f"{S.RUN_ID}:N", title="run"), "row:N", "cell:N"],
+            tooltip=[alt.Tooltip(f"{S.RUN_ID}:N", title="run"), "row:N", "cell:N"],
         )
     )
-    return titled(chart, "Cases that flip across runs (worst first)", notes, height=a.Step(12))
+    return titled(chart, "Cases that flip across runs (worst first)", notes, height=alt.Step(12))
 
 
 HISTORY_CHARTS: dict[str, Callable[[HistoryData], Any]] = {

@@ -22,6 +22,14 @@ from evalframe._private.stats.power import MDE_FACTOR, POWER, power
 from evalframe._private.summaries.slices import SIGNIFICANCE
 from evalframe.format import INVISIBLE, run_rate, visible, with_wilson
 
+try:
+    import altair as alt
+except ImportError as exc:  # pragma: no cover - only in a broken install
+    raise UsageError(
+        f"charts need Altair, a dependency of evalframe, which cannot be imported ({exc}); "
+        "hint: reinstall evalframe (pip install -e . or pip install evalframe)."
+    ) from exc
+
 MAX_POINTS = 400
 """Most marks one series draws (cases, threshold steps)."""
 MAX_RUNS = 40
@@ -53,17 +61,6 @@ SERIES = "run_series"
 THINNED = "Thinned:"
 """How a chart note about runs or pairs left out begins."""
 CI = ("ci_low", "ci_high")
-
-
-def _altair() -> Any:
-    try:
-        import altair
-    except ImportError as exc:  # pragma: no cover - only in a broken install
-        raise UsageError(
-            f"charts need Altair, a dependency of evalframe, which cannot be imported ({exc}); "
-            "hint: reinstall evalframe (pip install -e . or pip install evalframe)."
-        ) from exc
-    return altair
 
 
 def _frame(
@@ -197,57 +194,51 @@ def _rates(
 # --- shared encodings ------------------------------------------------------------------
 def _enc(channel: Any, field: str, *, unit: bool = False, pct: bool = False, **kw: Any) -> Any:
     """A position channel of `field`: `unit` scales it 0–1, `pct` labels it in percent."""
-    a = _altair()
     if unit:
-        kw["scale"] = a.Scale(domain=[0, 1])
+        kw["scale"] = alt.Scale(domain=[0, 1])
     if pct:
-        kw["axis"] = a.Axis(format="%")
+        kw["axis"] = alt.Axis(format="%")
     return channel(field, **kw)
 
 
 def _tips(*fields: str | tuple[str, str]) -> list[Any]:
     """A tooltip list: a field as is, or (field, d3 format)."""
-    a = _altair()
-    return [f if isinstance(f, str) else a.Tooltip(f[0], format=f[1]) for f in fields]
+    return [f if isinstance(f, str) else alt.Tooltip(f[0], format=f[1]) for f in fields]
 
 
 def colors(field: str, domain: Sequence[str], colors: Sequence[str], title: str, **kw: Any) -> Any:
-    a = _altair()
-    scale = a.Scale(domain=list(domain), range=list(colors))
-    return a.Color(f"{field}:N", scale=scale, title=title, **kw)
+    scale = alt.Scale(domain=list(domain), range=list(colors))
+    return alt.Color(f"{field}:N", scale=scale, title=title, **kw)
 
 
 def _panels(field: str, order: list[str] | None = None) -> Any:
     """A facet row per value of `field` (in `order`), the labels left-aligned above."""
-    a = _altair()
-    header = a.Header(labelOrient="top", labelAnchor="start", labelFontWeight="bold", title=None)
-    return a.Row(
-        f"{field}:N", **({} if order is None else {"sort": order}), title=None, header=header
+    header = alt.Header(labelOrient="top", labelAnchor="start", labelFontWeight="bold", title=None)
+    return alt.Row(
+        f"{field}:N", sort=alt.Undefined if order is None else order, title=None, header=header
     )
 
 
 def _heatmap(base: Any, fill: Any, tooltip: list[Any], value: str, fmt: str, **text: Any) -> Any:
     """Cells of `base` (its x and y) coloured by `fill`, each labelled with `value`."""
-    a = _altair()
     rect = base.mark_rect().encode(color=fill, tooltip=tooltip)
-    return rect, base.mark_text(fontSize=10).encode(text=a.Text(f"{value}:Q", format=fmt), **text)
+    return rect, base.mark_text(fontSize=10).encode(text=alt.Text(f"{value}:Q", format=fmt), **text)
 
 
 # --- run charts ----------------------------------------------------------------------
 def pass_rate_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
     """Pass rate per run (run_summary) with its 95 % Wilson interval (`rate_interval`); a
     run without any scored execution has no point (when mean_score is given)."""
-    a = _altair()
     df = _rates(run_summary, "pass_rate_chart")
     df, order, note = _latest_runs(df, MAX_RUNS)
     data = df.select(S.RUN_ID, S.PASS_RATE, S.PASS_RATE_SE, *CI)
-    base = a.Chart(data).encode(y=a.Y(f"{S.RUN_ID}:N", sort=order, title="run"))
+    base = alt.Chart(data).encode(y=alt.Y(f"{S.RUN_ID}:N", sort=order, title="run"))
     title = "pass rate (95 % Wilson interval)"
     rule = base.mark_rule(strokeWidth=2).encode(
-        x=_enc(a.X, "ci_low:Q", unit=True, pct=True, title=title), x2="ci_high:Q"
+        x=_enc(alt.X, "ci_low:Q", unit=True, pct=True, title=title), x2="ci_high:Q"
     )
     point = base.mark_point(filled=True, size=80).encode(
-        x=_enc(a.X, f"{S.PASS_RATE}:Q", unit=True),
+        x=_enc(alt.X, f"{S.PASS_RATE}:Q", unit=True),
         tooltip=_tips(f"{S.RUN_ID}:N", *((f"{c}:Q", ".1%") for c in (S.PASS_RATE, *CI))),
     )
     return titled(rule + point, "Pass rate per run", [note])
@@ -256,7 +247,6 @@ def pass_rate_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
 def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
     """Verdict bands per run (run_summary): n_pass, n_borderline, n_fail, errored and
     unscored stacked to the run's executions."""
-    a = _altair()
     df = _frame(run_summary, "verdict_chart", [S.CONFIG_ID, S.RUN_ID, *VERDICT_BANDS])
     df, order, note = _latest_runs(df, MAX_RUNS)
     band_order = {b: i for i, b in enumerate(VERDICT_BANDS)}
@@ -270,13 +260,13 @@ def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
         .select(S.RUN_ID, S.VERDICT, "band_order", "executions")
     )
     chart = (
-        a.Chart(long)
+        alt.Chart(long)
         .mark_bar()
         .encode(
-            y=a.Y(f"{S.RUN_ID}:N", sort=order, title="run"),
-            x=_enc(a.X, "executions:Q", pct=True, stack="normalize", title="share of executions"),
+            y=alt.Y(f"{S.RUN_ID}:N", sort=order, title="run"),
+            x=_enc(alt.X, "executions:Q", pct=True, stack="normalize", title="share of executions"),
             color=colors(S.VERDICT, list(VERDICT_BANDS.values()), VERDICT_COLORS, "verdict"),
-            order=a.Order("band_order:Q"),
+            order=alt.Order("band_order:Q"),
             tooltip=[f"{S.RUN_ID}:N", f"{S.VERDICT}:N", "executions:Q"],
         )
     )
@@ -288,7 +278,6 @@ def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame, *, series: str | None 
     its 95 % Wilson band. With `series` (a runs column run_summary carries: model, target,
     agent), one line and band per value of it, a null value a series of its own ("(none)").
     A run without any scored execution has no point (when mean_score is given)."""
-    a = _altair()
     df = _rates(run_summary, "trend_chart", [] if series is None else [series])
     df, order, note = _latest_runs(df, MAX_TREND_RUNS)
     timed = S.CREATED_AT in df.columns and df[S.CREATED_AT].null_count() == 0
@@ -314,29 +303,30 @@ def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame, *, series: str | None 
     if timed:  # dates with their month; the hour too when the runs span under two days
         days = df.select((pl.col(S.CREATED_AT).max() - pl.col(S.CREATED_AT).min()).dt.total_days())
         fmt = "%Y-%m-%d" if days.item() >= 2 else "%Y-%m-%d %H:%M"
-        x = a.X(f"{S.CREATED_AT}:T", title="created_at", axis=a.Axis(format=fmt, labelAngle=-40))
+        x = alt.X(
+            f"{S.CREATED_AT}:T", title="created_at", axis=alt.Axis(format=fmt, labelAngle=-40)
+        )
     else:
-        x = a.X(f"{S.RUN_ID}:O", sort=order, title="run")
+        x = alt.X(f"{S.RUN_ID}:O", sort=order, title="run")
     by = None if series is None else (SERIES, visible(series))
     title = "Pass rate over runs" + ("" if by is None else f" per {by[1]}") + " (95 % band)"
-    return titled(a.layer(*rate_over_runs(x, by), data=data), title, [note])
+    return titled(alt.layer(*rate_over_runs(x, by), data=data), title, [note])
 
 
 def rate_over_runs(x: Any, series: tuple[str, str] | None = None) -> list[Any]:
     """The layers of a pass rate over runs on the axis `x` (data: run_id, pass_rate and
     ci_low / ci_high): the band and a line with a point per run; with `series` (a column
     and its title) one band and line per value of it."""
-    a = _altair()
     tooltip = _tips(f"{S.RUN_ID}:N", (f"{S.PASS_RATE}:Q", ".1%"))
-    base = a.Chart().encode(x=x)
+    base = alt.Chart().encode(x=x)
     if series is not None:
-        base = base.encode(color=a.Color(f"{series[0]}:N", title=series[1]))
-        tooltip.append(a.Tooltip(f"{series[0]}:N", title=series[1]))
-    y = _enc(a.Y, "ci_low:Q", unit=True, pct=True, title="pass rate", stack=None)
+        base = base.encode(color=alt.Color(f"{series[0]}:N", title=series[1]))
+        tooltip.append(alt.Tooltip(f"{series[0]}:N", title=series[1]))
+    y = _enc(alt.Y, "ci_low:Q", unit=True, pct=True, title="pass rate", stack=None)
     return [
         base.mark_area(opacity=0.2).encode(y=y, y2="ci_high:Q"),
         base.mark_line(point=True).encode(
-            y=_enc(a.Y, f"{S.PASS_RATE}:Q", unit=True), tooltip=tooltip
+            y=_enc(alt.Y, f"{S.PASS_RATE}:Q", unit=True), tooltip=tooltip
         ),
     ]
 
@@ -346,7 +336,6 @@ def score_distribution_chart(
 ) -> Any:
     """Execution scores per run (execution_scores) in `bins` equal bins over [0, 1]: the
     share of the run's scored executions per bin."""
-    a = _altair()
     if bins < 1:
         raise UsageError(f"bins must be at least 1, not {bins}.")
     needs = [S.CONFIG_ID, S.RUN_ID, S.SCORE]
@@ -375,13 +364,13 @@ def score_distribution_chart(
     runs = runs.filter(pl.col(S.RUN_ID).is_in(binned[S.RUN_ID].unique().to_list()))
     binned, _, note = _latest_runs(binned, MAX_SERIES, runs)
     chart = (
-        a.Chart(binned)
+        alt.Chart(binned)
         .mark_rect()
         .encode(
-            x=_enc(a.X, "bin_start:Q", unit=True, title="execution score"),
+            x=_enc(alt.X, "bin_start:Q", unit=True, title="execution score"),
             x2="bin_end:Q",
-            y=_enc(a.Y, "share:Q", pct=True, title="share"),
-            color=a.Color(f"{S.RUN_ID}:N", legend=None),
+            y=_enc(alt.Y, "share:Q", pct=True, title="share"),
+            color=alt.Color(f"{S.RUN_ID}:N", legend=None),
             row=_panels(S.RUN_ID),
             tooltip=_tips(
                 f"{S.RUN_ID}:N",
@@ -403,7 +392,6 @@ def regression_waterfall_chart(
     largest gain, coloured by case status, one panel per pair; paired cases only. Above
     `max_points` cases a pair is drawn at `max_points` quantile-spaced cases (the lowest
     delta of each bucket of ranks)."""
-    a = _altair()
     needs = [*PAIR_KEYS, S.CASE_ID, S.SCORE_DELTA, S.STATUS]
     df = _frame(case_deltas, "regression_waterfall_chart", needs)
     df, order, note = _latest_pairs(df, MAX_SERIES)
@@ -429,11 +417,11 @@ def regression_waterfall_chart(
     )
     title = "paired cases, sorted by score delta"
     chart = (
-        a.Chart(ranked)
+        alt.Chart(ranked)
         .mark_bar()
         .encode(
-            x=_enc(a.X, "case_quantile:Q", unit=True, pct=True, title=title),
-            y=a.Y(f"{S.SCORE_DELTA}:Q", title="score delta"),
+            x=_enc(alt.X, "case_quantile:Q", unit=True, pct=True, title=title),
+            y=alt.Y(f"{S.SCORE_DELTA}:Q", title="score delta"),
             color=colors(S.STATUS, CASE_STATUS_ORDER, CASE_STATUS_COLORS, "case status"),
             row=_panels(PAIR, order),
             tooltip=_tips(
@@ -447,7 +435,6 @@ def regression_waterfall_chart(
 def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
     """Mean score delta of every evaluator-tree node per pair (evaluator_deltas):
     evaluators down, pairs across, red = worse."""
-    a = _altair()
     needs = [*PAIR_KEYS, S.PATH, S.SCORE_DELTA, S.STATUS]
     df = _frame(evaluator_deltas, "evaluator_delta_heatmap", needs)
     pair_order = df[PAIR].unique(maintain_order=True).to_list()
@@ -464,19 +451,19 @@ def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> An
     cells, order, note = _latest_pairs(cells, limit, pair_order)
     extent = float(cells[S.MEAN_DELTA].abs().max() or 0.01)  # type: ignore[arg-type]
     angle = 0 if len(order) <= 4 else -40
-    base = a.Chart(cells).encode(
-        x=a.X(
+    base = alt.Chart(cells).encode(
+        x=alt.X(
             f"{PAIR}:N",
             sort=order,
             title="baseline → candidate",
-            axis=a.Axis(labelAngle=angle, labelLimit=260),
+            axis=alt.Axis(labelAngle=angle, labelLimit=260),
         ),
-        y=a.Y(f"{S.PATH}:N", title="evaluator"),
+        y=alt.Y(f"{S.PATH}:N", title="evaluator"),
     )
-    scale = a.Scale(scheme="redblue", domain=[-extent, extent])
+    scale = alt.Scale(scheme="redblue", domain=[-extent, extent])
     rect, text = _heatmap(
         base,
-        a.Color(f"{S.MEAN_DELTA}:Q", scale=scale, title="mean delta"),
+        alt.Color(f"{S.MEAN_DELTA}:Q", scale=scale, title="mean delta"),
         _tips(
             f"{PAIR}:N",
             f"{S.PATH}:N",
@@ -503,7 +490,6 @@ def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
     its 95 % interval, one panel per pair. Colour: the slice's pass flips are significant
     (q_value, the McNemar p of the flips after Benjamini–Hochberg, below 0.05; not a test of
     the score delta), red when more went pass → fail, green when more went fail → pass."""
-    a = _altair()
     needs = [
         *PAIR_KEYS,
         *(S.SLICE, S.SLICE_VALUE, S.MEAN_DELTA, S.MEAN_DELTA_CI_LOW, S.MEAN_DELTA_CI_HIGH),
@@ -534,20 +520,20 @@ def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
     )
     most = data.group_by(PAIR).len()["len"].max() if data.height else 0
     data, order, note = _latest_pairs(data, _per_item(MAX_SERIES, int(most or 0)), pair_order)
-    base = a.Chart().encode(y=a.Y("slice_label:N", title="slice"))
+    base = alt.Chart().encode(y=alt.Y("slice_label:N", title="slice"))
     rule = base.mark_rule().encode(
-        x=a.X(f"{S.MEAN_DELTA_CI_LOW}:Q", title="mean score delta (95 % interval)"),
+        x=alt.X(f"{S.MEAN_DELTA_CI_LOW}:Q", title="mean score delta (95 % interval)"),
         x2=f"{S.MEAN_DELTA_CI_HIGH}:Q",
     )
     flips = (FLIPS_SIGNIFICANT, FLIPS_IMPROVED, FLIPS_NOT_SIGNIFICANT)
-    legend = a.Legend(labelLimit=400, titleLimit=400)
+    legend = alt.Legend(labelLimit=400, titleLimit=400)
     point = base.mark_point(filled=True, size=60).encode(
         x=f"{S.MEAN_DELTA}:Q",
         color=colors("significance", flips, FLIPS_COLORS, FLIPS_TITLE, legend=legend),
         tooltip=_tips("slice_label:N", (f"{S.MEAN_DELTA}:Q", "+.3f"), (f"{S.Q_VALUE}:Q", ".3g")),
     )
-    zero = a.Chart().mark_rule(strokeDash=[4, 4], color="#888").encode(x=a.datum(0))
-    chart = a.layer(rule, point, zero, data=data).properties(width=WIDTH)
+    zero = alt.Chart().mark_rule(strokeDash=[4, 4], color="#888").encode(x=alt.datum(0))
+    chart = alt.layer(rule, point, zero, data=data).properties(width=WIDTH)
     return noted(
         chart.facet(row=_panels(PAIR, order)).properties(title="Slices: paired score delta"),
         [note],
@@ -574,7 +560,6 @@ def power_curve_chart(
     drop limits as red rules. δ runs over `points` steps from 0 to 1.5 × the largest MDE
     (or 1.25 × the limit, if larger), at most 1. Pairs without an se or paired cases are
     left out."""
-    a = _altair()
     if points < 2:
         raise UsageError(f"points must be at least 2, not {points}.")
     needs = [*PAIR_KEYS, S.N_PAIRED, S.PAIRED_PASS_DELTA_SE, S.MEAN_DELTA_SE]
@@ -614,7 +599,7 @@ def power_curve_chart(
             "power_curve_chart: no pair has a paired standard error (each needs 2 or more "
             "cases scored in both runs); hint: compare runs that share cases."
         )
-    chart = a.hconcat(*charts, data=pl.DataFrame(rows)).properties(
+    chart = alt.hconcat(*charts, data=pl.DataFrame(rows)).properties(
         title="Power to see a change (paired, α 0.05; dashed: 80 %)"
     )
     return noted(chart, [note])
@@ -622,28 +607,29 @@ def power_curve_chart(
 
 def _power_panel(metric: str, limit: float | None, order: list[str]) -> Any:
     """One metric's power curves, the dashed 80 % line and the limit's red rule."""
-    a = _altair()
     fmt = "%" if metric == "pass rate" else ".2f"
-    legend = a.Legend(orient="bottom", direction="vertical", labelLimit=600)
+    legend = alt.Legend(orient="bottom", direction="vertical", labelLimit=600)
     line = (
-        a.Chart()
-        .transform_filter(a.datum.metric == metric)
+        alt.Chart()
+        .transform_filter(alt.datum.metric == metric)
         .mark_line()
         .encode(
-            x=a.X("true_change:Q", title=f"true {metric} change", axis=a.Axis(format=fmt)),
-            y=_enc(a.Y, "power:Q", unit=True, pct=True, title="power"),
-            color=a.Color(f"{PAIR}:N", sort=order, title="baseline → candidate", legend=legend),
+            x=alt.X("true_change:Q", title=f"true {metric} change", axis=alt.Axis(format=fmt)),
+            y=_enc(alt.Y, "power:Q", unit=True, pct=True, title="power"),
+            color=alt.Color(f"{PAIR}:N", sort=order, title="baseline → candidate", legend=legend),
             tooltip=_tips(
                 f"{PAIR}:N", f"{S.N_PAIRED}:Q", ("true_change:Q", ".3f"), ("power:Q", ".1%")
             ),
         )
     )
-    dashed = a.Chart(a.Data(values=[{"power": POWER}])).mark_rule(strokeDash=[4, 4], color="#888")
+    dashed = alt.Chart(alt.Data(values=[{"power": POWER}])).mark_rule(
+        strokeDash=[4, 4], color="#888"
+    )
     layers = [line, dashed.encode(y="power:Q")]
     if limit:
-        red = a.Chart(a.Data(values=[{"limit": limit}])).mark_rule(color="#c62828")
+        red = alt.Chart(alt.Data(values=[{"limit": limit}])).mark_rule(color="#c62828")
         layers.append(red.encode(x="limit:Q"))
-    return a.layer(*layers).properties(width=WIDTH // 2 - 20, title=metric)
+    return alt.layer(*layers).properties(width=WIDTH // 2 - 20, title=metric)
 
 
 # --- what-if charts ------------------------------------------------------------------
@@ -653,7 +639,6 @@ def threshold_curve_chart(
     """Pass rate as a function of the execution threshold, one step line per run
     (threshold_curve). A run with more than `max_points` steps is read on a grid of
     `max_points` thresholds over its score range (the exact step value at each)."""
-    a = _altair()
     needs = [S.CONFIG_ID, S.RUN_ID, S.THRESHOLD, S.PASS_RATE]
     df = _frame(threshold_curve, "threshold_curve_chart", needs).sort(S.RUN_ID, S.THRESHOLD)
     df, _, note = _latest_runs(df, MAX_SERIES)
@@ -689,12 +674,12 @@ def threshold_curve_chart(
         )
         parts.append(read.select(S.RUN_ID, S.THRESHOLD, S.PASS_RATE))
     chart = (
-        a.Chart(pl.concat(parts).sort(S.RUN_ID, S.THRESHOLD))
+        alt.Chart(pl.concat(parts).sort(S.RUN_ID, S.THRESHOLD))
         .mark_line(interpolate="step-before")
         .encode(
-            x=a.X(f"{S.THRESHOLD}:Q", title="execution threshold"),
-            y=_enc(a.Y, f"{S.PASS_RATE}:Q", unit=True, pct=True, title="pass rate"),
-            color=a.Color(f"{S.RUN_ID}:N", title="run"),
+            x=alt.X(f"{S.THRESHOLD}:Q", title="execution threshold"),
+            y=_enc(alt.Y, f"{S.PASS_RATE}:Q", unit=True, pct=True, title="pass rate"),
+            color=alt.Color(f"{S.RUN_ID}:N", title="run"),
             tooltip=_tips(
                 f"{S.RUN_ID}:N", (f"{S.THRESHOLD}:Q", ".3f"), (f"{S.PASS_RATE}:Q", ".1%")
             ),
@@ -714,7 +699,6 @@ def sweep_heatmap(
     (sweep). `x` and `y` are sweep_* columns (with or without the prefix); by default the
     first two. With one swept parameter the runs go down the y axis. Every (x, y, run)
     must be one config: filter the sweep on any other swept parameter first."""
-    a = _altair()
     names = sweep.lazy().collect_schema().names()
     params = [c for c in names if c.startswith("sweep_")]
 
@@ -755,25 +739,25 @@ def sweep_heatmap(
     data, _, note = _latest_runs(data, limit, df)
     ycol = yc or S.RUN_ID
     fmt = ".0%" if value in (S.PASS_RATE, S.CASE_PASS_RATE) else ".3f"
-    base = a.Chart().encode(
-        x=a.X(f"{xc}:O", title=xc.removeprefix("sweep_")),
-        y=a.Y(f"{ycol}:O", title=ycol.removeprefix("sweep_")),
+    base = alt.Chart().encode(
+        x=alt.X(f"{xc}:O", title=xc.removeprefix("sweep_")),
+        y=alt.Y(f"{ycol}:O", title=ycol.removeprefix("sweep_")),
     )
     lo, hi = data[value].min(), data[value].max()
     mid = (float(lo) + float(hi)) / 2 if lo is not None and hi is not None else 0.0  # type: ignore[arg-type]
     rect, text = _heatmap(
         base,
-        a.Color(f"{value}:Q", scale=a.Scale(scheme="viridis"), title=value),
+        alt.Color(f"{value}:Q", scale=alt.Scale(scheme="viridis"), title=value),
         _tips(f"{S.RUN_ID}:N", f"{xc}:O", f"{ycol}:O", (f"{value}:Q", fmt)),
         value,
         fmt,
         # dark text on the light (high) end of viridis, white on the dark end
-        color=a.condition(f"datum['{value}'] > {mid!r}", a.value("black"), a.value("white")),
+        color=alt.condition(f"datum['{value}'] > {mid!r}", alt.value("black"), alt.value("white")),
     )
-    layer = a.layer(rect, text, data=data).properties(width=220)
+    layer = alt.layer(rect, text, data=data).properties(width=220)
     title = f"What-if: {value} by {', '.join(k.removeprefix('sweep_') for k in keys)}"
     if yc is not None:
-        layer = layer.facet(column=a.Column(f"{S.RUN_ID}:N", title=None), columns=3)
+        layer = layer.facet(column=alt.Column(f"{S.RUN_ID}:N", title=None), columns=3)
     return noted(layer.properties(title=title), [note])
 
 
@@ -785,7 +769,6 @@ def rank_bands_chart(run_summary: pl.DataFrame) -> Any:
     """The case bootstrap's rank bands (`--bootstrap B`): per run, the 95 % band of its
     pass-rate rank among its config's runs that share their cases (1 = best), labelled
     with p_best; one row per config and run, in the table's order."""
-    a = _altair()
     df = run_summary.filter(pl.col(S.P_BEST).is_not_null())
     several = df[S.CONFIG_ID].n_unique() > 1
     label = pl.concat_str(S.CONFIG_ID, pl.lit(" · "), S.RUN_ID) if several else pl.col(S.RUN_ID)
@@ -797,16 +780,16 @@ def rank_bands_chart(run_summary: pl.DataFrame) -> Any:
         )
     )
     top = max(2.0, float(data[S.RANK_HIGH].max() or 1.0))  # type: ignore[arg-type]
-    base = a.Chart(data).encode(
-        y=a.Y("run:N", sort=data["run"].to_list(), title="run"),
+    base = alt.Chart(data).encode(
+        y=alt.Y("run:N", sort=data["run"].to_list(), title="run"),
         tooltip=_tips("run:N", f"{S.RANK_LOW}:Q", f"{S.RANK_HIGH}:Q", (f"{S.P_BEST}:Q", ".1%")),
     )
     low = base.encode(
-        x=a.X(
+        x=alt.X(
             f"{S.RANK_LOW}:Q",
-            scale=a.Scale(domain=[0.5, top + 0.5], nice=False),
+            scale=alt.Scale(domain=[0.5, top + 0.5], nice=False),
             title="rank by pass rate (95 % band; 1 = best)",
-            axis=a.Axis(tickMinStep=1),
+            axis=alt.Axis(tickMinStep=1),
         )
     )
     high = base.encode(x=f"{S.RANK_HIGH}:Q")
