@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 import polars as pl
 
 from evalframe._private import schema as S
+from evalframe._private.compare.compare import PAIR_KEY
 from evalframe._private.compare.evaluator_summary import BEHIND_PATHS, behind_evaluators
 from evalframe._private.report.plots import visible_text
 from evalframe.format import INVISIBLE
@@ -67,11 +68,10 @@ def _worst(
 def _regressed_rows(
     case_deltas: pl.DataFrame, run_deltas: pl.DataFrame, per_pair: int, pairs: int
 ) -> pl.DataFrame:
-    pair = [S.CONFIG_ID, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID]
     b_passed = pl.col("baseline_passed").fill_null(False)
     c_passed = pl.col("candidate_passed").fill_null(False)
     regressed = case_deltas.filter(pl.col(S.STATUS) == "regression")
-    return _worst(regressed, run_deltas, pair, S.SCORE_DELTA, pairs, per_pair).select(
+    return _worst(regressed, run_deltas, list(PAIR_KEY), S.SCORE_DELTA, pairs, per_pair).select(
         pl.lit(KIND_REGRESSION).alias(KIND),
         S.CONFIG_ID,
         S.BASELINE_RUN_ID,

@@ -305,7 +305,7 @@ def history_section(
     if data is None:
         return ""
     figures = [
-        figure(name, chart, text(f"caption_{name}"), cls="history-chart")
+        figure(name, chart, cls="history-chart")
         for name, fn in HISTORY_CHARTS.items()
         if (chart := fn(data)) is not None
     ]

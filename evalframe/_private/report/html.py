@@ -18,6 +18,7 @@ from typing import Any
 import polars as pl
 
 from evalframe._private import schema as S
+from evalframe._private.compare.compare import PAIR_KEY
 from evalframe._private.compare.evaluator_summary import evaluator_summary
 from evalframe._private.compare.pairs import series_note
 from evalframe._private.errors import ReportWriteError
@@ -84,7 +85,6 @@ TOP_REGRESSIONS = 10
 
 BEHIND_PATH = "behind_path"
 BEHIND_DELTA = "behind_delta"
-PAIR = [S.CONFIG_ID, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID]
 SIDES = ("baseline", "candidate")
 PAGE = Template(asset("page.html"))
 
@@ -147,10 +147,7 @@ PASS_K_AT = 7
 
 
 def _runs_section(
-    rs: pl.DataFrame,
-    groups: dict[tuple, tuple[int, int]],
-    failing: dict[tuple[str, str], int],
-    dataset: str | None = None,
+    rs: pl.DataFrame, groups: dict[tuple, tuple[int, int]], failing: dict, data: str
 ) -> str:
     """The run table, its note, the rank bands (`--bootstrap`) and each run's failing cases
     (those of the runs not embedded named in a note)."""
@@ -177,17 +174,15 @@ def _runs_section(
         ),
     ]
     if all(c in rs.columns for c in BAND_COLUMNS) and not rs[S.P_BEST].is_null().all():
-        caption = text("caption_rank_bands")
-        out.append(figure("rank_bands", rank_bands_chart(rs), caption))
+        out.append(figure("rank_bands", rank_bands_chart(rs)))
     shown = {k: n for k, n in failing.items() if n and (KIND_FAIL, k[0], None, k[1]) in groups}
     out += [
         f"<h3 class='run-cases'>{bdi(run)}: cases that did not pass</h3>"
-        + case_explorer(groups, KIND_FAIL, cid, None, run, n, dataset)
+        + case_explorer(groups, (KIND_FAIL, cid, None, run), n, data)
         for (cid, run), n in shown.items()
     ]
     left_out = [k for k, n in failing.items() if n and k not in shown]
     if left_out:
-        data = esc(dataset or "DATASET")
         out.append(text("failing_left_out", n=len(left_out), runs=CASE_RUNS, dataset=data))
     return "".join(out)
 
@@ -203,8 +198,8 @@ def top_regressions(
     its most negative score delta (`behind_path`, `behind_delta`; null when none is)."""
     worst = (
         case_deltas.filter(pl.col(S.STATUS) == "regression")
-        .sort([*PAIR, S.SCORE_DELTA, S.CASE_ID], nulls_last=True)
-        .group_by(PAIR, maintain_order=True)
+        .sort([*PAIR_KEY, S.SCORE_DELTA, S.CASE_ID], nulls_last=True)
+        .group_by(PAIR_KEY, maintain_order=True)
         .head(top)
     )
     if evaluator_deltas is None or evaluator_deltas.height == 0:
@@ -213,18 +208,18 @@ def top_regressions(
         )
     behind = (
         evaluator_deltas.filter(pl.col(S.SCORE_DELTA) < 0)
-        .join(worst.select(*PAIR, S.CASE_ID), on=[*PAIR, S.CASE_ID], how="semi")
-        .sort([*PAIR, S.CASE_ID, S.SCORE_DELTA, S.PATH])
-        .group_by([*PAIR, S.CASE_ID], maintain_order=True)
+        .join(worst.select(*PAIR_KEY, S.CASE_ID), on=[*PAIR_KEY, S.CASE_ID], how="semi")
+        .sort([*PAIR_KEY, S.CASE_ID, S.SCORE_DELTA, S.PATH])
+        .group_by([*PAIR_KEY, S.CASE_ID], maintain_order=True)
         .first()
         .select(
-            *PAIR,
+            *PAIR_KEY,
             S.CASE_ID,
             pl.col(S.PATH).alias(BEHIND_PATH),
             pl.col(S.SCORE_DELTA).alias(BEHIND_DELTA),
         )
     )
-    return worst.join(behind, on=[*PAIR, S.CASE_ID], how="left", maintain_order="left")
+    return worst.join(behind, on=[*PAIR_KEY, S.CASE_ID], how="left", maintain_order="left")
 
 
 def _power_note(r: dict[str, Any], limits: Any) -> str:
@@ -337,44 +332,6 @@ CASE_STATUSES = ("regression", "improvement", "unchanged", "new", "removed", "er
 """run_deltas' case counts (n_STATUS), in the order the comparison lists them."""
 
 
-def _pair_section(
-    r: dict[str, Any], frames: Mapping[str, pl.DataFrame], limits: Any, parts: dict[str, Any]
-) -> list[str]:
-    """One pair's heading, decision, reasons, evaluator summary, table, counts, power,
-    slices and regressed cases. `parts`: what every pair shares."""
-    b, c = r[S.BASELINE_RUN_ID], r[S.CANDIDATE_RUN_ID]
-    verdict = (
-        "<span class='pill bad'>REGRESSION (run-level limits)</span>"
-        if r[S.REGRESSION_DETECTED]
-        else "<span class='pill ok'>no run-level regression</span>"
-    )
-    case_deltas = frames.get(S.CASE_DELTAS)
-    counts = (
-        case_counts(r, of_pair(case_deltas, r), limits).removeprefix("cases: ")
-        if case_deltas is not None
-        else ", ".join(f"{r[f'n_{s}']} {s}" for s in CASE_STATUSES)
-    )
-    return [
-        f"<h3>{bdi(b)} → {bdi(c)} {verdict}</h3>",
-        parts["decisions"].get((r[S.CONFIG_ID], b, c), ""),
-        _why(r, limits),
-        evaluator_summary_table(parts["summary"], r),
-        _pair_table(r),
-        f"<p class='counts'>Cases: {esc(counts)}. {_paired_text(r)}</p>",
-        _power_note(r, limits) if has_paired_cases(r) else "",
-        _slice_note(frames.get(S.SLICE_DELTAS), r),
-        case_explorer(
-            parts["groups"],
-            KIND_REGRESSION,
-            r[S.CONFIG_ID],
-            b,
-            c,
-            r["n_regression"],
-            parts["dataset"],
-        ),
-    ]
-
-
 def _noise_note(run_deltas: pl.DataFrame, frames: Mapping[str, pl.DataFrame]) -> str:
     """With a noise_floor table (`--replicates`), the pairs whose pass-rate change is within
     the noise of reruns (run_deltas.within_noise)."""
@@ -395,27 +352,45 @@ def _compare_section(
     frames: Mapping[str, pl.DataFrame],
     limits: Any,
     groups: dict[tuple, tuple[int, int]],
-    dataset: str | None,
+    data: str,
     series: str | None,
     decide: Any,
 ) -> str:
+    """Per pair: its heading, decision, reasons, evaluator summary, table, counts, power,
+    slices and regressed cases."""
     run_deltas = frames[S.RUN_DELTAS]
     ed, cd = frames.get(S.EVALUATOR_DELTAS), frames.get(S.CASE_DELTAS)
-    parts = {
-        "decisions": decision_notes(run_deltas, decide, limits),
-        "summary": evaluator_summary(ed, cd)
-        if ed is not None and ed.height and cd is not None
-        else None,
-        "groups": groups,
-        "dataset": dataset,
-    }
+    decisions = decision_notes(run_deltas, decide, limits)
+    summary = evaluator_summary(ed, cd) if ed is not None and ed.height and cd is not None else None
     out = [
         "<h2 id='compare'>Comparison</h2>",
         pairing_note(frames[S.RUN_SUMMARY], run_deltas, series),
         _noise_note(run_deltas, frames),
     ]
     for r in run_deltas.iter_rows(named=True):
-        out += [p for p in _pair_section(r, frames, limits, parts) if p]
+        key = (r[S.CONFIG_ID], r[S.BASELINE_RUN_ID], r[S.CANDIDATE_RUN_ID])
+        verdict = (
+            "<span class='pill bad'>REGRESSION (run-level limits)</span>"
+            if r[S.REGRESSION_DETECTED]
+            else "<span class='pill ok'>no run-level regression</span>"
+        )
+        counts = (
+            case_counts(r, of_pair(cd, r), limits).removeprefix("cases: ")
+            if cd is not None
+            else ", ".join(f"{r[f'n_{s}']} {s}" for s in CASE_STATUSES)
+        )
+        parts = [
+            f"<h3>{bdi(key[1])} → {bdi(key[2])} {verdict}</h3>",
+            decisions.get(key, ""),
+            _why(r, limits),
+            evaluator_summary_table(summary, r),
+            _pair_table(r),
+            f"<p class='counts'>Cases: {esc(counts)}. {_paired_text(r)}</p>",
+            _power_note(r, limits) if has_paired_cases(r) else "",
+            _slice_note(frames.get(S.SLICE_DELTAS), r),
+            case_explorer(groups, (KIND_REGRESSION, *key), r["n_regression"], data),
+        ]
+        out += [p for p in parts if p]
     return "\n".join(out)
 
 
@@ -466,9 +441,11 @@ def _figures(
         if table is None or table.height == 0:
             continue
         kwargs = {"power_curve": {"limits": limits}, "trend": {"series": series}}.get(name, {})
-        caption = text(f"caption_{name}", rate_interval=RATE_INTERVAL)
-        if name == "trend" and series is not None:
-            caption += f" One line per value of the runs column {visible(series)} (--series)."
+        more = (
+            f" One line per value of the runs column {visible(series)} (--series)."
+            if name == "trend" and series is not None
+            else ""
+        )
         see = (
             "Comparison section lists every pair"
             if table_name in PAIR_TABLES
@@ -476,7 +453,7 @@ def _figures(
         )
         try:
             chart = fn(_timed(table, tables.get(S.RUN_SUMMARY)), **kwargs)
-            figs.append(figure(name, chart, caption, see=f"The {see}."))
+            figs.append(figure(name, chart, see=f"The {see}.", more=more))
         except ChartInputError as exc:
             notes.append(f"{name}: {exc}")
         except MaxRowsError:  # thinning keeps every chart below the limit; a safety net
@@ -525,11 +502,12 @@ def build_report(
     rows, groups = case_groups(case_details(frames, per_pair=top) if details is None else details)
     case_summary = frames.get(S.CASE_SUMMARY)
     runs = with_pass_k_cases(rs, case_summary)
-    sections = {"runs": _runs_section(runs, groups, _failing_counts(case_summary), source)}
+    data = esc(source or "DATASET")
+    sections = {"runs": _runs_section(runs, groups, _failing_counts(case_summary), data)}
     rd = frames.get(S.RUN_DELTAS)
     if rd is not None and rd.height:
         decide = getattr(config, "decide", None)
-        sections["compare"] = _compare_section(frames, limits, groups, source, series, decide)
+        sections["compare"] = _compare_section(frames, limits, groups, data, series, decide)
     sections["history"] = history_section(frames, one, series)  # "" below 3 runs of a config
     sections["charts"] = "<h2 id='charts'>Charts</h2>" + figures
     if notes:

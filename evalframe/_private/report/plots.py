@@ -1,11 +1,6 @@
-"""Charts of the result tables (Altair / Vega-Lite, docs/tables.md's columns).
-
-Every chart function aggregates one table in polars to at most a few thousand rows and
-returns an Altair chart (Jupyter; `chart.save("x.svg")` offline). Long histories are thinned
-to the latest MAX_RUNS runs, or MAX_SERIES runs or pairs when each gets a panel or a line;
-`chart_note(chart)` says what was left out. Text reaches a chart through `visible`: a
-control character would abort the renderer.
-"""
+"""Charts of the result tables: each aggregates one table in polars to at most a few
+thousand rows and returns an Altair chart, thinned to the latest runs or pairs it can show
+(`chart_note` says what was left out), every text passed through `visible`."""
 
 from __future__ import annotations
 
@@ -15,6 +10,7 @@ from typing import Any
 import polars as pl
 
 from evalframe._private import schema as S
+from evalframe._private.compare.compare import PAIR_KEY
 from evalframe._private.compare.pairs import NO_SERIES
 from evalframe._private.errors import ChartInputError, UsageError
 from evalframe._private.rules.constants import EPS
@@ -38,8 +34,7 @@ MAX_SERIES = 10
 """Most runs or pairs a chart with a panel or a line each draws: the latest."""
 MAX_TREND_RUNS = 1000
 MAX_CHART_ROWS = 4000
-"""Most rows a chart embeds (Altair refuses more than 5,000): fewer runs or pairs are drawn
-when each has many cells."""
+"""Most rows a chart embeds (Altair refuses more than 5,000)."""
 WIDTH = 520
 
 VERDICT_BANDS = {
@@ -54,7 +49,6 @@ VERDICT_COLORS = ("#2e7d32", "#f9a825", "#c62828", "#6a1b9a", "#9e9e9e")
 CASE_STATUS_ORDER = ("regression", "improvement", "unchanged", "error", "new", "removed")
 CASE_STATUS_COLORS = ("#c62828", "#2e7d32", "#9e9e9e", "#6a1b9a", "#1565c0", "#795548")
 PAIR = "pair"
-PAIR_KEYS = [S.CONFIG_ID, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID]
 PAIR_NOUN = "pairs (in the comparison's order)"
 RUN_ORDER = "run_order"
 SERIES = "run_series"
@@ -70,9 +64,8 @@ def _frame(
     optional: Sequence[str] = (),
     collect: bool = True,
 ) -> Any:
-    """The table's `needs` columns (with those of `optional` and created_at it has), text
-    made visible and the pair label added, after checking the columns and that it holds
-    one config; `collect=False`: the checked LazyFrame."""
+    """The table's `needs` (and `optional`, created_at) columns, text visible, the pair
+    label added, after checking that it has them and one config (`collect=False`: lazy)."""
     lf = table.lazy()
     names = lf.collect_schema().names()
     missing = [c for c in needs if c not in names]
@@ -119,8 +112,7 @@ Thinned = tuple[pl.DataFrame, list[str], str | None]
 
 
 def _latest(df: pl.DataFrame, column: str, order: list[str], limit: int, noun: str) -> Thinned:
-    """The rows whose `column` is one of the last `limit` of `order`, the kept order and a
-    note on what was left out (None when nothing was)."""
+    """The rows of the last `limit` values of `order`, those kept and a note on the rest."""
     if len(order) <= limit:
         return df, order, None
     kept = order[-limit:]
@@ -129,8 +121,7 @@ def _latest(df: pl.DataFrame, column: str, order: list[str], limit: int, noun: s
 
 
 def _per_item(limit: int, cells: int) -> int:
-    """Runs or pairs to draw when each has `cells` rows: at most `limit`, within
-    MAX_CHART_ROWS, at least one."""
+    """Runs or pairs to draw when each has `cells` rows: 1 to `limit`, in MAX_CHART_ROWS."""
     return max(1, min(limit, MAX_CHART_ROWS // max(cells, 1)))
 
 
@@ -176,8 +167,7 @@ def titled(chart: Any, title: str, notes: Sequence[str | None], **props: Any) ->
 def _rates(
     run_summary: pl.DataFrame | pl.LazyFrame, chart: str, extra: Sequence[str] = ()
 ) -> pl.DataFrame:
-    """run_summary's runs with pass_rate and its Wilson interval; the rate null for a run
-    without any scored execution (`run_rate`, when the table has mean_score)."""
+    """run_summary's runs with the pass rate as shown (`run_rate`) and its Wilson interval."""
     needs = [S.CONFIG_ID, S.RUN_ID, S.PASS_RATE, S.PASS_RATE_SE, *extra]
     df = _frame(run_summary, chart, needs, optional=[S.CASES, S.MEAN_SCORE])
     if S.MEAN_SCORE in df.columns:
@@ -274,10 +264,8 @@ def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
 
 
 def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame, *, series: str | None = None) -> Any:
-    """Pass rate over runs in time order (run_summary by created_at, else run order) with
-    its 95 % Wilson band. With `series` (a runs column run_summary carries: model, target,
-    agent), one line and band per value of it, a null value a series of its own ("(none)").
-    A run without any scored execution has no point (when mean_score is given)."""
+    """Pass rate over runs in time order (run_summary) with its 95 % Wilson band; with
+    `series` (a runs column: model, target, agent) one line and band per value of it."""
     df = _rates(run_summary, "trend_chart", [] if series is None else [series])
     df, order, note = _latest_runs(df, MAX_TREND_RUNS)
     timed = S.CREATED_AT in df.columns and df[S.CREATED_AT].null_count() == 0
@@ -314,9 +302,8 @@ def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame, *, series: str | None 
 
 
 def rate_over_runs(x: Any, series: tuple[str, str] | None = None) -> list[Any]:
-    """The layers of a pass rate over runs on the axis `x` (data: run_id, pass_rate and
-    ci_low / ci_high): the band and a line with a point per run; with `series` (a column
-    and its title) one band and line per value of it."""
+    """The band and line of a pass rate over runs on the axis `x`, per value of `series`
+    (a column and its title) if given."""
     tooltip = _tips(f"{S.RUN_ID}:N", (f"{S.PASS_RATE}:Q", ".1%"))
     base = alt.Chart().encode(x=x)
     if series is not None:
@@ -388,11 +375,9 @@ def score_distribution_chart(
 def regression_waterfall_chart(
     case_deltas: pl.DataFrame | pl.LazyFrame, *, max_points: int = MAX_POINTS
 ) -> Any:
-    """Case score deltas of each pair (case_deltas), sorted from the largest drop to the
-    largest gain, coloured by case status, one panel per pair; paired cases only. Above
-    `max_points` cases a pair is drawn at `max_points` quantile-spaced cases (the lowest
-    delta of each bucket of ranks)."""
-    needs = [*PAIR_KEYS, S.CASE_ID, S.SCORE_DELTA, S.STATUS]
+    """Paired case score deltas of each pair (case_deltas), sorted, coloured by case status,
+    one panel per pair; above `max_points` cases at `max_points` quantile-spaced ones."""
+    needs = [*PAIR_KEY, S.CASE_ID, S.SCORE_DELTA, S.STATUS]
     df = _frame(case_deltas, "regression_waterfall_chart", needs)
     df, order, note = _latest_pairs(df, MAX_SERIES)
     paired = df.filter(pl.col(S.SCORE_DELTA).is_not_null())
@@ -435,7 +420,7 @@ def regression_waterfall_chart(
 def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
     """Mean score delta of every evaluator-tree node per pair (evaluator_deltas):
     evaluators down, pairs across, red = worse."""
-    needs = [*PAIR_KEYS, S.PATH, S.SCORE_DELTA, S.STATUS]
+    needs = [*PAIR_KEY, S.PATH, S.SCORE_DELTA, S.STATUS]
     df = _frame(evaluator_deltas, "evaluator_delta_heatmap", needs)
     pair_order = df[PAIR].unique(maintain_order=True).to_list()
     cells = (
@@ -480,18 +465,16 @@ def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> An
 FLIPS_SIGNIFICANT = "q < 0.05: more pass → fail (a regression)"
 FLIPS_IMPROVED = "q < 0.05: more fail → pass (an improvement)"
 FLIPS_NOT_SIGNIFICANT = "q ≥ 0.05"
-"""Legend labels of the slice forest plot (q = McNemar p of the pass flips, BH-adjusted)."""
 FLIPS_TITLE = "pass flips (McNemar), Benjamini–Hochberg q"
 FLIPS_COLORS = ("#c62828", "#2e7d32", "#546e7a")
 
 
 def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
     """Forest plot of slices (slice_deltas): each slice value's paired mean score delta with
-    its 95 % interval, one panel per pair. Colour: the slice's pass flips are significant
-    (q_value, the McNemar p of the flips after Benjamini–Hochberg, below 0.05; not a test of
-    the score delta), red when more went pass → fail, green when more went fail → pass."""
+    its 95 % interval, one panel per pair, coloured when its pass flips are significant
+    (q_value < 0.05): red when more went pass → fail, green when more went fail → pass."""
     needs = [
-        *PAIR_KEYS,
+        *PAIR_KEY,
         *(S.SLICE, S.SLICE_VALUE, S.MEAN_DELTA, S.MEAN_DELTA_CI_LOW, S.MEAN_DELTA_CI_HIGH),
         *(S.Q_VALUE, S.N_PASSED_TO_FAILED, S.N_FAILED_TO_PASSED),
     ]
@@ -541,7 +524,6 @@ def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
 
 
 POWER_POINTS = 41
-"""Points of the true-change grid each power curve is drawn at."""
 POWER_METRICS = (
     ("pass rate", S.PAIRED_PASS_DELTA_SE, "max_pass_rate_drop"),
     ("mean score", S.MEAN_DELTA_SE, "max_mean_score_drop"),
@@ -552,17 +534,13 @@ POWER_METRICS = (
 def power_curve_chart(
     run_deltas: pl.DataFrame | pl.LazyFrame, *, limits: Any = None, points: int = POWER_POINTS
 ) -> Any:
-    """Power curves of each pair's paired comparison (run_deltas): the chance that a
-    two-sided 5 % test on the paired cases sees a true change δ, power(δ) =
-    Φ(δ/se − z₀.₉₇₅) + Φ(−δ/se − z₀.₉₇₅), for the pass rate (paired_pass_delta_se) and the
-    mean score (mean_delta_se), one panel each, one line per pair. A curve crosses the
-    dashed 80 % line at the pair's mde_*; `limits` (the config's `compare` block) adds the
-    drop limits as red rules. δ runs over `points` steps from 0 to 1.5 × the largest MDE
-    (or 1.25 × the limit, if larger), at most 1. Pairs without an se or paired cases are
-    left out."""
+    """Power curves of each pair (run_deltas): the chance that a two-sided 5 % test on its
+    paired cases sees a true change δ of the pass rate and of the mean score (`power`), one
+    panel each, at `points` δ from 0 to 1.5 × the largest MDE (1.25 × the limit if larger,
+    at most 1); `limits` (the config's `compare` block) adds the drop limits as red rules."""
     if points < 2:
         raise UsageError(f"points must be at least 2, not {points}.")
-    needs = [*PAIR_KEYS, S.N_PAIRED, S.PAIRED_PASS_DELTA_SE, S.MEAN_DELTA_SE]
+    needs = [*PAIR_KEY, S.N_PAIRED, S.PAIRED_PASS_DELTA_SE, S.MEAN_DELTA_SE]
     df = _frame(run_deltas, "power_curve_chart", needs)
     drawable = set(
         df.filter(
@@ -636,9 +614,8 @@ def _power_panel(metric: str, limit: float | None, order: list[str]) -> Any:
 def threshold_curve_chart(
     threshold_curve: pl.DataFrame | pl.LazyFrame, *, max_points: int = MAX_POINTS
 ) -> Any:
-    """Pass rate as a function of the execution threshold, one step line per run
-    (threshold_curve). A run with more than `max_points` steps is read on a grid of
-    `max_points` thresholds over its score range (the exact step value at each)."""
+    """Pass rate by execution threshold, one step line per run (threshold_curve); a run of
+    more than `max_points` steps is read on a grid of `max_points` thresholds."""
     needs = [S.CONFIG_ID, S.RUN_ID, S.THRESHOLD, S.PASS_RATE]
     df = _frame(threshold_curve, "threshold_curve_chart", needs).sort(S.RUN_ID, S.THRESHOLD)
     df, _, note = _latest_runs(df, MAX_SERIES)
@@ -695,10 +672,9 @@ def sweep_heatmap(
     *,
     value: str = S.PASS_RATE,
 ) -> Any:
-    """Two swept parameters → `value` (default pass_rate) per run, one panel per run
-    (sweep). `x` and `y` are sweep_* columns (with or without the prefix); by default the
-    first two. With one swept parameter the runs go down the y axis. Every (x, y, run)
-    must be one config: filter the sweep on any other swept parameter first."""
+    """`value` by two swept parameters `x` and `y` (sweep_* columns, default the first
+    two), one panel per run (sweep); with one parameter the runs go down the y axis. Every
+    (x, y, run) must be one config."""
     names = sweep.lazy().collect_schema().names()
     params = [c for c in names if c.startswith("sweep_")]
 
@@ -721,7 +697,6 @@ def sweep_heatmap(
         )
     yc = column(y, 1 if x is None else next((k for k, p in enumerate(params) if p != xc), 99))
     keys = [xc, *([yc] if yc else [])]
-    # several configs by design (one per grid point): no config_id check
     df = _frame(sweep, "sweep_heatmap", [S.RUN_ID, *keys, value])
     dup = df.group_by(S.RUN_ID, *keys).len().filter(pl.col("len") > 1)
     if dup.height:
@@ -762,13 +737,11 @@ def sweep_heatmap(
 
 
 BAND_COLUMNS = (S.RANK_LOW, S.RANK_HIGH, S.P_BEST)
-"""The run_summary columns of the rank-bands chart (present only with --bootstrap)."""
 
 
 def rank_bands_chart(run_summary: pl.DataFrame) -> Any:
-    """The case bootstrap's rank bands (`--bootstrap B`): per run, the 95 % band of its
-    pass-rate rank among its config's runs that share their cases (1 = best), labelled
-    with p_best; one row per config and run, in the table's order."""
+    """The case bootstrap's rank bands (`--bootstrap B`): per run the 95 % band of its
+    pass-rate rank (1 = best), labelled with p_best."""
     df = run_summary.filter(pl.col(S.P_BEST).is_not_null())
     several = df[S.CONFIG_ID].n_unique() > 1
     label = pl.concat_str(S.CONFIG_ID, pl.lit(" · "), S.RUN_ID) if several else pl.col(S.RUN_ID)
@@ -813,7 +786,7 @@ CHARTS: dict[str, tuple[Callable[..., Any], str]] = {
     "slice_forest": (slice_forest_chart, S.SLICE_DELTAS),
     "power_curve": (power_curve_chart, S.RUN_DELTAS),
 }
-"""Chart name (of the report's figures and the golden specs) -> its function and table."""
+"""Chart name -> its function and table."""
 
 
 def charts_for(tables: dict[str, pl.DataFrame | pl.LazyFrame]) -> dict[str, Any]:

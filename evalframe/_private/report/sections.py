@@ -16,6 +16,7 @@ import polars as pl
 
 from evalframe._private import schema as S
 from evalframe._private.compare import evaluator_summary as ES
+from evalframe._private.compare.compare import PAIR_KEY
 from evalframe._private.config import Decide
 from evalframe._private.report.cases import (
     CASE_PAIRS,
@@ -28,7 +29,16 @@ from evalframe._private.report.cases import (
 from evalframe._private.report.plots import THINNED, chart_note, to_svg
 from evalframe._private.rules.constants import Z_95
 from evalframe._private.stats.power import decision_part_text, decision_parts_table
-from evalframe.format import SHORT, VALUE, has_paired_cases, pct, policy_lines, signed, visible
+from evalframe.format import (
+    RATE_INTERVAL,
+    SHORT,
+    VALUE,
+    has_paired_cases,
+    pct,
+    policy_lines,
+    signed,
+    visible,
+)
 
 GROUP = "group"
 """Column of the embedded rows naming their explorer (a pair's or a run's) on the page."""
@@ -86,10 +96,11 @@ def table(headers: Sequence[str], rows: list[list[str]], left: int = 1, cls: str
     )
 
 
-def figure(name: str, chart: Any, caption: str, cls: str = "chart", see: str = "") -> str:
-    """A chart as an inline SVG figure with its caption and what it left out (`chart_note`,
-    followed by `see` when runs or pairs were thinned)."""
+def figure(name: str, chart: Any, cls: str = "chart", see: str = "", more: str = "") -> str:
+    """A chart as an inline SVG figure with its caption (caption_NAME, then `more`) and what
+    it left out (`chart_note`, followed by `see` when runs or pairs were thinned)."""
     svg = to_svg(chart)
+    caption = text(f"caption_{name}", rate_interval=RATE_INTERVAL) + more
     note = chart_note(chart)
     if note and see and THINNED in note:
         note = f"{note} {see}"
@@ -101,8 +112,7 @@ def figure(name: str, chart: Any, caption: str, cls: str = "chart", see: str = "
 
 
 def of_pair(frame: pl.DataFrame, r: dict[str, Any]) -> pl.DataFrame:
-    keys = (S.CONFIG_ID, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID)
-    return frame.filter(*(pl.col(k) == r[k] for k in keys))
+    return frame.filter(*(pl.col(k) == r[k] for k in PAIR_KEY))
 
 
 def policy_section(config: Any, run_summary: pl.DataFrame) -> str:
@@ -145,13 +155,12 @@ def decision_notes(run_deltas: pl.DataFrame, decide: Any, limits: Any) -> dict[t
     if S.DECISION not in run_deltas.columns or limits is None:
         return {}
     parts = decision_parts_table(run_deltas, Decide() if decide is None else decide, limits)
-    keys = (S.CONFIG_ID, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID)
     why: dict[tuple, list[str]] = {}
     for p in parts.iter_rows(named=True):
-        why.setdefault(tuple(p[k] for k in keys), []).append(decision_part_text(p))
+        why.setdefault(tuple(p[k] for k in PAIR_KEY), []).append(decision_part_text(p))
     out: dict[tuple, str] = {}
     for r in run_deltas.iter_rows(named=True):
-        key = tuple(r[k] for k in keys)
+        key = tuple(r[k] for k in PAIR_KEY)
         reasons = why.get(key, [])
         if not has_paired_cases(r):
             reasons = [p.replace("_", " ") for p in r[S.DECISION_REASONS] or []]
@@ -223,21 +232,14 @@ def case_groups(
     return rows, {tuple(g[1:5]): (g[0], g[5]) for g in groups.iter_rows()}
 
 
-def case_explorer(
-    groups: dict[tuple, tuple[int, int]],
-    kind: str,
-    config_id: str,
-    baseline: str | None,
-    run: str,
-    total: int,
-    dataset: str | None,
-) -> str:
-    """The explorer of one pair's regressed cases (`kind` "regression") or one run's
-    failing cases ("fail"), with what was left out and how to list it."""
+def case_explorer(groups: dict[tuple, tuple[int, int]], key: tuple, total: int, data: str) -> str:
+    """The explorer of one pair's regressed cases or one run's failing cases (`key`: kind,
+    config_id, baseline_run_id, run_id), with what was left out and how to list it."""
+    kind, run = key[0], key[3]
     reg = kind == KIND_REGRESSION
     how = text(
         "how",
-        data=esc(dataset or "DATASET"),
+        data=data,
         run=esc(run),
         status=kind,
         command="compare" if reg else "score",
@@ -246,7 +248,7 @@ def case_explorer(
         where="status = 'regression'" if reg else "not passed",
     )
     noun = "regressed cases" if reg else "failing cases"
-    found = groups.get((kind, config_id, baseline, run))
+    found = groups.get(key)
     if found is None:
         cap = f"{CASE_PAIRS} pairs" if reg else f"{CASE_RUNS} runs"
         return text("cases_left_out", total=total, noun=noun, cap=cap, how=how) if total else ""
