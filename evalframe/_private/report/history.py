@@ -48,14 +48,13 @@ NULL_SERIES = "(none)"
 
 @dataclass
 class HistoryData:
-    """One config's runs in series order (`points`), series_trend, case_history, its
-    case_summary rows and the --series column."""
+    """One config's runs in series order (`points`), series_trend, case_history and its
+    case_summary rows."""
 
     points: pl.DataFrame
     trend: pl.DataFrame
     cases: pl.DataFrame
     case_summary: pl.DataFrame | None
-    series: str | None
 
 
 def _labelled(df: pl.DataFrame) -> pl.DataFrame:
@@ -252,7 +251,6 @@ def history_data(
             else history.filter(pl.col(S.CONFIG_ID) == config_id)
         ),
         case_summary=cs,
-        series=series,
     )
 
 
