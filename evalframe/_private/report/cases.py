@@ -113,17 +113,17 @@ def _failing_rows(
     )
 
 
+def both_sides(rows: pl.DataFrame, *key: str) -> pl.DataFrame:
+    """The (key, run_id, case_id) of `rows` and of their baseline runs, once each."""
+    base = rows.filter(pl.col(S.BASELINE_RUN_ID).is_not_null())
+    side = base.select(*key, pl.col(S.BASELINE_RUN_ID).alias(S.RUN_ID), S.CASE_ID)
+    return pl.concat([rows.select(*key, S.RUN_ID, S.CASE_ID), side]).unique()
+
+
 def node_details(nodes: pl.LazyFrame, rows: pl.DataFrame) -> pl.LazyFrame:
     """Per run × case × evaluator node (root left out) of `rows` (either side): the mean
     score over the attempts, passed in every attempt, the leaf flag, labels and reasons."""
-    wanted = pl.concat(
-        [
-            rows.select(S.CONFIG_ID, S.RUN_ID, S.CASE_ID),
-            rows.filter(pl.col(S.BASELINE_RUN_ID).is_not_null()).select(
-                S.CONFIG_ID, pl.col(S.BASELINE_RUN_ID).alias(S.RUN_ID), S.CASE_ID
-            ),
-        ]
-    ).unique()
+    wanted = both_sides(rows, S.CONFIG_ID)
     key = [S.CONFIG_ID, S.RUN_ID, S.CASE_ID]
     return (
         nodes.filter(pl.col(S.PATH) != "")

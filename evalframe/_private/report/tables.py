@@ -18,6 +18,7 @@ from evalframe._private.report.cases import (
     CASE_DETAILS,
     CASES_PER_PAIR,
     CASES_PER_RUN,
+    both_sides,
     case_details,
 )
 from evalframe._private.scoring.execution_scores import evaluator_scores
@@ -49,14 +50,7 @@ def case_nodes(ds: Dataset, cfg: Config) -> pl.LazyFrame | Callable[[pl.DataFram
         return evaluator_scores(ds, cfg)
 
     def nodes(rows: pl.DataFrame) -> pl.LazyFrame:
-        keys = pl.concat(
-            [
-                rows.select(S.RUN_ID, S.CASE_ID),
-                rows.filter(pl.col(S.BASELINE_RUN_ID).is_not_null()).select(
-                    pl.col(S.BASELINE_RUN_ID).alias(S.RUN_ID), S.CASE_ID
-                ),
-            ]
-        ).unique()
+        keys = both_sides(rows)
         if keys.is_empty():
             return evaluator_scores(ds, cfg).head(0)
         key = [S.RUN_ID, S.CASE_ID]
