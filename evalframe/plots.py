@@ -1,9 +1,5 @@
-"""Charts of evalframe's result tables (needs the `report` extra: altair, vl-convert-python).
-
-Each function takes one result table (polars DataFrame or LazyFrame), aggregates it in
-polars, and returns an Altair chart that renders in Jupyter and exports offline:
-`chart.save("pass_rate.svg")` or `.png`. See docs/report.md.
-"""
+"""Charts of evalframe's result tables and the HTML report: each chart function takes one
+table (polars DataFrame or LazyFrame) and returns an Altair chart (docs/report.md)."""
 
 from evalframe._private.report.html import build_report, top_regressions, write_report
 from evalframe._private.report.plots import (

@@ -1,16 +1,7 @@
-"""The report's case explorer: every regressed case of each compared pair and every failing
-case of a run, one row each, with what an analyst needs to see why — per-evaluator scores
-(both sides and the delta), the judge's labels and reasons (`scores.label`, `reason`), the
-outcome checks with their justifications (`outcomes.justification`), and the leaves behind
-a regression (every tied one).
-
-`case_details` computes the rows as one polars query over every pair and run (nested
-lists of structs per case); the page embeds them as JSON and a small inline script draws,
-searches, sorts and expands them (html.py). What is embedded is capped so that a page of
-500 runs × 200 cases stays a few MB: the `per_pair` worst regressed cases of the latest
-`pairs` pairs and the `per_run` worst failing cases of the latest `runs` runs; the page
-says what was left out and how to list it (`evalframe cases`, SQL).
-"""
+"""The rows of the report's case explorer (`case_details`): each regressed case of a pair
+and failing case of a run with its per-evaluator scores, the judge's labels and reasons, the
+outcome checks and the leaves behind a regression, as one polars query; embedded as JSON.
+Capped so that a page of 500 runs × 200 cases stays a few MB."""
 
 from __future__ import annotations
 
@@ -20,23 +11,22 @@ from collections.abc import Callable, Mapping
 import polars as pl
 
 from evalframe._private import schema as S
+from evalframe._private.compare.compare import PAIR_KEY
 from evalframe._private.compare.evaluator_summary import BEHIND_PATHS, behind_evaluators
 from evalframe._private.report.plots import visible_text
 from evalframe.format import INVISIBLE
 
 CASE_DETAILS = "case_details"
 """The report's table of embedded case rows (a key of `report_tables`)."""
-
 CASES_PER_PAIR = 200
 """Regressed cases embedded per pair (worst score delta first)."""
 CASES_PER_RUN = 200
 """Failing cases embedded per run (lowest score first, unscored and errored last)."""
 CASE_PAIRS = 5
-"""Pairs whose regressed cases are embedded: the latest ones (in the comparison's order)."""
+"""Pairs whose regressed cases are embedded: the latest (in the comparison's order)."""
 CASE_RUNS = 5
-"""Runs whose failing cases are embedded: the latest ones (in the run table's order)."""
+"""Runs whose failing cases are embedded: the latest (in the run table's order)."""
 DIGITS = 4
-"""Decimals of the scores embedded (the page shows 3)."""
 MAX_TEXT = 500
 """Characters of one reason, label or justification embedded (longer ones end in …)."""
 
@@ -44,24 +34,16 @@ KIND = "kind"
 KIND_REGRESSION = "regression"
 KIND_FAIL = "fail"
 FLIP = "flip"
-"""How a regressed case regressed: "pass→fail" (its verdict flipped) or "score-only"."""
 EVALUATORS = "evaluators"
 NOT_PASSED = "not_passed"
-"""Leaves that did not pass in every attempt of the case (in `run_id`)."""
-
-_SIDES = ("baseline", "candidate")
 _KEY = [S.CONFIG_ID, S.BASELINE_RUN_ID, S.RUN_ID, S.CASE_ID]
-
-
 _ODD_IN_TEXT = INVISIBLE.replace(r"\x00-\x1f", r"\x00-\x08\x0b-\x1f")
-"""`display.INVISIBLE` without tab and newline, which a judge's reason may hold."""
+"""`INVISIBLE` without tab and newline, which a judge's reason may hold."""
 
 
 def _clip_text(expr: pl.Expr) -> pl.Expr:
-    """Free text for the page (a reason, label, justification, outcome, evaluator path):
-    at most MAX_TEXT characters, control, separator and bidi characters other than tab and
-    newline replaced by U+FFFD. The page draws text with textContent inside <bdi>, so
-    nothing else needs escaping; the top-level ids go through `display.visible`."""
+    """Free text for the page: at most MAX_TEXT characters, invisible characters other than
+    tab and newline as U+FFFD (the page sets it as textContent inside <bdi>)."""
     short = expr.str.replace_all(_ODD_IN_TEXT, "\ufffd")
     return (
         pl.when(short.str.len_chars() > MAX_TEXT)
@@ -73,8 +55,7 @@ def _clip_text(expr: pl.Expr) -> pl.Expr:
 def _worst(
     rows: pl.DataFrame, order: pl.DataFrame, key: list[str], by: str, limit: int, per: int
 ) -> pl.DataFrame:
-    """The `per` rows with the lowest `by` of each of the last `limit` distinct `key` values
-    of `order` (a pair's or a run's), in that order."""
+    """The `per` rows with the lowest `by` of each of the last `limit` `key`s of `order`."""
     kept = order.select(key).unique(maintain_order=True).tail(limit).with_row_index("_order")
     return (
         rows.join(kept, on=key, how="inner")
@@ -87,11 +68,10 @@ def _worst(
 def _regressed_rows(
     case_deltas: pl.DataFrame, run_deltas: pl.DataFrame, per_pair: int, pairs: int
 ) -> pl.DataFrame:
-    pair = [S.CONFIG_ID, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID]
     b_passed = pl.col("baseline_passed").fill_null(False)
     c_passed = pl.col("candidate_passed").fill_null(False)
     regressed = case_deltas.filter(pl.col(S.STATUS) == "regression")
-    return _worst(regressed, run_deltas, pair, S.SCORE_DELTA, pairs, per_pair).select(
+    return _worst(regressed, run_deltas, list(PAIR_KEY), S.SCORE_DELTA, pairs, per_pair).select(
         pl.lit(KIND_REGRESSION).alias(KIND),
         S.CONFIG_ID,
         S.BASELINE_RUN_ID,
@@ -133,18 +113,17 @@ def _failing_rows(
     )
 
 
+def both_sides(rows: pl.DataFrame, *key: str) -> pl.DataFrame:
+    """The (key, run_id, case_id) of `rows` and of their baseline runs, once each."""
+    base = rows.filter(pl.col(S.BASELINE_RUN_ID).is_not_null())
+    side = base.select(*key, pl.col(S.BASELINE_RUN_ID).alias(S.RUN_ID), S.CASE_ID)
+    return pl.concat([rows.select(*key, S.RUN_ID, S.CASE_ID), side]).unique()
+
+
 def node_details(nodes: pl.LazyFrame, rows: pl.DataFrame) -> pl.LazyFrame:
-    """Per run × case × evaluator node (root left out) of the runs and cases in `rows`
-    (either side): the mean score over the case's attempts, passed in every attempt, the
-    leaf flag, and the distinct labels and reasons (clipped to MAX_TEXT)."""
-    wanted = pl.concat(
-        [
-            rows.select(S.CONFIG_ID, S.RUN_ID, S.CASE_ID),
-            rows.filter(pl.col(S.BASELINE_RUN_ID).is_not_null()).select(
-                S.CONFIG_ID, pl.col(S.BASELINE_RUN_ID).alias(S.RUN_ID), S.CASE_ID
-            ),
-        ]
-    ).unique()
+    """Per run × case × evaluator node (root left out) of `rows` (either side): the mean
+    score over the attempts, passed in every attempt, the leaf flag, labels and reasons."""
+    wanted = both_sides(rows, S.CONFIG_ID)
     key = [S.CONFIG_ID, S.RUN_ID, S.CASE_ID]
     return (
         nodes.filter(pl.col(S.PATH) != "")
@@ -162,8 +141,8 @@ def node_details(nodes: pl.LazyFrame, rows: pl.DataFrame) -> pl.LazyFrame:
 
 
 def _evaluator_lists(rows: pl.DataFrame, details: pl.LazyFrame) -> pl.LazyFrame:
-    """The `evaluators` list of each row: per node, both sides' score, labels and reasons,
-    the delta and whether it passed (in `run_id`), worst delta (else lowest score) first."""
+    """Each row's `evaluators` (per node both sides, the delta, passed; worst first) and
+    `not_passed` leaves."""
     key = rows.lazy().select(_KEY)
     side = ["labels", "reasons"]
     run_side = key.join(details, on=[S.CONFIG_ID, S.RUN_ID, S.CASE_ID], how="inner")
@@ -204,8 +183,7 @@ def _evaluator_lists(rows: pl.DataFrame, details: pl.LazyFrame) -> pl.LazyFrame:
 
 
 def _outcome_lists(rows: pl.DataFrame, outcomes: pl.LazyFrame) -> pl.LazyFrame:
-    """The outcome checks of each row's case in both runs (side "baseline" / "candidate",
-    attempt, outcome, passed, justification), failed checks first."""
+    """The outcome checks of each row's case in both runs, failed checks first."""
     key = rows.lazy().select(_KEY)
     checks = outcomes.select(
         S.RUN_ID,
@@ -217,13 +195,13 @@ def _outcome_lists(rows: pl.DataFrame, outcomes: pl.LazyFrame) -> pl.LazyFrame:
     )
     sides = [
         key.join(checks, on=[S.RUN_ID, S.CASE_ID], how="inner").with_columns(
-            pl.lit(_SIDES[1]).alias("side")
+            pl.lit("candidate").alias("side")
         ),
         key.join(
             checks.rename({S.RUN_ID: S.BASELINE_RUN_ID}),
             on=[S.BASELINE_RUN_ID, S.CASE_ID],
             how="inner",
-        ).with_columns(pl.lit(_SIDES[0]).alias("side")),
+        ).with_columns(pl.lit("baseline").alias("side")),
     ]
     fields = ["side", S.ATTEMPT, S.OUTCOME, S.PASSED, S.JUSTIFICATION]
     return (
@@ -252,17 +230,12 @@ def case_details(
     pairs: int = CASE_PAIRS,
     runs: int = CASE_RUNS,
 ) -> pl.DataFrame:
-    """One row per embedded case: the `per_pair` worst regressed cases of each of the
-    latest `pairs` pairs (kind "regression", from case_deltas / run_deltas) and the
-    `per_run` worst failing cases of each of the latest `runs` runs (kind "fail", from
-    case_summary / run_summary), with `flip`, the leaves behind a regression
-    (`behind_paths`, every tied one; `behind_delta`), `evaluators` and `outcomes`.
-
-    `nodes` (evaluator_scores with label and reason; `is_leaf`, or a function of the
-    embedded rows returning it for their runs and cases) and `outcomes` (the input
-    table) add the per-evaluator scores, reasons and checks; without `nodes` a regressed
-    case's evaluators come from evaluator_deltas (scores only) and a failing case has
-    none."""
+    """One row per embedded case: the `per_pair` worst regressed cases of each of the latest
+    `pairs` pairs and the `per_run` worst failing cases of each of the latest `runs` runs,
+    with `flip`, the leaves behind a regression (`behind_paths`, `behind_delta`),
+    `evaluators` and `outcomes`. `nodes` (evaluator_scores, or a function of the embedded
+    rows returning it) and `outcomes` add scores, reasons and checks; without `nodes` a
+    regressed case's evaluators come from evaluator_deltas and a failing case has none."""
     parts = []
     cd, rd = tables.get(S.CASE_DELTAS), tables.get(S.RUN_DELTAS)
     if cd is not None and rd is not None and per_pair > 0 and pairs > 0:
@@ -270,7 +243,15 @@ def case_details(
     cs, rs = tables.get(S.CASE_SUMMARY), tables.get(S.RUN_SUMMARY)
     if cs is not None and rs is not None and per_run > 0 and runs > 0:
         parts.append(_failing_rows(cs.lazy().collect(), rs, per_run, runs))
-    rows = pl.concat(parts, how="vertical_relaxed") if parts else _empty_rows()
+    if not parts:
+        none = pl.DataFrame(schema=dict.fromkeys([S.CONFIG_ID, S.RUN_ID, S.CASE_ID], pl.String))
+        none = none.with_columns(
+            pl.lit(None, pl.Float64).alias(S.SCORE),
+            pl.lit(None, pl.Boolean).alias(S.PASSED),
+            pl.lit(None, pl.Int64).alias(S.ERRORED),
+        )
+        parts.append(_failing_rows(none, none, 1, 1))
+    rows = pl.concat(parts, how="vertical_relaxed")
     out = rows.lazy().with_row_index("_row")  # the joins below need not keep the order
     ed = tables.get(S.EVALUATOR_DELTAS)
     if nodes is not None:
@@ -296,7 +277,7 @@ def case_details(
 
 
 def _from_deltas(rows: pl.DataFrame, evaluator_deltas: pl.DataFrame) -> pl.LazyFrame:
-    """`evaluators` of the regressed rows from evaluator_deltas alone (no reasons)."""
+    """`evaluators` of the regressed rows from evaluator_deltas (scores only)."""
     ed = evaluator_deltas.lazy().rename({S.CANDIDATE_RUN_ID: S.RUN_ID, "candidate_score": S.SCORE})
     return (
         ed.join(rows.lazy().select(_KEY), on=_KEY, how="semi", nulls_equal=True)
@@ -311,33 +292,13 @@ def _from_deltas(rows: pl.DataFrame, evaluator_deltas: pl.DataFrame) -> pl.LazyF
     )
 
 
-def _empty_rows() -> pl.DataFrame:
-    return pl.DataFrame(
-        schema={
-            KIND: pl.String,
-            S.CONFIG_ID: pl.String,
-            S.BASELINE_RUN_ID: pl.String,
-            S.RUN_ID: pl.String,
-            S.CASE_ID: pl.String,
-            "baseline_score": pl.Float64,
-            S.SCORE: pl.Float64,
-            S.SCORE_DELTA: pl.Float64,
-            "baseline_passed": pl.Boolean,
-            S.PASSED: pl.Boolean,
-            FLIP: pl.String,
-        }
-    )
-
-
 EMPTY_FIELD = re.compile(r',"[a-z_]+":(?:null|\[\])(?=[,}])')
-"""A field of a JSON object, not its first, whose value is null or []: within a string a
-quote is always escaped, so `,"` opens a key."""
+"""A field, not the first, whose value is null or [] (in a string a quote is escaped)."""
 
 
 def cases_json(details: pl.DataFrame) -> str:
-    """The rows as a JSON array for the page (`<script type="application/json">`): fields
-    without a value left out (the script reads a missing field as null), `<`, `>` and `&`
-    written as \\u escapes, so no text can close the script element."""
+    """The rows as JSON for the page, fields without a value left out and `<`, `>`, `&` as
+    \\u escapes, so no text can close the script element."""
     if details.height == 0:
         return "[]"
     text = EMPTY_FIELD.sub("", details.write_json())

@@ -1,12 +1,6 @@
-"""The report's History section and its charts: the pass-rate trend per series
-with its band, fitted line and change point, and the flaky-case strip (cases × runs).
-
-`history_section(frames, series=...)` is empty with fewer than HISTORY_MIN_RUNS runs in a
-config; otherwise it holds the trend table of series_trend, the quarantine candidates of
-case_history and one figure per entry of HISTORY_CHARTS. To add a chart, add an entry:
-a name, a function of the section's data (`HistoryData`) returning an Altair chart or
-None, and a caption.
-"""
+"""The report's History section: the trend table of series_trend, the quarantine
+candidates of case_history, and one figure per entry of HISTORY_CHARTS (the pass-rate trend
+per series with its band, fitted line and change point; the flaky-case strip)."""
 
 from __future__ import annotations
 
@@ -15,6 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import altair as alt
 import polars as pl
 
 from evalframe._private import schema as S
@@ -27,7 +22,7 @@ from evalframe._private.report.plots import (
     titled,
     visible_text,
 )
-from evalframe._private.report.sections import bdi, esc, figure, table
+from evalframe._private.report.sections import bdi, esc, figure, table, text
 from evalframe._private.summaries.history import (
     RUN_INDEX,
     TREND_FIT,
@@ -53,15 +48,13 @@ NULL_SERIES = "(none)"
 
 @dataclass
 class HistoryData:
-    """What the History section draws from, for one config: run_summary's runs in series
-    order (`points`), series_trend and case_history, the case_summary rows of the runs
-    and the --series column."""
+    """One config's runs in series order (`points`), series_trend, case_history and its
+    case_summary rows."""
 
     points: pl.DataFrame
     trend: pl.DataFrame
     cases: pl.DataFrame
     case_summary: pl.DataFrame | None
-    series: str | None
 
 
 def _labelled(df: pl.DataFrame) -> pl.DataFrame:
@@ -77,19 +70,15 @@ def _labelled(df: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-# --- charts ---------------------------------------------------------------------------
 def _positions(points: pl.DataFrame) -> tuple[pl.DataFrame, Any]:
-    """points with POSITION, the run's place among all runs of the config (created_at,
-    then run_id), and the x axis that labels those integer positions with the run ids
-    (at most MAX_TICKS of them, evenly spaced)."""
-    import altair as a
-
+    """points with POSITION, the run's place among the config's runs (created_at, then
+    run_id), and the x axis labelling those positions with at most MAX_TICKS run ids."""
     order = points.sort(S.CREATED_AT, S.RUN_ID, nulls_last=True)[S.RUN_ID].unique(
         maintain_order=True
     )
     step = max(1, -(-order.len() // MAX_TICKS))
     labels = json.dumps([visible(r) for r in order.to_list()])
-    axis = a.Axis(
+    axis = alt.Axis(
         values=list(range(0, order.len(), step)),
         labelExpr=f"{labels}[datum.value]",
         labelAngle=-40,
@@ -98,17 +87,14 @@ def _positions(points: pl.DataFrame) -> tuple[pl.DataFrame, Any]:
     )
     index = {r: i for i, r in enumerate(order.to_list())}
     position = pl.col(S.RUN_ID).replace_strict(index, return_dtype=pl.Int64).alias(POSITION)
-    return points.with_columns(position), a.X(
-        f"{POSITION}:Q", axis=axis, scale=a.Scale(domain=[-0.5, order.len() - 0.5], nice=False)
+    return points.with_columns(position), alt.X(
+        f"{POSITION}:Q", axis=axis, scale=alt.Scale(domain=[-0.5, order.len() - 0.5], nice=False)
     )
 
 
 def history_trend_chart(data: HistoryData) -> Any:
-    """Pass rate per run of each series on an axis of run ids, the 95 % Wilson band of each
-    run (as the pass-rate chart), the series' weighted least-squares line (series_trend)
-    dashed, and a dotted rule before each series' change run."""
-    import altair as a
-
+    """Pass rate per run of each series with its Wilson band, the series' fitted line
+    (dashed) and a dotted rule before its change run."""
     points, x = _positions(_labelled(data.points))
     labels = points[SERIES_LABEL].unique(maintain_order=True).to_list()
     notes = []
@@ -133,19 +119,19 @@ def history_trend_chart(data: HistoryData) -> Any:
         )
     )
     layers = rate_over_runs(x, (SERIES_LABEL, "series"))
-    fit = a.Chart().mark_line(strokeDash=[6, 3])
+    fit = alt.Chart().mark_line(strokeDash=[6, 3])
     fit = fit.encode(x=x, y=f"{TREND_FIT}:Q", color=f"{SERIES_LABEL}:N")
-    chart = a.layer(*layers, fit, data=rows)
+    chart = alt.layer(*layers, fit, data=rows)
     if change.height:
         chart += (
-            a.Chart(visible_text(change))
+            alt.Chart(visible_text(change))
             .mark_rule(strokeDash=[2, 2])
             .encode(
                 x="at:Q",
                 color=f"{SERIES_LABEL}:N",
                 tooltip=[
-                    a.Tooltip(f"{S.CHANGE_RUN_ID}:N", title="change run"),
-                    a.Tooltip(f"{S.CHANGE_P}:Q", format=".3g", title="p (Bonferroni)"),
+                    alt.Tooltip(f"{S.CHANGE_RUN_ID}:N", title="change run"),
+                    alt.Tooltip(f"{S.CHANGE_P}:Q", format=".3g", title="p (Bonferroni)"),
                 ],
             )
         )
@@ -153,12 +139,9 @@ def history_trend_chart(data: HistoryData) -> Any:
 
 
 def flaky_strip_chart(data: HistoryData) -> Any:
-    """Cases × runs of the series, a cell per run where the case has a verdict (passed
-    green, failed red): the quarantine candidates first, then the cases with the highest
-    flip_rate; thinned to MAX_STRIP_CASES cases and the latest MAX_RUNS runs, with a note.
-    None without case_summary or without a case that ever flipped."""
-    import altair as a
-
+    """Cases × runs, a cell per verdict (passed green, failed red), quarantine candidates
+    first, then by flip_rate; thinned to MAX_STRIP_CASES cases and the latest MAX_RUNS
+    runs. None without case_summary or a case that ever flipped."""
     if data.case_summary is None or data.cases.is_empty():
         return None
     ranked = (
@@ -205,43 +188,32 @@ def flaky_strip_chart(data: HistoryData) -> Any:
     cells = visible_text(cells.select("row", "case_rank", S.RUN_ID, RUN_INDEX, "cell"))
     runs_in_order = visible_text(_positions(latest)[0].sort(POSITION))[S.RUN_ID].to_list()
     order = cells.unique("row", maintain_order=True)["row"].to_list()
-    axis = a.Axis(labelAngle=-40, labelLimit=160)
+    axis = alt.Axis(labelAngle=-40, labelLimit=160)
     chart = (
-        a.Chart(cells)
+        alt.Chart(cells)
         .mark_rect(stroke="white", strokeWidth=0.5)
         .encode(
-            x=a.X(f"{S.RUN_ID}:N", sort=runs_in_order, title="run (created_at order)", axis=axis),
-            y=a.Y("row:N", sort=order, title=None),
+            x=alt.X(f"{S.RUN_ID}:N", sort=runs_in_order, title="run (created_at order)", axis=axis),
+            y=alt.Y("row:N", sort=order, title=None),
             color=colors("cell", ("pass", "fail"), ("#2e7d32", "#c62828"), "verdict in the run"),
-            tooltip=[a.Tooltip(f"{S.RUN_ID}:N", title="run"), "row:N", "cell:N"],
+            tooltip=[alt.Tooltip(f"{S.RUN_ID}:N", title="run"), "row:N", "cell:N"],
         )
     )
-    return titled(chart, "Cases that flip across runs (worst first)", notes, height=a.Step(12))
+    return titled(chart, "Cases that flip across runs (worst first)", notes, height=alt.Step(12))
 
 
-HISTORY_CHARTS: dict[str, tuple[Callable[[HistoryData], Any], str]] = {
-    "history_trend": (
-        history_trend_chart,
-        "Pass rate per run of each series with its 95 % band (Wilson, clustered n_eff), the "
-        "weighted least-squares trend (dashed) and the change point (dotted rule, just "
-        "before the first run after the split); the axis names the runs.",
-    ),
-    "flaky_strip": (
-        flaky_strip_chart,
-        "Each case that changed verdict across the runs of its series: one cell per run "
-        "(green passed, red failed), quarantine candidates first.",
-    ),
+HISTORY_CHARTS: dict[str, Callable[[HistoryData], Any]] = {
+    "history_trend": history_trend_chart,
+    "flaky_strip": flaky_strip_chart,
 }
-"""name → (chart of the section's data, caption): the History section's figures, in order."""
+"""The History section's figures in order (captions: text.html's caption_NAME)."""
 
 
-# --- the section ---------------------------------------------------------------------
 def history_data(
     frames: Mapping[str, pl.DataFrame], config: Any = None, series: str | None = None
 ) -> HistoryData | None:
-    """The section's data from the report's tables (series_trend and case_history when
-    given, else computed from run_summary and case_summary), for the first config with at
-    least HISTORY_MIN_RUNS runs; None when no config has that many."""
+    """The section's data (series_trend and case_history as given, else computed) for the
+    first config with at least HISTORY_MIN_RUNS runs; None when none has that many."""
     rs = frames.get(S.RUN_SUMMARY)
     if rs is None or rs.is_empty():
         return None
@@ -279,7 +251,6 @@ def history_data(
             else history.filter(pl.col(S.CONFIG_ID) == config_id)
         ),
         case_summary=cs,
-        series=series,
     )
 
 
@@ -315,46 +286,34 @@ def _candidates(cases: pl.DataFrame) -> str:
         return ""
     flagged = cases.filter(pl.col(S.QUARANTINE))
     if flagged.is_empty():
-        return (
-            "<p class='note'>No quarantine candidates "
-            "(history.min_runs, history.flaky_flip_rate).</p>"
-        )
+        return text("no_quarantine")
     worst = flagged.sort(S.FLIP_RATE, descending=True, nulls_last=True).head(10)
     names = ", ".join(
         f"{bdi(r[S.CASE_ID])} ({100 * r[S.FLIP_RATE]:.0f}% flips over {r[S.N_RUNS]} runs)"
         for r in worst.iter_rows(named=True)
     )
     more = f" and {flagged.height - worst.height} more" if flagged.height > worst.height else ""
-    return (
-        f"<p class='note'><b>{flagged.height} quarantine candidate(s)</b> "
-        f"(<code>evalframe flaky</code> lists them): {names}{more}.</p>"
-    )
+    return text("quarantine", n=flagged.height, names=names, more=more)
 
 
 def history_section(
     frames: Mapping[str, pl.DataFrame], config: Any = None, series: str | None = None
 ) -> str:
-    """The History section (`<h2 id='history'>`), or "" when no config has at least
-    HISTORY_MIN_RUNS runs."""
     data = history_data(frames, config, series)
     if data is None:
         return ""
     figures = [
-        figure(name, chart, caption, cls="history-chart")
-        for name, (fn, caption) in HISTORY_CHARTS.items()
+        figure(name, chart, cls="history-chart")
+        for name, fn in HISTORY_CHARTS.items()
         if (chart := fn(data)) is not None
     ]
+    by = (
+        f"one series per value of the runs column {esc(series)}"
+        if series
+        else "all runs one series"
+    )
     return (
-        "<h2 id='history'>History</h2>"
-        "<p class='note'>Runs in series order (created_at, then run_id; "
-        + (
-            "one series per value of the runs column " + esc(series)
-            if series
-            else "all runs one series"
-        )
-        + "). Slopes are weighted least squares (weights 1/se²), in percentage points per run; "
-        "the change point is the split of the pass rate with the largest |z|, its p "
-        "Bonferroni-adjusted (docs/statistics.md).</p>"
+        text("history", series=by)
         + _trend_table(data.trend)
         + _candidates(data.cases)
         + "\n".join(figures)

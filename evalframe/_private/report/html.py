@@ -1,11 +1,7 @@
-"""The self-contained HTML report: the policy (threshold, band, gates, limits), run table
-with gates and Wilson intervals, comparisons with reasons, the evaluator summary (which
-metric moved, ties marked), the paired interval and McNemar p, the pair's power (and
-whether it is too small to see the configured limits), the slices whose regression
-survives Benjamini–Hochberg, every regressed case of a pair and failing case of a run
-(searchable, sortable, expandable to scores, judge reasons and outcome checks: sections.py),
-and every chart as inline SVG (rendered offline by vl-convert). One file; no script, style
-sheet, font or image is fetched, so it opens with the network off.
+"""The self-contained HTML report: the policy, the run table with gates and intervals, the
+comparisons (decision, reasons, evaluator summary, paired statistics, power, slices,
+regressed cases), the history and every chart as inline SVG (vl-convert). One file that
+fetches nothing, so it opens with the network off.
 """
 
 from __future__ import annotations
@@ -22,6 +18,7 @@ from typing import Any
 import polars as pl
 
 from evalframe._private import schema as S
+from evalframe._private.compare.compare import PAIR_KEY
 from evalframe._private.compare.evaluator_summary import evaluator_summary
 from evalframe._private.compare.pairs import series_note
 from evalframe._private.errors import ReportWriteError
@@ -52,12 +49,10 @@ from evalframe._private.report.sections import (
     esc,
     evaluator_summary_table,
     figure,
-    ms,
     of_pair,
     policy_section,
-    pts,
-    signed,
     table,
+    text,
 )
 from evalframe._private.rules.constants import Z_95
 from evalframe._private.rules.intervals import ci_high, ci_low
@@ -69,6 +64,7 @@ from evalframe.format import (
     RATE_INTERVAL,
     case_counts,
     has_paired_cases,
+    ms,
     num,
     p_value,
     pass_at_text,
@@ -77,6 +73,8 @@ from evalframe.format import (
     pct,
     reason_text,
     run_rate,
+    signed,
+    signed_pct,
     visible,
     with_pass_k_cases,
     with_wilson,
@@ -87,46 +85,12 @@ TOP_REGRESSIONS = 10
 
 BEHIND_PATH = "behind_path"
 BEHIND_DELTA = "behind_delta"
-
-CAPTIONS = {
-    "pass_rate": f"Pass rate per run; the bar is the {RATE_INTERVAL}.",
-    "verdicts": "Share of each run's executions by verdict (pass, borderline, fail, error, "
-    "unscored).",
-    "trend": "Pass rate over runs in created_at order with its 95 % Wilson band (as the "
-    "pass-rate chart).",
-    "score_distribution": "Execution scores per run in 20 bins (share of the scored executions).",
-    "regression_waterfall": "Each paired case's score delta (candidate − baseline), sorted; "
-    "colour = case status.",
-    "evaluator_heatmap": "Mean score delta of each evaluator per pair; red = the candidate "
-    "scores lower.",
-    "threshold_curve": "What the pass rate would be at every execution threshold (exact step "
-    "function).",
-    "sweep_heatmap": "What-if sweep: pass rate for two swept parameters, per run.",
-    "slice_forest": "Paired score delta per slice with its 95 % interval. Colour: the "
-    "slice's pass flips (pass → fail against fail → pass, McNemar test) are significant "
-    "after Benjamini–Hochberg over the pair's slices (q < 0.05) — red when more went pass → "
-    "fail (a regression), green when more went fail → pass (an improvement), grey when not "
-    "significant; q tests the pass flips, not the score delta on the x axis.",
-    "rank_bands": "Rank bands (case bootstrap): each run's 95 % band of its pass-rate rank "
-    "among the runs of its config that share their cases, over the --bootstrap replicates "
-    "(1 = best; ties share the best rank). The label is p_best, the share of replicates "
-    "ranking the run first. Overlapping bands: the order of those runs is not settled by "
-    "these cases.",
-    "power_curve": "Chance that each pair's paired cases show a true change of the size on "
-    "the x axis (two-sided 5 % test on the paired standard error); a curve crosses the "
-    "dashed 80 % line at the pair's minimum detectable effect (mde_pass_rate, "
-    "mde_mean_score). Red: the configured drop limit.",
-}
-
-CSS = asset("report.css")
-"""The page's style (report.css), inlined in the page."""
-RENDER_CHECK = asset("render_check.js")
-"""Marks each chart and table box with what the browser laid out (read by the browser test)."""
+SIDES = ("baseline", "candidate")
 PAGE = Template(asset("page.html"))
 
 
-def _spts(x: float | None) -> str:
-    return pts(x, "+")
+def _pts(x: float | None) -> str:
+    return signed_pct(x).removeprefix("+")
 
 
 def _gate(x: bool | None) -> str:
@@ -135,19 +99,10 @@ def _gate(x: bool | None) -> str:
     return '<span class="ok">pass</span>' if x else '<span class="bad">FAIL</span>'
 
 
-# --- sections ------------------------------------------------------------------------
-def _rate_cell(rate: float | None, lo: float | None, hi: float | None) -> str:
-    return (
-        pct(rate)
-        if rate is None or lo is None or hi is None
-        else bracket(pct(rate), pct(lo), pct(hi))
-    )
-
-
-def _mean_cell(x: float | None, se: float | None) -> str:
-    if x is None or se is None:
-        return num(x)
-    return bracket(num(x), num(max(0.0, ci_low(x, se))), num(min(1.0, ci_high(x, se))))
+def _interval(value: Any, lo: Any, hi: Any, fmt: Callable[[Any], str]) -> str:
+    if value is None or lo is None or hi is None:
+        return fmt(value)
+    return bracket(fmt(value), fmt(lo), fmt(hi))
 
 
 def _created(x: Any) -> str:
@@ -158,6 +113,12 @@ def _count(x: int | None) -> str:
     return "—" if x is None else f"{x:,}"
 
 
+def _mean_cell(x: float | None, se: float | None) -> str:
+    if x is None or se is None:
+        return num(x)
+    return _interval(x, max(0.0, ci_low(x, se)), min(1.0, ci_high(x, se)), num)
+
+
 RUN_COLUMNS: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
     ("run", lambda r: f"<b>{bdi(r[S.RUN_ID])}</b>"),
     ("created", lambda r: _created(r.get(S.CREATED_AT))),
@@ -166,7 +127,7 @@ RUN_COLUMNS: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
     ("passed (after outcome gates)", lambda r: _count(r.get(S.PASSED))),
     (
         "pass rate [95 % Wilson interval]",
-        lambda r: _rate_cell(run_rate(r), r["ci_low"], r["ci_high"]),
+        lambda r: _interval(run_rate(r), r["ci_low"], r["ci_high"], pct),
     ),
     ("mean score [95 % interval]", lambda r: _mean_cell(r[S.MEAN_SCORE], r[S.MEAN_SCORE_SE])),
     (
@@ -182,51 +143,14 @@ RUN_COLUMNS: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
 ]
 """The run table: header → the cell of a run_summary row (with its rate interval)."""
 PASS_K_AT = 7
-"""Where the pass@k columns go in the run table: after the mean score, as in the terminal."""
-
-PASS_K_NOTE = (
-    " <b>pass@k</b> (config <code>attempts.k</code>): the chance that at least one of k "
-    "attempts of a case passes (unbiased, from its n attempts of which c passed), averaged "
-    "over the run's cases with at least k attempts; “(20/200 cases)” says how many of the "
-    "run's cases those are (— when none has k attempts)."
-)
-
-
-def _rank_bands(rs: pl.DataFrame) -> str:
-    """The rank-bands figure (`--bootstrap`), or "" when run_summary has no p_best."""
-    if not all(c in rs.columns for c in BAND_COLUMNS) or rs[S.P_BEST].is_null().all():
-        return ""
-    return figure("rank_bands", rank_bands_chart(rs), CAPTIONS["rank_bands"])
-
-
-def _failing_explorers(
-    groups: dict[tuple, tuple[int, int]], failing: dict[tuple[str, str], int], dataset: str | None
-) -> str:
-    """The failing cases of each run with any, and a note naming how many runs' are not
-    embedded."""
-    shown = {k: n for k, n in failing.items() if n and (KIND_FAIL, k[0], None, k[1]) in groups}
-    out = "".join(
-        f"<h3 class='run-cases'>{bdi(run)}: cases that did not pass</h3>"
-        + case_explorer(groups, KIND_FAIL, cid, None, run, n, dataset)
-        for (cid, run), n in shown.items()
-    )
-    left_out = [k for k, n in failing.items() if n and k not in shown]
-    if left_out:
-        out += (
-            f"<p class='note cases-left-out'>Failing cases of {len(left_out)} earlier runs are "
-            f"not embedded (the page holds those of the latest {CASE_RUNS} runs); list a "
-            f"run's with <code>evalframe cases {esc(dataset or 'DATASET')} --run RUN --status "
-            "fail</code>.</p>"
-        )
-    return out
+"""The pass@k columns follow the mean score, as in the terminal."""
 
 
 def _runs_section(
-    rs: pl.DataFrame,
-    groups: dict[tuple, tuple[int, int]],
-    failing: dict[tuple[str, str], int],
-    dataset: str | None = None,
+    rs: pl.DataFrame, groups: dict[tuple, tuple[int, int]], failing: dict, data: str
 ) -> str:
+    """The run table, its note, the rank bands (`--bootstrap`) and each run's failing cases
+    (those of the runs not embedded named in a note)."""
     ks = pass_k_values(rs.columns)
     pass_k = [(f"pass@{k} (cases with ≥ {k} attempts)", _pass_at(k)) for k in ks]
     columns = [*RUN_COLUMNS[:PASS_K_AT], *pass_k, *RUN_COLUMNS[PASS_K_AT:]]
@@ -238,21 +162,29 @@ def _runs_section(
         if first
         else ""
     )
-    return (
-        "<h2 id='runs'>Runs</h2>"
-        + table([h for h, _ in columns], rows, left=3)
-        + f"<p class='note'>{gates} <b>Score verdicts</b> count executions by their score "
-        "alone (pass / borderline / fail); <b>passed</b> counts the executions that pass after "
-        "the outcome gates (under <code>outcomes: gate</code> an execution with outcome checks "
-        "passes when every check passes, whatever its verdict), so passed and “pass” "
-        "verdicts may differ. <b>Pass rate</b> = passed / executions (errored executions "
-        f"count as not passed), with its {RATE_INTERVAL}. Mean-score brackets: value ± "
-        f"{Z_95} × the standard error clustered by case (attempts of one case are not "
-        "independent), clipped to 0–1. An unscored run has no pass rate (—), not 0 %."
-        f"{PASS_K_NOTE if ks else ''}</p>"
-        + _rank_bands(rs)
-        + _failing_explorers(groups, failing, dataset)
-    )
+    out = [
+        "<h2 id='runs'>Runs</h2>",
+        table([h for h, _ in columns], rows, left=3),
+        text(
+            "runs_note",
+            gates=gates,
+            rate_interval=RATE_INTERVAL,
+            z=Z_95,
+            pass_k=text("pass_k_note") if ks else "",
+        ),
+    ]
+    if all(c in rs.columns for c in BAND_COLUMNS) and not rs[S.P_BEST].is_null().all():
+        out.append(figure("rank_bands", rank_bands_chart(rs)))
+    shown = {k: n for k, n in failing.items() if n and (KIND_FAIL, k[0], None, k[1]) in groups}
+    out += [
+        f"<h3 class='run-cases'>{bdi(run)}: cases that did not pass</h3>"
+        + case_explorer(groups, (KIND_FAIL, cid, None, run), n, data)
+        for (cid, run), n in shown.items()
+    ]
+    left_out = [k for k, n in failing.items() if n and k not in shown]
+    if left_out:
+        out.append(text("failing_left_out", n=len(left_out), runs=CASE_RUNS, dataset=data))
+    return "".join(out)
 
 
 def _pass_at(k: int) -> Callable[[dict[str, Any]], str]:
@@ -262,14 +194,12 @@ def _pass_at(k: int) -> Callable[[dict[str, Any]], str]:
 def top_regressions(
     case_deltas: pl.DataFrame, evaluator_deltas: pl.DataFrame | None, top: int = TOP_REGRESSIONS
 ) -> pl.DataFrame:
-    """The `top` regressed cases of each pair (most negative score delta first), each with
-    the evaluator-tree node behind it: the node with the most negative score delta for that
-    case in evaluator_deltas (`behind_path`, `behind_delta`; null when none is negative)."""
-    pair = [S.CONFIG_ID, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID]
+    """The `top` regressed cases of each pair (worst first), each with the evaluator node of
+    its most negative score delta (`behind_path`, `behind_delta`; null when none is)."""
     worst = (
         case_deltas.filter(pl.col(S.STATUS) == "regression")
-        .sort([*pair, S.SCORE_DELTA, S.CASE_ID], nulls_last=True)
-        .group_by(pair, maintain_order=True)
+        .sort([*PAIR_KEY, S.SCORE_DELTA, S.CASE_ID], nulls_last=True)
+        .group_by(PAIR_KEY, maintain_order=True)
         .head(top)
     )
     if evaluator_deltas is None or evaluator_deltas.height == 0:
@@ -278,60 +208,47 @@ def top_regressions(
         )
     behind = (
         evaluator_deltas.filter(pl.col(S.SCORE_DELTA) < 0)
-        .join(worst.select(*pair, S.CASE_ID), on=[*pair, S.CASE_ID], how="semi")
-        .sort([*pair, S.CASE_ID, S.SCORE_DELTA, S.PATH])
-        .group_by([*pair, S.CASE_ID], maintain_order=True)
+        .join(worst.select(*PAIR_KEY, S.CASE_ID), on=[*PAIR_KEY, S.CASE_ID], how="semi")
+        .sort([*PAIR_KEY, S.CASE_ID, S.SCORE_DELTA, S.PATH])
+        .group_by([*PAIR_KEY, S.CASE_ID], maintain_order=True)
         .first()
         .select(
-            *pair,
+            *PAIR_KEY,
             S.CASE_ID,
             pl.col(S.PATH).alias(BEHIND_PATH),
             pl.col(S.SCORE_DELTA).alias(BEHIND_DELTA),
         )
     )
-    return worst.join(behind, on=[*pair, S.CASE_ID], how="left", maintain_order="left")
+    return worst.join(behind, on=[*PAIR_KEY, S.CASE_ID], how="left", maintain_order="left")
 
 
 def _power_note(r: dict[str, Any], limits: Any) -> str:
-    """The pair's minimum detectable effects, and which configured limits it is too small
-    to see (docs/statistics.md, power; the same rule as the terminal's compare report)."""
+    """The pair's minimum detectable effects, and the configured limits it is too small to
+    see (`too_small`, the terminal's rule)."""
     mde_rate, mde_score = r.get(S.MDE_PASS_RATE), r.get(S.MDE_MEAN_SCORE)
     if mde_rate is None and mde_score is None:
-        return (
-            "<p class='power'>Power: fewer than 2 paired cases, no minimum detectable effect.</p>"
-        )
+        return text("power_none")
     sees = " and ".join(
-        text
-        for value, text in (
-            (mde_rate, f"a pass-rate change of {pts(mde_rate)} or more"),
-            (mde_score, f"a mean-score change of {num(mde_score)} or more"),
-        )
-        if value is not None
+        f"a {metric} change of {value} or more"
+        for metric, value in (("pass-rate", _pts(mde_rate)), ("mean-score", num(mde_score)))
+        if value != "—"
     )
-    note = (
-        f"<p class='power'>Power: the {r[S.N_PAIRED]} paired cases see {esc(sees)} "
-        "(α 0.05, power 0.8).</p>"
-    )
+    note = text("power", n=r[S.N_PAIRED], sees=esc(sees))
     small = too_small(r, limits)
     if small:
-        fmt = {"pass rate": pts}
+        fmt = {"pass rate": _pts}
         limits_text = "; ".join(
             f"the {t.metric} limit {t.limit_name} = {fmt.get(t.metric, num)(t.limit)} "
             f"(detectable: {fmt.get(t.metric, num)(t.mde)})"
             for t in small
         )
-        note += (
-            "<p class='power toosmall'><span class='pill bad'>too small</span> This pair is "
-            f"too small to see {esc(limits_text)}: a drop of that size would go unnoticed "
-            "more than 20 % of the time, so “no regression” says little. <code>evalframe "
-            "plan</code> says how many cases would.</p>"
-        )
+        note += text("too_small", limits=esc(limits_text))
     return note
 
 
 def _slice_note(slices: pl.DataFrame | None, r: dict[str, Any]) -> str:
-    """The slices of one pair whose regression survives Benjamini–Hochberg (q < 0.05 and
-    more pass → fail than fail → pass flips), per slice column."""
+    """Per slice column, the slices of the pair whose regression survives Benjamini–Hochberg
+    (q < 0.05 and more pass → fail than fail → pass flips)."""
     if slices is None or slices.height == 0:
         return ""
     mine = of_pair(slices, r)
@@ -355,42 +272,37 @@ def _slice_note(slices: pl.DataFrame | None, r: dict[str, Any]) -> str:
 
 
 def _pair_table(r: dict[str, Any]) -> str:
-    """A pair's pass rate, mean score and latency on both sides with their change, and the
-    paired pass change when the pair has cases scored in both runs."""
-    sides = ("baseline", "candidate")
-    rate = [pct(run_rate(r, prefix=f"{side}_")) for side in sides]
+    """Pass rate, mean score and latency of both sides with their change, and the paired
+    pass change when the pair has cases scored in both runs."""
     rows = [
-        ["pass rate (all executions of each run)", *rate, _spts(pass_rate_delta(r))],
-        ["mean score", *(num(r[f"{s}_mean_score"]) for s in sides), signed(r["mean_score_delta"])],
+        [
+            "pass rate (all executions of each run)",
+            *(pct(run_rate(r, prefix=f"{s}_")) for s in SIDES),
+            signed_pct(pass_rate_delta(r)),
+        ],
+        ["mean score", *(num(r[f"{s}_mean_score"]) for s in SIDES), signed(r["mean_score_delta"])],
         [
             "latency mean",
-            *(ms(r[f"{s}_latency_mean"]) for s in sides),
-            ms(r["latency_mean_delta"], "+"),
+            *(ms(r[f"{s}_latency_mean"]) for s in SIDES),
+            signed(r["latency_mean_delta"], 0, " ms"),
         ],
     ]
-    paired_note = ""
-    if has_paired_cases(r) and r.get(S.PAIRED_PASS_DELTA) is not None:
-        lo, hi = r.get(S.PAIRED_PASS_DELTA_CI_LOW), r.get(S.PAIRED_PASS_DELTA_CI_HIGH)
-        interval = "" if lo is None else f" [{_spts(lo)}, {_spts(hi)}]"
-        rows.append(
-            [
-                "paired pass change (cases in both runs, case passed)",
-                "",
-                "",
-                _spts(r[S.PAIRED_PASS_DELTA]) + f"<span class='meta'>{interval}</span>",
-            ]
-        )
-        paired_note = (
-            "<p class='note'>The pass-rate change compares all executions of each run; "
-            "the paired pass change compares, case by case, whether each case passed "
-            "(all its attempts, by the attempts rule) in the cases present in both runs, "
-            "so the two may differ.</p>"
-        )
-    return table(["", "baseline", "candidate", "delta"], rows) + paired_note
+    if not has_paired_cases(r) or r.get(S.PAIRED_PASS_DELTA) is None:
+        return table(["", *SIDES, "delta"], rows)
+    lo, hi = r.get(S.PAIRED_PASS_DELTA_CI_LOW), r.get(S.PAIRED_PASS_DELTA_CI_HIGH)
+    interval = "" if lo is None else f" [{signed_pct(lo)}, {signed_pct(hi)}]"
+    rows.append(
+        [
+            "paired pass change (cases in both runs, case passed)",
+            "",
+            "",
+            signed_pct(r[S.PAIRED_PASS_DELTA]) + f"<span class='meta'>{interval}</span>",
+        ]
+    )
+    return table(["", *SIDES, "delta"], rows) + text("paired_note")
 
 
 def _paired_text(r: dict[str, Any]) -> str:
-    """The pair's paired score delta with its interval and McNemar p, in one sentence."""
     if not has_paired_cases(r):
         return "No case is scored in both runs: no paired statistics."
     ci = (
@@ -398,64 +310,22 @@ def _paired_text(r: dict[str, Any]) -> str:
         if r[S.MEAN_DELTA_SE] is not None
         else "no interval (fewer than 2 paired cases)"
     )
-    return (
-        f"Paired score delta over {r[S.N_PAIRED]} cases: <b>{signed(r[S.MEAN_DELTA])}</b>, "
-        f"{ci}. McNemar p = <b>{p_value(r[S.MCNEMAR_P])}</b> ({r[S.N_PASSED_TO_FAILED]} "
-        f"pass→fail, {r[S.N_FAILED_TO_PASSED]} fail→pass among the cases in both runs)."
+    return text(
+        "paired",
+        n=r[S.N_PAIRED],
+        delta=signed(r[S.MEAN_DELTA]),
+        ci=ci,
+        p=p_value(r[S.MCNEMAR_P]),
+        down=r[S.N_PASSED_TO_FAILED],
+        up=r[S.N_FAILED_TO_PASSED],
     )
 
 
 def _why(r: dict[str, Any], limits: Any) -> str:
-    """The reasons of a regression, or why regressed cases do not make one."""
     if r[S.REASONS]:
         reasons = "; ".join(esc(reason_text(code, r, limits)) for code in r[S.REASONS])
         return f"<p><b>Why:</b> {reasons}.</p>"
-    if r["n_regression"]:
-        return (
-            f"<p>No compare limit is exceeded, yet {r['n_regression']} cases regressed "
-            "under the case rule (below): the run-level verdict weighs the whole run, "
-            "a regressed case is one case.</p>"
-        )
-    return ""
-
-
-def _pair_section(
-    r: dict[str, Any], frames: Mapping[str, pl.DataFrame], limits: Any, parts: dict[str, Any]
-) -> list[str]:
-    """One pair's heading, decision, reasons, evaluator summary, table, counts, power,
-    slices and regressed cases. `parts`: the decisions, evaluator summary, case groups and
-    dataset shared by every pair."""
-    b, c = r[S.BASELINE_RUN_ID], r[S.CANDIDATE_RUN_ID]
-    verdict = (
-        "<span class='pill bad'>REGRESSION (run-level limits)</span>"
-        if r[S.REGRESSION_DETECTED]
-        else "<span class='pill ok'>no run-level regression</span>"
-    )
-    case_deltas = frames.get(S.CASE_DELTAS)
-    counts = (
-        case_counts(r, of_pair(case_deltas, r), limits).removeprefix("cases: ")
-        if case_deltas is not None
-        else ", ".join(f"{r[f'n_{s}']} {s}" for s in CASE_STATUSES)
-    )
-    return [
-        f"<h3>{bdi(b)} → {bdi(c)} {verdict}</h3>",
-        parts["decisions"].get((r[S.CONFIG_ID], b, c), ""),
-        _why(r, limits),
-        evaluator_summary_table(parts["summary"], r),
-        _pair_table(r),
-        f"<p class='counts'>Cases: {esc(counts)}. {_paired_text(r)}</p>",
-        _power_note(r, limits) if has_paired_cases(r) else "",  # else no paired statistics
-        _slice_note(frames.get(S.SLICE_DELTAS), r),
-        case_explorer(
-            parts["groups"],
-            KIND_REGRESSION,
-            r[S.CONFIG_ID],
-            b,
-            c,
-            r["n_regression"],
-            parts["dataset"],
-        ),
-    ]
+    return text("no_limit_exceeded", n=r["n_regression"]) if r["n_regression"] else ""
 
 
 CASE_STATUSES = ("regression", "improvement", "unchanged", "new", "removed", "error")
@@ -463,78 +333,85 @@ CASE_STATUSES = ("regression", "improvement", "unchanged", "new", "removed", "er
 
 
 def _noise_note(run_deltas: pl.DataFrame, frames: Mapping[str, pl.DataFrame]) -> str:
-    """With a noise_floor table (`--replicates`), the pairs whose pass-rate change is no
-    larger than reruns of one system make (run_deltas.within_noise); "" without it."""
+    """With a noise_floor table (`--replicates`), the pairs whose pass-rate change is within
+    the noise of reruns (run_deltas.within_noise)."""
     if S.NOISE_FLOOR not in frames or S.WITHIN_NOISE not in run_deltas.columns:
         return ""
     known = run_deltas.filter(pl.col(S.WITHIN_NOISE).is_not_null())
-    within = [r for r in known.iter_rows(named=True) if r[S.WITHIN_NOISE]]
-    pairs = ", ".join(
-        f"{bdi(r[S.BASELINE_RUN_ID])} → {bdi(r[S.CANDIDATE_RUN_ID])} ({_spts(pass_rate_delta(r))})"
+    within = known.filter(pl.col(S.WITHIN_NOISE)).iter_rows(named=True)
+    pairs = [
+        f"{bdi(r[S.BASELINE_RUN_ID])} → {bdi(r[S.CANDIDATE_RUN_ID])} "
+        f"({signed_pct(pass_rate_delta(r))})"
         for r in within
-    )
-    return (
-        f"<p class='note noise-note'><b>Noise floor</b>: {len(within)} of the {known.height} "
-        "pairs whose runs both have a noise floor (noise_floor, --replicates) changed no more "
-        "than reruns of one system do: |pass-rate change| ≤ the larger rms_pass_rate_delta of "
-        f"the two runs' replicate groups{': ' + pairs if pairs else ''}. Such a change is "
-        "noise, whatever the limits say.</p>"
-    )
+    ]
+    listed = ": " + ", ".join(pairs) if pairs else ""
+    return text("noise", within=len(pairs), known=known.height, pairs=listed)
 
 
 def _compare_section(
     frames: Mapping[str, pl.DataFrame],
     limits: Any,
     groups: dict[tuple, tuple[int, int]],
-    dataset: str | None,
-    pairing: str,
+    data: str,
+    series: str | None,
     decide: Any,
 ) -> str:
+    """Per pair: its heading, decision, reasons, evaluator summary, table, counts, power,
+    slices and regressed cases."""
     run_deltas = frames[S.RUN_DELTAS]
     ed, cd = frames.get(S.EVALUATOR_DELTAS), frames.get(S.CASE_DELTAS)
-    parts = {
-        "decisions": decision_notes(run_deltas, decide, limits),
-        "summary": evaluator_summary(ed, cd)
-        if ed is not None and ed.height and cd is not None
-        else None,
-        "groups": groups,
-        "dataset": dataset,
-    }
-    out = ["<h2 id='compare'>Comparison</h2>", pairing, _noise_note(run_deltas, frames)]
+    decisions = decision_notes(run_deltas, decide, limits)
+    summary = evaluator_summary(ed, cd) if ed is not None and ed.height and cd is not None else None
+    out = [
+        "<h2 id='compare'>Comparison</h2>",
+        pairing_note(frames[S.RUN_SUMMARY], run_deltas, series),
+        _noise_note(run_deltas, frames),
+    ]
     for r in run_deltas.iter_rows(named=True):
-        out += [p for p in _pair_section(r, frames, limits, parts) if p]
+        key = (r[S.CONFIG_ID], r[S.BASELINE_RUN_ID], r[S.CANDIDATE_RUN_ID])
+        verdict = (
+            "<span class='pill bad'>REGRESSION (run-level limits)</span>"
+            if r[S.REGRESSION_DETECTED]
+            else "<span class='pill ok'>no run-level regression</span>"
+        )
+        counts = (
+            case_counts(r, of_pair(cd, r), limits).removeprefix("cases: ")
+            if cd is not None
+            else ", ".join(f"{r[f'n_{s}']} {s}" for s in CASE_STATUSES)
+        )
+        parts = [
+            f"<h3>{bdi(key[1])} → {bdi(key[2])} {verdict}</h3>",
+            decisions.get(key, ""),
+            _why(r, limits),
+            evaluator_summary_table(summary, r),
+            _pair_table(r),
+            f"<p class='counts'>Cases: {esc(counts)}. {_paired_text(r)}</p>",
+            _power_note(r, limits) if has_paired_cases(r) else "",
+            _slice_note(frames.get(S.SLICE_DELTAS), r),
+            case_explorer(groups, (KIND_REGRESSION, *key), r["n_regression"], data),
+        ]
+        out += [p for p in parts if p]
     return "\n".join(out)
 
 
 def pairing_note(
     run_summary: pl.DataFrame, run_deltas: pl.DataFrame, series: str | None = None
 ) -> str:
-    """How the pairs were chosen, as the comparison's first paragraph: with `series`, that
-    every pair joins two runs of one value of that runs column; without it, compare's note
-    (`pairs.series_note`) when the pairs join runs of different model/target/agent values,
-    else nothing."""
+    """How the pairs were chosen: with `series`, within each value of that runs column;
+    without it, compare's note (`series_note`) when pairs mix model/target/agent values."""
     if series is not None:
-        return (
-            "<p class='note series-note'>Pairs are formed within each value of the runs column "
-            f"<b>{bdi(series)}</b> (--series {esc(series)}): no pair joins runs of two "
-            f"{esc(series)} values, and the trend chart draws one line per value.</p>"
-        )
-    pairs = [
-        (b, c)
-        for b, c in run_deltas.select(S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID)
-        .unique(maintain_order=True)
-        .iter_rows()
-    ]
-    note = series_note(run_summary, pairs)
+        return text("series_note", bdi=bdi(series), series=esc(series))
+    pairs = run_deltas.select(S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID).unique(maintain_order=True)
+    note = series_note(run_summary, list(pairs.iter_rows()))
     if note is None:
         return ""
-    text = esc(note.removeprefix("note: "))
-    return f"<p class='note series-note mixed'><b>Mixed series</b>: {text}</p>"
+    mixed = esc(note.removeprefix("note: "))
+    return f"<p class='note series-note mixed'><b>Mixed series</b>: {mixed}</p>"
 
 
 def _timed(table: pl.DataFrame, run_summary: pl.DataFrame | None) -> pl.DataFrame:
-    """`table` with run_summary's created_at per run when it has none, so that a chart
-    thinned to the latest runs keeps the latest by time, as the run table orders them."""
+    """`table` with run_summary's created_at per run, so that a chart thinned to the latest
+    runs keeps the latest by time, as the run table orders them."""
     if (
         run_summary is None
         or S.CREATED_AT in table.columns
@@ -554,9 +431,8 @@ Comparison section, the others to the run table."""
 def _figures(
     tables: Mapping[str, pl.DataFrame], limits: Any = None, series: str | None = None
 ) -> tuple[str, list[str]]:
-    """Every chart whose table is present, as inline SVG figures (`figure`); and notes on
-    charts that could not be drawn from the given tables. `limits` reaches the power
-    curve, `series` the trend (one line per series)."""
+    """Every chart whose table is present, as inline SVG figures, and notes on the charts
+    that could not be drawn. `limits` reaches the power curve, `series` the trend."""
     from altair import MaxRowsError
 
     figs, notes = [], []
@@ -565,9 +441,11 @@ def _figures(
         if table is None or table.height == 0:
             continue
         kwargs = {"power_curve": {"limits": limits}, "trend": {"series": series}}.get(name, {})
-        caption = CAPTIONS[name]
-        if name == "trend" and series is not None:
-            caption += f" One line per value of the runs column {visible(series)} (--series)."
+        more = (
+            f" One line per value of the runs column {visible(series)} (--series)."
+            if name == "trend" and series is not None
+            else ""
+        )
         see = (
             "Comparison section lists every pair"
             if table_name in PAIR_TABLES
@@ -575,7 +453,7 @@ def _figures(
         )
         try:
             chart = fn(_timed(table, tables.get(S.RUN_SUMMARY)), **kwargs)
-            figs.append(figure(name, chart, caption, see=f"The {see}."))
+            figs.append(figure(name, chart, see=f"The {see}.", more=more))
         except ChartInputError as exc:
             notes.append(f"{name}: {exc}")
         except MaxRowsError:  # thinning keeps every chart below the limit; a safety net
@@ -584,6 +462,9 @@ def _figures(
                 f"{table.height:,} rows); the tables above hold the numbers."
             )
     return "\n".join(figs), notes
+
+
+NAV = {"runs": "Runs", "compare": "Comparison", "history": "History", "charts": "Charts"}
 
 
 def build_report(
@@ -596,21 +477,12 @@ def build_report(
     config: Any = None,
     series: str | None = None,
 ) -> str:
-    """The report as one HTML document from a dict of result tables (keys = table names).
-
-    Needs `run_summary`; every other table adds its section or chart when present:
-    run_deltas / case_deltas / evaluator_deltas (comparison, evaluator summary, power,
-    regressed cases and the power curve), case_summary (failing cases of the runs),
-    case_details (`report_tables`: the embedded cases with judge reasons and outcome
-    checks; without it they are computed here from the deltas, scores only, `top` per
-    pair), slice_deltas (the slices that regressed and the forest plot), execution_scores,
-    threshold_curve, sweep (charts). `config` (a Config, or a list of them) states the
-    policy in the header; `limits` is the config's `compare` block (default: the config's):
-    quoted in the regression reasons, checked against each pair's minimum detectable
-    effects ("too small") and drawn on the power curve. `series` (the runs column the pairs
-    were formed within, `report_tables(series=...)`) draws the trend per series and says so
-    in the comparison; without it the comparison notes pairs that mix model/target/agent
-    values (`pairing_note`)."""
+    """The report as one HTML document from a dict of result tables (by name): run_summary,
+    and whatever of the others is present adds its section or chart; without case_details
+    (`report_tables`) the embedded cases come from the deltas, `top` per pair. `config` (a
+    Config or a list) states the policy; `limits` (default: the config's `compare`) is
+    quoted in the reasons, checked against each pair's power and drawn on the power curve.
+    `series`: the runs column the pairs were formed within (the trend per series)."""
     one = None if isinstance(config, (list, tuple)) else config
     if limits is None and one is not None:
         limits = one.compare
@@ -630,46 +502,31 @@ def build_report(
     rows, groups = case_groups(case_details(frames, per_pair=top) if details is None else details)
     case_summary = frames.get(S.CASE_SUMMARY)
     runs = with_pass_k_cases(rs, case_summary)
-    sections = {"runs": _runs_section(runs, groups, _failing_counts(case_summary), source)}
+    data = esc(source or "DATASET")
+    sections = {"runs": _runs_section(runs, groups, _failing_counts(case_summary), data)}
     rd = frames.get(S.RUN_DELTAS)
     if rd is not None and rd.height:
-        pairing = pairing_note(rs, rd, series)
         decide = getattr(config, "decide", None)
-        sections["compare"] = _compare_section(frames, limits, groups, source, pairing, decide)
+        sections["compare"] = _compare_section(frames, limits, groups, data, series, decide)
     sections["history"] = history_section(frames, one, series)  # "" below 3 runs of a config
     sections["charts"] = "<h2 id='charts'>Charts</h2>" + figures
     if notes:
         sections["notes"] = (
             "<p class='note'>Not drawn: " + "<br>".join(esc(n) for n in notes) + "</p>"
         )
-    page = {k: v for k, v in sections.items() if v}
-    return _page(title, source, rs, config, page, case_data_script(rows))
-
-
-NAV = {"runs": "Runs", "compare": "Comparison", "history": "History", "charts": "Charts"}
-
-
-def _page(
-    title: str,
-    source: str | None,
-    rs: pl.DataFrame,
-    config: Any,
-    sections: dict[str, str],
-    cases: str,
-) -> str:
-    """The HTML document (page.html) around the sections, with a link to each."""
+    sections = {k: v for k, v in sections.items() if v}
     config_ids = ", ".join(sorted(rs[S.CONFIG_ID].unique().to_list()))
     meta = f"evalframe {__version__} · config {esc(config_ids)}"
     return PAGE.substitute(
         title=esc(title),
-        css=CSS,
+        css=asset("report.css"),
         meta=f"{esc(source)} · {meta}" if source else meta,
         generated=datetime.now().strftime("%Y-%m-%d %H:%M"),
         policy=policy_section(config, rs),
         nav=" ".join(f"<a href='#{a}'>{t}</a>" for a, t in NAV.items() if a in sections),
         sections="\n".join(sections.values()),
-        cases=cases,
-        render_check=RENDER_CHECK,
+        cases=case_data_script(rows),
+        render_check=asset("render_check.js"),
     )
 
 
@@ -681,15 +538,6 @@ def _failing_counts(case_summary: pl.DataFrame | None) -> dict[tuple[str, str], 
         (~pl.col(S.PASSED).fill_null(False)).sum().alias("n")
     )
     return {(cid, run): n for cid, run, n in counts.iter_rows()}
-
-
-def _missing_folders(folder: Path) -> list[Path]:
-    """`folder` and its ancestors that do not exist yet, innermost first."""
-    missing = []
-    while not folder.exists() and not folder.is_symlink() and folder.parent != folder:
-        missing.append(folder)
-        folder = folder.parent
-    return missing
 
 
 def _write_error(exc: OSError, path: Path) -> ReportWriteError:
@@ -709,23 +557,25 @@ def _write_error(exc: OSError, path: Path) -> ReportWriteError:
 def write_report(
     tables: Mapping[str, pl.DataFrame | pl.LazyFrame], path: str | Path, **kwargs: Any
 ) -> Path:
-    """Write `build_report(tables, **kwargs)` to `path` atomically (temp file + rename).
-
-    When the disk fails (full, not writable) the temporary file and the folders this call
-    created are removed, an earlier file at `path` is unchanged, and ReportWriteError (a
-    StoreError and an OSError) names the folder."""
+    """Write `build_report(tables, **kwargs)` to `path` atomically (temp file + rename); on a
+    disk failure the temporary file and the folders made are removed, an earlier file is
+    unchanged, and ReportWriteError names the folder."""
     path = Path(path)
-    text = build_report(tables, **kwargs)
-    created = _missing_folders(path.parent)
+    text_ = build_report(tables, **kwargs)
+    created = []  # the missing folders, innermost first
+    folder = path.parent
+    while not folder.exists() and not folder.is_symlink() and folder.parent != folder:
+        created.append(folder)
+        folder = folder.parent
     # a new file with the user's umask (mkstemp would make it private), then one rename
     tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:12]}.tmp"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_bytes(tmp, text.encode("utf-8"))
+        write_bytes(tmp, text_.encode("utf-8"))
         os.replace(tmp, path)
     except BaseException as exc:
         tmp.unlink(missing_ok=True)
-        for folder in created:  # innermost first; only those this call made, if still empty
+        for folder in created:  # only those this call made, if still empty
             try:
                 folder.rmdir()
             except OSError:

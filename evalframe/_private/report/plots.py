@@ -1,16 +1,6 @@
-"""Charts of the result tables (Altair / Vega-Lite).
-
-Every function takes one result table as a polars DataFrame or LazyFrame, aggregates it in
-polars to at most a few thousand rows (histogram bins, quantile-spaced cases, a threshold
-grid), and returns an Altair chart: it renders in Jupyter and exports offline with
-`chart.save("x.svg")` / `"x.png"` (vl-convert). Column names are those of docs/tables.md.
-
-Long histories are thinned to what a chart can show: a chart with one row per run draws the
-latest MAX_RUNS runs, one with a panel or a coloured line per run or pair the latest
-MAX_SERIES; `chart_note(chart)` says what was left out (the report prints it under the
-chart). Every text value (run and case ids, evaluator paths, slice values) reaches the
-chart through `display.visible`: control characters would abort the renderer.
-"""
+"""Charts of the result tables: each aggregates one table in polars to at most a few
+thousand rows and returns an Altair chart, thinned to the latest runs or pairs it can show
+(`chart_note` says what was left out), every text passed through `visible`."""
 
 from __future__ import annotations
 
@@ -20,6 +10,7 @@ from typing import Any
 import polars as pl
 
 from evalframe._private import schema as S
+from evalframe._private.compare.compare import PAIR_KEY
 from evalframe._private.compare.pairs import NO_SERIES
 from evalframe._private.errors import ChartInputError, UsageError
 from evalframe._private.rules.constants import EPS
@@ -27,19 +18,23 @@ from evalframe._private.stats.power import MDE_FACTOR, POWER, power
 from evalframe._private.summaries.slices import SIGNIFICANCE
 from evalframe.format import INVISIBLE, run_rate, visible, with_wilson
 
+try:
+    import altair as alt
+except ImportError as exc:  # pragma: no cover - only in a broken install
+    raise UsageError(
+        f"charts need Altair, a dependency of evalframe, which cannot be imported ({exc}); "
+        "hint: reinstall evalframe (pip install -e . or pip install evalframe)."
+    ) from exc
+
 MAX_POINTS = 400
-"""Largest number of marks one series of a chart draws (cases, threshold steps)."""
-
+"""Most marks one series draws (cases, threshold steps)."""
 MAX_RUNS = 40
-"""Most runs a chart with one row (bar, point) per run draws: the latest ones."""
+"""Most runs a chart with one row per run draws: the latest."""
 MAX_SERIES = 10
-"""Most runs or pairs a chart with one panel or one coloured line each draws: the latest."""
+"""Most runs or pairs a chart with a panel or a line each draws: the latest."""
 MAX_TREND_RUNS = 1000
-"""Most runs the trend chart (one point per run) draws: the latest ones."""
 MAX_CHART_ROWS = 4000
-"""Most rows a chart embeds (Altair refuses more than 5,000); fewer runs or pairs are drawn
-when each has many cells (evaluators, slice values, sweep cells)."""
-
+"""Most rows a chart embeds (Altair refuses more than 5,000)."""
 WIDTH = 520
 
 VERDICT_BANDS = {
@@ -54,23 +49,12 @@ VERDICT_COLORS = ("#2e7d32", "#f9a825", "#c62828", "#6a1b9a", "#9e9e9e")
 CASE_STATUS_ORDER = ("regression", "improvement", "unchanged", "error", "new", "removed")
 CASE_STATUS_COLORS = ("#c62828", "#2e7d32", "#9e9e9e", "#6a1b9a", "#1565c0", "#795548")
 PAIR = "pair"
-PAIR_KEYS = [S.CONFIG_ID, S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID]
+PAIR_NOUN = "pairs (in the comparison's order)"
 RUN_ORDER = "run_order"
 SERIES = "run_series"
-"""Column of the trend chart's data naming a run's series (`trend_chart(series=...)`)."""
-
-
-def _altair() -> Any:
-    """The altair module (a base dependency), or a UsageError saying how to repair a broken
-    install."""
-    try:
-        import altair
-    except ImportError as exc:  # pragma: no cover - only in a broken install
-        raise UsageError(
-            f"charts need Altair, a dependency of evalframe, which cannot be imported ({exc}); "
-            "hint: reinstall evalframe (pip install -e . or pip install evalframe)."
-        ) from exc
-    return altair
+THINNED = "Thinned:"
+"""How a chart note about runs or pairs left out begins."""
+CI = ("ci_low", "ci_high")
 
 
 def _frame(
@@ -80,10 +64,8 @@ def _frame(
     optional: Sequence[str] = (),
     collect: bool = True,
 ) -> Any:
-    """The table's `needs` columns (and those of `optional` and created_at it has)
-    collected, text made visible, with the pair label when it has both run ids of a pair;
-    after checking that it has the columns and holds one config. `collect=False`: the
-    checked LazyFrame."""
+    """The table's `needs` (and `optional`, created_at) columns, text visible, the pair
+    label added, after checking that it has them and one config (`collect=False`: lazy)."""
     lf = table.lazy()
     names = lf.collect_schema().names()
     missing = [c for c in needs if c not in names]
@@ -106,14 +88,15 @@ def _frame(
         return lf
     extra = [c for c in (*optional, S.CREATED_AT) if c in names and c not in needs]
     df = visible_text(lf.select(*needs, *extra).collect())
-    pair = S.BASELINE_RUN_ID in needs and S.CANDIDATE_RUN_ID in needs
-    return df.with_columns(_pair_label().alias(PAIR)) if pair else df
+    if S.BASELINE_RUN_ID not in needs or S.CANDIDATE_RUN_ID not in needs:
+        return df
+    label = pl.concat_str(pl.col(S.BASELINE_RUN_ID), pl.lit(" → "), pl.col(S.CANDIDATE_RUN_ID))
+    return df.with_columns(label.alias(PAIR))
 
 
 def visible_text(df: pl.DataFrame) -> pl.DataFrame:
-    """df with every String column's values passed through `display.visible` (control,
-    separator and bidi characters as escapes): NUL, VT, FF or ESC make vl-convert abort the
-    process, U+2028 breaks the Vega expression of a custom sort order."""
+    """df with every String value passed through `visible`: NUL, VT, FF or ESC make
+    vl-convert abort, U+2028 breaks a Vega sort expression."""
     fixes = []
     for name, dtype in df.schema.items():
         if dtype != pl.String:
@@ -125,11 +108,11 @@ def visible_text(df: pl.DataFrame) -> pl.DataFrame:
     return df.with_columns(fixes) if fixes else df
 
 
-def _latest(
-    df: pl.DataFrame, column: str, order: list[str], limit: int, noun: str
-) -> tuple[pl.DataFrame, list[str], str | None]:
-    """The rows whose `column` is one of the last `limit` values of `order` (all rows when
-    there are not more), the kept order, and a note saying what was left out (or None)."""
+Thinned = tuple[pl.DataFrame, list[str], str | None]
+
+
+def _latest(df: pl.DataFrame, column: str, order: list[str], limit: int, noun: str) -> Thinned:
+    """The rows of the last `limit` values of `order`, those kept and a note on the rest."""
     if len(order) <= limit:
         return df, order, None
     kept = order[-limit:]
@@ -138,8 +121,7 @@ def _latest(
 
 
 def _per_item(limit: int, cells: int) -> int:
-    """How many runs or pairs to draw when each has `cells` rows: at most `limit`, and
-    within MAX_CHART_ROWS (at least one)."""
+    """Runs or pairs to draw when each has `cells` rows: 1 to `limit`, in MAX_CHART_ROWS."""
     return max(1, min(limit, MAX_CHART_ROWS // max(cells, 1)))
 
 
@@ -148,49 +130,44 @@ def _run_noun(df: pl.DataFrame) -> str:
     return f"runs (by {by})"
 
 
-PAIR_NOUN = "pairs (in the comparison's order)"
-THINNED = "Thinned:"
-"""How a chart note about runs or pairs left out begins."""
-
-
-def noted(chart: Any, notes: Sequence[str | None]) -> Any:
-    """The chart, carrying what it left out as its Vega-Lite `description` (`chart_note`)."""
-    text = " ".join(n for n in notes if n)
-    return chart.properties(description=text) if text else chart
-
-
-def chart_note(chart: Any) -> str | None:
-    """What a chart of evalframe.plots left out of its table (runs or pairs beyond the
-    latest it draws, cases or threshold steps drawn at quantiles); None when it drew all."""
-    text = getattr(chart, "description", None)
-    return text if isinstance(text, str) and text else None
-
-
-def _header(a: Any) -> Any:
-    """Facet panel labels above each panel, left-aligned (long run ids stay readable)."""
-    return a.Header(labelOrient="top", labelAnchor="start", labelFontWeight="bold", title=None)
-
-
 def _run_order(df: pl.DataFrame) -> list[str]:
     """Run ids in run_summary order: created_at (nulls last) when present, then run_id."""
     keys = [S.CREATED_AT, S.RUN_ID] if S.CREATED_AT in df.columns else [S.RUN_ID]
     return df.unique(S.RUN_ID).sort(keys, nulls_last=True)[S.RUN_ID].to_list()
 
 
-def _pair_label() -> pl.Expr:
-    return pl.concat_str(pl.col(S.BASELINE_RUN_ID), pl.lit(" → "), pl.col(S.CANDIDATE_RUN_ID))
+def _latest_runs(df: pl.DataFrame, limit: int, runs: pl.DataFrame | None = None) -> Thinned:
+    """`_latest` over the runs of `df` (in the order of `runs`, default df)."""
+    runs = df if runs is None else runs
+    return _latest(df, S.RUN_ID, _run_order(runs), limit, _run_noun(runs))
 
 
-def _pair_order(df: pl.DataFrame) -> list[str]:
-    return df[PAIR].unique(maintain_order=True).to_list()
+def _latest_pairs(df: pl.DataFrame, limit: int, order: list[str] | None = None) -> Thinned:
+    order = df[PAIR].unique(maintain_order=True).to_list() if order is None else order
+    return _latest(df, PAIR, order, limit, PAIR_NOUN)
+
+
+def noted(chart: Any, notes: Sequence[str | None]) -> Any:
+    """The chart carrying what it left out as its Vega-Lite `description`."""
+    text = " ".join(n for n in notes if n)
+    return chart.properties(description=text) if text else chart
+
+
+def chart_note(chart: Any) -> str | None:
+    """What a chart of evalframe.plots left out of its table; None when it drew all."""
+    text = getattr(chart, "description", None)
+    return text if isinstance(text, str) and text else None
+
+
+def titled(chart: Any, title: str, notes: Sequence[str | None], **props: Any) -> Any:
+    """The chart at the report's width with its title and notes."""
+    return noted(chart.properties(**{"width": WIDTH, **props}, title=title), notes)
 
 
 def _rates(
     run_summary: pl.DataFrame | pl.LazyFrame, chart: str, extra: Sequence[str] = ()
 ) -> pl.DataFrame:
-    """run_summary's runs with pass_rate and its `rate_interval` (ci_low, ci_high), the
-    rate null for a run without any scored execution (the terminal's and the report's "—"
-    rule, `run_rate`; known when the table has mean_score): such a run gets no point."""
+    """run_summary's runs with the pass rate as shown (`run_rate`) and its Wilson interval."""
     needs = [S.CONFIG_ID, S.RUN_ID, S.PASS_RATE, S.PASS_RATE_SE, *extra]
     df = _frame(run_summary, chart, needs, optional=[S.CASES, S.MEAN_SCORE])
     if S.MEAN_SCORE in df.columns:
@@ -206,62 +183,53 @@ def _rates(
 
 # --- shared encodings ------------------------------------------------------------------
 def _enc(channel: Any, field: str, *, unit: bool = False, pct: bool = False, **kw: Any) -> Any:
-    """An Altair position channel (`a.X`, `a.Y`, ...) of `field`: `unit` fixes its scale to
-    0–1, `pct` labels its axis in percent."""
-    a = _altair()
+    """A position channel of `field`: `unit` scales it 0–1, `pct` labels it in percent."""
     if unit:
-        kw["scale"] = a.Scale(domain=[0, 1])
+        kw["scale"] = alt.Scale(domain=[0, 1])
     if pct:
-        kw["axis"] = a.Axis(format="%")
+        kw["axis"] = alt.Axis(format="%")
     return channel(field, **kw)
 
 
 def _tips(*fields: str | tuple[str, str]) -> list[Any]:
     """A tooltip list: a field as is, or (field, d3 format)."""
-    a = _altair()
-    return [f if isinstance(f, str) else a.Tooltip(f[0], format=f[1]) for f in fields]
+    return [f if isinstance(f, str) else alt.Tooltip(f[0], format=f[1]) for f in fields]
 
 
 def colors(field: str, domain: Sequence[str], colors: Sequence[str], title: str, **kw: Any) -> Any:
-    """A colour channel of `field` with fixed colours for its values."""
-    a = _altair()
-    scale = a.Scale(domain=list(domain), range=list(colors))
-    return a.Color(f"{field}:N", scale=scale, title=title, **kw)
+    scale = alt.Scale(domain=list(domain), range=list(colors))
+    return alt.Color(f"{field}:N", scale=scale, title=title, **kw)
 
 
 def _panels(field: str, order: list[str] | None = None) -> Any:
-    """A facet row per value of `field` (in `order`), the labels above each panel."""
-    a = _altair()
-    return a.Row(
-        f"{field}:N", **({} if order is None else {"sort": order}), title=None, header=_header(a)
+    """A facet row per value of `field` (in `order`), the labels left-aligned above."""
+    header = alt.Header(labelOrient="top", labelAnchor="start", labelFontWeight="bold", title=None)
+    return alt.Row(
+        f"{field}:N", sort=alt.Undefined if order is None else order, title=None, header=header
     )
 
 
-def titled(chart: Any, title: str, notes: Sequence[str | None], **props: Any) -> Any:
-    """The chart at the report's width with its title, carrying its notes (`noted`)."""
-    return noted(chart.properties(**{"width": WIDTH, **props}, title=title), notes)
+def _heatmap(base: Any, fill: Any, tooltip: list[Any], value: str, fmt: str, **text: Any) -> Any:
+    """Cells of `base` (its x and y) coloured by `fill`, each labelled with `value`."""
+    rect = base.mark_rect().encode(color=fill, tooltip=tooltip)
+    return rect, base.mark_text(fontSize=10).encode(text=alt.Text(f"{value}:Q", format=fmt), **text)
 
 
 # --- run charts ----------------------------------------------------------------------
 def pass_rate_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
-    """Pass rate per run (run_summary) with its 95 % Wilson interval (`rate_interval`: the
-    clustered effective sample size from pass_rate_se, else `cases`; no bar without
-    either). A run without any scored execution has no pass rate and no point (when
-    mean_score is given)."""
-    a = _altair()
+    """Pass rate per run (run_summary) with its 95 % Wilson interval (`rate_interval`); a
+    run without any scored execution has no point (when mean_score is given)."""
     df = _rates(run_summary, "pass_rate_chart")
-    df, order, note = _latest(df, S.RUN_ID, _run_order(df), MAX_RUNS, _run_noun(df))
-    data = df.select(S.RUN_ID, S.PASS_RATE, S.PASS_RATE_SE, "ci_low", "ci_high")
-    base = a.Chart(data).encode(y=a.Y(f"{S.RUN_ID}:N", sort=order, title="run"))
+    df, order, note = _latest_runs(df, MAX_RUNS)
+    data = df.select(S.RUN_ID, S.PASS_RATE, S.PASS_RATE_SE, *CI)
+    base = alt.Chart(data).encode(y=alt.Y(f"{S.RUN_ID}:N", sort=order, title="run"))
     title = "pass rate (95 % Wilson interval)"
     rule = base.mark_rule(strokeWidth=2).encode(
-        x=_enc(a.X, "ci_low:Q", unit=True, pct=True, title=title), x2="ci_high:Q"
+        x=_enc(alt.X, "ci_low:Q", unit=True, pct=True, title=title), x2="ci_high:Q"
     )
     point = base.mark_point(filled=True, size=80).encode(
-        x=_enc(a.X, f"{S.PASS_RATE}:Q", unit=True),
-        tooltip=_tips(
-            f"{S.RUN_ID}:N", *((f"{c}:Q", ".1%") for c in (S.PASS_RATE, "ci_low", "ci_high"))
-        ),
+        x=_enc(alt.X, f"{S.PASS_RATE}:Q", unit=True),
+        tooltip=_tips(f"{S.RUN_ID}:N", *((f"{c}:Q", ".1%") for c in (S.PASS_RATE, *CI))),
     )
     return titled(rule + point, "Pass rate per run", [note])
 
@@ -269,9 +237,8 @@ def pass_rate_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
 def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
     """Verdict bands per run (run_summary): n_pass, n_borderline, n_fail, errored and
     unscored stacked to the run's executions."""
-    a = _altair()
     df = _frame(run_summary, "verdict_chart", [S.CONFIG_ID, S.RUN_ID, *VERDICT_BANDS])
-    df, order, note = _latest(df, S.RUN_ID, _run_order(df), MAX_RUNS, _run_noun(df))
+    df, order, note = _latest_runs(df, MAX_RUNS)
     band_order = {b: i for i, b in enumerate(VERDICT_BANDS)}
     long = (
         df.select(S.RUN_ID, *VERDICT_BANDS)
@@ -283,13 +250,13 @@ def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
         .select(S.RUN_ID, S.VERDICT, "band_order", "executions")
     )
     chart = (
-        a.Chart(long)
+        alt.Chart(long)
         .mark_bar()
         .encode(
-            y=a.Y(f"{S.RUN_ID}:N", sort=order, title="run"),
-            x=_enc(a.X, "executions:Q", pct=True, stack="normalize", title="share of executions"),
+            y=alt.Y(f"{S.RUN_ID}:N", sort=order, title="run"),
+            x=_enc(alt.X, "executions:Q", pct=True, stack="normalize", title="share of executions"),
             color=colors(S.VERDICT, list(VERDICT_BANDS.values()), VERDICT_COLORS, "verdict"),
-            order=a.Order("band_order:Q"),
+            order=alt.Order("band_order:Q"),
             tooltip=[f"{S.RUN_ID}:N", f"{S.VERDICT}:N", "executions:Q"],
         )
     )
@@ -297,17 +264,12 @@ def verdict_chart(run_summary: pl.DataFrame | pl.LazyFrame) -> Any:
 
 
 def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame, *, series: str | None = None) -> Any:
-    """Pass rate over runs in time order (run_summary by created_at, else run order) with a
-    95 % Wilson band (`rate_interval`, as the pass-rate chart). With `series` (a runs column
-    run_summary carries: model, target, agent), one line and band per value of it, so runs
-    of two series never join one line (a null value is a series of its own, "(none)"). A
-    run without any scored execution has no pass rate and no point (when mean_score is
-    given)."""
-    a = _altair()
+    """Pass rate over runs in time order (run_summary) with its 95 % Wilson band; with
+    `series` (a runs column: model, target, agent) one line and band per value of it."""
     df = _rates(run_summary, "trend_chart", [] if series is None else [series])
-    df, order, note = _latest(df, S.RUN_ID, _run_order(df), MAX_TREND_RUNS, _run_noun(df))
+    df, order, note = _latest_runs(df, MAX_TREND_RUNS)
     timed = S.CREATED_AT in df.columns and df[S.CREATED_AT].null_count() == 0
-    if series is not None:  # text, the null value named; visible like every other text
+    if series is not None:
         df = visible_text(
             df.with_columns(pl.col(series).cast(pl.String).fill_null(NO_SERIES).alias(SERIES))
         )
@@ -320,8 +282,7 @@ def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame, *, series: str | None 
             S.RUN_ID,
             RUN_ORDER,
             S.PASS_RATE,
-            "ci_low",
-            "ci_high",
+            *CI,
             *([S.CREATED_AT] if timed else []),
             *([SERIES] if series is not None else []),
         )
@@ -330,40 +291,38 @@ def trend_chart(run_summary: pl.DataFrame | pl.LazyFrame, *, series: str | None 
     if timed:  # dates with their month; the hour too when the runs span under two days
         days = df.select((pl.col(S.CREATED_AT).max() - pl.col(S.CREATED_AT).min()).dt.total_days())
         fmt = "%Y-%m-%d" if days.item() >= 2 else "%Y-%m-%d %H:%M"
-        x = a.X(f"{S.CREATED_AT}:T", title="created_at", axis=a.Axis(format=fmt, labelAngle=-40))
+        x = alt.X(
+            f"{S.CREATED_AT}:T", title="created_at", axis=alt.Axis(format=fmt, labelAngle=-40)
+        )
     else:
-        x = a.X(f"{S.RUN_ID}:O", sort=order, title="run")
+        x = alt.X(f"{S.RUN_ID}:O", sort=order, title="run")
     by = None if series is None else (SERIES, visible(series))
     title = "Pass rate over runs" + ("" if by is None else f" per {by[1]}") + " (95 % band)"
-    return titled(a.layer(*rate_over_runs(x, by), data=data), title, [note])
+    return titled(alt.layer(*rate_over_runs(x, by), data=data), title, [note])
 
 
 def rate_over_runs(x: Any, series: tuple[str, str] | None = None) -> list[Any]:
-    """The layers of a pass rate over runs (data: run_id, pass_rate and its `rate_interval`
-    ci_low / ci_high): the 95 % band and a line with a point per run, on the run axis `x`;
-    with `series` (a column and its title) one band and line per value of it."""
-    a = _altair()
+    """The band and line of a pass rate over runs on the axis `x`, per value of `series`
+    (a column and its title) if given."""
     tooltip = _tips(f"{S.RUN_ID}:N", (f"{S.PASS_RATE}:Q", ".1%"))
-    base = a.Chart().encode(x=x)
+    base = alt.Chart().encode(x=x)
     if series is not None:
-        base = base.encode(color=a.Color(f"{series[0]}:N", title=series[1]))
-        tooltip.append(a.Tooltip(f"{series[0]}:N", title=series[1]))
-    y = _enc(a.Y, "ci_low:Q", unit=True, pct=True, title="pass rate", stack=None)
+        base = base.encode(color=alt.Color(f"{series[0]}:N", title=series[1]))
+        tooltip.append(alt.Tooltip(f"{series[0]}:N", title=series[1]))
+    y = _enc(alt.Y, "ci_low:Q", unit=True, pct=True, title="pass rate", stack=None)
     return [
         base.mark_area(opacity=0.2).encode(y=y, y2="ci_high:Q"),
         base.mark_line(point=True).encode(
-            y=_enc(a.Y, f"{S.PASS_RATE}:Q", unit=True), tooltip=tooltip
+            y=_enc(alt.Y, f"{S.PASS_RATE}:Q", unit=True), tooltip=tooltip
         ),
     ]
 
 
-# --- execution scores ----------------------------------------------------------------
 def score_distribution_chart(
     execution_scores: pl.DataFrame | pl.LazyFrame, *, bins: int = 20
 ) -> Any:
-    """Distribution of execution scores per run (execution_scores), binned in polars into
-    `bins` equal bins over [0, 1]: the share of the run's scored executions per bin."""
-    a = _altair()
+    """Execution scores per run (execution_scores) in `bins` equal bins over [0, 1]: the
+    share of the run's scored executions per bin."""
     if bins < 1:
         raise UsageError(f"bins must be at least 1, not {bins}.")
     needs = [S.CONFIG_ID, S.RUN_ID, S.SCORE]
@@ -387,20 +346,18 @@ def score_distribution_chart(
         .collect()
     )
     binned = visible_text(binned)
-    runs = visible_text(
-        lf.select(S.RUN_ID, *([S.CREATED_AT] if S.CREATED_AT in names else [])).unique().collect()
-    )
-    scored = set(binned[S.RUN_ID].unique().to_list())
-    order = [r for r in _run_order(runs) if r in scored]
-    binned, _, note = _latest(binned, S.RUN_ID, order, MAX_SERIES, _run_noun(runs))
+    runs = lf.select(S.RUN_ID, *([S.CREATED_AT] if S.CREATED_AT in names else [])).unique()
+    runs = visible_text(runs.collect())
+    runs = runs.filter(pl.col(S.RUN_ID).is_in(binned[S.RUN_ID].unique().to_list()))
+    binned, _, note = _latest_runs(binned, MAX_SERIES, runs)
     chart = (
-        a.Chart(binned)
+        alt.Chart(binned)
         .mark_rect()
         .encode(
-            x=_enc(a.X, "bin_start:Q", unit=True, title="execution score"),
+            x=_enc(alt.X, "bin_start:Q", unit=True, title="execution score"),
             x2="bin_end:Q",
-            y=_enc(a.Y, "share:Q", pct=True, title="share"),
-            color=a.Color(f"{S.RUN_ID}:N", legend=None),
+            y=_enc(alt.Y, "share:Q", pct=True, title="share"),
+            color=alt.Color(f"{S.RUN_ID}:N", legend=None),
             row=_panels(S.RUN_ID),
             tooltip=_tips(
                 f"{S.RUN_ID}:N",
@@ -418,14 +375,11 @@ def score_distribution_chart(
 def regression_waterfall_chart(
     case_deltas: pl.DataFrame | pl.LazyFrame, *, max_points: int = MAX_POINTS
 ) -> Any:
-    """Case score deltas of each pair (case_deltas), sorted from the largest drop to the
-    largest gain, coloured by case status; one panel per pair. Only paired cases (both
-    scores present) have a delta. Above `max_points` cases a pair is drawn at
-    `max_points` quantile-spaced cases (the lowest delta of each bucket of ranks)."""
-    a = _altair()
-    needs = [*PAIR_KEYS, S.CASE_ID, S.SCORE_DELTA, S.STATUS]
+    """Paired case score deltas of each pair (case_deltas), sorted, coloured by case status,
+    one panel per pair; above `max_points` cases at `max_points` quantile-spaced ones."""
+    needs = [*PAIR_KEY, S.CASE_ID, S.SCORE_DELTA, S.STATUS]
     df = _frame(case_deltas, "regression_waterfall_chart", needs)
-    df, order, note = _latest(df, PAIR, _pair_order(df), MAX_SERIES, PAIR_NOUN)
+    df, order, note = _latest_pairs(df, MAX_SERIES)
     paired = df.filter(pl.col(S.SCORE_DELTA).is_not_null())
     most = paired.group_by(PAIR).len()["len"].max() if paired.height else 0
     quantiles = (
@@ -448,11 +402,11 @@ def regression_waterfall_chart(
     )
     title = "paired cases, sorted by score delta"
     chart = (
-        a.Chart(ranked)
+        alt.Chart(ranked)
         .mark_bar()
         .encode(
-            x=_enc(a.X, "case_quantile:Q", unit=True, pct=True, title=title),
-            y=a.Y(f"{S.SCORE_DELTA}:Q", title="score delta"),
+            x=_enc(alt.X, "case_quantile:Q", unit=True, pct=True, title=title),
+            y=alt.Y(f"{S.SCORE_DELTA}:Q", title="score delta"),
             color=colors(S.STATUS, CASE_STATUS_ORDER, CASE_STATUS_COLORS, "case status"),
             row=_panels(PAIR, order),
             tooltip=_tips(
@@ -464,12 +418,11 @@ def regression_waterfall_chart(
 
 
 def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
-    """Mean score delta of every evaluator-tree node per pair (evaluator_deltas, averaged
-    over the paired cases in polars): evaluators down, pairs across, red = worse."""
-    a = _altair()
-    needs = [*PAIR_KEYS, S.PATH, S.SCORE_DELTA, S.STATUS]
+    """Mean score delta of every evaluator-tree node per pair (evaluator_deltas):
+    evaluators down, pairs across, red = worse."""
+    needs = [*PAIR_KEY, S.PATH, S.SCORE_DELTA, S.STATUS]
     df = _frame(evaluator_deltas, "evaluator_delta_heatmap", needs)
-    pair_order = _pair_order(df)
+    pair_order = df[PAIR].unique(maintain_order=True).to_list()
     cells = (
         df.group_by(PAIR, S.PATH)
         .agg(
@@ -480,67 +433,59 @@ def evaluator_delta_heatmap(evaluator_deltas: pl.DataFrame | pl.LazyFrame) -> An
         .sort(PAIR, S.PATH)
     )
     limit = _per_item(MAX_SERIES, cells[S.PATH].n_unique())
-    cells, order, note = _latest(cells, PAIR, pair_order, limit, PAIR_NOUN)
-    top = cells[S.MEAN_DELTA].abs().max()
-    extent = float(top) if top else 0.01  # type: ignore[arg-type]
-    base = a.Chart(cells).encode(
-        x=a.X(
+    cells, order, note = _latest_pairs(cells, limit, pair_order)
+    extent = float(cells[S.MEAN_DELTA].abs().max() or 0.01)  # type: ignore[arg-type]
+    angle = 0 if len(order) <= 4 else -40
+    base = alt.Chart(cells).encode(
+        x=alt.X(
             f"{PAIR}:N",
             sort=order,
             title="baseline → candidate",
-            axis=a.Axis(labelAngle=0 if len(order) <= 4 else -40, labelLimit=260),
+            axis=alt.Axis(labelAngle=angle, labelLimit=260),
         ),
-        y=a.Y(f"{S.PATH}:N", title="evaluator"),
+        y=alt.Y(f"{S.PATH}:N", title="evaluator"),
     )
-    rect = base.mark_rect().encode(
-        color=a.Color(
-            f"{S.MEAN_DELTA}:Q",
-            scale=a.Scale(scheme="redblue", domain=[-extent, extent]),
-            title="mean delta",
-        ),
-        tooltip=_tips(
+    scale = alt.Scale(scheme="redblue", domain=[-extent, extent])
+    rect, text = _heatmap(
+        base,
+        alt.Color(f"{S.MEAN_DELTA}:Q", scale=scale, title="mean delta"),
+        _tips(
             f"{PAIR}:N",
             f"{S.PATH}:N",
             (f"{S.MEAN_DELTA}:Q", "+.3f"),
             f"{S.N_PAIRED}:Q",
             "n_regression:Q",
         ),
+        S.MEAN_DELTA,
+        "+.3f",
     )
-    text = base.mark_text(fontSize=10).encode(text=a.Text(f"{S.MEAN_DELTA}:Q", format="+.3f"))
     return titled(rect + text, "Evaluator score delta per pair", [note])
 
 
 FLIPS_SIGNIFICANT = "q < 0.05: more pass → fail (a regression)"
 FLIPS_IMPROVED = "q < 0.05: more fail → pass (an improvement)"
 FLIPS_NOT_SIGNIFICANT = "q ≥ 0.05"
-"""Legend labels of the slice forest plot (q = McNemar p of the pass flips, BH-adjusted)."""
 FLIPS_TITLE = "pass flips (McNemar), Benjamini–Hochberg q"
 FLIPS_COLORS = ("#c62828", "#2e7d32", "#546e7a")
 
 
 def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
-    """Forest plot of slices (slice_deltas): the paired mean score delta of each slice
-    value with its 95 % interval (mean_delta_ci_low/high), one panel per pair. Colour marks
-    the slice values whose pass/fail flips are significant — q_value, the McNemar p of the
-    flips (not a test of the score delta on the x axis) after Benjamini–Hochberg over the
-    pair's slice values, below 0.05 — by their direction: red when more cases went pass →
-    fail (a regression), green when more went fail → pass (an improvement); never red for
-    an improvement."""
-    a = _altair()
+    """Forest plot of slices (slice_deltas): each slice value's paired mean score delta with
+    its 95 % interval, one panel per pair, coloured when its pass flips are significant
+    (q_value < 0.05): red when more went pass → fail, green when more went fail → pass."""
     needs = [
-        *PAIR_KEYS,
+        *PAIR_KEY,
         *(S.SLICE, S.SLICE_VALUE, S.MEAN_DELTA, S.MEAN_DELTA_CI_LOW, S.MEAN_DELTA_CI_HIGH),
         *(S.Q_VALUE, S.N_PASSED_TO_FAILED, S.N_FAILED_TO_PASSED),
     ]
     df = _frame(slice_deltas, "slice_forest_chart", needs)
-    pair_order = _pair_order(df)
+    pair_order = df[PAIR].unique(maintain_order=True).to_list()
     down, up = pl.col(S.N_PASSED_TO_FAILED), pl.col(S.N_FAILED_TO_PASSED)
     significant = pl.col(S.Q_VALUE) < SIGNIFICANCE
+    value = pl.col(S.SLICE_VALUE).fill_null("(none)")
     data = (
         df.with_columns(
-            pl.concat_str(
-                pl.col(S.SLICE), pl.lit("="), pl.col(S.SLICE_VALUE).fill_null("(none)")
-            ).alias("slice_label"),
+            pl.concat_str(pl.col(S.SLICE), pl.lit("="), value).alias("slice_label"),
             pl.when(significant & (down > up))
             .then(pl.lit(FLIPS_SIGNIFICANT))
             .when(significant & (up > down))
@@ -551,33 +496,27 @@ def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
         .select(
             PAIR,
             "slice_label",
-            S.MEAN_DELTA,
-            S.MEAN_DELTA_CI_LOW,
-            S.MEAN_DELTA_CI_HIGH,
-            S.Q_VALUE,
+            *(S.MEAN_DELTA, S.MEAN_DELTA_CI_LOW, S.MEAN_DELTA_CI_HIGH, S.Q_VALUE),
             "significance",
         )
         .sort(PAIR, "slice_label")
     )
     most = data.group_by(PAIR).len()["len"].max() if data.height else 0
-    limit = _per_item(MAX_SERIES, int(most or 0))
-    data, order, note = _latest(data, PAIR, pair_order, limit, PAIR_NOUN)
-    y = a.Y("slice_label:N", title="slice")
-    base = a.Chart().encode(y=y)
+    data, order, note = _latest_pairs(data, _per_item(MAX_SERIES, int(most or 0)), pair_order)
+    base = alt.Chart().encode(y=alt.Y("slice_label:N", title="slice"))
     rule = base.mark_rule().encode(
-        x=a.X(f"{S.MEAN_DELTA_CI_LOW}:Q", title="mean score delta (95 % interval)"),
+        x=alt.X(f"{S.MEAN_DELTA_CI_LOW}:Q", title="mean score delta (95 % interval)"),
         x2=f"{S.MEAN_DELTA_CI_HIGH}:Q",
     )
     flips = (FLIPS_SIGNIFICANT, FLIPS_IMPROVED, FLIPS_NOT_SIGNIFICANT)
-    legend = a.Legend(labelLimit=400, titleLimit=400)
-    color = colors("significance", flips, FLIPS_COLORS, FLIPS_TITLE, legend=legend)
+    legend = alt.Legend(labelLimit=400, titleLimit=400)
     point = base.mark_point(filled=True, size=60).encode(
         x=f"{S.MEAN_DELTA}:Q",
-        color=color,
+        color=colors("significance", flips, FLIPS_COLORS, FLIPS_TITLE, legend=legend),
         tooltip=_tips("slice_label:N", (f"{S.MEAN_DELTA}:Q", "+.3f"), (f"{S.Q_VALUE}:Q", ".3g")),
     )
-    zero = a.Chart().mark_rule(strokeDash=[4, 4], color="#888").encode(x=a.datum(0))
-    chart = a.layer(rule, point, zero, data=data).properties(width=WIDTH)
+    zero = alt.Chart().mark_rule(strokeDash=[4, 4], color="#888").encode(x=alt.datum(0))
+    chart = alt.layer(rule, point, zero, data=data).properties(width=WIDTH)
     return noted(
         chart.facet(row=_panels(PAIR, order)).properties(title="Slices: paired score delta"),
         [note],
@@ -585,7 +524,6 @@ def slice_forest_chart(slice_deltas: pl.DataFrame | pl.LazyFrame) -> Any:
 
 
 POWER_POINTS = 41
-"""Points of the true-change grid each power curve is drawn at."""
 POWER_METRICS = (
     ("pass rate", S.PAIRED_PASS_DELTA_SE, "max_pass_rate_drop"),
     ("mean score", S.MEAN_DELTA_SE, "max_mean_score_drop"),
@@ -596,19 +534,13 @@ POWER_METRICS = (
 def power_curve_chart(
     run_deltas: pl.DataFrame | pl.LazyFrame, *, limits: Any = None, points: int = POWER_POINTS
 ) -> Any:
-    """Power curves of each pair's paired comparison (run_deltas): the chance that a
-    two-sided 5 % test on the pair's paired cases sees a true change δ, power(δ) =
-    Φ(δ/se − z₀.₉₇₅) + Φ(−δ/se − z₀.₉₇₅), for the pass rate (paired_pass_delta_se) and the
-    mean score (mean_delta_se), one panel each, one line per pair. A curve crosses the
-    dashed 80 % line at the pair's mde_*; `limits` (the config's `compare` block) adds the
-    configured drop limits as vertical rules: a curve below 80 % there means the pair is
-    too small to see that limit. δ runs over `points` steps from 0 to 1.5 × the largest
-    MDE (or 1.25 × the limit, if larger), at most 1. Pairs without an se, or without cases
-    scored in both runs, are left out."""
-    a = _altair()
+    """Power curves of each pair (run_deltas): the chance that a two-sided 5 % test on its
+    paired cases sees a true change δ of the pass rate and of the mean score (`power`), one
+    panel each, at `points` δ from 0 to 1.5 × the largest MDE (1.25 × the limit if larger,
+    at most 1); `limits` (the config's `compare` block) adds the drop limits as red rules."""
     if points < 2:
         raise UsageError(f"points must be at least 2, not {points}.")
-    needs = [*PAIR_KEYS, S.N_PAIRED, S.PAIRED_PASS_DELTA_SE, S.MEAN_DELTA_SE]
+    needs = [*PAIR_KEY, S.N_PAIRED, S.PAIRED_PASS_DELTA_SE, S.MEAN_DELTA_SE]
     df = _frame(run_deltas, "power_curve_chart", needs)
     drawable = set(
         df.filter(
@@ -616,32 +548,11 @@ def power_curve_chart(
             & (pl.col(S.N_PAIRED) > 0)
         )[PAIR].to_list()
     )
-    order = _pair_order(df)
-    pairs, kept, note = _latest(
-        df, PAIR, [p for p in order if p in drawable], MAX_SERIES, PAIR_NOUN
-    )
-    rows, panels = _power_rows(pairs, limits, points)
-    if not rows:
-        raise ChartInputError(
-            "power_curve_chart: no pair has a paired standard error (each needs 2 or more "
-            "cases scored in both runs); hint: compare runs that share cases."
-        )
-    charts = [_power_panel(metric, limit, kept if note else order) for metric, limit in panels]
-    chart = a.hconcat(*charts, data=pl.DataFrame(rows)).properties(
-        title="Power to see a change (paired, α 0.05; dashed: 80 %)"
-    )
-    return noted(chart, [note])
-
-
-def _power_rows(
-    pairs: pl.DataFrame, limits: Any, points: int
-) -> tuple[list[dict[str, Any]], list[tuple[str, float | None]]]:
-    """The power curve's points (metric, pair, n_paired, true_change, power) and its panels
-    (metric, the configured limit or None)."""
+    order = df[PAIR].unique(maintain_order=True).to_list()
+    pairs, kept, note = _latest_pairs(df, MAX_SERIES, [p for p in order if p in drawable])
     rows: list[dict[str, Any]] = []
-    panels = []
+    charts = []
     for metric, se_col, limit_field in POWER_METRICS:
-        # a pair without cases scored in both runs has no paired statistics to draw
         have = pairs.filter(pl.col(se_col).is_not_null() & (pl.col(S.N_PAIRED) > 0))
         if have.height == 0:
             continue
@@ -660,65 +571,72 @@ def _power_rows(
                         "power": round(power(delta, float(r[se_col])), 6),
                     }
                 )
-        panels.append((metric, limit))
-    return rows, panels
+        charts.append(_power_panel(metric, limit, kept if note else order))
+    if not rows:
+        raise ChartInputError(
+            "power_curve_chart: no pair has a paired standard error (each needs 2 or more "
+            "cases scored in both runs); hint: compare runs that share cases."
+        )
+    chart = alt.hconcat(*charts, data=pl.DataFrame(rows)).properties(
+        title="Power to see a change (paired, α 0.05; dashed: 80 %)"
+    )
+    return noted(chart, [note])
 
 
 def _power_panel(metric: str, limit: float | None, order: list[str]) -> Any:
     """One metric's power curves, the dashed 80 % line and the limit's red rule."""
-    a = _altair()
     fmt = "%" if metric == "pass rate" else ".2f"
-    legend = a.Legend(orient="bottom", direction="vertical", labelLimit=600)
+    legend = alt.Legend(orient="bottom", direction="vertical", labelLimit=600)
     line = (
-        a.Chart()
-        .transform_filter(a.datum.metric == metric)
+        alt.Chart()
+        .transform_filter(alt.datum.metric == metric)
         .mark_line()
         .encode(
-            x=a.X("true_change:Q", title=f"true {metric} change", axis=a.Axis(format=fmt)),
-            y=_enc(a.Y, "power:Q", unit=True, pct=True, title="power"),
-            color=a.Color(f"{PAIR}:N", sort=order, title="baseline → candidate", legend=legend),
+            x=alt.X("true_change:Q", title=f"true {metric} change", axis=alt.Axis(format=fmt)),
+            y=_enc(alt.Y, "power:Q", unit=True, pct=True, title="power"),
+            color=alt.Color(f"{PAIR}:N", sort=order, title="baseline → candidate", legend=legend),
             tooltip=_tips(
                 f"{PAIR}:N", f"{S.N_PAIRED}:Q", ("true_change:Q", ".3f"), ("power:Q", ".1%")
             ),
         )
     )
-    dashed = a.Chart(a.Data(values=[{"power": POWER}])).mark_rule(strokeDash=[4, 4], color="#888")
+    dashed = alt.Chart(alt.Data(values=[{"power": POWER}])).mark_rule(
+        strokeDash=[4, 4], color="#888"
+    )
     layers = [line, dashed.encode(y="power:Q")]
     if limit:
-        red = a.Chart(a.Data(values=[{"limit": limit}])).mark_rule(color="#c62828")
+        red = alt.Chart(alt.Data(values=[{"limit": limit}])).mark_rule(color="#c62828")
         layers.append(red.encode(x="limit:Q"))
-    return a.layer(*layers).properties(width=WIDTH // 2 - 20, title=metric)
+    return alt.layer(*layers).properties(width=WIDTH // 2 - 20, title=metric)
 
 
 # --- what-if charts ------------------------------------------------------------------
 def threshold_curve_chart(
     threshold_curve: pl.DataFrame | pl.LazyFrame, *, max_points: int = MAX_POINTS
 ) -> Any:
-    """Pass rate as a function of the execution threshold, one step line per run
-    (threshold_curve). A run with more than `max_points` steps is read on a grid of
-    `max_points` thresholds over its score range (the exact step value at each)."""
-    a = _altair()
+    """Pass rate by execution threshold, one step line per run (threshold_curve); a run of
+    more than `max_points` steps is read on a grid of `max_points` thresholds."""
     needs = [S.CONFIG_ID, S.RUN_ID, S.THRESHOLD, S.PASS_RATE]
     df = _frame(threshold_curve, "threshold_curve_chart", needs).sort(S.RUN_ID, S.THRESHOLD)
-    df, _, note = _latest(df, S.RUN_ID, _run_order(df), MAX_SERIES, _run_noun(df))
+    df, _, note = _latest_runs(df, MAX_SERIES)
     steps = df.group_by(S.RUN_ID).agg(pl.len().alias("n"))
     small = df.join(steps.filter(pl.col("n") <= max_points), on=S.RUN_ID, how="semi")
     big_runs = steps.filter(pl.col("n") > max_points)
     parts = [small.select(S.RUN_ID, S.THRESHOLD, S.PASS_RATE)]
+    grid_note = None
     if big_runs.height:
-        bounds = (
-            df.join(big_runs, on=S.RUN_ID, how="semi")
-            .group_by(S.RUN_ID)
-            .agg(pl.col(S.THRESHOLD).min().alias("lo"), pl.col(S.THRESHOLD).max().alias("hi"))
+        grid_note = (
+            f"A run with more than {max_points} threshold steps is read on a grid of "
+            f"{max_points} thresholds."
         )
+        lo, hi = pl.col(S.THRESHOLD).min(), pl.col(S.THRESHOLD).max()
+        bounds = df.join(big_runs, on=S.RUN_ID, how="semi").group_by(S.RUN_ID)
+        step = (pl.col("hi") - pl.col("lo")) * pl.col("i") / (max_points - 1)
         grid = (
-            bounds.with_columns(pl.int_range(max_points).implode().alias("i"))
+            bounds.agg(lo.alias("lo"), hi.alias("hi"))
+            .with_columns(pl.int_range(max_points).implode().alias("i"))
             .explode("i")
-            .with_columns(
-                (pl.col("lo") + (pl.col("hi") - pl.col("lo")) * pl.col("i") / (max_points - 1))
-                .clip(upper_bound=pl.col("hi"))
-                .alias(S.THRESHOLD)
-            )
+            .with_columns((pl.col("lo") + step).clip(upper_bound=pl.col("hi")).alias(S.THRESHOLD))
             .with_columns((pl.col(S.THRESHOLD) - EPS).alias("_key"))
             .select(S.RUN_ID, S.THRESHOLD, "_key")
             .sort(S.RUN_ID, "_key")
@@ -732,20 +650,13 @@ def threshold_curve_chart(
             check_sortedness=False,  # both sides are sorted by (run_id, key) above
         )
         parts.append(read.select(S.RUN_ID, S.THRESHOLD, S.PASS_RATE))
-    data = pl.concat(parts).sort(S.RUN_ID, S.THRESHOLD)
-    grid_note = (
-        f"A run with more than {max_points} threshold steps is read on a grid of "
-        f"{max_points} thresholds."
-        if big_runs.height
-        else None
-    )
     chart = (
-        a.Chart(data)
+        alt.Chart(pl.concat(parts).sort(S.RUN_ID, S.THRESHOLD))
         .mark_line(interpolate="step-before")
         .encode(
-            x=a.X(f"{S.THRESHOLD}:Q", title="execution threshold"),
-            y=_enc(a.Y, f"{S.PASS_RATE}:Q", unit=True, pct=True, title="pass rate"),
-            color=a.Color(f"{S.RUN_ID}:N", title="run"),
+            x=alt.X(f"{S.THRESHOLD}:Q", title="execution threshold"),
+            y=_enc(alt.Y, f"{S.PASS_RATE}:Q", unit=True, pct=True, title="pass rate"),
+            color=alt.Color(f"{S.RUN_ID}:N", title="run"),
             tooltip=_tips(
                 f"{S.RUN_ID}:N", (f"{S.THRESHOLD}:Q", ".3f"), (f"{S.PASS_RATE}:Q", ".1%")
             ),
@@ -761,11 +672,9 @@ def sweep_heatmap(
     *,
     value: str = S.PASS_RATE,
 ) -> Any:
-    """Two swept parameters → `value` (default pass_rate) per run, one panel per run
-    (sweep). `x` and `y` are sweep_* columns (with or without the prefix); by default the
-    first two. With one swept parameter the runs go down the y axis. Every (x, y, run)
-    must be one config: filter the sweep on any other swept parameter first."""
-    a = _altair()
+    """`value` by two swept parameters `x` and `y` (sweep_* columns, default the first
+    two), one panel per run (sweep); with one parameter the runs go down the y axis. Every
+    (x, y, run) must be one config."""
     names = sweep.lazy().collect_schema().names()
     params = [c for c in names if c.startswith("sweep_")]
 
@@ -788,7 +697,6 @@ def sweep_heatmap(
         )
     yc = column(y, 1 if x is None else next((k for k, p in enumerate(params) if p != xc), 99))
     keys = [xc, *([yc] if yc else [])]
-    # several configs by design (one per grid point): no config_id check
     df = _frame(sweep, "sweep_heatmap", [S.RUN_ID, *keys, value])
     dup = df.group_by(S.RUN_ID, *keys).len().filter(pl.col("len") > 1)
     if dup.height:
@@ -798,75 +706,63 @@ def sweep_heatmap(
             f" (other swept parameters: {', '.join(others) or 'explicit configs'}); hint: "
             "filter the sweep to one value of each other parameter first."
         )
-    data = visible_text(
-        df.with_columns(
-            pl.col(k).cast(pl.String).fill_null("(base)").alias(k) for k in keys
-        ).select(S.RUN_ID, *keys, value)
-    )
+    as_text = (pl.col(k).cast(pl.String).fill_null("(base)").alias(k) for k in keys)
+    data = visible_text(df.with_columns(as_text).select(S.RUN_ID, *keys, value))
     # one parameter: a row per run; two: a panel per run, each of (x, y) cells
     cells = data.group_by(S.RUN_ID).len()["len"].max() if data.height else 0
     limit = _per_item(MAX_SERIES if yc else MAX_RUNS, int(cells or 0))  # type: ignore[arg-type]
-    data, _, note = _latest(data, S.RUN_ID, _run_order(df), limit, _run_noun(df))
+    data, _, note = _latest_runs(data, limit, df)
     ycol = yc or S.RUN_ID
     fmt = ".0%" if value in (S.PASS_RATE, S.CASE_PASS_RATE) else ".3f"
-    base = a.Chart().encode(
-        x=a.X(f"{xc}:O", title=xc.removeprefix("sweep_")),
-        y=a.Y(f"{ycol}:O", title=ycol.removeprefix("sweep_")),
-    )
-    rect = base.mark_rect().encode(
-        color=a.Color(f"{value}:Q", scale=a.Scale(scheme="viridis"), title=value),
-        tooltip=_tips(f"{S.RUN_ID}:N", f"{xc}:O", f"{ycol}:O", (f"{value}:Q", fmt)),
+    base = alt.Chart().encode(
+        x=alt.X(f"{xc}:O", title=xc.removeprefix("sweep_")),
+        y=alt.Y(f"{ycol}:O", title=ycol.removeprefix("sweep_")),
     )
     lo, hi = data[value].min(), data[value].max()
     mid = (float(lo) + float(hi)) / 2 if lo is not None and hi is not None else 0.0  # type: ignore[arg-type]
-    text = base.mark_text(fontSize=10).encode(
-        text=a.Text(f"{value}:Q", format=fmt),
+    rect, text = _heatmap(
+        base,
+        alt.Color(f"{value}:Q", scale=alt.Scale(scheme="viridis"), title=value),
+        _tips(f"{S.RUN_ID}:N", f"{xc}:O", f"{ycol}:O", (f"{value}:Q", fmt)),
+        value,
+        fmt,
         # dark text on the light (high) end of viridis, white on the dark end
-        color=a.condition(f"datum['{value}'] > {mid!r}", a.value("black"), a.value("white")),
+        color=alt.condition(f"datum['{value}'] > {mid!r}", alt.value("black"), alt.value("white")),
     )
-    layer = a.layer(rect, text, data=data).properties(width=220)
+    layer = alt.layer(rect, text, data=data).properties(width=220)
     title = f"What-if: {value} by {', '.join(k.removeprefix('sweep_') for k in keys)}"
-    if yc is None:
-        return noted(layer.properties(title=title), [note])
-    chart = layer.facet(column=a.Column(f"{S.RUN_ID}:N", title=None), columns=3).properties(
-        title=title
-    )
-    return noted(chart, [note])
+    if yc is not None:
+        layer = layer.facet(column=alt.Column(f"{S.RUN_ID}:N", title=None), columns=3)
+    return noted(layer.properties(title=title), [note])
 
 
 BAND_COLUMNS = (S.RANK_LOW, S.RANK_HIGH, S.P_BEST)
-"""The run_summary columns of the rank-bands chart (present only with --bootstrap)."""
 
 
 def rank_bands_chart(run_summary: pl.DataFrame) -> Any:
-    """The case bootstrap's rank bands (`--bootstrap B`): per run, the 95 % band of its
-    pass-rate rank among the runs of its config that share their cases (a rule from
-    rank_low to rank_high, a point at each end; 1 = best), labelled with p_best; runs in
-    the table's order, one row per config and run."""
-    a = _altair()
+    """The case bootstrap's rank bands (`--bootstrap B`): per run the 95 % band of its
+    pass-rate rank (1 = best), labelled with p_best."""
     df = run_summary.filter(pl.col(S.P_BEST).is_not_null())
     several = df[S.CONFIG_ID].n_unique() > 1
     label = pl.concat_str(S.CONFIG_ID, pl.lit(" · "), S.RUN_ID) if several else pl.col(S.RUN_ID)
     data = visible_text(
         df.select(
             label.alias("run"),
-            S.RANK_LOW,
-            S.RANK_HIGH,
-            S.P_BEST,
+            *BAND_COLUMNS,
             pl.format("p best {}%", (pl.col(S.P_BEST) * 100).round(1)).alias("text"),
         )
     )
     top = max(2.0, float(data[S.RANK_HIGH].max() or 1.0))  # type: ignore[arg-type]
-    base = a.Chart(data).encode(
-        y=a.Y("run:N", sort=data["run"].to_list(), title="run"),
+    base = alt.Chart(data).encode(
+        y=alt.Y("run:N", sort=data["run"].to_list(), title="run"),
         tooltip=_tips("run:N", f"{S.RANK_LOW}:Q", f"{S.RANK_HIGH}:Q", (f"{S.P_BEST}:Q", ".1%")),
     )
     low = base.encode(
-        x=a.X(
+        x=alt.X(
             f"{S.RANK_LOW}:Q",
-            scale=a.Scale(domain=[0.5, top + 0.5], nice=False),
+            scale=alt.Scale(domain=[0.5, top + 0.5], nice=False),
             title="rank by pass rate (95 % band; 1 = best)",
-            axis=a.Axis(tickMinStep=1),
+            axis=alt.Axis(tickMinStep=1),
         )
     )
     high = base.encode(x=f"{S.RANK_HIGH}:Q")
@@ -890,7 +786,7 @@ CHARTS: dict[str, tuple[Callable[..., Any], str]] = {
     "slice_forest": (slice_forest_chart, S.SLICE_DELTAS),
     "power_curve": (power_curve_chart, S.RUN_DELTAS),
 }
-"""Chart name (of the report's figures and the golden specs) -> its function and table."""
+"""Chart name -> its function and table."""
 
 
 def charts_for(tables: dict[str, pl.DataFrame | pl.LazyFrame]) -> dict[str, Any]:

@@ -1,5 +1,4 @@
-"""`report_tables`: every table the report draws, computed from a dataset in one go —
-score once, compare the runs, sweep a small what-if grid, and the threshold curve."""
+"""`report_tables`: every table the report draws, computed from a dataset in one go."""
 
 from __future__ import annotations
 
@@ -19,6 +18,7 @@ from evalframe._private.report.cases import (
     CASE_DETAILS,
     CASES_PER_PAIR,
     CASES_PER_RUN,
+    both_sides,
     case_details,
 )
 from evalframe._private.scoring.execution_scores import evaluator_scores
@@ -30,8 +30,7 @@ WHAT_IF_OUTCOMES = ("gate", "ignore", "both")
 
 
 def default_grid(config: Config) -> Grid:
-    """The report's what-if grid around `config`: threshold 0.6–0.9 × outcomes mode
-    (gate / ignore / both); every other setting as in `config`."""
+    """The what-if grid around `config`: threshold 0.6–0.9 × outcomes gate/ignore/both."""
     base = json.loads(config.canonical_json())
     base.pop("threshold_override", None)  # an override would pin every threshold
     return grid_from_dict(
@@ -44,22 +43,14 @@ def default_grid(config: Config) -> Grid:
 
 
 def case_nodes(ds: Dataset, cfg: Config) -> pl.LazyFrame | Callable[[pl.DataFrame], pl.LazyFrame]:
-    """evaluator_scores for the embedded cases (`case_details`' `nodes`). With the
-    config's evaluators listed, every node row of an execution depends on that execution
-    alone, so the tree is evaluated on the embedded cases' rows only (both sides of a
-    pair); a tree from the data expects each run's evaluators, so it takes every row."""
+    """evaluator_scores for the embedded cases (`case_details`' `nodes`): with the config's
+    evaluators listed a node row depends on its execution alone, so only the embedded
+    cases' rows are evaluated; a tree from the data needs every row."""
     if cfg.evaluators is None:
         return evaluator_scores(ds, cfg)
 
     def nodes(rows: pl.DataFrame) -> pl.LazyFrame:
-        keys = pl.concat(
-            [
-                rows.select(S.RUN_ID, S.CASE_ID),
-                rows.filter(pl.col(S.BASELINE_RUN_ID).is_not_null()).select(
-                    pl.col(S.BASELINE_RUN_ID).alias(S.RUN_ID), S.CASE_ID
-                ),
-            ]
-        ).unique()
+        keys = both_sides(rows)
         if keys.is_empty():
             return evaluator_scores(ds, cfg).head(0)
         key = [S.RUN_ID, S.CASE_ID]
@@ -89,23 +80,15 @@ def report_tables(
     seed: int = 0,
     replicates: str | None = None,
 ) -> dict[str, pl.DataFrame]:
-    """execution_scores, case_summary and run_summary; with two runs or more case_deltas,
-    evaluator_deltas and run_deltas (each run against the one before it, or every run
-    against `baseline`); with `what_if`, sweep over `grid` (default: `default_grid`) and
-    threshold_curve under `config`; with pairs, slice_deltas by `by` (an executions column,
-    or "tag"; default: by tag when any execution has tags); and case_details, the cases the
-    page embeds (report/cases.py: the `per_pair` worst regressed cases of the latest pairs,
-    the `per_run` worst failing cases of the latest runs) with the judge's labels and
-    reasons and the outcome checks. `series` (a runs column: model, target, agent) pairs
-    runs within each of its values only (`compare_tables(series=...)`); draw the trend per
-    series by passing it to `build_report` too. `bootstrap`/`seed`: run_summary with the
-    case-bootstrap columns (docs/statistics.md; the runs part shows the rank bands).
-    `replicates` (a runs column whose equal values mark reruns) adds noise_floor and
-    run_deltas.within_noise to a comparison (the page names the pairs within the noise)."""
+    """execution_scores, case_summary and run_summary; with two runs or more the comparison
+    tables (each run against the one before it, or against `baseline`; slice_deltas by
+    `by`, default by tag when any execution has tags); with `what_if` sweep over `grid`
+    (default `default_grid`) and threshold_curve; and case_details (`per_pair` and
+    `per_run` embedded cases). `series`, `bootstrap`/`seed` and `replicates` as in
+    `compare_tables`."""
     cfg = config if config is not None else Config()
     ds = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, clamp=clamp)
-    # a dataset path is scored by the flat pass, whose leaf scores give evaluator_deltas
-    # (one read of the judge rows); a Dataset by the tree path
+    # a path is scored by the flat pass (one read of the judge rows), a Dataset by the tree
     source: str | Path | Dataset = dataset if isinstance(dataset, (str, Path)) else ds
     executions = ds.executions
     n_runs = executions.select(pl.col(S.RUN_ID).n_unique()).collect().item()
