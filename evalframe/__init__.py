@@ -55,6 +55,8 @@ _EXPORTS: dict[str, str] = {
     "history_tables": "evalframe._private.pipeline.history",
     "series_trend": "evalframe._private.summaries.history",
     "case_history": "evalframe._private.summaries.history",
+    "case_difficulty": "evalframe._private.summaries.difficulty",
+    "run_ability": "evalframe._private.summaries.difficulty",
     # what compare says beside its tables (the terminal and report.html alike)
     "series_note": "evalframe._private.compare.pairs",
     "significant_regressions": "evalframe._private.summaries.slices",
@@ -139,6 +141,7 @@ if TYPE_CHECKING:
     from evalframe._private.compare.evaluator_tests import evaluator_tests
     from evalframe._private.pipeline.history import history_tables
     from evalframe._private.summaries.history import case_history, series_trend
+    from evalframe._private.summaries.difficulty import case_difficulty, run_ability
 
     # -- what compare says beside its tables (the terminal and report.html alike)
     from evalframe._private.compare.pairs import series_note
@@ -219,6 +222,8 @@ __all__ = [  # noqa: RUF022 - grouped as the imports above
     "history_tables",
     "series_trend",
     "case_history",
+    "case_difficulty",
+    "run_ability",
     # what compare says beside its tables
     "series_note",
     "significant_regressions",

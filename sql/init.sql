@@ -634,13 +634,13 @@ create or replace macro effective_n(p, se, cases) as
 -- inputs:  a run_summary row's pass_rate, pass_rate_se and cases
 -- returns: double in [0, 1]; null when the run has no pass rate or no case
 create or replace macro pass_rate_lower(pass_rate, pass_rate_se, cases) as
-    greatest(
-        0.0,
-        wilson_interval(
+    list_transform(
+        [wilson_interval(
             pass_rate * effective_n(pass_rate, pass_rate_se, cases),
             effective_n(pass_rate, pass_rate_se, cases)
-        ).low
-    );
+        ).low],
+        lambda low: case when low < 0 then 0.0 else low end
+    )[1];
 
 -- ==== mcnemar_p.sql =============================================================
 -- mcnemar_p(n01, n10) — scalar macro: exact two-sided McNemar p-value of paired pass flips.
@@ -2744,6 +2744,158 @@ from query(
         getvariable('evalframe_noise_floor_file') is null,
         'select null::varchar as config_id, null::varchar as replicate_group, null::bigint as runs, null::bigint as pairs, null::bigint as shared_cases, null::double as rms_pass_rate_delta, null::double as rms_mean_score_delta, null::double as flip_rate where false',
         'select * from read_parquet(getvariable(''evalframe_noise_floor_file''), hive_partitioning = false)'
+    )
+);
+
+-- ==== evaluator_tests.sql =======================================================
+-- evaluator_tests — view over results/evaluator_tests.parquet written by `evalframe compare` (created by
+-- init.sql from inside the dataset folder; `evalframe sql` registers the file instead).
+-- The folder is the variable evalframe_results ['results']: set variable evalframe_results
+-- = 'out'; before reading init.sql. Without the file the view is empty, with its columns.
+-- grain:   config × pair × leaf evaluator
+-- inputs:  results/evaluator_tests.parquet
+-- columns: config_id, baseline_run_id, candidate_run_id, path, n_cases,
+--          mean_delta, d_z, n_nonzero, wilcoxon_z, p_value, p_holm
+set variable evalframe_evaluator_tests_file = (
+    select
+        case
+            when exists (
+                select 1
+                from glob(coalesce(getvariable('evalframe_results'), 'results') || '/evaluator_tests.parquet')
+            )
+                then coalesce(getvariable('evalframe_results'), 'results') || '/evaluator_tests.parquet'
+        end
+);
+
+create or replace view evaluator_tests as
+select *
+from query(
+    if(
+        getvariable('evalframe_evaluator_tests_file') is null,
+        'select null::varchar as config_id, null::varchar as baseline_run_id, null::varchar as candidate_run_id, null::varchar as path, null::bigint as n_cases, null::double as mean_delta, null::double as d_z, null::bigint as n_nonzero, null::double as wilcoxon_z, null::double as p_value, null::double as p_holm where false',
+        'select * from read_parquet(getvariable(''evalframe_evaluator_tests_file''), hive_partitioning = false)'
+    )
+);
+
+-- ==== case_difficulty.sql =======================================================
+-- case_difficulty — view over results/case_difficulty.parquet written by `evalframe trend` or `flaky` (created by
+-- init.sql from inside the dataset folder; `evalframe sql` registers the file instead).
+-- The folder is the variable evalframe_results ['results']: set variable evalframe_results
+-- = 'out'; before reading init.sql. Without the file the view is empty, with its columns.
+-- grain:   config × series × case
+-- inputs:  results/case_difficulty.parquet
+-- columns: config_id, series_column, series, case_id, runs, passes, difficulty,
+--          difficulty_se, discrimination, flag
+set variable evalframe_case_difficulty_file = (
+    select
+        case
+            when exists (
+                select 1
+                from glob(coalesce(getvariable('evalframe_results'), 'results') || '/case_difficulty.parquet')
+            )
+                then coalesce(getvariable('evalframe_results'), 'results') || '/case_difficulty.parquet'
+        end
+);
+
+create or replace view case_difficulty as
+select *
+from query(
+    if(
+        getvariable('evalframe_case_difficulty_file') is null,
+        'select null::varchar as config_id, null::varchar as series_column, null::varchar as series, null::varchar as case_id, null::bigint as runs, null::bigint as passes, null::double as difficulty, null::double as difficulty_se, null::double as discrimination, null::varchar as flag where false',
+        'select * from read_parquet(getvariable(''evalframe_case_difficulty_file''), hive_partitioning = false)'
+    )
+);
+
+-- ==== run_ability.sql ===========================================================
+-- run_ability — view over results/run_ability.parquet written by `evalframe trend` or `flaky` (created by
+-- init.sql from inside the dataset folder; `evalframe sql` registers the file instead).
+-- The folder is the variable evalframe_results ['results']: set variable evalframe_results
+-- = 'out'; before reading init.sql. Without the file the view is empty, with its columns.
+-- grain:   config × series × run
+-- inputs:  results/run_ability.parquet
+-- columns: config_id, series_column, series, run_id, cases, ability,
+--          ability_se, flag
+set variable evalframe_run_ability_file = (
+    select
+        case
+            when exists (
+                select 1
+                from glob(coalesce(getvariable('evalframe_results'), 'results') || '/run_ability.parquet')
+            )
+                then coalesce(getvariable('evalframe_results'), 'results') || '/run_ability.parquet'
+        end
+);
+
+create or replace view run_ability as
+select *
+from query(
+    if(
+        getvariable('evalframe_run_ability_file') is null,
+        'select null::varchar as config_id, null::varchar as series_column, null::varchar as series, null::varchar as run_id, null::bigint as cases, null::double as ability, null::double as ability_se, null::varchar as flag where false',
+        'select * from read_parquet(getvariable(''evalframe_run_ability_file''), hive_partitioning = false)'
+    )
+);
+
+-- ==== judge_agreement.sql =======================================================
+-- judge_agreement — view over results/judge_agreement.parquet written by `evalframe score` on a dataset with labels (created by
+-- init.sql from inside the dataset folder; `evalframe sql` registers the file instead).
+-- The folder is the variable evalframe_results ['results']: set variable evalframe_results
+-- = 'out'; before reading init.sql. Without the file the view is empty, with its columns.
+-- grain:   config × run × evaluator × rater
+-- inputs:  results/judge_agreement.parquet
+-- columns: config_id, run_id, evaluator, rater, n_labeled, tp, fp, fn, tn,
+--          agreement, kappa, sensitivity, specificity, score_mae, score_bias,
+--          krippendorff_alpha, best_kappa_threshold, sensitivity_low,
+--          specificity_low, admitted, recommended_threshold
+set variable evalframe_judge_agreement_file = (
+    select
+        case
+            when exists (
+                select 1
+                from glob(coalesce(getvariable('evalframe_results'), 'results') || '/judge_agreement.parquet')
+            )
+                then coalesce(getvariable('evalframe_results'), 'results') || '/judge_agreement.parquet'
+        end
+);
+
+create or replace view judge_agreement as
+select *
+from query(
+    if(
+        getvariable('evalframe_judge_agreement_file') is null,
+        'select null::varchar as config_id, null::varchar as run_id, null::varchar as evaluator, null::varchar as rater, null::bigint as n_labeled, null::bigint as tp, null::bigint as fp, null::bigint as fn, null::bigint as tn, null::double as agreement, null::double as kappa, null::double as sensitivity, null::double as specificity, null::double as score_mae, null::double as score_bias, null::double as krippendorff_alpha, null::double as best_kappa_threshold, null::double as sensitivity_low, null::double as specificity_low, null::boolean as admitted, null::double as recommended_threshold where false',
+        'select * from read_parquet(getvariable(''evalframe_judge_agreement_file''), hive_partitioning = false)'
+    )
+);
+
+-- ==== agreement_curve.sql =======================================================
+-- agreement_curve — view over results/agreement_curve.parquet written by `evalframe score` on a dataset with labels (created by
+-- init.sql from inside the dataset folder; `evalframe sql` registers the file instead).
+-- The folder is the variable evalframe_results ['results']: set variable evalframe_results
+-- = 'out'; before reading init.sql. Without the file the view is empty, with its columns.
+-- grain:   config × run × evaluator × rater × threshold
+-- inputs:  results/agreement_curve.parquet
+-- columns: config_id, run_id, evaluator, rater, threshold, n_labeled, tp, fp,
+--          fn, tn, kappa, sensitivity, specificity
+set variable evalframe_agreement_curve_file = (
+    select
+        case
+            when exists (
+                select 1
+                from glob(coalesce(getvariable('evalframe_results'), 'results') || '/agreement_curve.parquet')
+            )
+                then coalesce(getvariable('evalframe_results'), 'results') || '/agreement_curve.parquet'
+        end
+);
+
+create or replace view agreement_curve as
+select *
+from query(
+    if(
+        getvariable('evalframe_agreement_curve_file') is null,
+        'select null::varchar as config_id, null::varchar as run_id, null::varchar as evaluator, null::varchar as rater, null::double as threshold, null::bigint as n_labeled, null::bigint as tp, null::bigint as fp, null::bigint as fn, null::bigint as tn, null::double as kappa, null::double as sensitivity, null::double as specificity where false',
+        'select * from read_parquet(getvariable(''evalframe_agreement_curve_file''), hive_partitioning = false)'
     )
 );
 

@@ -5,10 +5,10 @@
 -- inputs:  a run_summary row's pass_rate, pass_rate_se and cases
 -- returns: double in [0, 1]; null when the run has no pass rate or no case
 create or replace macro pass_rate_lower(pass_rate, pass_rate_se, cases) as
-    greatest(
-        0.0,
-        wilson_interval(
+    list_transform(
+        [wilson_interval(
             pass_rate * effective_n(pass_rate, pass_rate_se, cases),
             effective_n(pass_rate, pass_rate_se, cases)
-        ).low
-    );
+        ).low],
+        lambda low: case when low < 0 then 0.0 else low end
+    )[1];

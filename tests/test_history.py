@@ -492,7 +492,13 @@ def test_trend_writes_both_tables_as_one_result_set(tmp_path) -> None:
     out = tmp_path / "out"
     result = _cli("trend", str(data), "--series", "model", "-o", str(out))
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in out.iterdir()) == ["case_history.parquet", "series_trend.parquet"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "case_difficulty.parquet",
+        "case_history.parquet",
+        "run_ability.parquet",
+        "series_trend.parquet",
+    ]
+    assert pl.read_parquet(out / "case_difficulty.parquet").columns == S.CASE_DIFFICULTY_COLUMNS
     trend = pl.read_parquet(out / "series_trend.parquet")
     assert trend.columns == S.SERIES_TREND_COLUMNS and trend[S.SERIES].to_list() == ["a", "b"]
     assert "model=a — 3 runs" in result.output and "pts/run" in result.output

@@ -58,6 +58,8 @@ PUBLIC = [
     "history_tables",
     "series_trend",
     "case_history",
+    "case_difficulty",
+    "run_ability",
     # what compare says beside its tables
     "series_note",
     "significant_regressions",

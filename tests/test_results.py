@@ -53,7 +53,13 @@ def test_results_lists_the_sets_with_provenance(scored):
             ],
             False,
         ),
-        (default, True, ["compare"], ["case_deltas", "evaluator_deltas", "run_deltas"], False),
+        (
+            default,
+            True,
+            ["compare"],
+            ["case_deltas", "evaluator_deltas", "evaluator_tests", "run_deltas"],
+            False,
+        ),
     ]
     assert rows[0]["tables"]["run_summary"] == 3
     assert rows[0]["rows"] == sum(rows[0]["tables"].values())

@@ -189,8 +189,8 @@ def test_init_sql_defaults_a_bare_folder_like_the_python_engine(tmp_path, monkey
     want = want.with_columns(pl.lit("cfg").alias(S.CONFIG_ID))
     assert got.columns == want.columns
     for column in want.columns:
-        assert got[column].to_list() == pytest.approx(want[column].to_list(), abs=1e-9) or (
-            got[column].to_list() == want[column].to_list()
+        assert got[column].to_list() == want[column].to_list() or got[column].to_list() == (
+            pytest.approx(want[column].to_list(), abs=1e-9)
         ), column
     executions = con.sql("select status, attempt from executions").fetchall()
     assert set(executions) == {("ok", 0)}

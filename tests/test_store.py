@@ -73,7 +73,7 @@ def test_score_then_compare_never_mixes_configs_in_the_latest_views(ds):
     con, opened = sql_connection(ds)
     found = list(opened.views)
     latest = ef.load_config().config_id
-    assert found == ["case_deltas", "evaluator_deltas", "run_deltas"]
+    assert found == ["case_deltas", "evaluator_deltas", "evaluator_tests", "run_deltas"]
     for view in ("run_summary", "case_summary", "execution_scores", *found, "run_trend"):
         ids = {r[0] for r in con.sql(f"select distinct config_id from {view}").fetchall()}
         assert ids <= {latest}, view

@@ -51,6 +51,10 @@ WIDE_UNLISTED = Feature(
 MEMORY_LIMIT = Feature("memory_limit", "`--memory-limit`")
 SPARK_CONNECT = Feature("spark_connect", "Spark Connect (`--spark-remote`)")
 BOOTSTRAP = Feature("bootstrap", "`--bootstrap` (case bootstrap of run_summary)")
+CASE_DIFFICULTY = Feature(
+    "case_difficulty",
+    "case difficulty (`trend`'s case_difficulty, run_ability; `cases --difficulty`)",
+)
 
 FEATURES = (
     COMPOSITE_TREES,
@@ -66,6 +70,7 @@ FEATURES = (
     MEMORY_LIMIT,
     SPARK_CONNECT,
     BOOTSTRAP,
+    CASE_DIFFICULTY,
 )
 """Every feature, in the docs' order."""
 
@@ -113,6 +118,11 @@ UNSUPPORTED: dict[tuple[str, str], Unsupported] = {
     ("spark", MEMORY_LIMIT.key): Unsupported(
         "Spark's memory is the cluster's (spark.executor.memory, spark.driver.memory)",
         "drop --memory-limit and size the Spark executors",
+    ),
+    ("spark", CASE_DIFFICULTY.key): Unsupported(
+        "the Rasch fit iterates over the runs × cases matrix in one process, and on Spark "
+        "case_summary stays in the cluster",
+        "run `trend` or `cases --difficulty` with the polars or DuckDB engine",
     ),
     ("polars", SPARK_CONNECT.key): Unsupported(
         "Spark Connect is a Spark session", "add --engine spark (engine='spark')"

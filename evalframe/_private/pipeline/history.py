@@ -25,6 +25,7 @@ from evalframe._private.data.dataset import Dataset, open_tables
 from evalframe._private.errors import UsageError
 from evalframe._private.pipeline.score import check_request, require_spark, score_tables
 from evalframe._private.pipeline.tables import Tables
+from evalframe._private.summaries.difficulty import difficulty_tables
 from evalframe._private.summaries.history import case_history, series_trend
 
 
@@ -68,7 +69,9 @@ def history_tables(
     """The history of a dataset's runs (docs/history.md#trend): a `Tables` of series_trend (one row
     per config × series: the weighted trend of pass_rate and mean_score over the runs, the
     change point of the pass rate) and case_history (one row per config × series × case:
-    runs, flips, flip_rate, the shrunk pass rate, quarantine).
+    runs, flips, flip_rate, the shrunk pass rate, quarantine); on polars and DuckDB also
+    case_difficulty and run_ability over every run of each series, whatever `window`
+    (docs/statistics.md#case-difficulty).
 
     `series` (a runs column: model, target, agent) makes each of its values a series of
     its own; `window` keeps the last N runs of each series. Thresholds come from the
@@ -90,6 +93,7 @@ def history_tables(
         else:
             trend, cases = _history(rs, cs, opts)
             tables = dict(zip(S.HISTORY_TABLES, pl.collect_all([trend, cases]), strict=True))
+        tables |= difficulty_tables(cs, rs, series=series)  # every run of each series
     out: Tables[pl.DataFrame] = Tables(tables)
     out.path = engine
     out.notes = [n for n in [series_mix_note(dataset, series)] if n]

@@ -246,3 +246,18 @@ def _runs(
         .select(S.RUN_ABILITY_COLUMNS)
         .sort(S.CONFIG_ID, S.SERIES, S.RUN_ID, nulls_last=True)
     )
+
+
+def case_difficulty(
+    case_summary: Any, run_summary: Any, *, series: str | None = None
+) -> pl.DataFrame:
+    """case_difficulty of `difficulty_tables`: per config × series × case, the runs and passes,
+    difficulty and its SE, discrimination and the flag (always_passes, never_passes,
+    negative_discrimination)."""
+    return difficulty_tables(case_summary, run_summary, series=series)[S.CASE_DIFFICULTY]
+
+
+def run_ability(case_summary: Any, run_summary: Any, *, series: str | None = None) -> pl.DataFrame:
+    """run_ability of `difficulty_tables`: per config × series × run, the cases, ability and its
+    SE and the flag (always_passes, never_passes)."""
+    return difficulty_tables(case_summary, run_summary, series=series)[S.RUN_ABILITY]

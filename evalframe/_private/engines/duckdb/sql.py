@@ -86,6 +86,11 @@ OUTPUT_VIEWS = (
     S.RUN_DELTAS,
     S.VARIANCE_COMPONENTS,
     S.NOISE_FLOOR,
+    S.EVALUATOR_TESTS,
+    S.CASE_DIFFICULTY,
+    S.RUN_ABILITY,
+    S.JUDGE_AGREEMENT,
+    S.AGREEMENT_CURVE,
 )
 """Views over the output tables in results/ (init.sql; `evalframe sql` registers them)."""
 ANALYST_VIEWS = ("regressions", "run_trend")
