@@ -8,19 +8,15 @@ import typer
 
 import evalframe as ef
 from evalframe.cli._console import stderr, stdout
-from evalframe.cli._options import ConfigOpt, DatasetArg, JsonOpt, PresetOpt, ThresholdOpt
+from evalframe.cli._options import POLICY, DatasetArg, policy, shared
 
 if TYPE_CHECKING:
     import polars as pl
-    from rich.table import Table
 
 
+@shared(*POLICY, "as_json")
 def agree(
     dataset: DatasetArg,
-    config: ConfigOpt = None,
-    preset: PresetOpt = None,
-    threshold: ThresholdOpt = None,
-    as_json: JsonOpt = False,
     check: Annotated[
         bool,
         typer.Option(
@@ -29,6 +25,7 @@ def agree(
             "admitted under the config's judges: limits.",
         ),
     ] = False,
+    **options: Any,
 ) -> None:
     """How far the judge agrees with the human labels of the dataset's labels table: per
     evaluator and rater the labeled count, Cohen's kappa, sensitivity, specificity and the
@@ -41,9 +38,9 @@ def agree(
     """
     import polars as pl
 
-    from evalframe.cli._render import print_json, progress
+    from evalframe.cli._render import print_json, progress, say
 
-    cfg = ef.load_config(config, preset=preset, threshold=threshold)
+    cfg = policy(options)
     with progress(f"measuring the judge of {dataset} under config {cfg.config_id}"):
         result = ef.judge_agreement(dataset, cfg)
     runs = result.run_summary.select(
@@ -54,7 +51,7 @@ def agree(
         "ppi_pass_rate_ci_low",
         "ppi_pass_rate_ci_high",
     )
-    if as_json:
+    if options["as_json"]:
         print_json(
             {
                 "config_id": result.config_id,
@@ -68,8 +65,6 @@ def agree(
         print_tables(result, runs, cfg.config_id)
     refused = result.judge_agreement.filter(pl.col("admitted").not_())
     if check and refused.height:
-        from evalframe.cli._render import say
-
         for r in refused.iter_rows(named=True):
             judge = "(verdict)" if r["evaluator"] is None else r["evaluator"]
             stderr.print(
@@ -94,15 +89,15 @@ def print_tables(result: ef.JudgeAgreement, runs: pl.DataFrame, config_id: str) 
     rates, a legend."""
     import polars as pl
 
-    from evalframe.cli._render import id_text
+    from evalframe.cli._render import id_text, table
     from evalframe.format import num, pct
 
     agreement = result.judge_agreement
     alpha = agreement.filter(pl.col("rater").is_null()).select(
         "run_id", "evaluator", "krippendorff_alpha"
     )
-    rows = agreement.filter(pl.col("rater").is_not_null()).drop("krippendorff_alpha")
-    rows = rows.join(alpha, on=["run_id", "evaluator"], how="left", nulls_equal=True)
+    raters = agreement.filter(pl.col("rater").is_not_null()).drop("krippendorff_alpha")
+    rows = raters.join(alpha, on=["run_id", "evaluator"], how="left", nulls_equal=True).to_dicts()
     judge = [
         ("run", lambda r: id_text(r["run_id"])),
         ("evaluator", lambda r: "(verdict)" if r["evaluator"] is None else id_text(r["evaluator"])),
@@ -133,32 +128,19 @@ def print_tables(result: ef.JudgeAgreement, runs: pl.DataFrame, config_id: str) 
         ("corrected (PPI)", lambda r: pct(r["ppi_pass_rate"])),
         ("95 % interval", _ppi_interval),
     ]
-    stdout.print(_table(f"judge vs human labels (config {config_id})", agreement_columns, rows))
+    ids = ("run", "evaluator", "rater")
+    title = f"judge vs human labels (config {config_id})"
+    stdout.print(table(title, agreement_columns, rows, ids))
     admitted = "admitted to gate a release? (the config's judges: limits)"
-    stdout.print(_table(admitted, admission_columns, rows))
+    stdout.print(table(admitted, admission_columns, rows, ids))
     corrected = "pass rate: judge vs corrected by the labels"
-    stdout.print(_table(corrected, corrected_columns, runs))
+    stdout.print(table(corrected, corrected_columns, runs.to_dicts(), ids))
     stdout.print(LEGEND)
     if result.ignored_labels:
         stderr.print(
             f"note: {result.ignored_labels} label rows name a composite node or an evaluator "
             "outside the config's tree; they were left out."
         )
-
-
-_IDS = ("run", "evaluator", "rater")
-
-
-def _table(title: str, columns: list[tuple[str, Any]], frame: pl.DataFrame) -> Table:
-    """A table of `frame`'s rows: ids left, numbers right, one column per (header, cell)."""
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left")
-    for header, _cell in columns:
-        table.add_column(header, justify="left" if header in _IDS else "right")
-    for r in frame.iter_rows(named=True):
-        table.add_row(*(cell(r) for _header, cell in columns))
-    return table
 
 
 def _ppi_interval(r: dict[str, Any]) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -109,44 +110,37 @@ def float_stat(value: object) -> float | None:
     raise TypeError(f"not a number: {value!r}")
 
 
-def sweep_report(table: pl.DataFrame, params: pl.DataFrame) -> list:
+def sweep_report(frame: pl.DataFrame, params: pl.DataFrame) -> list:
     """Per run: the range of pass rates across the grid, and the parameter that moves
     the verdicts most (largest spread of the mean pass rate across its values)."""
     import polars as pl
-    from rich.table import Table
 
-    from evalframe.cli._render import id_column, id_text
+    from evalframe.cli._render import id_text, table
     from evalframe.format import pct
 
     swept = [c for c in params.columns if c.startswith("sweep_") and params[c].n_unique() > 1]
-    out_table = Table(title="sweep: pass rate across the grid", title_justify="left")
-    for h in (
-        "run",
-        "configs",
-        "pass rate min",
-        "max",
-        "configs passing run gates",
-        "moves verdicts most",
-        "pass-rate spread",
-    ):
-        if h == "run":
-            id_column(out_table, h)
-        else:
-            out_table.add_column(h, justify="left" if h == "moves verdicts most" else "right")
-    for (run_id,), runs in table.group_by("run_id", maintain_order=True):
+    rows = []
+    for (run_id,), runs in frame.group_by("run_id", maintain_order=True):
         best, spread = "—", 0.0
         for col in swept:
             means = runs.group_by(col).agg(pl.col("pass_rate").mean())["pass_rate"]
             width = (float_stat(means.max()) or 0.0) - (float_stat(means.min()) or 0.0)
             if width > spread:
                 best, spread = col.removeprefix("sweep_"), width
-        out_table.add_row(
-            id_text(run_id),
-            str(runs.height),
-            pct(float_stat(runs["pass_rate"].min())),
-            pct(float_stat(runs["pass_rate"].max())),
-            f"{int(runs['run_passed'].sum())}/{runs.height}",
-            id_text(best),
-            f"{100 * spread:.1f} pts",
+        rate = runs["pass_rate"]
+        rows.append(
+            (
+                id_text(run_id),
+                str(runs.height),
+                pct(float_stat(rate.min())),
+                pct(float_stat(rate.max())),
+                f"{int(runs['run_passed'].sum())}/{runs.height}",
+                id_text(best),
+                f"{100 * spread:.1f} pts",
+            )
         )
-    return [out_table]
+    headers = ["run", "configs", "pass rate min", "max", "configs passing run gates"]
+    headers += ["moves verdicts most", "pass-rate spread"]
+    columns = [(h, itemgetter(k)) for k, h in enumerate(headers)]
+    title = "sweep: pass rate across the grid"
+    return [table(title, columns, rows, ("run", "moves verdicts most"))]
