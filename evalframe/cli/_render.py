@@ -14,6 +14,14 @@ from typing import Any
 
 import polars as pl
 from rich.console import Console, Group, JustifyMethod
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 from rich.text import Text
 
@@ -390,34 +398,28 @@ def progress(message: str, *, enabled: bool = True) -> Iterator[None]:
 
 
 @contextmanager
+def progress_bar(console: Console | None, *columns: Any) -> Iterator[Progress | None]:
+    """A transient progress bar with `columns` and the time spent on `console` (default
+    stderr); None when it is not a terminal."""
+    out = console or stderr
+    if not out.is_terminal:
+        yield None
+        return
+    with Progress(*columns, TimeElapsedColumn(), console=out, transient=True) as bar:
+        yield bar
+
+
+@contextmanager
 def steps(total: int, console: Console | None = None) -> Iterator[Callable[[str], None]]:
     """A progress display of `total` steps on stderr (silent when it is not a terminal):
     call the yielded function with each step's description (plain text, shown literally)
-    as the step starts; the bar
-    shows the finished steps out of `total` and the time spent."""
-    out = console or stderr
-    if not out.is_terminal:
-        yield lambda _message: None
-        return
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        SpinnerColumn,
-        TextColumn,
-        TimeElapsedColumn,
-    )
-
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}", markup=False),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("steps"),
-        TimeElapsedColumn(),
-        console=out,
-        transient=True,
-    ) as bar:
+    as the step starts; the bar shows the finished steps out of `total`."""
+    description = TextColumn("{task.description}", markup=False)
+    columns = (SpinnerColumn(), description, BarColumn(), MofNCompleteColumn(), TextColumn("steps"))
+    with progress_bar(console, *columns) as bar:
+        if bar is None:
+            yield lambda _message: None
+            return
         task = bar.add_task("starting", total=total)
         started = [0]
 

@@ -17,18 +17,10 @@ if TYPE_CHECKING:
     import polars as pl
 
 
-class CaseStatus(StrEnum):
-    """Which cases `evalframe cases` lists (the statuses `ef.cases` takes)."""
-
-    regression = "regression"
-    improvement = "improvement"
-    unchanged = "unchanged"
-    new = "new"
-    removed = "removed"
-    error = "error"
-    fail = "fail"
-    pass_ = "pass"
-    flaky = "flaky"
+CaseStatus = StrEnum(
+    "CaseStatus", "regression improvement unchanged new removed error fail pass flaky"
+)
+"""Which cases `evalframe cases` lists (the statuses `ef.cases` takes)."""
 
 
 def cases(

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 import evalframe as ef
-from evalframe.cli._console import stderr, stdout
+from evalframe.cli._console import stdout
 from evalframe.cli._options import ClampOpt, DatasetArg, JsonOpt, OutOpt, default_out
 
 if TYPE_CHECKING:
@@ -82,20 +82,15 @@ def sweep_progress(
     total: int, console: Console | None = None
 ) -> Iterator[Callable[[int, int], None] | None]:
     """A progress bar over the grid's `total` configs on stderr (when it is a terminal)."""
-    out = console or stderr
-    if not out.is_terminal:
-        yield None
-        return
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, TextColumn
 
-    with Progress(
-        TextColumn("sweeping"),
-        BarColumn(),
-        TextColumn("{task.completed:,.0f}/{task.total:,.0f} configs"),
-        TimeElapsedColumn(),
-        console=out,
-        transient=True,
-    ) as bar:
+    from evalframe.cli._render import progress_bar
+
+    done = TextColumn("{task.completed:,.0f}/{task.total:,.0f} configs")
+    with progress_bar(console, TextColumn("sweeping"), BarColumn(), done) as bar:
+        if bar is None:
+            yield None
+            return
         task = bar.add_task("sweep", total=total, completed=0)
         yield lambda done, _total: bar.update(task, completed=done)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import typer
 
 import evalframe as ef
@@ -23,17 +25,7 @@ def validate(dataset: DatasetArg, clamp: ClampOpt = False, as_json: JsonOpt = Fa
     except ef.ValidationError as exc:
         if not as_json:
             raise
-        problems = [
-            {
-                "table": p.table,
-                "column": p.column,
-                "message": p.message,
-                "count": p.count,
-                "examples": list(p.examples),
-            }
-            for p in exc.problems
-        ]
-        print_json({"valid": False, "problems": problems})
+        print_json({"valid": False, "problems": [asdict(p) for p in exc.problems]})
         raise typer.Exit(exc.exit_code) from None
     except ef.EvalframeError as exc:
         if not as_json:
