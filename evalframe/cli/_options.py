@@ -16,10 +16,13 @@ import inspect
 import re
 from collections.abc import Callable
 from enum import StrEnum
+from importlib import import_module
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
+
+import evalframe as ef
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -34,9 +37,7 @@ ConfigOpt = Annotated[
 def describe_preset(name: str) -> str:
     """What a preset (config.PRESETS) sets, from the config it loads: threshold, borderline
     band, weighted evaluators, missing evaluators, outcomes and run gates."""
-    from evalframe import PRESETS, config_from_dict
-
-    cfg = config_from_dict(dict(PRESETS[name]), source=f"preset {name}")
+    cfg = ef.config_from_dict(dict(ef.PRESETS[name]), source=f"preset {name}")
     band = "no borderline band" if cfg.borderline is None else f"borderline from {cfg.borderline:g}"
     tree = (
         "every evaluator weighted equally"
@@ -53,11 +54,9 @@ def describe_preset(name: str) -> str:
 
 def preset_help() -> str:
     """--preset's help: every preset and what it sets (generated from config.PRESETS)."""
-    from evalframe import PRESETS
-
     return (
         "Base policy (--config and --threshold apply on top): "
-        + "; ".join(describe_preset(name) for name in PRESETS)
+        + "; ".join(describe_preset(name) for name in ef.PRESETS)
         + ". score, compare and report state the policy they used."
     )
 
@@ -68,53 +67,26 @@ def default_of(function: Callable[..., Any], parameter: str) -> Any:
     return inspect.signature(function).parameters[parameter].default
 
 
-def _max_configs() -> str:
-    from evalframe import load_grid
-
-    return f"{default_of(load_grid, 'max_configs'):,}"
-
-
-def _formats() -> str:
-    from evalframe import INGEST_FORMATS
-
-    return ", ".join(INGEST_FORMATS)
-
-
-def _cases_per_pair() -> str:
-    from evalframe.plots import report_tables
-
-    return str(default_of(report_tables, "per_pair"))
-
-
 LATE_HELP: dict[str, Callable[[], str]] = {
     "presets": preset_help,
-    "max_configs": _max_configs,
-    "formats": _formats,
-    "cases_per_pair": _cases_per_pair,
+    "max_configs": lambda: f"{default_of(ef.load_grid, 'max_configs'):,}",
+    "formats": lambda: ", ".join(ef.INGEST_FORMATS),
+    "cases_per_pair": lambda: str(
+        default_of(import_module("evalframe.plots").report_tables, "per_pair")
+    ),
 }
 """`{name}` in an option's help -> the text it stands for, computed when help is shown
 (each needs a module that imports polars)."""
 
-_FIELD = re.compile(r"\{(\w+)\}")
-
 
 def fill_late_help(command: Any) -> None:
     """Replace the `{name}` fields of LATE_HELP in the help of `command`'s parameters (a
-    click command; each field is computed once per help shown)."""
-    cache: dict[str, str] = {}
-
-    def value(m: re.Match[str]) -> str:
-        name = m[1]
-        if name not in LATE_HELP:
-            return m[0]
-        if name not in cache:
-            cache[name] = LATE_HELP[name]()
-        return cache[name]
-
+    click command)."""
     for param in getattr(command, "params", []):
-        help_text = getattr(param, "help", None)
-        if help_text and "{" in help_text:
-            param.help = _FIELD.sub(value, help_text)
+        if "{" in (getattr(param, "help", None) or ""):
+            param.help = re.sub(
+                r"\{(\w+)\}", lambda m: LATE_HELP[m[1]]() if m[1] in LATE_HELP else m[0], param.help
+            )
 
 
 PresetOpt = Annotated[str | None, typer.Option("--preset", "-p", help="{presets}")]
@@ -267,8 +239,6 @@ def shared(*names: str) -> Callable[[F], F]:
 
 def policy(options: dict[str, Any]) -> Any:
     """The config of the policy options (removed from `options`)."""
-    import evalframe as ef
-
     config, preset = options.pop("config"), options.pop("preset")
     return ef.load_config(config, preset=preset, threshold=options.pop("threshold", None))
 
@@ -290,7 +260,6 @@ def compute_and_write(
     its tables committed under `default_out` as one result set written by `command` with
     `cfg`'s canonical JSON; the inputs' fingerprint is taken before anything is read, so a
     later change marks the set stale. Returns the tables, the folder and the written files."""
-    import evalframe as ef
     from evalframe.cli._render import progress
 
     target = default_out(dataset, out)
