@@ -18,11 +18,17 @@ from collections.abc import Callable
 from enum import StrEnum
 from importlib import import_module
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
 import evalframe as ef
+from evalframe.cli._console import Lazy
+
+if TYPE_CHECKING:
+    import evalframe.cli._render as ui
+else:
+    ui = Lazy("evalframe.cli._render")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -260,11 +266,9 @@ def compute_and_write(
     its tables committed under `default_out` as one result set written by `command` with
     `cfg`'s canonical JSON; the inputs' fingerprint is taken before anything is read, so a
     later change marks the set stale. Returns the tables, the folder and the written files."""
-    from evalframe.cli._render import progress
-
     target = default_out(dataset, out)
     fingerprint = ef.inputs_fingerprint(dataset)
-    with progress(message):
+    with ui.progress(message):
         tables = compute()
         written = ef.write_tables(
             tables,

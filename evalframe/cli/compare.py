@@ -7,9 +7,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
 
 import evalframe as ef
-from evalframe.cli._console import stderr, stdout
+from evalframe.cli._console import Lazy, stderr, stdout
 from evalframe.cli._options import (
     BOOT,
     ENGINE,
@@ -23,9 +26,11 @@ from evalframe.cli._options import (
 
 if TYPE_CHECKING:
     import polars as pl
-    from rich.console import Group
-    from rich.table import Table
-    from rich.text import Text
+
+    import evalframe.cli._render as ui
+    from evalframe import format as fmt
+else:
+    pl, ui, fmt = Lazy("polars"), Lazy("evalframe.cli._render"), Lazy("evalframe.format")
 
 
 def _check_pairs(value: str | None) -> str | None:
@@ -77,10 +82,6 @@ def compare(
 
     Example: [bold]evalframe compare runs/ -b 2026-10-01-v1.4 --candidate 2026-11-01-v1.6[/bold]
     """
-    import polars as pl
-
-    from evalframe.cli._render import message_text, policy_note, print_json, run_table, say
-
     cfg, as_json, out = policy(options), options.pop("as_json"), options.pop("out")
     options |= dict(baseline=baseline, candidate=candidate, pairs=pairs)
     tables, target, paths = compute_and_write(
@@ -96,11 +97,11 @@ def compare(
     if options["series"] is None and scored is not None:
         mixed = ef.series_note(scored["run_summary"], tables.pairs)
         if mixed is not None:
-            stderr.print(message_text(mixed), highlight=False)
+            stderr.print(ui.message_text(mixed), highlight=False)
     if as_json:
-        print_json(run_deltas.to_dicts())
+        ui.print_json(run_deltas.to_dicts())
     else:
-        stdout.print(policy_note(cfg))
+        stdout.print(ui.policy_note(cfg))
         parts = compare_report(
             run_deltas,
             written["case_deltas"],
@@ -116,8 +117,8 @@ def compare(
         if scored is not None:
             parts += ppi_notes(ef.ppi_disagreements(scored["run_summary"], run_deltas))
         if options["bootstrap"] is not None and scored is not None:  # intervals, rank bands
-            parts.append(run_table(scored["run_summary"], title="runs (case bootstrap)"))
-        for part in [*parts, say("\ntables written to {}/", target)]:
+            parts.append(ui.run_table(scored["run_summary"], title="runs (case bootstrap)"))
+        for part in [*parts, ui.say("\ntables written to {}/", target)]:
             stdout.print(part)
     code = decide_exit_code(run_deltas) if decide else int(run_deltas["regression_detected"].any())
     if code:
@@ -131,8 +132,6 @@ def worst_evaluators(evaluator_deltas: pl.DataFrame | None) -> pl.DataFrame:
     """The evaluator behind a regression (`ef.behind_evaluators`): per pair × case the leaf
     evaluators with the most negative score delta as `evaluators` (ties: all of them) and
     their `evaluator_delta`. Empty when no evaluator_deltas are given or no leaf fell."""
-    import polars as pl
-
     key = [*PAIR_KEY, "case_id"]
     if evaluator_deltas is None:
         evaluator_deltas = pl.DataFrame(
@@ -158,8 +157,6 @@ def listed(paths: list[str], most: int = 3) -> str:
 def evaluator_rollup(evaluator_deltas: pl.DataFrame | None, case_deltas: pl.DataFrame) -> dict:
     """Per pair: the evaluators that fell in the most regressed cases (`ef.evaluator_summary`,
     as report.html's "Which evaluator moved"), as one line; ties named."""
-    import polars as pl
-
     if evaluator_deltas is None or evaluator_deltas.is_empty():
         return {}
     summary = ef.evaluator_summary(evaluator_deltas, case_deltas).filter(
@@ -193,19 +190,6 @@ def compare_report(
     """Per pair: headline numbers baseline → candidate, status counts, reasons, the paired
     delta with its 95 % interval and McNemar p, then the `top` regressed cases, worst
     first, each with the evaluator that fell most (from evaluator_deltas)."""
-    import polars as pl
-    from rich.text import Text
-
-    from evalframe.cli._render import UNSCORED_FOOTNOTE, id_text, prose, say
-    from evalframe.format import (
-        case_counts,
-        has_paired_cases,
-        p_value,
-        reason_text,
-        run_rate,
-        signed,
-    )
-
     behind = worst_evaluators(evaluator_deltas)
     rollup = evaluator_rollup(evaluator_deltas, case_deltas)
     out: list = []
@@ -215,36 +199,41 @@ def compare_report(
             "[bold red]REGRESSION" if r["regression_detected"] else "[bold green]no regression"
         )
         out.append(
-            say("\n[bold]{}[/bold] → [bold]{}[/bold]  ({})  " + verdict, *_pair(r), r["config_id"])
+            ui.say(
+                "\n[bold]{}[/bold] → [bold]{}[/bold]  ({})  " + verdict, *_pair(r), r["config_id"]
+            )
         )
         out.append(pair_numbers(r))
-        if run_rate(r, prefix="baseline_") is None or run_rate(r, prefix="candidate_") is None:
-            out.append(prose(UNSCORED_FOOTNOTE))
-        out.append(prose(case_counts(r, case_deltas.filter(pair), limits)))
-        if has_paired_cases(r):
+        if (
+            fmt.run_rate(r, prefix="baseline_") is None
+            or fmt.run_rate(r, prefix="candidate_") is None
+        ):
+            out.append(ui.prose(ui.UNSCORED_FOOTNOTE))
+        out.append(ui.prose(fmt.case_counts(r, case_deltas.filter(pair), limits)))
+        if fmt.has_paired_cases(r):
             ci = (
-                f"[{signed(r['mean_delta_ci_low'])}, {signed(r['mean_delta_ci_high'])}]"
+                f"[{fmt.signed(r['mean_delta_ci_low'])}, {fmt.signed(r['mean_delta_ci_high'])}]"
                 if r["mean_delta_se"] is not None
                 else "(n < 2)"
             )
-            delta = signed(r["mean_delta"])
+            delta = fmt.signed(r["mean_delta"])
             out.append(
-                prose(f"paired score delta over {r['n_paired']} cases: {delta} 95% CI {ci};")
+                ui.prose(f"paired score delta over {r['n_paired']} cases: {delta} 95% CI {ci};")
             )
             out.append(
-                prose(
-                    f"McNemar p = {p_value(r['mcnemar_p'])} ({r['n_passed_to_failed']} pass→fail, "
-                    f"{r['n_failed_to_passed']} fail→pass)"
+                ui.prose(
+                    f"McNemar p = {fmt.p_value(r['mcnemar_p'])} ({r['n_passed_to_failed']} "
+                    f"pass→fail, {r['n_failed_to_passed']} fail→pass)"
                 )
             )
         if r["reasons"]:
-            reasons = "; ".join(reason_text(code, r, limits) for code in r["reasons"])
-            out.append(prose(Text("regression:", style="red") + " " + id_text(reasons)))
+            reasons = "; ".join(fmt.reason_text(code, r, limits) for code in r["reasons"])
+            out.append(ui.prose(Text("regression:", style="red") + " " + ui.id_text(reasons)))
         regressed = case_deltas.filter(pair & (pl.col("status") == "regression"))
         if top > 0 and regressed.height:
             out.append(regressed_table(regressed, behind.filter(pair), top))
         if tuple(r[k] for k in PAIR_KEY) in rollup:
-            out.append(prose(id_text(rollup[tuple(r[k] for k in PAIR_KEY)])))
+            out.append(ui.prose(ui.id_text(rollup[tuple(r[k] for k in PAIR_KEY)])))
     return out
 
 
@@ -254,36 +243,29 @@ def _pair(r: dict[str, Any]) -> tuple[str, str]:
 
 def pair_numbers(r: dict[str, Any]) -> Table:
     """Pass rate, mean score and latency of a pair: baseline, candidate, delta."""
-    from rich.table import Table
-
-    from evalframe.format import ms, num, pass_rate_delta, pct, run_rate, signed, signed_pct
-
     table = Table(box=None, pad_edge=False)
     for h in ("", "baseline", "candidate", "delta"):
         table.add_column(h, justify="right" if h else "left")
-    base, cand = run_rate(r, prefix="baseline_"), run_rate(r, prefix="candidate_")
-    table.add_row("pass rate", pct(base), pct(cand), signed_pct(pass_rate_delta(r)))
+    base, cand = fmt.run_rate(r, prefix="baseline_"), fmt.run_rate(r, prefix="candidate_")
+    table.add_row("pass rate", fmt.pct(base), fmt.pct(cand), fmt.signed_pct(fmt.pass_rate_delta(r)))
     score = ("baseline_mean_score", "candidate_mean_score")
-    table.add_row("mean score", *(num(r[c]) for c in score), signed(r["mean_score_delta"]))
+    table.add_row("mean score", *(fmt.num(r[c]) for c in score), fmt.signed(r["mean_score_delta"]))
     for name, column in (("latency mean", "latency_mean"), ("latency p95", "latency_p95")):
-        sides = (ms(r[f"{side}_{column}"]) for side in ("baseline", "candidate"))
-        table.add_row(name, *sides, signed(r[f"{column}_delta"], 0, " ms"))
+        sides = (fmt.ms(r[f"{side}_{column}"]) for side in ("baseline", "candidate"))
+        table.add_row(name, *sides, fmt.signed(r[f"{column}_delta"], 0, " ms"))
     return table
 
 
 def regressed_table(regressed: pl.DataFrame, behind: pl.DataFrame, top: int) -> Table:
     """The `top` regressed cases of a pair, worst first, each with the evaluator that fell
     most (`behind`: `worst_evaluators` of the pair; no column when it is empty)."""
-    from evalframe.cli._render import flag, id_text, table
-    from evalframe.format import num, signed
-
     shown = regressed.sort("score_delta", "case_id", nulls_last=True).head(top)
     columns: list[tuple[str, Any]] = [
-        ("case", lambda r: id_text(r["case_id"])),
-        ("baseline", lambda r: num(r["baseline_score"])),
-        ("candidate", lambda r: num(r["candidate_score"])),
-        ("delta", lambda r: signed(r["score_delta"])),
-        ("passed", lambda r: f"{flag(r['baseline_passed'])} → {flag(r['candidate_passed'])}"),
+        ("case", lambda r: ui.id_text(r["case_id"])),
+        ("baseline", lambda r: fmt.num(r["baseline_score"])),
+        ("candidate", lambda r: fmt.num(r["candidate_score"])),
+        ("delta", lambda r: fmt.signed(r["score_delta"])),
+        ("passed", lambda r: f"{ui.flag(r['baseline_passed'])} → {ui.flag(r['candidate_passed'])}"),
     ]
     if behind.height:
         shown = shown.join(behind, on=[*PAIR_KEY, "case_id"], how="left", maintain_order="left")
@@ -291,18 +273,15 @@ def regressed_table(regressed: pl.DataFrame, behind: pl.DataFrame, top: int) -> 
     more = "; --top N shows more)" if regressed.height > shown.height else ")"
     title = f"regressed cases (worst {shown.height} of {regressed.height}{more}"
     rows = shown.iter_rows(named=True)
-    return table(title, columns, rows, ("case", "evaluator behind it"), box=None)
+    return ui.table(title, columns, rows, ("case", "evaluator behind it"), box=None)
 
 
 def _behind_cell(r: dict[str, Any]) -> str | Text:
-    from evalframe.cli._render import id_text
-    from evalframe.format import signed
-
     paths = r["evaluators"]
     if paths is None:
         return "—"
     tied = " (tied)" if len(paths) > 1 else ""
-    return id_text(listed(paths, 2)) + f" {signed(r['evaluator_delta'])}{tied}"
+    return ui.id_text(listed(paths, 2)) + f" {fmt.signed(r['evaluator_delta'])}{tied}"
 
 
 def change(metric: str, x: float) -> str:
@@ -313,12 +292,9 @@ def change(metric: str, x: float) -> str:
 def power_notes(run_deltas: pl.DataFrame, limits: Any) -> list[Group]:
     """One line per pair and limit its paired cases cannot see (`ef.too_small`: α 0.05,
     power 0.8); a pair without cases scored in both runs has no power note."""
-    from evalframe.cli._render import prose, say
-    from evalframe.format import has_paired_cases
-
     return [
-        prose(
-            say(
+        ui.prose(
+            ui.say(
                 f"[yellow]too small:[/yellow] {{}} → {{}}: {t.n_paired} paired cases see a "
                 f"{t.metric} change of {change(t.metric, t.mde)} or more (α 0.05, power "
                 f"0.8), not the {change(t.metric, t.limit)} of {t.limit_name}; `evalframe "
@@ -327,7 +303,7 @@ def power_notes(run_deltas: pl.DataFrame, limits: Any) -> list[Group]:
             )
         )
         for r in run_deltas.iter_rows(named=True)
-        if has_paired_cases(r)
+        if fmt.has_paired_cases(r)
         for t in ef.too_small(r, limits)
     ]
 
@@ -335,11 +311,6 @@ def power_notes(run_deltas: pl.DataFrame, limits: Any) -> list[Group]:
 def slice_notes(slice_deltas: pl.DataFrame | None) -> list[Group]:
     """One line per pair and slice naming the slice values whose regression survives
     Benjamini–Hochberg (`ef.significant_regressions`)."""
-    import polars as pl
-
-    from evalframe.cli._render import prose, say
-    from evalframe.format import p_value
-
     if slice_deltas is None or slice_deltas.is_empty():
         return []
     below = default_of(ef.significant_regressions, "alpha")
@@ -360,40 +331,35 @@ def slice_notes(slice_deltas: pl.DataFrame | None) -> list[Group]:
         found = list(zip(r["_values"] or [], r["q_value"] or [], strict=True))
         if not found:
             text = "no {} slice of {} → {} regressed beyond chance (Benjamini–Hochberg q < "
-            notes.append(say(text + f"{below}).", r["slice"], *_pair(r)))
+            notes.append(ui.say(text + f"{below}).", r["slice"], *_pair(r)))
             continue
-        names = ", ".join(f"{{}} (q {p_value(q)})" for _v, q in found)
+        names = ", ".join(f"{{}} (q {fmt.p_value(q)})" for _v, q in found)
         text = f"[red]slices that regressed[/red] ({{}}, Benjamini–Hochberg q < {below}): "
         values = (v for v, _q in found)
-        notes.append(say(text + "{} → {}: " + names, r["slice"], *_pair(r), *values))
-    return [prose(n) for n in notes]
+        notes.append(ui.say(text + "{} → {}: " + names, r["slice"], *_pair(r), *values))
+    return [ui.prose(n) for n in notes]
 
 
 def admission_note(run_deltas: pl.DataFrame) -> list[Text]:
     """`compare --decide` on a dataset with labels: per pair, the judges of its candidate run
     that are not admitted to gate a release (named in decision_reasons)."""
-    from evalframe.cli._render import say
-    from evalframe.format import judges_not_admitted
-
     text = (
         "note: {} → {} rests on judges not admitted to gate a release against the human "
         "labels (judge_agreement.admitted): {}; `evalframe agree --check` says why."
     )
     return [
-        say(text, *_pair(r), listed(judges))
+        ui.say(text, *_pair(r), listed(judges))
         for r in run_deltas.iter_rows(named=True)
-        if (judges := judges_not_admitted(r["decision_reasons"] or []))
+        if (judges := fmt.judges_not_admitted(r["decision_reasons"] or []))
     ]
 
 
 def ppi_notes(disagreements: pl.DataFrame) -> list[Text]:
     """Each pair whose judge-only and labels-corrected pass-rate changes disagree
     (`ef.ppi_disagreements`), said in words."""
-    from evalframe.cli._render import say
-    from evalframe.format import signed_pct
 
     def change(delta: float, significant: bool) -> str:
-        return f"{signed_pct(delta)} ({'significant' if significant else 'not significant'})"
+        return f"{fmt.signed_pct(delta)} ({'significant' if significant else 'not significant'})"
 
     text = (
         "note: {} → {}: the judge's pass rate changed {}, corrected by the human labels {} "
@@ -401,7 +367,7 @@ def ppi_notes(disagreements: pl.DataFrame) -> list[Text]:
         "judge_agreement before trusting it."
     )
     return [
-        say(
+        ui.say(
             text,
             *_pair(r),
             change(r["judge_delta"], r["judge_significant"]),
@@ -414,10 +380,6 @@ def ppi_notes(disagreements: pl.DataFrame) -> list[Text]:
 def noise_notes(run_deltas: pl.DataFrame) -> list[Group]:
     """With --replicates: each pair whose pass-rate change is within the noise floor of
     reruns (run_deltas.within_noise)."""
-    import polars as pl
-
-    from evalframe.cli._render import prose, say
-
     if "within_noise" not in run_deltas.columns:
         return []
     text = (
@@ -425,7 +387,7 @@ def noise_notes(run_deltas: pl.DataFrame) -> list[Group]:
         "rerunning the same system moves it as much"
     )
     return [
-        prose(say(text, *_pair(r), f"{100 * r['pass_rate_delta']:+.1f} pts"))
+        ui.prose(ui.say(text, *_pair(r), f"{100 * r['pass_rate_delta']:+.1f} pts"))
         for r in run_deltas.filter(pl.col("within_noise")).iter_rows(named=True)
     ]
 
@@ -442,11 +404,6 @@ def decision_lines(run_deltas: pl.DataFrame, decide: Any, limits: Any) -> list[G
     that is not "pass" (`ef.decision_parts_table`: the limit that failed it or left it open;
     for an open interval, how many more paired cases settle it). `decide` / `limits` are
     the config's `decide` and `compare` blocks."""
-    import polars as pl
-    from rich.text import Text
-
-    from evalframe.cli._render import prose, say
-
     if not run_deltas.height:
         return []
     parts = ef.decision_parts_table(run_deltas, decide, limits)
@@ -454,10 +411,10 @@ def decision_lines(run_deltas: pl.DataFrame, decide: Any, limits: Any) -> list[G
         f"pass-rate margin {100 * decide.pass_rate_margin:.1f} pts, "
         f"mean-score margin {decide.mean_score_margin:.3f}"
     )
-    out = [say("\n[bold]decisions[/bold] (non-inferiority, " + margins + "):")]
+    out = [ui.say("\n[bold]decisions[/bold] (non-inferiority, " + margins + "):")]
     for r in run_deltas.iter_rows(named=True):
         style = {"pass": "bold green", "fail": "bold red"}.get(r["decision"], "bold yellow")
-        out.append(say(f"  [{style}]{{}}[/{style}]  {{}} → {{}}", r["decision"], *_pair(r)))
+        out.append(ui.say(f"  [{style}]{{}}[/{style}]  {{}} → {{}}", r["decision"], *_pair(r)))
         mine = parts.filter(pl.all_horizontal(pl.col(k) == r[k] for k in PAIR_KEY))
         out += [Text("    " + ef.decision_part_text(p)) for p in mine.iter_rows(named=True)]
-    return [prose(line) for line in out]
+    return [ui.prose(line) for line in out]

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from evalframe.cli._console import stdout
+from evalframe.cli._console import Lazy, stdout
 from evalframe.cli._options import DatasetArg, shared
 from evalframe.cli.trend import HISTORY, SeriesOpt, WindowOpt, history_and_write, series_name
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    import evalframe.cli._render as ui
+else:
+    pl, ui = Lazy("polars"), Lazy("evalframe.cli._render")
 
 
 @shared(*HISTORY)
@@ -30,10 +37,6 @@ def flaky(
 
     Example: [bold]evalframe flaky runs/ --series model --window 20 --top 10[/bold]
     """
-    import polars as pl
-
-    from evalframe.cli._render import id_text, print_json, say, table
-
     options |= dict(series=series, window=window)
     tables, target = history_and_write(dataset, "flaky", options)
     history = tables["case_history"]
@@ -43,11 +46,11 @@ def flaky(
         nulls_last=True,
     )
     if options["as_json"]:
-        print_json(candidates.to_dicts())
+        ui.print_json(candidates.to_dicts())
         return
     if candidates.is_empty():
         stdout.print(
-            say(
+            ui.say(
                 "no quarantine candidates among {} case histories (a candidate has at least "
                 "history.min_runs runs and a flip_rate meeting history.flaky_flip_rate)",
                 history.height,
@@ -56,8 +59,8 @@ def flaky(
     else:
         n = candidates.height
         columns = [
-            ("series", lambda r: id_text(series_name(r))),
-            ("case", lambda r: id_text(r["case_id"])),
+            ("series", lambda r: ui.id_text(series_name(r))),
+            ("case", lambda r: ui.id_text(r["case_id"])),
             ("runs", lambda r: str(r["runs"])),
             ("passes", lambda r: str(r["passes"])),
             ("flips", lambda r: str(r["flips"])),
@@ -70,5 +73,5 @@ def flaky(
         )
         caption = None if top >= n else f"all {n}: --json, or case_history where quarantine"
         rows = candidates.head(top).iter_rows(named=True)
-        stdout.print(table(title, columns, rows, ("series", "case"), caption=caption))
-    stdout.print(say("tables written to {}/", target))
+        stdout.print(ui.table(title, columns, rows, ("series", "case"), caption=caption))
+    stdout.print(ui.say("tables written to {}/", target))

@@ -12,14 +12,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.table import Table
 
 import evalframe as ef
-from evalframe.cli._console import stdout
+from evalframe.cli._console import Lazy, stdout
 from evalframe.cli._options import DatasetArg, policy, shared
 
 if TYPE_CHECKING:
     import polars as pl
-    from rich.table import Table
+
+    import evalframe.cli._render as ui
+    from evalframe import format as fmt
+else:
+    ui, fmt = Lazy("evalframe.cli._render"), Lazy("evalframe.format")
 
 
 @shared("config", "preset", "as_json")
@@ -46,13 +51,11 @@ def plan(
 
     Example: [bold]evalframe plan runs/ --detect 0.03 --run 2026-11-01-v1.6[/bold]
     """
-    from evalframe.cli._render import print_json, progress
-
     cfg = policy(options)
-    with progress(f"scoring {dataset} under config {cfg.config_id}"):
+    with ui.progress(f"scoring {dataset} under config {cfg.config_id}"):
         table = ef.power_plan(dataset, cfg, detect=detect, run=run)
     if options["as_json"]:
-        print_json(table.to_dicts())
+        ui.print_json(table.to_dicts())
         return
     stdout.print(render_plan(table, table["run_id"][0], detect))
     stdout.print(render_design(table))
@@ -61,11 +64,9 @@ def plan(
 def render_design(frame: pl.DataFrame) -> Table:
     """Cases or attempts: the run mean's standard error now and after doubling either,
     from variance_components; which of the two buys more."""
-    from evalframe.cli._render import table
-    from evalframe.format import num
 
     def se(column: str) -> Any:  # — for all of a row without a standard error now
-        return lambda r: "—" if r["se_now"] is None else num(r[column])
+        return lambda r: "—" if r["se_now"] is None else fmt.num(r[column])
 
     def buys_more(r: dict) -> str:
         if r["se_now"] is None:
@@ -87,7 +88,7 @@ def render_design(frame: pl.DataFrame) -> Table:
     )
     title = "more cases or more attempts? the run mean's standard error"
     rows = frame.iter_rows(named=True)
-    return table(
+    return ui.table(
         title, columns, rows, ("metric", "buys more"), title_justify="center", caption=caption
     )
 
@@ -100,33 +101,28 @@ def change_text(detect: float) -> str:
 def mde_text(metric: str, mde: float | None) -> str:
     """A minimum detectable change in its metric's unit: pass rate in points, mean score
     as a number on 0-1."""
-    from evalframe.format import num
-
     if mde is None:
         return "—"
-    return f"{100 * mde:.1f} pts" if metric == "pass_rate" else num(mde)
+    return f"{100 * mde:.1f} pts" if metric == "pass_rate" else fmt.num(mde)
 
 
 def render_plan(frame: pl.DataFrame, run: str, detect: float) -> Table:
-    from evalframe.cli._render import say, table
-    from evalframe.format import MDE_FACTOR, num
-
-    title = say(
+    title = ui.say(
         f"cases needed to see a change of {change_text(detect)} (α 0.05, power 0.8) — run {{}}",
         run,
     )
     caption = (
         f"σ_c = se·√G from the clustered per-case variance; cases needed = "
-        f"⌈({MDE_FACTOR}·σ_c/δ)²⌉; MDE now = {MDE_FACTOR}·se (the smallest change the "
+        f"⌈({fmt.MDE_FACTOR}·σ_c/δ)²⌉; MDE now = {fmt.MDE_FACTOR}·se (the smallest change the "
         "run's cases see now: pass rate in points, mean score on 0-1). — = fewer than 2 "
         "cases."
     )
     columns = [
         ("metric", lambda r: r["metric"]),
         ("cases now", lambda r: f"{r['cases']:,}"),
-        ("σ_c", lambda r: num(r["sigma_c"])),
+        ("σ_c", lambda r: fmt.num(r["sigma_c"])),
         ("MDE now", lambda r: mde_text(r["metric"], r["mde"])),
         ("cases needed", lambda r: "—" if r["cases_needed"] is None else f"{r['cases_needed']:,}"),
     ]
     rows = frame.iter_rows(named=True)
-    return table(title, columns, rows, ("metric",), title_justify="center", caption=caption)
+    return ui.table(title, columns, rows, ("metric",), title_justify="center", caption=caption)

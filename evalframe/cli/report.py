@@ -4,13 +4,19 @@ comparisons and every chart (docs/report.md)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 import evalframe as ef
-from evalframe.cli._console import stderr, stdout
+from evalframe.cli._console import Lazy, stderr, stdout
 from evalframe.cli._options import BOOT, DatasetArg, beside, default_of, policy, shared
+
+if TYPE_CHECKING:
+    import evalframe.cli._render as ui
+    from evalframe import plots
+else:
+    ui, plots = Lazy("evalframe.cli._render"), Lazy("evalframe.plots")
 
 
 def make_report(
@@ -27,15 +33,15 @@ def make_report(
     """Compute the report's tables from `dataset` under `cfg` (`options`: report_tables'
     keywords) and write the page to `out` (checked first: `check_report_path`); `series`
     pairs and trends runs within each value of that runs column."""
-    from evalframe.plots import check_report_path, report_tables, write_report
-
-    check_report_path(out, dataset, beside(dataset, "report.html"))
+    plots.check_report_path(out, dataset, beside(dataset, "report.html"))
     ds = ef.load_dataset(dataset, clamp=clamp)
     spec = ef.load_grid(grid, evaluators=ds.evaluators) if grid is not None else None
     if top is None:  # the report's own number of cases per pair (and per run)
-        top = int(default_of(report_tables, "per_pair"))
-    tables = report_tables(ds, cfg, grid=spec, per_pair=top, per_run=top, series=series, **options)
-    return write_report(
+        top = int(default_of(plots.report_tables, "per_pair"))
+    tables = plots.report_tables(
+        ds, cfg, grid=spec, per_pair=top, per_run=top, series=series, **options
+    )
+    return plots.write_report(
         tables,
         out,
         title=f"evalframe report: {dataset.name or dataset}",
@@ -115,15 +121,13 @@ def report(
 
     Example: [bold]evalframe report runs/ --baseline 2026-10-01-v1.4 --out report.html[/bold]
     """
-    from evalframe.cli._render import progress, say
-
     options["threshold"] = threshold
     cfg = policy(options)
     target = out if out is not None else beside(dataset, "report.html")
     options |= dict(baseline=baseline, grid=grid, what_if=what_if, by=by, top=top)
-    with progress(f"building the report of {dataset} under config {cfg.config_id}"):
+    with ui.progress(f"building the report of {dataset} under config {cfg.config_id}"):
         path = make_report(dataset, cfg, target, **options)
-    stdout.print(say("report written to {}", path))
+    stdout.print(ui.say("report written to {}", path))
 
 
 def demo_report(directory: Path) -> Path | None:

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 import evalframe as ef
-from evalframe.cli._console import stdout
+from evalframe.cli._console import Lazy, stdout
 from evalframe.cli._options import POLICY, DatasetArg, policy, shared
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    import evalframe.cli._render as ui
+else:
+    pl, ui = Lazy("polars"), Lazy("evalframe.cli._render")
 
 
 @shared(*POLICY, "as_json")
@@ -39,38 +46,34 @@ def sample(
 
     Example: [bold]evalframe sample runs/ --n 200 --seed 7 --out to_label.csv[/bold]
     """
-    import polars as pl
-
-    from evalframe.cli._render import id_text, print_json, say, table
-
     cfg = policy(options)
     ds = ef.load_dataset(dataset)
     sample = ef.sample_executions(ds, cfg, n=n, seed=seed, run=run)
     if out is not None:
         ef.write_sample(sample, out, dataset)
     if options["as_json"]:
-        print_json(
+        ui.print_json(
             sample.to_dicts() if out is None else {"written": str(out), "rows": sample.height}
         )
         return
     if out is None:
         columns = [
-            ("run", lambda r: id_text(r["run_id"])),
-            ("case", lambda r: id_text(r["case_id"])),
+            ("run", lambda r: ui.id_text(r["run_id"])),
+            ("case", lambda r: ui.id_text(r["case_id"])),
             ("attempt", lambda r: str(r["attempt"])),
         ]
-        title = say("executions to label (seed {})", seed)
-        stdout.print(table(title, columns, sample.iter_rows(named=True), ("run", "case")))
+        title = ui.say("executions to label (seed {})", seed)
+        stdout.print(ui.table(title, columns, sample.iter_rows(named=True), ("run", "case")))
     counts = ef.judged_counts(ds, cfg).join(
         sample.group_by("run_id").agg(pl.len().alias("drawn")), on="run_id", how="inner"
     )
     for r in counts.sort("run_id").iter_rows(named=True):
         stdout.print(
-            say("run {}: {} of {} judged executions drawn", r["run_id"], r["drawn"], r["judged"])
+            ui.say("run {}: {} of {} judged executions drawn", r["run_id"], r["drawn"], r["judged"])
         )
     if out is not None:
         stdout.print(
-            say(
+            ui.say(
                 "keys written to {}; add a label_passed column (true/false) and run "
                 "[bold]evalframe ingest wide {} --labels --to {}[/bold]",
                 out,

@@ -9,14 +9,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, TextColumn
 
 import evalframe as ef
-from evalframe.cli._console import stdout
+from evalframe.cli._console import Lazy, stdout
 from evalframe.cli._options import ClampOpt, DatasetArg, JsonOpt, OutOpt, default_out
 
 if TYPE_CHECKING:
     import polars as pl
-    from rich.console import Console
+
+    import evalframe.cli._render as ui
+    from evalframe import format as fmt
+else:
+    pl, ui, fmt = Lazy("polars"), Lazy("evalframe.cli._render"), Lazy("evalframe.format")
 
 
 def sweep(
@@ -45,8 +51,6 @@ def sweep(
 
     Example: [bold]evalframe sweep runs/ --grid grid.yaml --curve[/bold]
     """
-    from evalframe.cli._render import print_json, say
-
     limit = {} if max_configs is None else {"max_configs": max_configs}
     fingerprint = ef.inputs_fingerprint(dataset)  # before reading: a later change marks it stale
     ds = ef.load_dataset(dataset, clamp=clamp)
@@ -64,12 +68,12 @@ def sweep(
     )
     table = tables["sweep"]
     if as_json:
-        print_json(table.to_dicts())
+        ui.print_json(table.to_dicts())
         return
     for part in sweep_report(table, spec.params):
         stdout.print(part)
     stdout.print(
-        say(
+        ui.say(
             f"{len(spec.configs)} configs × {table['run_id'].n_unique()} runs; "
             "tables written to {}/",
             target,
@@ -82,12 +86,8 @@ def sweep_progress(
     total: int, console: Console | None = None
 ) -> Iterator[Callable[[int, int], None] | None]:
     """A progress bar over the grid's `total` configs on stderr (when it is a terminal)."""
-    from rich.progress import BarColumn, TextColumn
-
-    from evalframe.cli._render import progress_bar
-
     done = TextColumn("{task.completed:,.0f}/{task.total:,.0f} configs")
-    with progress_bar(console, TextColumn("sweeping"), BarColumn(), done) as bar:
+    with ui.progress_bar(console, TextColumn("sweeping"), BarColumn(), done) as bar:
         if bar is None:
             yield None
             return
@@ -108,11 +108,6 @@ def float_stat(value: object) -> float | None:
 def sweep_report(frame: pl.DataFrame, params: pl.DataFrame) -> list:
     """Per run: the range of pass rates across the grid, and the parameter that moves
     the verdicts most (largest spread of the mean pass rate across its values)."""
-    import polars as pl
-
-    from evalframe.cli._render import id_text, table
-    from evalframe.format import pct
-
     swept = [c for c in params.columns if c.startswith("sweep_") and params[c].n_unique() > 1]
     rows = []
     for (run_id,), runs in frame.group_by("run_id", maintain_order=True):
@@ -125,12 +120,12 @@ def sweep_report(frame: pl.DataFrame, params: pl.DataFrame) -> list:
         rate = runs["pass_rate"]
         rows.append(
             (
-                id_text(run_id),
+                ui.id_text(run_id),
                 str(runs.height),
-                pct(float_stat(rate.min())),
-                pct(float_stat(rate.max())),
+                fmt.pct(float_stat(rate.min())),
+                fmt.pct(float_stat(rate.max())),
                 f"{int(runs['run_passed'].sum())}/{runs.height}",
-                id_text(best),
+                ui.id_text(best),
                 f"{100 * spread:.1f} pts",
             )
         )
@@ -138,4 +133,4 @@ def sweep_report(frame: pl.DataFrame, params: pl.DataFrame) -> list:
     headers += ["moves verdicts most", "pass-rate spread"]
     columns = [(h, itemgetter(k)) for k, h in enumerate(headers)]
     title = "sweep: pass rate across the grid"
-    return [table(title, columns, rows, ("run", "moves verdicts most"))]
+    return [ui.table(title, columns, rows, ("run", "moves verdicts most"))]

@@ -5,13 +5,19 @@ prints per series the slope ± its 95 % interval and the change run."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 import evalframe as ef
-from evalframe.cli._console import stderr, stdout
+from evalframe.cli._console import Lazy, stderr, stdout
 from evalframe.cli._options import ENGINE, POLICY, DatasetArg, compute_and_write, policy, shared
+
+if TYPE_CHECKING:
+    import evalframe.cli._render as ui
+    from evalframe import format as fmt
+else:
+    ui, fmt = Lazy("evalframe.cli._render"), Lazy("evalframe.format")
 
 HISTORY = (*POLICY, "out", *ENGINE, "as_json")
 """The shared options of `trend` and `flaky`."""
@@ -34,8 +40,6 @@ def history_and_write(dataset: Path, command: str, options: dict[str, Any]) -> t
     """series_trend and case_history of `dataset` under the policy of `options` (the rest:
     history_tables' keywords; --json is left in), committed as one result set written by
     `command`."""
-    from evalframe.cli._render import message_text
-
     cfg, out = policy(options), options.pop("out")
     keywords = {k: v for k, v in options.items() if k != "as_json"}
     tables, target, _ = compute_and_write(
@@ -47,7 +51,7 @@ def history_and_write(dataset: Path, command: str, options: dict[str, Any]) -> t
         lambda: ef.history_tables(dataset, cfg, **keywords),
     )
     for note in tables.notes:
-        stderr.print(message_text(note))
+        stderr.print(ui.message_text(note))
     return tables, target
 
 
@@ -95,23 +99,20 @@ def trend(
 
     Example: [bold]evalframe trend runs/ --series model --window 20 --fail-on-degrading[/bold]
     """
-    from evalframe.cli._render import print_json, say
-    from evalframe.format import change_point_text
-
     options |= dict(series=series, window=window)
     tables, target = history_and_write(dataset, "trend", options)
     rows = tables["series_trend"].to_dicts()
     if options["as_json"]:
-        print_json(rows)
+        ui.print_json(rows)
     else:
         for row in rows:
-            stdout.print(say("{} — {} runs", series_name(row), row["runs"]))
-            stdout.print(say("  {}", slope_text(row, "pass_rate", "pass rate")))
-            stdout.print(say("  {}", slope_text(row, "mean_score", "mean score")))
-            stdout.print(say("  {}", change_point_text(row)))
-        stdout.print(say("tables written to {}/", target))
+            stdout.print(ui.say("{} — {} runs", series_name(row), row["runs"]))
+            stdout.print(ui.say("  {}", slope_text(row, "pass_rate", "pass rate")))
+            stdout.print(ui.say("  {}", slope_text(row, "mean_score", "mean score")))
+            stdout.print(ui.say("  {}", fmt.change_point_text(row)))
+        stdout.print(ui.say("tables written to {}/", target))
     degrading = [r for r in rows if r["pass_rate_degrading"] or r["mean_score_degrading"]]
     if fail_on_degrading and degrading:
         names = ", ".join(series_name(r) for r in degrading)
-        stderr.print(say("degrading (slope interval below 0): {}", names))
+        stderr.print(ui.say("degrading (slope interval below 0): {}", names))
         raise typer.Exit(1)
