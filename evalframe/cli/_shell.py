@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import duckdb
 import polars as pl
@@ -124,12 +124,8 @@ def _iso_interval_sql(x: str) -> str:
     )
 
 
-def _type_child(child: DuckDBPyType | int | list[str]) -> DuckDBPyType:
-    """A nested type's child type: a list's, array's or map's element, a struct's field
-    (`children` also lists an array's size, a decimal's width and an enum's values)."""
-    if not isinstance(child, DuckDBPyType):
-        raise TypeError(f"not a DuckDB type: {child!r}")
-    return child
+def _type_child(child: object) -> DuckDBPyType:
+    return cast(DuckDBPyType, child)  # `children` also lists sizes, widths and enum values
 
 
 def _portable_sql(x: str, t: DuckDBPyType, depth: int = 0) -> str | None:

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 import evalframe as ef
@@ -122,44 +121,33 @@ def cases_report(frame: pl.DataFrame, status: str) -> list:
         )
         head = Text("\n") + Text(fmt.visible(str(r["case_id"])), style="bold")
         head += Text("  ") + runs + Text("  ") + ui.id_text(r["status"])
+        score, passed = fmt.num(r["score"]), ui.flag(r["passed"])
         if compared:
-            head += Text(
-                f"  score {fmt.num(r['baseline_score'])} → {fmt.num(r['score'])} "
-                f"({fmt.signed(r['score_delta'])})  passed {ui.flag(r['baseline_passed'])} → "
-                f"{ui.flag(r['passed'])}",
-                no_wrap=True,
-            )
-        else:
-            head += Text(
-                f"  score {fmt.num(r['score'])}  passed {ui.flag(r['passed'])}", no_wrap=True
-            )
-        out.append(head)
-        evaluators = r["evaluators"] or []
-        if evaluators:
-            table = Table(box=None, pad_edge=False, padding=(0, 1, 0, 2))
-            ui.id_column(table, "evaluator")
-            headers = ["baseline", "score", "delta"] if compared else ["score"]
-            for h in [*headers, "passed"]:
-                table.add_column(h, justify="right", no_wrap=True)
-            table.add_column("label · reason", overflow="fold")
-            for e in evaluators:
-                numbers = (
-                    [
-                        fmt.num(e["baseline_score"]),
-                        fmt.num(e["score"]),
-                        fmt.signed(e["score_delta"]),
-                    ]
-                    if compared
-                    else [fmt.num(e["score"])]
+            score = f"{fmt.num(r['baseline_score'])} → {score} ({fmt.signed(r['score_delta'])})"
+            passed = f"{ui.flag(r['baseline_passed'])} → {passed}"
+        out.append(head + Text(f"  score {score}  passed {passed}", no_wrap=True))
+        numbers = [("score", lambda e: fmt.num(e["score"]))]
+        if compared:
+            numbers.insert(0, ("baseline", lambda e: fmt.num(e["baseline_score"])))
+            numbers.append(("delta", lambda e: fmt.signed(e["score_delta"])))
+        columns = [
+            ("evaluator", lambda e: ui.id_text(e["evaluator"])),
+            *numbers,
+            ("passed", lambda e: ui.flag(e["passed"])),
+            ("label · reason", _said),
+        ]
+        if r["evaluators"]:
+            out.append(
+                ui.table(
+                    None,
+                    columns,
+                    r["evaluators"],
+                    ("evaluator", "label · reason"),
+                    box=None,
+                    pad_edge=False,
+                    padding=(0, 1, 0, 2),
                 )
-                said = [*(e["labels"] or []), *(e["reasons"] or [])]
-                table.add_row(
-                    ui.id_text(e["evaluator"]),
-                    *numbers,
-                    ui.flag(e["passed"]),
-                    ui.id_text(" · ".join(said)) if said else Text("—", style="dim"),
-                )
-            out.append(table)
+            )
         checks = r["outcomes"] or []
         several = len({o["attempt"] for o in checks}) > 1
         for o in checks:
@@ -171,3 +159,9 @@ def cases_report(frame: pl.DataFrame, status: str) -> list:
                 line += Text(" — ") + ui.id_text(o["justification"])
             out.append(line)
     return out
+
+
+def _said(e: dict) -> Text:
+    """An evaluator's labels and reasons, joined (data: shown literally); — without any."""
+    said = [*(e["labels"] or []), *(e["reasons"] or [])]
+    return ui.id_text(" · ".join(said)) if said else Text("—", style="dim")

@@ -19,10 +19,12 @@ else:
     ui = Lazy("evalframe.cli._render")
 
 
-def _stale_text(value: bool | None) -> str:
-    if value is None:
-        return "[dim]unknown[/dim]"
-    return "[bold red]stale[/bold red]" if value else "[green]current[/green]"
+STALE = {
+    None: "[dim]unknown[/dim]",
+    True: "[bold red]stale[/bold red]",
+    False: "[green]current[/green]",
+}
+"""How the inputs column says whether a set is stale."""
 
 
 def results(
@@ -66,7 +68,7 @@ def results(
             ui.id_text(r["created_at"][:19].replace("T", " ")),
             ui.id_text(", ".join(f"{t} {n:,}" for t, n in r["tables"].items())),
             f"{r['rows']:,}",
-            _stale_text(r["stale"]),
+            STALE[r["stale"]],
         )
     stdout.print(table)
     stale = [r["result_set"] for r in rows if r["stale"]]
