@@ -18,14 +18,20 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from typer.core import TyperGroup
 
+import evalframe as ef
 from evalframe import EvalframeError
-from evalframe.cli._console import stderr, stdout
+from evalframe.cli._console import Lazy, stderr, stdout
 from evalframe.cli._options import fill_late_help
+
+if TYPE_CHECKING:
+    import evalframe.cli._render as ui
+else:
+    ui = Lazy("evalframe.cli._render")
 
 
 class _Group(TyperGroup):
@@ -55,9 +61,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def _print_version(value: bool) -> None:
     if value:
-        from evalframe import __version__
-
-        stdout.print(f"evalframe {__version__}", highlight=False)
+        stdout.print(f"evalframe {ef.__version__}", highlight=False)
         raise typer.Exit()
 
 
@@ -89,23 +93,17 @@ def handles_errors(fn: F) -> F:
             return fn(*args, **kwargs)
         except (typer.Exit, typer.Abort, KeyboardInterrupt, SystemExit):
             raise
-        except EvalframeError as exc:
-            from evalframe.cli._render import error_line
-
-            stderr.print(error_line(exc), highlight=False)
-            raise typer.Exit(exc.exit_code) from None
         except BaseException as exc:
-            if not {"polars", "pyarrow", "duckdb"} & set(sys.modules) or os.environ.get(
-                "EVALFRAME_DEBUG"
-            ):
-                raise
-            from evalframe import explain_read_error
-            from evalframe.cli._render import error_line
-
-            err = explain_read_error(exc, kwargs.get("dataset"))
+            read = {"polars", "pyarrow", "duckdb"} & set(sys.modules)
+            if isinstance(exc, EvalframeError):
+                err: EvalframeError | None = exc
+            elif read and not os.environ.get("EVALFRAME_DEBUG"):
+                err = ef.explain_read_error(exc, kwargs.get("dataset"))
+            else:
+                err = None
             if err is None:
                 raise
-            stderr.print(error_line(err), highlight=False)
+            stderr.print(ui.error_line(err), highlight=False)
             raise typer.Exit(err.exit_code) from None
 
     return wrapper  # type: ignore[return-value]
