@@ -14,34 +14,24 @@ Exit codes: 0 ok; 1 a gate failed (`score --check`) or a regression was detected
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import sys
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from typer.core import TyperGroup
 
+import evalframe as ef
 from evalframe import EvalframeError
-from evalframe.cli import (
-    agree,
-    cases,
-    compare,
-    demo,
-    flaky,
-    ingest,
-    plan,
-    report,
-    results,
-    sample,
-    score,
-    sql,
-    sweep,
-    trend,
-    validate,
-)
-from evalframe.cli._console import stderr, stdout
+from evalframe.cli._console import Lazy, stderr, stdout
 from evalframe.cli._options import fill_late_help
+
+if TYPE_CHECKING:
+    import evalframe.cli._render as ui
+else:
+    ui = Lazy("evalframe.cli._render")
 
 
 class _Group(TyperGroup):
@@ -71,9 +61,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def _print_version(value: bool) -> None:
     if value:
-        from evalframe import __version__
-
-        stdout.print(f"evalframe {__version__}", highlight=False)
+        stdout.print(f"evalframe {ef.__version__}", highlight=False)
         raise typer.Exit()
 
 
@@ -105,48 +93,29 @@ def handles_errors(fn: F) -> F:
             return fn(*args, **kwargs)
         except (typer.Exit, typer.Abort, KeyboardInterrupt, SystemExit):
             raise
-        except EvalframeError as exc:
-            from evalframe.cli._render import error_line
-
-            stderr.print(error_line(exc), highlight=False)
-            raise typer.Exit(exc.exit_code) from None
         except BaseException as exc:
-            if not {"polars", "pyarrow", "duckdb"} & set(sys.modules) or os.environ.get(
-                "EVALFRAME_DEBUG"
-            ):
-                raise
-            from evalframe import explain_read_error
-            from evalframe.cli._render import error_line
-
-            err = explain_read_error(exc, kwargs.get("dataset"))
+            read = {"polars", "pyarrow", "duckdb"} & set(sys.modules)
+            if isinstance(exc, EvalframeError):
+                err: EvalframeError | None = exc
+            elif read and not os.environ.get("EVALFRAME_DEBUG"):
+                err = ef.explain_read_error(exc, kwargs.get("dataset"))
+            else:
+                err = None
             if err is None:
                 raise
-            stderr.print(error_line(err), highlight=False)
+            stderr.print(ui.error_line(err), highlight=False)
             raise typer.Exit(err.exit_code) from None
 
     return wrapper  # type: ignore[return-value]
 
 
-COMMANDS = (
-    score.score,
-    validate.validate,
-    demo.demo,
-    compare.compare,
-    sweep.sweep,
-    cases.cases,
-    agree.agree,
-    sample.sample,
-    trend.trend,
-    flaky.flaky,
-    ingest.ingest,
-    sql.sql,
-    report.report,
-    results.results,
-    plan.plan,
-)
-"""Every command, in the order `evalframe --help` lists them (each named after its function)."""
-for _command in COMMANDS:
-    app.command(_command.__name__)(handles_errors(_command))
+COMMANDS = ["score", "validate", "demo", "compare", "sweep", "cases", "agree", "sample", "trend"]
+COMMANDS += ["flaky", "ingest", "sql", "report", "results", "plan"]
+"""Every command, in the order `evalframe --help` lists them: the function NAME of the
+module evalframe/cli/NAME.py."""
+for _name in COMMANDS:
+    _command = getattr(importlib.import_module(f"evalframe.cli.{_name}"), _name)
+    app.command(_name)(handles_errors(_command))
 
 
 def main() -> None:

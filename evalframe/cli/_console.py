@@ -4,6 +4,8 @@ error path of the command line print through them without loading a renderer."""
 from __future__ import annotations
 
 import sys
+from importlib import import_module
+from typing import Any
 
 from rich.console import Console
 
@@ -14,3 +16,14 @@ _plain = not sys.stdout.isatty()
 # emoji=False: `:smile:` in an id or a path stays that text (no emoji codes in messages)
 stdout = Console(soft_wrap=True, width=160 if _plain else None, emoji=False)
 stderr = Console(stderr=True, soft_wrap=True, emoji=False)
+
+
+class Lazy:
+    """A module imported on first use of one of its names: the commands name polars and the
+    renderers at the top, and `--help` still never imports them."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(import_module(self._name), attr)

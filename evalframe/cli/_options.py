@@ -1,7 +1,8 @@
 """The options several commands share, declared once (typer reads the Annotated
 metadata): the dataset argument, --config, --preset, --threshold, --out, --json,
 --memory-limit, --series, --engine, --clamp, --by, --spark-remote, --bootstrap, --seed,
---window; and where a command writes its tables by default (`default_out`).
+--replicates (`shared` adds them to a command); and where a command writes its tables by
+default (`default_out`).
 
 Light to import (typer and the standard library): `evalframe --help` builds every
 command's options from here without loading polars. Help text that names a value of a
@@ -10,14 +11,26 @@ filled in from `LATE_HELP` only when a command's help is shown (`fill_late_help`
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 from collections.abc import Callable
 from enum import StrEnum
+from importlib import import_module
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
+
+import evalframe as ef
+from evalframe.cli._console import Lazy
+
+if TYPE_CHECKING:
+    import evalframe.cli._render as ui
+else:
+    ui = Lazy("evalframe.cli._render")
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 DatasetArg = Annotated[
     Path, typer.Argument(help="Dataset folder (Parquet tables) or DuckDB database file.")
@@ -30,9 +43,7 @@ ConfigOpt = Annotated[
 def describe_preset(name: str) -> str:
     """What a preset (config.PRESETS) sets, from the config it loads: threshold, borderline
     band, weighted evaluators, missing evaluators, outcomes and run gates."""
-    from evalframe import PRESETS, config_from_dict
-
-    cfg = config_from_dict(dict(PRESETS[name]), source=f"preset {name}")
+    cfg = ef.config_from_dict(dict(ef.PRESETS[name]), source=f"preset {name}")
     band = "no borderline band" if cfg.borderline is None else f"borderline from {cfg.borderline:g}"
     tree = (
         "every evaluator weighted equally"
@@ -49,11 +60,9 @@ def describe_preset(name: str) -> str:
 
 def preset_help() -> str:
     """--preset's help: every preset and what it sets (generated from config.PRESETS)."""
-    from evalframe import PRESETS
-
     return (
         "Base policy (--config and --threshold apply on top): "
-        + "; ".join(describe_preset(name) for name in PRESETS)
+        + "; ".join(describe_preset(name) for name in ef.PRESETS)
         + ". score, compare and report state the policy they used."
     )
 
@@ -64,53 +73,26 @@ def default_of(function: Callable[..., Any], parameter: str) -> Any:
     return inspect.signature(function).parameters[parameter].default
 
 
-def _max_configs() -> str:
-    from evalframe import load_grid
-
-    return f"{default_of(load_grid, 'max_configs'):,}"
-
-
-def _formats() -> str:
-    from evalframe import INGEST_FORMATS
-
-    return ", ".join(INGEST_FORMATS)
-
-
-def _cases_per_pair() -> str:
-    from evalframe.plots import report_tables
-
-    return str(default_of(report_tables, "per_pair"))
-
-
 LATE_HELP: dict[str, Callable[[], str]] = {
     "presets": preset_help,
-    "max_configs": _max_configs,
-    "formats": _formats,
-    "cases_per_pair": _cases_per_pair,
+    "max_configs": lambda: f"{default_of(ef.load_grid, 'max_configs'):,}",
+    "formats": lambda: ", ".join(ef.INGEST_FORMATS),
+    "cases_per_pair": lambda: str(
+        default_of(import_module("evalframe.plots").report_tables, "per_pair")
+    ),
 }
 """`{name}` in an option's help -> the text it stands for, computed when help is shown
 (each needs a module that imports polars)."""
 
-_FIELD = re.compile(r"\{(\w+)\}")
-
 
 def fill_late_help(command: Any) -> None:
     """Replace the `{name}` fields of LATE_HELP in the help of `command`'s parameters (a
-    click command; each field is computed once per help shown)."""
-    cache: dict[str, str] = {}
-
-    def value(m: re.Match[str]) -> str:
-        name = m[1]
-        if name not in LATE_HELP:
-            return m[0]
-        if name not in cache:
-            cache[name] = LATE_HELP[name]()
-        return cache[name]
-
+    click command)."""
     for param in getattr(command, "params", []):
-        help_text = getattr(param, "help", None)
-        if help_text and "{" in help_text:
-            param.help = _FIELD.sub(value, help_text)
+        if "{" in (getattr(param, "help", None) or ""):
+            param.help = re.sub(
+                r"\{(\w+)\}", lambda m: LATE_HELP[m[1]]() if m[1] in LATE_HELP else m[0], param.help
+            )
 
 
 PresetOpt = Annotated[str | None, typer.Option("--preset", "-p", help="{presets}")]
@@ -211,50 +193,92 @@ SeedOpt = Annotated[
     int,
     typer.Option("--seed", metavar="S", help="Seed of the --bootstrap replicates (0-2147483646)."),
 ]
-HistorySeriesOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--series",
-        metavar="COLUMN",
-        help="One series per value of this runs column (model, target, agent, ...; a null "
-        "value is a series of its own); default: all runs are one series.",
-    ),
-]
-WindowOpt = Annotated[
-    int | None,
-    typer.Option("--window", metavar="N", help="Keep the last N runs of each series."),
-]
+SHARED: dict[str, tuple[Any, Any]] = {
+    "config": (ConfigOpt, None),
+    "preset": (PresetOpt, None),
+    "threshold": (ThresholdOpt, None),
+    "out": (OutOpt, None),
+    "clamp": (ClampOpt, False),
+    "engine": (EngineOpt, Engine.polars),
+    "memory_limit": (MemoryLimitOpt, None),
+    "by": (ByOpt, None),
+    "series": (SeriesOpt, None),
+    "spark_remote": (SparkRemoteOpt, None),
+    "as_json": (JsonOpt, False),
+    "bootstrap": (BootstrapOpt, None),
+    "seed": (SeedOpt, 0),
+    "replicates": (ReplicatesOpt, None),
+}
+"""The options several commands take, by parameter name: (declaration, default)."""
+POLICY = ("config", "preset", "threshold")
+ENGINE = ("clamp", "engine", "memory_limit", "spark_remote")
+BOOT = ("bootstrap", "seed", "replicates")
+
+
+def shared(*names: str) -> Callable[[F], F]:
+    """Give a command the SHARED options `names`, after its own parameters: typer reads
+    them from the signature, the command receives them in its `**kwargs` (the engine as
+    its name)."""
+
+    def add(fn: F) -> F:
+        own = [
+            p
+            for p in inspect.signature(fn, eval_str=True).parameters.values()
+            if p.kind != p.VAR_KEYWORD
+        ]
+        kind = inspect.Parameter.KEYWORD_ONLY
+        more = [
+            inspect.Parameter(n, kind, annotation=a, default=d)
+            for n in names
+            for a, d in [SHARED[n]]
+        ]
+
+        @functools.wraps(fn)
+        def command(**kwargs: Any) -> Any:
+            return fn(**{k: str(v) if isinstance(v, Engine) else v for k, v in kwargs.items()})
+
+        command.__signature__ = inspect.Signature([*own, *more])  # type: ignore[attr-defined]
+        return command  # type: ignore[return-value]
+
+    return add
+
+
+def policy(options: dict[str, Any]) -> Any:
+    """The config of the policy options (removed from `options`)."""
+    config, preset = options.pop("config"), options.pop("preset")
+    return ef.load_config(config, preset=preset, threshold=options.pop("threshold", None))
+
+
+def beside(dataset: Path, name: str) -> Path:
+    """DATASET/name for a dataset folder; next to a DuckDB file otherwise."""
+    return (dataset if dataset.is_dir() else dataset.parent) / name
 
 
 def default_out(dataset: Path, out: Path | None) -> Path:
     """Where a command writes its tables: --out, else the results store DATASET/results."""
-    if out is not None:
-        return out
-    return (dataset if dataset.is_dir() else dataset.parent) / "results"
+    return beside(dataset, "results") if out is None else out
 
 
 def compute_and_write(
-    dataset: Path, target: Path, command: str, config_json: str, message: str, compute: Any
-) -> tuple[Any, dict[str, Path]]:
+    dataset: Path, out: Path | None, command: str, cfg: Any, message: str, compute: Any
+) -> tuple[Any, Path, dict[str, Path]]:
     """`compute()` (a `*_tables` call of the public API) under a progress line `message`,
-    its tables committed to `target` as one result set written by `command`; the inputs'
-    fingerprint is taken before anything is read, so a later change marks the set stale.
-    Returns the tables and the written files."""
-    import evalframe as ef
-    from evalframe.cli._render import progress
-
+    its tables committed under `default_out` as one result set written by `command` with
+    `cfg`'s canonical JSON; the inputs' fingerprint is taken before anything is read, so a
+    later change marks the set stale. Returns the tables, the folder and the written files."""
+    target = default_out(dataset, out)
     fingerprint = ef.inputs_fingerprint(dataset)
-    with progress(message):
+    with ui.progress(message):
         tables = compute()
         written = ef.write_tables(
             tables,
             target,
-            config_json=config_json,
+            config_json=cfg.canonical_json(),
             command=command,
             dataset=dataset,
             inputs_fingerprint=fingerprint,
         )
-    return tables, written
+    return tables, target, written
 
 
 MODES = ("auto", "table", "line")

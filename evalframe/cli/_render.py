@@ -6,7 +6,7 @@ import base64
 import json
 import math
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
@@ -14,6 +14,14 @@ from typing import Any
 
 import polars as pl
 from rich.console import Console, Group, JustifyMethod
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 from rich.text import Text
 
@@ -35,12 +43,10 @@ from evalframe.format import (
     with_wilson,
 )
 
-# --- data in the terminal -----------------------------------------------------------------
 # Run ids, case ids, evaluator names, config ids, slice values and paths come from other
-# tools' files. They reach the terminal only through the three helpers below: shown
-# literally (rich markup in them is text, never markup) and with control, separator and
-# bidi characters made visible by the one rule of `format.visible`.
-
+# tools' files. They reach the terminal only through `say`, `id_text` and `message_text`:
+# shown literally (never as markup), control, separator and bidi characters made visible
+# by the one rule of `format.visible`.
 
 _SLOT = "\x00"
 """Marks a `{}` of a `say` template while its markup is parsed (never part of a template;
@@ -281,7 +287,10 @@ def run_table(summary: pl.DataFrame, title: str = "run summary") -> FitTable:
         ("execs", lambda r: str(r["executions"]), "right", 4),
         ("pass rate", rate_cell, "right", 1),
         ("mean score", lambda r: with_se(num(r["mean_score"]), r["mean_score_se"]), "right", 2),
-        *((f"pass@{k}", _pass_at_cell(k), "right", 4) for k in pass_k_values(summary.columns)),
+        *(
+            (f"pass@{k}", lambda r, k=k: pass_at_text(r, k), "right", 4)
+            for k in pass_k_values(summary.columns)
+        ),
         (
             "pass/border/fail",
             lambda r: f"{r['n_pass']}/{r['n_borderline']}/{r['n_fail']}",
@@ -303,20 +312,17 @@ def run_table(summary: pl.DataFrame, title: str = "run summary") -> FitTable:
         columns.insert(0, ("config", lambda r: id_text(r["config_id"]), "left", 0))
     records = with_wilson(summary).to_dicts()
     notes = [
-        *([INTERVALS_NOTE] if any(_has_interval(r) for r in records) else []),
+        *interval_notes(records),
         *([UNSCORED_FOOTNOTE] if any(run_rate(r) is None for r in records) else []),
         *([BOOT_FOOTNOTE] if boot else []),
     ]
     return FitTable(title, columns, records, notes)
 
 
-def _has_interval(r: dict) -> bool:
-    """Whether a row's pass rate or mean score is shown with an interval or a ±."""
-    return rate_cell(r) != pct(run_rate(r)) or r["mean_score_se"] is not None
-
-
-def _pass_at_cell(k: int) -> Callable[[dict], str]:
-    return lambda r: pass_at_text(r, k)
+def interval_notes(records: list[dict]) -> list[str]:
+    """INTERVALS_NOTE when a row's pass rate or mean score shows an interval or a ±."""
+    shown = any(rate_cell(r) != pct(run_rate(r)) or r["mean_score_se"] is not None for r in records)
+    return [INTERVALS_NOTE] if shown else []
 
 
 BOOT_FOOTNOTE = (
@@ -327,13 +333,12 @@ BOOT_FOOTNOTE = (
 
 
 def _boot_cell(r: dict) -> str:
-    """`[low, high]` of the pass rate's bootstrap interval; — without one."""
     low, high = r.get("pass_rate_boot_low"), r.get("pass_rate_boot_high")
     return "—" if low is None or high is None else f"[{pct(low)}, {pct(high)}]"
 
 
 def _rank_cell(r: dict) -> str:
-    """The rank band `1–2` (or `1`) with p_best in parentheses; — without one."""
+    """The rank band `1–2` (or `1`) with p_best in parentheses."""
     low, high, best = r.get("rank_low"), r.get("rank_high"), r.get("p_best")
     if low is None or high is None or best is None:
         return "—"
@@ -349,6 +354,27 @@ def rate_cell(r: dict) -> str:
     if rate is None or low is None or high is None:
         return pct(rate)
     return f"{pct(rate)} [{pct(low)}, {pct(high)}]"
+
+
+def table(
+    title: str | Text | None,
+    columns: Sequence[tuple[str, Callable[[Any], Any]]],
+    rows: Iterable[Any],
+    left: Container[str] = (),
+    **options: Any,
+) -> Table:
+    """A rich table of `rows`, one column per (header, cell of a row): the `left` columns
+    (ids, names) left-aligned and folded when long, never cut; the others right-aligned.
+    The title is left-aligned unless `options` (rich.table.Table's) say otherwise."""
+    out = Table(title=title, **{"title_justify": "left", **options})
+    for header, _cell in columns:
+        if header in left:
+            id_column(out, header)
+        else:
+            out.add_column(header, justify="right")
+    for r in rows:
+        out.add_row(*(cell(r) for _header, cell in columns))
+    return out
 
 
 _steps: list[Callable[[str], None]] = []
@@ -372,34 +398,28 @@ def progress(message: str, *, enabled: bool = True) -> Iterator[None]:
 
 
 @contextmanager
+def progress_bar(console: Console | None, *columns: Any) -> Iterator[Progress | None]:
+    """A transient progress bar with `columns` and the time spent on `console` (default
+    stderr); None when it is not a terminal."""
+    out = console or stderr
+    if not out.is_terminal:
+        yield None
+        return
+    with Progress(*columns, TimeElapsedColumn(), console=out, transient=True) as bar:
+        yield bar
+
+
+@contextmanager
 def steps(total: int, console: Console | None = None) -> Iterator[Callable[[str], None]]:
     """A progress display of `total` steps on stderr (silent when it is not a terminal):
     call the yielded function with each step's description (plain text, shown literally)
-    as the step starts; the bar
-    shows the finished steps out of `total` and the time spent."""
-    out = console or stderr
-    if not out.is_terminal:
-        yield lambda _message: None
-        return
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        SpinnerColumn,
-        TextColumn,
-        TimeElapsedColumn,
-    )
-
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}", markup=False),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("steps"),
-        TimeElapsedColumn(),
-        console=out,
-        transient=True,
-    ) as bar:
+    as the step starts; the bar shows the finished steps out of `total`."""
+    description = TextColumn("{task.description}", markup=False)
+    columns = (SpinnerColumn(), description, BarColumn(), MofNCompleteColumn(), TextColumn("steps"))
+    with progress_bar(console, *columns) as bar:
+        if bar is None:
+            yield lambda _message: None
+            return
         task = bar.add_task("starting", total=total)
         started = [0]
 

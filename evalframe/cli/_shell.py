@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import duckdb
 import polars as pl
@@ -124,12 +124,8 @@ def _iso_interval_sql(x: str) -> str:
     )
 
 
-def _type_child(child: DuckDBPyType | int | list[str]) -> DuckDBPyType:
-    """A nested type's child type: a list's, array's or map's element, a struct's field
-    (`children` also lists an array's size, a decimal's width and an enum's values)."""
-    if not isinstance(child, DuckDBPyType):
-        raise TypeError(f"not a DuckDB type: {child!r}")
-    return child
+def _type_child(child: object) -> DuckDBPyType:
+    return cast(DuckDBPyType, child)  # `children` also lists sizes, widths and enum values
 
 
 def _portable_sql(x: str, t: DuckDBPyType, depth: int = 0) -> str | None:
@@ -148,23 +144,13 @@ def _portable_sql(x: str, t: DuckDBPyType, depth: int = 0) -> str | None:
         inner = _portable_sql(v, _type_child(dict(t.children)["child"]), depth + 1)
         return None if inner is None else f"list_transform({x}, lambda {v}: {inner})"
     if tid == "struct":
-        fields = [(str(n), _type_child(ft)) for n, ft in t.children]
-        parts = [
-            (
-                n,
-                _portable_sql(
-                    f"struct_extract({x}, '{n.replace(chr(39), chr(39) * 2)}')", ft, depth + 1
-                ),
-            )
-            for n, ft in fields
-        ]
-        if all(sql is None for _n, sql in parts):
+        parts = []
+        for n, ft in t.children:
+            get = f"struct_extract({x}, {_quoted(str(n), chr(39))})"
+            parts.append((str(n), get, _portable_sql(get, _type_child(ft), depth + 1)))
+        if all(sql is None for *_, sql in parts):
             return None
-        packed = ", ".join(
-            f'"{n.replace(chr(34), chr(34) * 2)}" := '
-            + (sql or f"struct_extract({x}, '{n.replace(chr(39), chr(39) * 2)}')")
-            for n, sql in parts
-        )
+        packed = ", ".join(f"{_quoted(n)} := {sql or get}" for n, get, sql in parts)
         return f"case when {x} is null then null else struct_pack({packed}) end"
     if tid == "map":
         e = f"e{depth}"
@@ -180,6 +166,10 @@ def _portable_sql(x: str, t: DuckDBPyType, depth: int = 0) -> str | None:
     return None
 
 
+def _quoted(name: str, quote: str = '"') -> str:
+    return quote + name.replace(quote, quote * 2) + quote
+
+
 def portable(
     con: duckdb.DuckDBPyConnection, rel: duckdb.DuckDBPyRelation
 ) -> duckdb.DuckDBPyRelation:
@@ -187,7 +177,7 @@ def portable(
     crashed the CSV/JSON/table output) converted by `_portable_sql`; unchanged otherwise."""
     exprs, changed = [], False
     for name, dtype in zip(rel.columns, rel.types, strict=True):
-        col = '"' + name.replace('"', '""') + '"'
+        col = _quoted(name)
         sql = _portable_sql(col, dtype)
         changed |= sql is not None
         exprs.append(f"{sql or col} as {col}")
@@ -206,9 +196,13 @@ def render_table(frame: pl.DataFrame, limit: int = MAX_TABLE_ROWS) -> Table:
         )
     for row in frame.head(limit).iter_rows():
         table.add_row(*(Text("NULL") if v is None else id_text(_cell(v)) for v in row))
-    more = frame.height - limit
-    table.caption = f"{frame.height:,} rows" + (f" ({more:,} not shown)" if more > 0 else "")
+    table.caption = _rows_text(frame, limit)
     return table
+
+
+def _rows_text(frame: pl.DataFrame, limit: int) -> str:
+    more = frame.height - limit
+    return f"{frame.height:,} rows" + (f" ({more:,} not shown)" if more > 0 else "")
 
 
 def _cell(value: object) -> str:
@@ -255,10 +249,7 @@ def render_lines(frame: pl.DataFrame, limit: int = MAX_TABLE_ROWS) -> list[Text]
         for name, value in zip(names, row, strict=True):
             shown = Text("NULL", style="dim") if value is None else id_text(_cell(value))
             out.append(Text(visible_lines(name).rjust(pad), style="bold") + " = " + shown)
-    more = frame.height - limit
-    out.append(Text(""))
-    out.append(Text(f"{frame.height:,} rows" + (f" ({more:,} not shown)" if more > 0 else "")))
-    return out
+    return [*out, Text(""), Text(_rows_text(frame, limit))]
 
 
 def print_result(

@@ -7,20 +7,21 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 import evalframe as ef
-from evalframe.cli._console import stderr, stdout
-from evalframe.cli._options import ConfigOpt, DatasetArg, JsonOpt, PresetOpt, ThresholdOpt
+from evalframe.cli._console import Lazy, stderr, stdout
+from evalframe.cli._options import POLICY, DatasetArg, policy, shared
 
 if TYPE_CHECKING:
     import polars as pl
-    from rich.table import Table
+
+    import evalframe.cli._render as ui
+    from evalframe import format as fmt
+else:
+    pl, ui, fmt = Lazy("polars"), Lazy("evalframe.cli._render"), Lazy("evalframe.format")
 
 
+@shared(*POLICY, "as_json")
 def agree(
     dataset: DatasetArg,
-    config: ConfigOpt = None,
-    preset: PresetOpt = None,
-    threshold: ThresholdOpt = None,
-    as_json: JsonOpt = False,
     check: Annotated[
         bool,
         typer.Option(
@@ -29,6 +30,7 @@ def agree(
             "admitted under the config's judges: limits.",
         ),
     ] = False,
+    **options: Any,
 ) -> None:
     """How far the judge agrees with the human labels of the dataset's labels table: per
     evaluator and rater the labeled count, Cohen's kappa, sensitivity, specificity and the
@@ -39,12 +41,8 @@ def agree(
 
     Example: [bold]evalframe agree runs/ --config policy.yaml[/bold]
     """
-    import polars as pl
-
-    from evalframe.cli._render import print_json, progress
-
-    cfg = ef.load_config(config, preset=preset, threshold=threshold)
-    with progress(f"measuring the judge of {dataset} under config {cfg.config_id}"):
+    cfg = policy(options)
+    with ui.progress(f"measuring the judge of {dataset} under config {cfg.config_id}"):
         result = ef.judge_agreement(dataset, cfg)
     runs = result.run_summary.select(
         "run_id",
@@ -54,8 +52,8 @@ def agree(
         "ppi_pass_rate_ci_low",
         "ppi_pass_rate_ci_high",
     )
-    if as_json:
-        print_json(
+    if options["as_json"]:
+        ui.print_json(
             {
                 "config_id": result.config_id,
                 "judge_agreement": result.judge_agreement.to_dicts(),
@@ -68,12 +66,10 @@ def agree(
         print_tables(result, runs, cfg.config_id)
     refused = result.judge_agreement.filter(pl.col("admitted").not_())
     if check and refused.height:
-        from evalframe.cli._render import say
-
         for r in refused.iter_rows(named=True):
             judge = "(verdict)" if r["evaluator"] is None else r["evaluator"]
             stderr.print(
-                say("not admitted: {} rated by {} in run {}", judge, r["rater"], r["run_id"])
+                ui.say("not admitted: {} rated by {} in run {}", judge, r["rater"], r["run_id"])
             )
         raise typer.Exit(1)
 
@@ -92,52 +88,52 @@ LEGEND = (
 def print_tables(result: ef.JudgeAgreement, runs: pl.DataFrame, config_id: str) -> None:
     """The agreement table per evaluator and rater, the admission table, the corrected pass
     rates, a legend."""
-    import polars as pl
-
-    from evalframe.cli._render import id_text
-    from evalframe.format import num, pct
-
     agreement = result.judge_agreement
     alpha = agreement.filter(pl.col("rater").is_null()).select(
         "run_id", "evaluator", "krippendorff_alpha"
     )
-    rows = agreement.filter(pl.col("rater").is_not_null()).drop("krippendorff_alpha")
-    rows = rows.join(alpha, on=["run_id", "evaluator"], how="left", nulls_equal=True)
+    raters = agreement.filter(pl.col("rater").is_not_null()).drop("krippendorff_alpha")
+    rows = raters.join(alpha, on=["run_id", "evaluator"], how="left", nulls_equal=True).to_dicts()
     judge = [
-        ("run", lambda r: id_text(r["run_id"])),
-        ("evaluator", lambda r: "(verdict)" if r["evaluator"] is None else id_text(r["evaluator"])),
-        ("rater", lambda r: id_text(r["rater"])),
+        ("run", lambda r: ui.id_text(r["run_id"])),
+        (
+            "evaluator",
+            lambda r: "(verdict)" if r["evaluator"] is None else ui.id_text(r["evaluator"]),
+        ),
+        ("rater", lambda r: ui.id_text(r["rater"])),
     ]
     agreement_columns = [
         *judge,
         ("labeled", lambda r: str(r["n_labeled"])),
-        ("kappa", lambda r: num(r["kappa"])),
-        ("sensitivity", lambda r: pct(r["sensitivity"])),
-        ("specificity", lambda r: pct(r["specificity"])),
-        ("agreement", lambda r: pct(r["agreement"])),
-        ("score MAE", lambda r: num(r["score_mae"])),
-        ("best threshold", lambda r: num(r["best_kappa_threshold"])),
-        ("alpha", lambda r: num(r["krippendorff_alpha"])),
+        ("kappa", lambda r: fmt.num(r["kappa"])),
+        ("sensitivity", lambda r: fmt.pct(r["sensitivity"])),
+        ("specificity", lambda r: fmt.pct(r["specificity"])),
+        ("agreement", lambda r: fmt.pct(r["agreement"])),
+        ("score MAE", lambda r: fmt.num(r["score_mae"])),
+        ("best threshold", lambda r: fmt.num(r["best_kappa_threshold"])),
+        ("alpha", lambda r: fmt.num(r["krippendorff_alpha"])),
     ]
     admission_columns = [
         *judge,
-        ("sensitivity ≥", lambda r: pct(r["sensitivity_low"])),
-        ("specificity ≥", lambda r: pct(r["specificity_low"])),
+        ("sensitivity ≥", lambda r: fmt.pct(r["sensitivity_low"])),
+        ("specificity ≥", lambda r: fmt.pct(r["specificity_low"])),
         ("admitted", lambda r: "yes" if r["admitted"] else "no"),
-        ("threshold for false passes", lambda r: num(r["recommended_threshold"])),
+        ("threshold for false passes", lambda r: fmt.num(r["recommended_threshold"])),
     ]
     corrected_columns = [
         judge[0],
-        ("judge pass rate", lambda r: pct(r["pass_rate"])),
+        ("judge pass rate", lambda r: fmt.pct(r["pass_rate"])),
         ("labeled", lambda r: str(r["n_labeled"])),
-        ("corrected (PPI)", lambda r: pct(r["ppi_pass_rate"])),
+        ("corrected (PPI)", lambda r: fmt.pct(r["ppi_pass_rate"])),
         ("95 % interval", _ppi_interval),
     ]
-    stdout.print(_table(f"judge vs human labels (config {config_id})", agreement_columns, rows))
+    ids = ("run", "evaluator", "rater")
+    title = f"judge vs human labels (config {config_id})"
+    stdout.print(ui.table(title, agreement_columns, rows, ids))
     admitted = "admitted to gate a release? (the config's judges: limits)"
-    stdout.print(_table(admitted, admission_columns, rows))
+    stdout.print(ui.table(admitted, admission_columns, rows, ids))
     corrected = "pass rate: judge vs corrected by the labels"
-    stdout.print(_table(corrected, corrected_columns, runs))
+    stdout.print(ui.table(corrected, corrected_columns, runs.to_dicts(), ids))
     stdout.print(LEGEND)
     if result.ignored_labels:
         stderr.print(
@@ -146,24 +142,7 @@ def print_tables(result: ef.JudgeAgreement, runs: pl.DataFrame, config_id: str) 
         )
 
 
-_IDS = ("run", "evaluator", "rater")
-
-
-def _table(title: str, columns: list[tuple[str, Any]], frame: pl.DataFrame) -> Table:
-    """A table of `frame`'s rows: ids left, numbers right, one column per (header, cell)."""
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left")
-    for header, _cell in columns:
-        table.add_column(header, justify="left" if header in _IDS else "right")
-    for r in frame.iter_rows(named=True):
-        table.add_row(*(cell(r) for _header, cell in columns))
-    return table
-
-
 def _ppi_interval(r: dict[str, Any]) -> str:
     """The corrected pass rate's 95 % interval, clipped to 0-100 %; — without one."""
-    from evalframe.format import pct
-
     low, high = r["ppi_pass_rate_ci_low"], r["ppi_pass_rate_ci_high"]
-    return "—" if low is None else f"{pct(max(low, 0.0))} – {pct(min(high, 1.0))}"
+    return "—" if low is None else f"{fmt.pct(max(low, 0.0))} – {fmt.pct(min(high, 1.0))}"

@@ -8,27 +8,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.text import Text
 
 import evalframe as ef
-from evalframe.cli._console import stdout
+from evalframe.cli._console import Lazy, stdout
 from evalframe.cli._options import DatasetArg, JsonOpt
 
 if TYPE_CHECKING:
     import polars as pl
 
+    import evalframe.cli._render as ui
+    from evalframe import format as fmt
+else:
+    ui, fmt = Lazy("evalframe.cli._render"), Lazy("evalframe.format")
 
-class CaseStatus(StrEnum):
-    """Which cases `evalframe cases` lists (the statuses `ef.cases` takes)."""
-
-    regression = "regression"
-    improvement = "improvement"
-    unchanged = "unchanged"
-    new = "new"
-    removed = "removed"
-    error = "error"
-    fail = "fail"
-    pass_ = "pass"
-    flaky = "flaky"
+CaseStatus = StrEnum(
+    "CaseStatus", "regression improvement unchanged new removed error fail pass flaky"
+)
+"""Which cases `evalframe cases` lists (the statuses `ef.cases` takes)."""
 
 
 def cases(
@@ -81,8 +78,6 @@ def cases(
 
     Example: [bold]evalframe cases runs/ --run 2026-11-01-v1.6 --status regression[/bold]
     """
-    from evalframe.cli._render import print_csv, print_json
-
     if csv and as_json:
         raise ef.UsageError("--csv and --json exclude each other; hint: pick one.")
     frame = ef.cases(
@@ -94,9 +89,9 @@ def cases(
         result_set=result_set,
     )
     if as_json:
-        print_json(frame.to_dicts())
+        ui.print_json(frame.to_dicts())
     elif csv:
-        print_csv(frame)
+        ui.print_csv(frame)
     else:
         for part in cases_report(frame, str(status)):
             stdout.print(part)
@@ -107,17 +102,11 @@ def cases_report(frame: pl.DataFrame, status: str) -> list:
     passed baseline → run), a table of its evaluators (scores, delta, passed, the judge's
     labels and reasons) and its outcome checks with their justifications. Ids, labels,
     reasons and justifications are data: shown literally."""
-    from rich.table import Table
-    from rich.text import Text
-
-    from evalframe.cli._render import flag, id_column, id_text, say
-    from evalframe.format import num, signed, visible
-
     if frame.is_empty():
-        return [say("no case has status {}.", status)]
+        return [ui.say("no case has status {}.", status)]
     pairs = frame["baseline_run_id"].drop_nulls().n_unique()
     out: list = [
-        say(
+        ui.say(
             f"{frame.height} {{}} case{'s' if frame.height != 1 else ''}"
             + (f" in {pairs} pair{'s' if pairs != 1 else ''}" if pairs else ""),
             status,
@@ -126,50 +115,53 @@ def cases_report(frame: pl.DataFrame, status: str) -> list:
     for r in frame.iter_rows(named=True):
         compared = r["baseline_run_id"] is not None
         runs = (
-            say("{} → {}", r["baseline_run_id"], r["run_id"]) if compared else id_text(r["run_id"])
+            ui.say("{} → {}", r["baseline_run_id"], r["run_id"])
+            if compared
+            else ui.id_text(r["run_id"])
         )
-        head = Text("\n") + Text(visible(str(r["case_id"])), style="bold")
-        head += Text("  ") + runs + Text("  ") + id_text(r["status"])
+        head = Text("\n") + Text(fmt.visible(str(r["case_id"])), style="bold")
+        head += Text("  ") + runs + Text("  ") + ui.id_text(r["status"])
+        score, passed = fmt.num(r["score"]), ui.flag(r["passed"])
         if compared:
-            head += Text(
-                f"  score {num(r['baseline_score'])} → {num(r['score'])} "
-                f"({signed(r['score_delta'])})  passed {flag(r['baseline_passed'])} → "
-                f"{flag(r['passed'])}",
-                no_wrap=True,
+            score = f"{fmt.num(r['baseline_score'])} → {score} ({fmt.signed(r['score_delta'])})"
+            passed = f"{ui.flag(r['baseline_passed'])} → {passed}"
+        out.append(head + Text(f"  score {score}  passed {passed}", no_wrap=True))
+        numbers = [("score", lambda e: fmt.num(e["score"]))]
+        if compared:
+            numbers.insert(0, ("baseline", lambda e: fmt.num(e["baseline_score"])))
+            numbers.append(("delta", lambda e: fmt.signed(e["score_delta"])))
+        columns = [
+            ("evaluator", lambda e: ui.id_text(e["evaluator"])),
+            *numbers,
+            ("passed", lambda e: ui.flag(e["passed"])),
+            ("label · reason", _said),
+        ]
+        if r["evaluators"]:
+            out.append(
+                ui.table(
+                    None,
+                    columns,
+                    r["evaluators"],
+                    ("evaluator", "label · reason"),
+                    box=None,
+                    pad_edge=False,
+                    padding=(0, 1, 0, 2),
+                )
             )
-        else:
-            head += Text(f"  score {num(r['score'])}  passed {flag(r['passed'])}", no_wrap=True)
-        out.append(head)
-        evaluators = r["evaluators"] or []
-        if evaluators:
-            table = Table(box=None, pad_edge=False, padding=(0, 1, 0, 2))
-            id_column(table, "evaluator")
-            headers = ["baseline", "score", "delta"] if compared else ["score"]
-            for h in [*headers, "passed"]:
-                table.add_column(h, justify="right", no_wrap=True)
-            table.add_column("label · reason", overflow="fold")
-            for e in evaluators:
-                numbers = (
-                    [num(e["baseline_score"]), num(e["score"]), signed(e["score_delta"])]
-                    if compared
-                    else [num(e["score"])]
-                )
-                said = [*(e["labels"] or []), *(e["reasons"] or [])]
-                table.add_row(
-                    id_text(e["evaluator"]),
-                    *numbers,
-                    flag(e["passed"]),
-                    id_text(" · ".join(said)) if said else Text("—", style="dim"),
-                )
-            out.append(table)
         checks = r["outcomes"] or []
         several = len({o["attempt"] for o in checks}) > 1
         for o in checks:
             mark = Text("  ✓ " if o["passed"] else "  ✗ ", style="green" if o["passed"] else "red")
-            line = mark + id_text(o["outcome"])
+            line = mark + ui.id_text(o["outcome"])
             if several:
                 line += Text(f" (attempt {o['attempt']})")
             if o["justification"]:
-                line += Text(" — ") + id_text(o["justification"])
+                line += Text(" — ") + ui.id_text(o["justification"])
             out.append(line)
     return out
+
+
+def _said(e: dict) -> Text:
+    """An evaluator's labels and reasons, joined (data: shown literally); — without any."""
+    said = [*(e["labels"] or []), *(e["reasons"] or [])]
+    return ui.id_text(" · ".join(said)) if said else Text("—", style="dim")

@@ -7,43 +7,34 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
 
 import evalframe as ef
-from evalframe.cli._console import stderr, stdout
+from evalframe.cli._console import Lazy, stderr, stdout
 from evalframe.cli._options import (
-    BootstrapOpt,
-    ByOpt,
-    ClampOpt,
-    ConfigOpt,
+    BOOT,
+    ENGINE,
+    POLICY,
     DatasetArg,
-    Engine,
-    EngineOpt,
-    JsonOpt,
-    MemoryLimitOpt,
-    OutOpt,
-    PresetOpt,
-    ReplicatesOpt,
-    SeedOpt,
-    SeriesOpt,
-    SparkRemoteOpt,
-    ThresholdOpt,
     compute_and_write,
     default_of,
-    default_out,
+    policy,
+    shared,
 )
 
 if TYPE_CHECKING:
     import polars as pl
-    from rich.console import Group
-    from rich.table import Table
-    from rich.text import Text
 
-PAIR_MODES = ("consecutive",)
-"""Values of `compare --pairs`."""
+    import evalframe.cli._render as ui
+    from evalframe import format as fmt
+else:
+    pl, ui, fmt = Lazy("polars"), Lazy("evalframe.cli._render"), Lazy("evalframe.format")
 
 
 def _check_pairs(value: str | None) -> str | None:
-    if value is not None and value not in PAIR_MODES:
+    if value not in (None, "consecutive"):
         raise typer.BadParameter(
             f"must be 'consecutive' (each run against the one before it), not "
             f"{value!r}; to pick runs, give --baseline and/or --candidate instead."
@@ -51,52 +42,36 @@ def _check_pairs(value: str | None) -> str | None:
     return value
 
 
-BaselineOpt = Annotated[str | None, typer.Option("--baseline", "-b", help="Baseline run id.")]
-CandidateOpt = Annotated[str | None, typer.Option("--candidate", help="Candidate run id.")]
-PairsOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--pairs",
-        callback=_check_pairs,
-        metavar="consecutive",
-        help="'consecutive': each run against the one before it (runs.created_at, else run_id).",
-    ),
-]
-TopOpt = Annotated[
-    int, typer.Option("--top", min=0, help="How many regressed cases to list per pair.")
-]
-DecideOpt = Annotated[
-    bool,
-    typer.Option(
-        "--decide",
-        help="Print each pair's three-outcome decision (pass / fail / inconclusive, margins "
-        "from the config's decide: section) and exit by it: 1 if any pair fails, else 3 if "
-        "any is inconclusive, else 0.",
-    ),
-]
-
-
+@shared(*POLICY, "out", *ENGINE, "by", "series", "as_json", *BOOT)
 def compare(
     dataset: DatasetArg,
-    baseline: BaselineOpt = None,
-    candidate: CandidateOpt = None,
-    pairs: PairsOpt = None,
-    top: TopOpt = 10,
-    config: ConfigOpt = None,
-    preset: PresetOpt = None,
-    threshold: ThresholdOpt = None,
-    out: OutOpt = None,
-    clamp: ClampOpt = False,
-    engine: EngineOpt = Engine.polars,
-    memory_limit: MemoryLimitOpt = None,
-    by: ByOpt = None,
-    series: SeriesOpt = None,
-    spark_remote: SparkRemoteOpt = None,
-    as_json: JsonOpt = False,
-    decide: DecideOpt = False,
-    bootstrap: BootstrapOpt = None,
-    seed: SeedOpt = 0,
-    replicates: ReplicatesOpt = None,
+    baseline: Annotated[
+        str | None, typer.Option("--baseline", "-b", help="Baseline run id.")
+    ] = None,
+    candidate: Annotated[str | None, typer.Option("--candidate", help="Candidate run id.")] = None,
+    pairs: Annotated[
+        str | None,
+        typer.Option(
+            "--pairs",
+            callback=_check_pairs,
+            metavar="consecutive",
+            help="'consecutive': each run against the one before it (runs.created_at, else "
+            "run_id).",
+        ),
+    ] = None,
+    top: Annotated[
+        int, typer.Option("--top", min=0, help="How many regressed cases to list per pair.")
+    ] = 10,
+    decide: Annotated[
+        bool,
+        typer.Option(
+            "--decide",
+            help="Print each pair's three-outcome decision (pass / fail / inconclusive, "
+            "margins from the config's decide: section) and exit by it: 1 if any pair "
+            "fails, else 3 if any is inconclusive, else 0.",
+        ),
+    ] = False,
+    **options: Any,
 ) -> None:
     """Compare runs case by case; write case_deltas, evaluator_deltas, run_deltas (and
     slice_deltas with --by, noise_floor and run_deltas.within_noise with --replicates).
@@ -107,35 +82,26 @@ def compare(
 
     Example: [bold]evalframe compare runs/ -b 2026-10-01-v1.4 --candidate 2026-11-01-v1.6[/bold]
     """
-    import polars as pl
-
-    from evalframe.cli._render import message_text, policy_note, print_json, run_table, say
-
-    cfg = ef.load_config(config, preset=preset, threshold=threshold)
-    target = default_out(dataset, out)
-    options: dict[str, Any] = dict(
-        baseline=baseline, candidate=candidate, pairs=pairs, clamp=clamp, by=by
-    )
-    options |= dict(series=series, spark_remote=spark_remote, bootstrap=bootstrap, seed=seed)
-    options |= dict(engine=str(engine), memory_limit=memory_limit, replicates=replicates)
-    tables, paths = compute_and_write(
+    cfg, as_json, out = policy(options), options.pop("as_json"), options.pop("out")
+    options |= dict(baseline=baseline, candidate=candidate, pairs=pairs)
+    tables, target, paths = compute_and_write(
         dataset,
-        target,
+        out,
         "compare",
-        cfg.canonical_json(),
-        f"scoring and comparing runs ({engine})",
+        cfg,
+        f"scoring and comparing runs ({options['engine']})",
         lambda: ef.compare_tables(dataset, cfg, **options),
     )
     written = {name: pl.read_parquet(path) for name, path in paths.items()}
-    run_deltas = written["run_deltas"]
-    if series is None and tables.scored is not None:
-        mixed = ef.series_note(tables.scored["run_summary"], tables.pairs)
+    run_deltas, scored = written["run_deltas"], tables.scored
+    if options["series"] is None and scored is not None:
+        mixed = ef.series_note(scored["run_summary"], tables.pairs)
         if mixed is not None:
-            stderr.print(message_text(mixed), highlight=False)
+            stderr.print(ui.message_text(mixed), highlight=False)
     if as_json:
-        print_json(run_deltas.to_dicts())
+        ui.print_json(run_deltas.to_dicts())
     else:
-        stdout.print(policy_note(cfg))
+        stdout.print(ui.policy_note(cfg))
         parts = compare_report(
             run_deltas,
             written["case_deltas"],
@@ -145,13 +111,14 @@ def compare(
         )
         parts += slice_notes(written.get("slice_deltas"))
         parts += power_notes(run_deltas, cfg.compare) + noise_notes(run_deltas)
-        parts += decision_lines(run_deltas, cfg.decide, cfg.compare) if decide else []
-        parts += admission_note(run_deltas) if decide else []
-        if tables.scored is not None:
-            parts += ppi_notes(ef.ppi_disagreements(tables.scored["run_summary"], run_deltas))
-        if bootstrap is not None and tables.scored is not None:  # intervals and rank bands
-            parts.append(run_table(tables.scored["run_summary"], title="runs (case bootstrap)"))
-        for part in [*parts, say("\ntables written to {}/", target)]:
+        if decide:
+            parts += decision_lines(run_deltas, cfg.decide, cfg.compare)
+            parts += admission_note(run_deltas)
+        if scored is not None:
+            parts += ppi_notes(ef.ppi_disagreements(scored["run_summary"], run_deltas))
+        if options["bootstrap"] is not None and scored is not None:  # intervals, rank bands
+            parts.append(ui.run_table(scored["run_summary"], title="runs (case bootstrap)"))
+        for part in [*parts, ui.say("\ntables written to {}/", target)]:
             stdout.print(part)
     code = decide_exit_code(run_deltas) if decide else int(run_deltas["regression_detected"].any())
     if code:
@@ -163,11 +130,8 @@ PAIR_KEY = ["config_id", "baseline_run_id", "candidate_run_id"]
 
 def worst_evaluators(evaluator_deltas: pl.DataFrame | None) -> pl.DataFrame:
     """The evaluator behind a regression (`ef.behind_evaluators`): per pair × case the leaf
-    evaluator with the most negative score delta (the first path of a tie) as `evaluator`,
-    its `evaluator_delta` and `tied` (how many other leaves fell just as far). Empty when no
-    evaluator_deltas are given or no leaf fell."""
-    import polars as pl
-
+    evaluators with the most negative score delta as `evaluators` (ties: all of them) and
+    their `evaluator_delta`. Empty when no evaluator_deltas are given or no leaf fell."""
     key = [*PAIR_KEY, "case_id"]
     if evaluator_deltas is None:
         evaluator_deltas = pl.DataFrame(
@@ -193,8 +157,6 @@ def listed(paths: list[str], most: int = 3) -> str:
 def evaluator_rollup(evaluator_deltas: pl.DataFrame | None, case_deltas: pl.DataFrame) -> dict:
     """Per pair: the evaluators that fell in the most regressed cases (`ef.evaluator_summary`,
     as report.html's "Which evaluator moved"), as one line; ties named."""
-    import polars as pl
-
     if evaluator_deltas is None or evaluator_deltas.is_empty():
         return {}
     summary = ef.evaluator_summary(evaluator_deltas, case_deltas).filter(
@@ -228,12 +190,6 @@ def compare_report(
     """Per pair: headline numbers baseline → candidate, status counts, reasons, the paired
     delta with its 95 % interval and McNemar p, then the `top` regressed cases, worst
     first, each with the evaluator that fell most (from evaluator_deltas)."""
-    import polars as pl
-    from rich.text import Text
-
-    from evalframe.cli._render import UNSCORED_FOOTNOTE, id_text, prose, say
-    from evalframe.format import case_counts, has_paired_cases, reason_text, run_rate
-
     behind = worst_evaluators(evaluator_deltas)
     rollup = evaluator_rollup(evaluator_deltas, case_deltas)
     out: list = []
@@ -243,22 +199,41 @@ def compare_report(
             "[bold red]REGRESSION" if r["regression_detected"] else "[bold green]no regression"
         )
         out.append(
-            say("\n[bold]{}[/bold] → [bold]{}[/bold]  ({})  " + verdict, *_pair(r), r["config_id"])
+            ui.say(
+                "\n[bold]{}[/bold] → [bold]{}[/bold]  ({})  " + verdict, *_pair(r), r["config_id"]
+            )
         )
         out.append(pair_numbers(r))
-        if run_rate(r, prefix="baseline_") is None or run_rate(r, prefix="candidate_") is None:
-            out.append(prose(UNSCORED_FOOTNOTE))
-        out.append(prose(case_counts(r, case_deltas.filter(pair), limits)))
-        if has_paired_cases(r):
-            out += paired_lines(r)
+        if (
+            fmt.run_rate(r, prefix="baseline_") is None
+            or fmt.run_rate(r, prefix="candidate_") is None
+        ):
+            out.append(ui.prose(ui.UNSCORED_FOOTNOTE))
+        out.append(ui.prose(fmt.case_counts(r, case_deltas.filter(pair), limits)))
+        if fmt.has_paired_cases(r):
+            ci = (
+                f"[{fmt.signed(r['mean_delta_ci_low'])}, {fmt.signed(r['mean_delta_ci_high'])}]"
+                if r["mean_delta_se"] is not None
+                else "(n < 2)"
+            )
+            delta = fmt.signed(r["mean_delta"])
+            out.append(
+                ui.prose(f"paired score delta over {r['n_paired']} cases: {delta} 95% CI {ci};")
+            )
+            out.append(
+                ui.prose(
+                    f"McNemar p = {fmt.p_value(r['mcnemar_p'])} ({r['n_passed_to_failed']} "
+                    f"pass→fail, {r['n_failed_to_passed']} fail→pass)"
+                )
+            )
         if r["reasons"]:
-            reasons = "; ".join(reason_text(code, r, limits) for code in r["reasons"])
-            out.append(prose(Text("regression:", style="red") + " " + id_text(reasons)))
+            reasons = "; ".join(fmt.reason_text(code, r, limits) for code in r["reasons"])
+            out.append(ui.prose(Text("regression:", style="red") + " " + ui.id_text(reasons)))
         regressed = case_deltas.filter(pair & (pl.col("status") == "regression"))
         if top > 0 and regressed.height:
             out.append(regressed_table(regressed, behind.filter(pair), top))
         if tuple(r[k] for k in PAIR_KEY) in rollup:
-            out.append(prose(id_text(rollup[tuple(r[k] for k in PAIR_KEY)])))
+            out.append(ui.prose(ui.id_text(rollup[tuple(r[k] for k in PAIR_KEY)])))
     return out
 
 
@@ -268,91 +243,45 @@ def _pair(r: dict[str, Any]) -> tuple[str, str]:
 
 def pair_numbers(r: dict[str, Any]) -> Table:
     """Pass rate, mean score and latency of a pair: baseline, candidate, delta."""
-    from rich.table import Table
-
-    from evalframe.format import ms, num, pass_rate_delta, pct, run_rate, signed, signed_pct
-
     table = Table(box=None, pad_edge=False)
     for h in ("", "baseline", "candidate", "delta"):
         table.add_column(h, justify="right" if h else "left")
-    base, cand = run_rate(r, prefix="baseline_"), run_rate(r, prefix="candidate_")
-    table.add_row("pass rate", pct(base), pct(cand), signed_pct(pass_rate_delta(r)))
-    table.add_row(
-        "mean score",
-        num(r["baseline_mean_score"]),
-        num(r["candidate_mean_score"]),
-        signed(r["mean_score_delta"]),
-    )
+    base, cand = fmt.run_rate(r, prefix="baseline_"), fmt.run_rate(r, prefix="candidate_")
+    table.add_row("pass rate", fmt.pct(base), fmt.pct(cand), fmt.signed_pct(fmt.pass_rate_delta(r)))
+    score = ("baseline_mean_score", "candidate_mean_score")
+    table.add_row("mean score", *(fmt.num(r[c]) for c in score), fmt.signed(r["mean_score_delta"]))
     for name, column in (("latency mean", "latency_mean"), ("latency p95", "latency_p95")):
-        table.add_row(
-            name,
-            ms(r[f"baseline_{column}"]),
-            ms(r[f"candidate_{column}"]),
-            signed(r[f"{column}_delta"], 0, " ms"),
-        )
+        sides = (fmt.ms(r[f"{side}_{column}"]) for side in ("baseline", "candidate"))
+        table.add_row(name, *sides, fmt.signed(r[f"{column}_delta"], 0, " ms"))
     return table
-
-
-def paired_lines(r: dict[str, Any]) -> list[Group]:
-    """The paired score delta with its 95 % interval, and McNemar's test of the flips."""
-    from evalframe.cli._render import prose
-    from evalframe.format import p_value, signed
-
-    ci = (
-        f"[{signed(r['mean_delta_ci_low'])}, {signed(r['mean_delta_ci_high'])}]"
-        if r["mean_delta_se"] is not None
-        else "(n < 2)"
-    )
-    return [
-        prose(
-            f"paired score delta over {r['n_paired']} cases: {signed(r['mean_delta'])} 95% CI {ci};"
-        ),
-        prose(
-            f"McNemar p = {p_value(r['mcnemar_p'])} ({r['n_passed_to_failed']} pass→fail, "
-            f"{r['n_failed_to_passed']} fail→pass)"
-        ),
-    ]
 
 
 def regressed_table(regressed: pl.DataFrame, behind: pl.DataFrame, top: int) -> Table:
     """The `top` regressed cases of a pair, worst first, each with the evaluator that fell
     most (`behind`: `worst_evaluators` of the pair; no column when it is empty)."""
-    from rich.table import Table
-
-    from evalframe.cli._render import flag, id_column, id_text
-    from evalframe.format import num, signed
-
     shown = regressed.sort("score_delta", "case_id", nulls_last=True).head(top)
-    named = behind.height > 0
-    if named:
+    columns: list[tuple[str, Any]] = [
+        ("case", lambda r: ui.id_text(r["case_id"])),
+        ("baseline", lambda r: fmt.num(r["baseline_score"])),
+        ("candidate", lambda r: fmt.num(r["candidate_score"])),
+        ("delta", lambda r: fmt.signed(r["score_delta"])),
+        ("passed", lambda r: f"{ui.flag(r['baseline_passed'])} → {ui.flag(r['candidate_passed'])}"),
+    ]
+    if behind.height:
         shown = shown.join(behind, on=[*PAIR_KEY, "case_id"], how="left", maintain_order="left")
+        columns.append(("evaluator behind it", _behind_cell))
     more = "; --top N shows more)" if regressed.height > shown.height else ")"
     title = f"regressed cases (worst {shown.height} of {regressed.height}{more}"
-    table = Table(title=title, title_justify="left", box=None)
-    id_column(table, "case")
-    for h in ("baseline", "candidate", "delta", "passed"):
-        table.add_column(h, justify="right")
-    if named:
-        table.add_column("evaluator behind it")
-    for row in shown.iter_rows(named=True):
-        cells: list[str | Text] = [
-            id_text(row["case_id"]),
-            num(row["baseline_score"]),
-            num(row["candidate_score"]),
-            signed(row["score_delta"]),
-            f"{flag(row['baseline_passed'])} → {flag(row['candidate_passed'])}",
-        ]
-        if named:
-            paths = row["evaluators"]
-            cells.append(
-                "—"
-                if paths is None
-                else id_text(listed(paths, 2))
-                + f" {signed(row['evaluator_delta'])}"
-                + (" (tied)" if len(paths) > 1 else "")
-            )
-        table.add_row(*cells)
-    return table
+    rows = shown.iter_rows(named=True)
+    return ui.table(title, columns, rows, ("case", "evaluator behind it"), box=None)
+
+
+def _behind_cell(r: dict[str, Any]) -> str | Text:
+    paths = r["evaluators"]
+    if paths is None:
+        return "—"
+    tied = " (tied)" if len(paths) > 1 else ""
+    return ui.id_text(listed(paths, 2)) + f" {fmt.signed(r['evaluator_delta'])}{tied}"
 
 
 def change(metric: str, x: float) -> str:
@@ -362,37 +291,26 @@ def change(metric: str, x: float) -> str:
 
 def power_notes(run_deltas: pl.DataFrame, limits: Any) -> list[Group]:
     """One line per pair and limit its paired cases cannot see (`ef.too_small`: α 0.05,
-    power 0.8). A pair without cases scored in both runs has no paired statistics, so no
-    power note. Run ids are shown literally (`render.say`)."""
-    from evalframe.cli._render import prose, say
-    from evalframe.format import has_paired_cases
-
+    power 0.8); a pair without cases scored in both runs has no power note."""
     return [
-        prose(
-            say(
+        ui.prose(
+            ui.say(
                 f"[yellow]too small:[/yellow] {{}} → {{}}: {t.n_paired} paired cases see a "
                 f"{t.metric} change of {change(t.metric, t.mde)} or more (α 0.05, power "
                 f"0.8), not the {change(t.metric, t.limit)} of {t.limit_name}; `evalframe "
                 "plan` says how many cases would.",
-                r["baseline_run_id"],
-                r["candidate_run_id"],
+                *_pair(r),
             )
         )
         for r in run_deltas.iter_rows(named=True)
-        if has_paired_cases(r)
+        if fmt.has_paired_cases(r)
         for t in ef.too_small(r, limits)
     ]
 
 
 def slice_notes(slice_deltas: pl.DataFrame | None) -> list[Group]:
     """One line per pair and slice naming the slice values whose regression survives
-    Benjamini–Hochberg (`ef.significant_regressions`); run ids, the slice and its values
-    shown literally (`render.say`)."""
-    import polars as pl
-
-    from evalframe.cli._render import prose, say
-    from evalframe.format import p_value
-
+    Benjamini–Hochberg (`ef.significant_regressions`)."""
     if slice_deltas is None or slice_deltas.is_empty():
         return []
     below = default_of(ef.significant_regressions, "alpha")
@@ -413,63 +331,45 @@ def slice_notes(slice_deltas: pl.DataFrame | None) -> list[Group]:
         found = list(zip(r["_values"] or [], r["q_value"] or [], strict=True))
         if not found:
             text = "no {} slice of {} → {} regressed beyond chance (Benjamini–Hochberg q < "
-            notes.append(say(text + f"{below}).", r["slice"], *_pair(r)))
+            notes.append(ui.say(text + f"{below}).", r["slice"], *_pair(r)))
             continue
-        names = ", ".join(f"{{}} (q {p_value(q)})" for _v, q in found)
+        names = ", ".join(f"{{}} (q {fmt.p_value(q)})" for _v, q in found)
         text = f"[red]slices that regressed[/red] ({{}}, Benjamini–Hochberg q < {below}): "
         values = (v for v, _q in found)
-        notes.append(say(text + "{} → {}: " + names, r["slice"], *_pair(r), *values))
-    return [prose(n) for n in notes]
-
-
-EXIT_PASS = 0
-"""`compare --decide`: every pair passed."""
-EXIT_FAIL = 1
-"""`compare --decide`: at least one pair failed (as without --decide: 1 = a regression)."""
-EXIT_INCONCLUSIVE = 3
-"""`compare --decide`: no pair failed, at least one is inconclusive (2 is bad input)."""
-
-_STYLE = {"pass": "bold green", "fail": "bold red"}
+        notes.append(ui.say(text + "{} → {}: " + names, r["slice"], *_pair(r), *values))
+    return [ui.prose(n) for n in notes]
 
 
 def admission_note(run_deltas: pl.DataFrame) -> list[Text]:
     """`compare --decide` on a dataset with labels: per pair, the judges of its candidate run
-    that are not admitted to gate a release (named in decision_reasons), said in words."""
-    from evalframe.cli._render import say
-    from evalframe.format import judges_not_admitted
-
-    notes = []
-    for r in run_deltas.iter_rows(named=True):
-        judges = judges_not_admitted(r["decision_reasons"] or [])
-        if judges:
-            notes.append(
-                say(
-                    "note: {} → {} rests on judges not admitted to gate a release against the "
-                    "human labels (judge_agreement.admitted): {}; `evalframe agree --check` "
-                    "says why.",
-                    *_pair(r),
-                    listed(judges),
-                )
-            )
-    return notes
+    that are not admitted to gate a release (named in decision_reasons)."""
+    text = (
+        "note: {} → {} rests on judges not admitted to gate a release against the human "
+        "labels (judge_agreement.admitted): {}; `evalframe agree --check` says why."
+    )
+    return [
+        ui.say(text, *_pair(r), listed(judges))
+        for r in run_deltas.iter_rows(named=True)
+        if (judges := fmt.judges_not_admitted(r["decision_reasons"] or []))
+    ]
 
 
 def ppi_notes(disagreements: pl.DataFrame) -> list[Text]:
     """Each pair whose judge-only and labels-corrected pass-rate changes disagree
     (`ef.ppi_disagreements`), said in words."""
-    from evalframe.cli._render import say
-    from evalframe.format import signed_pct
 
     def change(delta: float, significant: bool) -> str:
-        return f"{signed_pct(delta)} ({'significant' if significant else 'not significant'})"
+        return f"{fmt.signed_pct(delta)} ({'significant' if significant else 'not significant'})"
 
+    text = (
+        "note: {} → {}: the judge's pass rate changed {}, corrected by the human labels {} "
+        "(ppi_pass_rate): the labels disagree with the judge on this change; read "
+        "judge_agreement before trusting it."
+    )
     return [
-        say(
-            "note: {} → {}: the judge's pass rate changed {}, corrected by the human labels "
-            "{} (ppi_pass_rate): the labels disagree with the judge on this change; read "
-            "judge_agreement before trusting it.",
-            r["baseline_run_id"],
-            r["candidate_run_id"],
+        ui.say(
+            text,
+            *_pair(r),
             change(r["judge_delta"], r["judge_significant"]),
             change(r["corrected_delta"], r["corrected_significant"]),
         )
@@ -477,27 +377,33 @@ def ppi_notes(disagreements: pl.DataFrame) -> list[Text]:
     ]
 
 
+def noise_notes(run_deltas: pl.DataFrame) -> list[Group]:
+    """With --replicates: each pair whose pass-rate change is within the noise floor of
+    reruns (run_deltas.within_noise)."""
+    if "within_noise" not in run_deltas.columns:
+        return []
+    text = (
+        "{} → {}: the pass-rate change ({}) is within the noise of reruns (noise_floor): "
+        "rerunning the same system moves it as much"
+    )
+    return [
+        ui.prose(ui.say(text, *_pair(r), f"{100 * r['pass_rate_delta']:+.1f} pts"))
+        for r in run_deltas.filter(pl.col("within_noise")).iter_rows(named=True)
+    ]
+
+
 def decide_exit_code(run_deltas: pl.DataFrame) -> int:
-    """1 if any pair's decision is "fail", else 3 if any is "inconclusive", else 0 (also
-    when nothing was compared)."""
+    """1 if any pair's decision is "fail", else 3 if any is "inconclusive" (2 is bad input),
+    else 0 (also when nothing was compared)."""
     decisions = set(run_deltas["decision"].drop_nulls().to_list()) if run_deltas.height else set()
-    if "fail" in decisions:
-        return EXIT_FAIL
-    if "inconclusive" in decisions:
-        return EXIT_INCONCLUSIVE
-    return EXIT_PASS
+    return 1 if "fail" in decisions else 3 if "inconclusive" in decisions else 0
 
 
 def decision_lines(run_deltas: pl.DataFrame, decide: Any, limits: Any) -> list[Group]:
     """Per pair: `decision: <value>  BASELINE → CANDIDATE (margins)` and one line per part
     that is not "pass" (`ef.decision_parts_table`: the limit that failed it or left it open;
     for an open interval, how many more paired cases settle it). `decide` / `limits` are
-    the config's `decide` and `compare` blocks. Run ids are shown literally (`render.say`)."""
-    import polars as pl
-    from rich.text import Text
-
-    from evalframe.cli._render import prose, say
-
+    the config's `decide` and `compare` blocks."""
     if not run_deltas.height:
         return []
     parts = ef.decision_parts_table(run_deltas, decide, limits)
@@ -505,34 +411,10 @@ def decision_lines(run_deltas: pl.DataFrame, decide: Any, limits: Any) -> list[G
         f"pass-rate margin {100 * decide.pass_rate_margin:.1f} pts, "
         f"mean-score margin {decide.mean_score_margin:.3f}"
     )
-    out = [say("\n[bold]decisions[/bold] (non-inferiority, " + margins + "):")]
+    out = [ui.say("\n[bold]decisions[/bold] (non-inferiority, " + margins + "):")]
     for r in run_deltas.iter_rows(named=True):
-        style = _STYLE.get(r["decision"], "bold yellow")
-        out.append(say(f"  [{style}]{{}}[/{style}]  {{}} → {{}}", r["decision"], *_pair(r)))
+        style = {"pass": "bold green", "fail": "bold red"}.get(r["decision"], "bold yellow")
+        out.append(ui.say(f"  [{style}]{{}}[/{style}]  {{}} → {{}}", r["decision"], *_pair(r)))
         mine = parts.filter(pl.all_horizontal(pl.col(k) == r[k] for k in PAIR_KEY))
         out += [Text("    " + ef.decision_part_text(p)) for p in mine.iter_rows(named=True)]
-    return [prose(line) for line in out]
-
-
-def noise_notes(run_deltas: pl.DataFrame) -> list[Group]:
-    """With --replicates: each pair whose pass-rate change is within the noise floor of
-    reruns (run_deltas.within_noise), said in words; the pairs outside it are not."""
-    import polars as pl
-
-    from evalframe.cli._render import prose, say
-
-    if "within_noise" not in run_deltas.columns:
-        return []
-    within = run_deltas.filter(pl.col("within_noise"))
-    return [
-        prose(
-            say(
-                "{} → {}: the pass-rate change ({}) is within the noise of reruns "
-                "(noise_floor): rerunning the same system moves it as much",
-                r["baseline_run_id"],
-                r["candidate_run_id"],
-                f"{100 * r['pass_rate_delta']:+.1f} pts",
-            )
-        )
-        for r in within.iter_rows(named=True)
-    ]
+    return [ui.prose(line) for line in out]

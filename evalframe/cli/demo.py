@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 import evalframe as ef
-from evalframe.cli._console import stdout
+from evalframe.cli._console import Lazy, stdout
 from evalframe.cli._options import JsonOpt
+from evalframe.cli.report import demo_report
+from evalframe.cli.score import score_and_write
+
+if TYPE_CHECKING:
+    import evalframe.cli._render as ui
+else:
+    ui = Lazy("evalframe.cli._render")
 
 
 def demo(
@@ -24,26 +31,22 @@ def demo(
 
     Example: [bold]evalframe demo /tmp/evalframe-demo[/bold]
     """
-    from evalframe.cli._render import print_json, run_table, say, steps
-    from evalframe.cli.report import demo_report
-    from evalframe.cli.score import score_and_write
-
-    with steps(3) as step:
+    with ui.steps(3) as step:
         step(f"writing the demo dataset ({cases:,} cases × 3 runs) to {directory}")
         ef.write_demo(directory, n_cases=cases)
         summary, target, _tables = score_and_write(directory, ef.load_config(None), None)
         step("writing the HTML report")
         report = demo_report(directory)
     if as_json:
-        print_json(summary.to_dicts())
+        ui.print_json(summary.to_dicts())
         return
-    stdout.print(say("demo dataset written to {}/", directory))
-    stdout.print(run_table(summary))
-    stdout.print(say("tables written to {}/", target))
+    stdout.print(ui.say("demo dataset written to {}/", directory))
+    stdout.print(ui.run_table(summary))
+    stdout.print(ui.say("tables written to {}/", target))
     if report is not None:
-        stdout.print(say("report written to {}", report))
+        stdout.print(ui.say("report written to {}", report))
     stdout.print(
-        say(
+        ui.say(
             "next: [bold]evalframe score {} --preset connexity[/bold]  ·  "
             "[bold]evalframe compare {} --pairs consecutive[/bold]",
             directory,

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.table import Table
 
 import evalframe as ef
-from evalframe.cli._console import stdout
+from evalframe.cli._console import Lazy, stdout
 from evalframe.cli._options import JsonOpt
+
+if TYPE_CHECKING:
+    import evalframe.cli._render as ui
+else:
+    ui = Lazy("evalframe.cli._render")
 
 
 def ingest(
@@ -60,8 +67,6 @@ def ingest(
     then [bold]evalframe score data/[/bold]. Nested grader groups come with a suggested
     config; save it (--json) and pass it with --config. See docs/ingest.md.
     """
-    from evalframe.cli._render import print_json
-
     report = ef.ingest(
         format,
         sources,
@@ -74,7 +79,7 @@ def ingest(
         labels=labels,
     )
     if json_out:
-        print_json(report.to_dict())
+        ui.print_json(report.to_dict())
     else:
         print_summary(report)
 
@@ -82,30 +87,24 @@ def ingest(
 def print_summary(report: Any) -> None:
     """The runs added and replaced, the rows per table, what was skipped and the suggested
     config of nested evaluator groups."""
-    import json
-
-    from rich.table import Table
-
-    from evalframe.cli._render import id_text, say
-
-    stdout.print(say("ingested {} into {}", report.format, report.dataset), highlight=False)
+    stdout.print(ui.say("ingested {} into {}", report.format, report.dataset), highlight=False)
     if report.runs_added or report.runs_replaced:
         table = Table("run", "")
         for rid in report.runs_added:
-            table.add_row(id_text(rid), "added")
+            table.add_row(ui.id_text(rid), "added")
         for rid in report.runs_replaced:
-            table.add_row(id_text(rid), "[yellow]replaced[/yellow]")
+            table.add_row(ui.id_text(rid), "[yellow]replaced[/yellow]")
         stdout.print(table)
     stdout.print(
-        say("rows: {}", ", ".join(f"{name} {n}" for name, n in report.rows.items())),
+        ui.say("rows: {}", ", ".join(f"{name} {n}" for name, n in report.rows.items())),
         highlight=False,
     )
     for note in report.skipped:
-        stdout.print(say("[yellow]skipped:[/yellow] {}", note), highlight=False)
+        stdout.print(ui.say("[yellow]skipped:[/yellow] {}", note), highlight=False)
     if report.suggested_config is not None:
         stdout.print(
             "[bold]nested evaluator groups:[/bold] score with this config (save it as JSON "
             "and pass --config) to aggregate them as the tool did:"
         )
         stdout.print_json(json.dumps(report.suggested_config))
-    stdout.print(say("next: [bold]evalframe score {}[/bold]", report.dataset))
+    stdout.print(ui.say("next: [bold]evalframe score {}[/bold]", report.dataset))

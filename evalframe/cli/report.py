@@ -4,28 +4,19 @@ comparisons and every chart (docs/report.md)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 import evalframe as ef
-from evalframe.cli._console import stderr, stdout
-from evalframe.cli._options import (
-    BootstrapOpt,
-    ClampOpt,
-    ConfigOpt,
-    DatasetArg,
-    PresetOpt,
-    ReplicatesOpt,
-    SeedOpt,
-    SeriesOpt,
-    default_of,
-)
+from evalframe.cli._console import Lazy, stderr, stdout
+from evalframe.cli._options import BOOT, DatasetArg, beside, default_of, policy, shared
 
-
-def default_report_path(dataset: Path) -> Path:
-    """DATASET/report.html for a dataset folder; next to a DuckDB file otherwise."""
-    return (dataset if dataset.is_dir() else dataset.parent) / "report.html"
+if TYPE_CHECKING:
+    import evalframe.cli._render as ui
+    from evalframe import plots
+else:
+    ui, plots = Lazy("evalframe.cli._render"), Lazy("evalframe.plots")
 
 
 def make_report(
@@ -33,42 +24,24 @@ def make_report(
     cfg: Any,
     out: Path,
     *,
-    baseline: str | None = None,
     grid: Path | None = None,
-    what_if: bool = True,
-    by: str | None = None,
     clamp: bool = False,
     top: int | None = None,
     series: str | None = None,
-    bootstrap: int | None = None,
-    seed: int = 0,
-    replicates: str | None = None,
+    **options: Any,
 ) -> Path:
-    """Compute the report's tables from `dataset` under `cfg` and write the page to `out`
-    (checked first: `check_report_path`); `series` pairs and trends runs within each value
-    of that runs column."""
-    from evalframe.plots import check_report_path, report_tables, write_report
-
-    check_report_path(out, dataset, default_report_path(dataset))
+    """Compute the report's tables from `dataset` under `cfg` (`options`: report_tables'
+    keywords) and write the page to `out` (checked first: `check_report_path`); `series`
+    pairs and trends runs within each value of that runs column."""
+    plots.check_report_path(out, dataset, beside(dataset, "report.html"))
     ds = ef.load_dataset(dataset, clamp=clamp)
     spec = ef.load_grid(grid, evaluators=ds.evaluators) if grid is not None else None
     if top is None:  # the report's own number of cases per pair (and per run)
-        top = int(default_of(report_tables, "per_pair"))
-    tables = report_tables(
-        ds,
-        cfg,
-        baseline=baseline,
-        grid=spec,
-        what_if=what_if,
-        by=by,
-        per_pair=top,
-        per_run=top,
-        series=series,
-        bootstrap=bootstrap,
-        seed=seed,
-        replicates=replicates,
+        top = int(default_of(plots.report_tables, "per_pair"))
+    tables = plots.report_tables(
+        ds, cfg, grid=spec, per_pair=top, per_run=top, series=series, **options
     )
-    return write_report(
+    return plots.write_report(
         tables,
         out,
         title=f"evalframe report: {dataset.name or dataset}",
@@ -128,22 +101,17 @@ ReportOutOpt = Annotated[
 ]
 
 
+@shared("config", "preset", "series", "clamp", *BOOT)
 def report(
     dataset: DatasetArg,
-    config: ConfigOpt = None,
-    preset: PresetOpt = None,
     threshold: ReportThresholdOpt = None,
     baseline: ReportBaselineOpt = None,
     grid: GridOpt = None,
     what_if: WhatIfOpt = True,
     by: ReportByOpt = None,
-    series: SeriesOpt = None,
     top: ReportTopOpt = None,
     out: ReportOutOpt = None,
-    clamp: ClampOpt = False,
-    bootstrap: BootstrapOpt = None,
-    seed: SeedOpt = 0,
-    replicates: ReplicatesOpt = None,
+    **options: Any,
 ) -> None:
     """Write one self-contained HTML report (no network needed to view it): the policy
     (threshold, band, gates, limits), run table with gates and Wilson intervals, comparisons
@@ -153,27 +121,13 @@ def report(
 
     Example: [bold]evalframe report runs/ --baseline 2026-10-01-v1.4 --out report.html[/bold]
     """
-    from evalframe.cli._render import progress, say
-
-    cfg = ef.load_config(config, preset=preset, threshold=threshold)
-    target = out if out is not None else default_report_path(dataset)
-    with progress(f"building the report of {dataset} under config {cfg.config_id}"):
-        path = make_report(
-            dataset,
-            cfg,
-            target,
-            baseline=baseline,
-            grid=grid,
-            what_if=what_if,
-            by=by,
-            clamp=clamp,
-            top=top,
-            series=series,
-            bootstrap=bootstrap,
-            seed=seed,
-            replicates=replicates,
-        )
-    stdout.print(say("report written to {}", path))
+    options["threshold"] = threshold
+    cfg = policy(options)
+    target = out if out is not None else beside(dataset, "report.html")
+    options |= dict(baseline=baseline, grid=grid, what_if=what_if, by=by, top=top)
+    with ui.progress(f"building the report of {dataset} under config {cfg.config_id}"):
+        path = make_report(dataset, cfg, target, **options)
+    stdout.print(ui.say("report written to {}", path))
 
 
 def demo_report(directory: Path) -> Path | None:
@@ -190,4 +144,4 @@ def demo_report(directory: Path) -> Path | None:
             markup=False,
         )
         return None
-    return make_report(directory, ef.load_config(None), default_report_path(directory))
+    return make_report(directory, ef.load_config(None), beside(directory, "report.html"))

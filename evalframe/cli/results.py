@@ -4,18 +4,27 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.table import Table
+from rich.text import Text
 
-from evalframe.cli._console import stdout
+from evalframe.cli._console import Lazy, stdout
 from evalframe.cli._options import JsonOpt
 
+if TYPE_CHECKING:
+    import evalframe.cli._render as ui
+else:
+    ui = Lazy("evalframe.cli._render")
 
-def _stale_text(value: bool | None) -> str:
-    if value is None:
-        return "[dim]unknown[/dim]"
-    return "[bold red]stale[/bold red]" if value else "[green]current[/green]"
+
+STALE = {
+    None: "[dim]unknown[/dim]",
+    True: "[bold red]stale[/bold red]",
+    False: "[green]current[/green]",
+}
+"""How the inputs column says whether a set is stale."""
 
 
 def results(
@@ -30,46 +39,42 @@ def results(
 
     Example: [bold]evalframe results runs/[/bold]
     """
-    from rich.table import Table
-    from rich.text import Text
-
     import evalframe as ef
-    from evalframe.cli._render import id_column, id_text, print_json, say
 
     where = ef.open_results(dataset)
     sets = where.sets()
     rows = [s.describe(i == len(sets) - 1) for i, s in enumerate(sets)]
     if as_json:
-        print_json(rows)
+        ui.print_json(rows)
         return
     if not rows:
         stdout.print(
-            say("no result sets in {}; hint: run `evalframe score {}`.", where.path, dataset)
+            ui.say("no result sets in {}; hint: run `evalframe score {}`.", where.path, dataset)
         )
         return
     table = Table(
-        header_style="bold", caption=id_text(f"{len(rows)} result set(s) in {where.path}")
+        header_style="bold", caption=ui.id_text(f"{len(rows)} result set(s) in {where.path}")
     )
-    id_column(table, "result_set", min_width=12)  # a config id is never cut
+    ui.id_column(table, "result_set", min_width=12)  # a config id is never cut
     for name in ("command", "created_at", "tables", "rows", "inputs"):
         table.add_column(name, justify="right" if name == "rows" else "left", overflow="fold")
     for r in rows:
         configs = f" ({r['configs']} configs)" if (r["configs"] or 0) > 1 else ""
         table.add_row(
-            id_text(r["result_set"])
+            ui.id_text(r["result_set"])
             + configs
             + (Text(" latest", style="bold") if r["latest"] else ""),
-            id_text(", ".join(r["commands"]) or "-"),
-            id_text(r["created_at"][:19].replace("T", " ")),
-            id_text(", ".join(f"{t} {n:,}" for t, n in r["tables"].items())),
+            ui.id_text(", ".join(r["commands"]) or "-"),
+            ui.id_text(r["created_at"][:19].replace("T", " ")),
+            ui.id_text(", ".join(f"{t} {n:,}" for t, n in r["tables"].items())),
             f"{r['rows']:,}",
-            _stale_text(r["stale"]),
+            STALE[r["stale"]],
         )
     stdout.print(table)
     stale = [r["result_set"] for r in rows if r["stale"]]
     if stale:
         stdout.print(
-            say(
+            ui.say(
                 "stale: {} — the dataset's input tables changed since; re-run the command to "
                 "refresh them.",
                 ", ".join(stale),

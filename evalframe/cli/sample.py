@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 import evalframe as ef
-from evalframe.cli._console import stdout
-from evalframe.cli._options import ConfigOpt, DatasetArg, JsonOpt, PresetOpt, ThresholdOpt
+from evalframe.cli._console import Lazy, stdout
+from evalframe.cli._options import POLICY, DatasetArg, policy, shared
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    import evalframe.cli._render as ui
+else:
+    pl, ui = Lazy("polars"), Lazy("evalframe.cli._render")
 
 
+@shared(*POLICY, "as_json")
 def sample(
     dataset: DatasetArg,
     n: Annotated[
@@ -29,10 +37,7 @@ def sample(
             "--out", "-o", help="Write the keys to this .csv or .parquet file (else print)."
         ),
     ] = None,
-    config: ConfigOpt = None,
-    preset: PresetOpt = None,
-    threshold: ThresholdOpt = None,
-    as_json: JsonOpt = False,
+    **options: Any,
 ) -> None:
     """Draw a uniform random sample of judged executions (status ok, not unscored) of
     each run to label by hand: the sample the corrected pass rate needs to be unbiased.
@@ -41,38 +46,34 @@ def sample(
 
     Example: [bold]evalframe sample runs/ --n 200 --seed 7 --out to_label.csv[/bold]
     """
-    import polars as pl
-    from rich.table import Table
-
-    from evalframe.cli._render import id_text, print_json, say
-
-    cfg = ef.load_config(config, preset=preset, threshold=threshold)
+    cfg = policy(options)
     ds = ef.load_dataset(dataset)
     sample = ef.sample_executions(ds, cfg, n=n, seed=seed, run=run)
     if out is not None:
         ef.write_sample(sample, out, dataset)
-    if as_json:
-        print_json(
+    if options["as_json"]:
+        ui.print_json(
             sample.to_dicts() if out is None else {"written": str(out), "rows": sample.height}
         )
         return
     if out is None:
-        table = Table(title=say("executions to label (seed {})", seed), title_justify="left")
-        for header in ("run", "case", "attempt"):
-            table.add_column(header, justify="right" if header == "attempt" else "left")
-        for r in sample.iter_rows(named=True):
-            table.add_row(id_text(r["run_id"]), id_text(r["case_id"]), str(r["attempt"]))
-        stdout.print(table)
+        columns = [
+            ("run", lambda r: ui.id_text(r["run_id"])),
+            ("case", lambda r: ui.id_text(r["case_id"])),
+            ("attempt", lambda r: str(r["attempt"])),
+        ]
+        title = ui.say("executions to label (seed {})", seed)
+        stdout.print(ui.table(title, columns, sample.iter_rows(named=True), ("run", "case")))
     counts = ef.judged_counts(ds, cfg).join(
         sample.group_by("run_id").agg(pl.len().alias("drawn")), on="run_id", how="inner"
     )
     for r in counts.sort("run_id").iter_rows(named=True):
         stdout.print(
-            say("run {}: {} of {} judged executions drawn", r["run_id"], r["drawn"], r["judged"])
+            ui.say("run {}: {} of {} judged executions drawn", r["run_id"], r["drawn"], r["judged"])
         )
     if out is not None:
         stdout.print(
-            say(
+            ui.say(
                 "keys written to {}; add a label_passed column (true/false) and run "
                 "[bold]evalframe ingest wide {} --labels --to {}[/bold]",
                 out,

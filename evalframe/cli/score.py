@@ -8,31 +8,24 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 import evalframe as ef
-from evalframe.cli._console import stderr, stdout
+from evalframe.cli._console import Lazy, stderr, stdout
 from evalframe.cli._options import (
-    BootstrapOpt,
-    ByOpt,
-    ClampOpt,
-    ConfigOpt,
+    BOOT,
+    ENGINE,
+    POLICY,
     DatasetArg,
-    Engine,
-    EngineOpt,
-    JsonOpt,
-    MemoryLimitOpt,
-    OutOpt,
-    PresetOpt,
-    ReplicatesOpt,
-    SeedOpt,
-    SparkRemoteOpt,
-    ThresholdOpt,
     compute_and_write,
-    default_out,
+    policy,
+    shared,
 )
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from evalframe.cli._render import FitTable
+    import evalframe.cli._render as ui
+    from evalframe import format as fmt
+else:
+    pl, ui, fmt = Lazy("polars"), Lazy("evalframe.cli._render"), Lazy("evalframe.format")
 
 
 def score_and_write(
@@ -40,16 +33,12 @@ def score_and_write(
 ) -> tuple[pl.DataFrame, Path, Any]:
     """Score `dataset` under `cfg` and commit the tables (`options`: score_tables'
     keywords); returns run_summary, the folder and the tables."""
-    import polars as pl
-
-    message = f"scoring {dataset} under config {cfg.config_id} ({engine})"
-    target = default_out(dataset, out)
-    tables, _ = compute_and_write(
+    tables, target, _ = compute_and_write(
         dataset,
-        target,
+        out,
         "score",
-        cfg.canonical_json(),
-        message,
+        cfg,
+        f"scoring {dataset} under config {cfg.config_id} ({engine})",
         lambda: ef.score_tables(dataset, cfg, engine=engine, **options),
     )
     clamped = tables.clamped
@@ -58,71 +47,40 @@ def score_and_write(
             f"--clamp changed {clamped.changed} score rows ({clamped.clamped} clamped, "
             f"{clamped.nulled} NaN/inf set to null)"
         )
-    summary = tables["run_summary"]
-    assert isinstance(summary, pl.DataFrame)  # run_summary is always materialized
-    return summary, target, tables
+    return tables["run_summary"], target, tables
 
 
+@shared(*POLICY, "out", *ENGINE, "by", "as_json", *BOOT)
 def score(
     dataset: DatasetArg,
-    config: ConfigOpt = None,
-    preset: PresetOpt = None,
-    threshold: ThresholdOpt = None,
-    out: OutOpt = None,
     check: Annotated[
         bool, typer.Option("--check", help="Exit 1 when any run fails a run gate.")
     ] = False,
     evaluators: Annotated[
         bool, typer.Option("--evaluators", help="Also write evaluator_scores (input-sized).")
     ] = False,
-    clamp: ClampOpt = False,
-    engine: EngineOpt = Engine.polars,
-    memory_limit: MemoryLimitOpt = None,
-    by: ByOpt = None,
-    spark_remote: SparkRemoteOpt = None,
-    as_json: JsonOpt = False,
-    bootstrap: BootstrapOpt = None,
-    seed: SeedOpt = 0,
-    replicates: ReplicatesOpt = None,
+    **options: Any,
 ) -> None:
     """Score every execution; write execution_scores, case_summary, run_summary and
     variance_components (and slice_summary with --by, noise_floor with --replicates).
 
     Example: [bold]evalframe score runs/ --preset connexity --threshold 0.75 --check[/bold]
     """
-    import polars as pl
-
-    from evalframe.cli._render import policy_note, print_json, run_table, say
-    from evalframe.format import with_pass_k_cases
-
-    cfg = ef.load_config(config, preset=preset, threshold=threshold)
-    summary, target, scored = score_and_write(
-        dataset,
-        cfg,
-        out,
-        str(engine),
-        evaluators=evaluators,
-        clamp=clamp,
-        memory_limit=memory_limit,
-        by=by,
-        spark_remote=spark_remote,
-        bootstrap=bootstrap,
-        seed=seed,
-        replicates=replicates,
-    )
+    cfg, as_json, out = policy(options), options.pop("as_json"), options.pop("out")
+    summary, target, scored = score_and_write(dataset, cfg, out, evaluators=evaluators, **options)
     if as_json:
-        print_json(summary.to_dicts())
+        ui.print_json(summary.to_dicts())
     else:
         # per k of attempts.k, how many cases have >= k attempts (the report's rule too)
-        stdout.print(run_table(with_pass_k_cases(summary, scored.get("case_summary"))))
+        stdout.print(ui.run_table(fmt.with_pass_k_cases(summary, scored.get("case_summary"))))
         if summary["config_id"].eq(cfg.config_id).all():
-            stdout.print(policy_note(cfg))
-        if by is not None and "slice_summary" in scored:
+            stdout.print(ui.policy_note(cfg))
+        if options["by"] is not None and "slice_summary" in scored:
             stdout.print(slice_table(scored["slice_summary"]))
-        stdout.print(say("tables written to {}/", target))
+        stdout.print(ui.say("tables written to {}/", target))
     if check and not summary["run_passed"].all():
         failed = summary.filter(~pl.col("run_passed"))["run_id"].to_list()
-        stderr.print(say("run gate failed for: {}", ", ".join(map(str, failed))))
+        stderr.print(ui.say("run gate failed for: {}", ", ".join(map(str, failed))))
         raise typer.Exit(1)
 
 
@@ -130,15 +88,9 @@ MAX_SLICES = 50
 """How many slice values `score --by` prints (the rest: the slice_summary table)."""
 
 
-def slice_table(slices: pl.DataFrame | pl.LazyFrame) -> FitTable:
+def slice_table(slices: pl.DataFrame | pl.LazyFrame) -> ui.FitTable:
     """`score --by`: per slice value × run, executions, pass rate ± se and mean score ± se
     (slice_summary), slice values and ids shown literally; a null value reads "(none)"."""
-
-    import polars as pl
-
-    from evalframe.cli._render import Column, FitTable, id_text, rate_cell
-    from evalframe.format import INTERVALS_NOTE, num, pct, run_rate, with_se, with_wilson
-
     frame = slices.lazy().collect()
     name = str(frame["slice"][0]) if frame.height else "slice"
     values = frame["slice_value"].n_unique()
@@ -157,22 +109,25 @@ def slice_table(slices: pl.DataFrame | pl.LazyFrame) -> FitTable:
             '"select * from slice_summary")'
         )
     frame = frame.sort("slice_value", "run_id", nulls_last=True)
-    columns: list[Column] = [
+    columns: list[ui.Column] = [
         (
             name,
-            lambda r: id_text("(none)" if r["slice_value"] is None else r["slice_value"]),
+            lambda r: ui.id_text("(none)" if r["slice_value"] is None else r["slice_value"]),
             "left",
             0,
         ),
-        ("run", lambda r: id_text(r["run_id"]), "left", 0),
+        ("run", lambda r: ui.id_text(r["run_id"]), "left", 0),
         ("execs", lambda r: str(r["executions"]), "right", 2),
-        ("pass rate", rate_cell, "right", 2),
-        ("mean score", lambda r: with_se(num(r["mean_score"]), r["mean_score_se"]), "right", 2),
-        ("case pass", lambda r: pct(run_rate(r, "case_pass_rate")), "right", 2),
+        ("pass rate", ui.rate_cell, "right", 2),
+        (
+            "mean score",
+            lambda r: fmt.with_se(fmt.num(r["mean_score"]), r["mean_score_se"]),
+            "right",
+            2,
+        ),
+        ("case pass", lambda r: fmt.pct(fmt.run_rate(r, "case_pass_rate")), "right", 2),
     ]
     if frame["config_id"].n_unique() > 1:
-        columns.insert(0, ("config", lambda r: id_text(r["config_id"]), "left", 0))
-    records = with_wilson(frame).to_dicts()
-    shown = any(rate_cell(r) != pct(run_rate(r)) or r["mean_score_se"] is not None for r in records)
-    notes += [INTERVALS_NOTE] if shown else []
-    return FitTable(f"slices by {name}", columns, records, notes)
+        columns.insert(0, ("config", lambda r: ui.id_text(r["config_id"]), "left", 0))
+    records = fmt.with_wilson(frame).to_dicts()
+    return ui.FitTable(f"slices by {name}", columns, records, notes + ui.interval_notes(records))

@@ -4,13 +4,19 @@ DuckDB; without a query, a prompt (the connection and the prompt: _shell.py)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 import evalframe as ef
-from evalframe.cli._console import stderr
+from evalframe.cli._console import Lazy, stderr
 from evalframe.cli._options import MODES, DatasetArg, check_mode
+
+if TYPE_CHECKING:
+    import evalframe.cli._render as ui
+    import evalframe.cli._shell as shell
+else:
+    ui, shell = Lazy("evalframe.cli._render"), Lazy("evalframe.cli._shell")
 
 
 def sql(
@@ -63,16 +69,13 @@ def sql(
 
     Example: [bold]evalframe sql runs/ "select * from run_summary_at(threshold := 0.7)"[/bold]
     """
-    from evalframe.cli._render import say
-    from evalframe.cli._shell import QueryCancelled, interactive, line_editing
-
     if csv and json:
         raise ef.UsageError("--csv and --json exclude each other; hint: pick one.")
     con, opened = ef.sql_connection(dataset, results, read_only=read_only)
     show: dict[str, Any] = dict(csv=csv, json=json, mode=str(mode))
     if opened.latest is not None and opened.latest.stale():
         stderr.print(
-            say(
+            ui.say(
                 "note: the latest result set {} is stale — the dataset's input tables changed "
                 "since it was computed; re-run the command that wrote it (`evalframe results` "
                 "lists the sets).",
@@ -81,11 +84,11 @@ def sql(
         )
     try:
         if query is None:
-            with line_editing() as read:
-                interactive(con, opened, read=read, **show)
+            with shell.line_editing() as read:
+                shell.interactive(con, opened, read=read, **show)
         else:
             con = query_once(con, opened, query, (dataset, results, read_only), show)
-    except QueryCancelled:
+    except shell.QueryCancelled:
         stderr.print("query cancelled", highlight=False)
         raise typer.Exit(130) from None
     finally:
@@ -96,14 +99,12 @@ def query_once(con: Any, opened: Any, query: str, where: tuple, show: dict[str, 
     """Run and print `query`; when it failed because a commit replaced a set the views read,
     open the new sets (`where`: sql_connection's arguments) and run it once more. Returns
     the connection in use."""
-    from evalframe.cli._shell import run_and_print
-
     try:
-        run_and_print(con, query, opened, **show)
+        shell.run_and_print(con, query, opened, **show)
     except ef.UsageError:
         if all(s.folder.is_dir() for s in opened.sets):
             raise
         con.close()
         con, opened = ef.sql_connection(where[0], where[1], read_only=where[2])
-        run_and_print(con, query, opened, **show)
+        shell.run_and_print(con, query, opened, **show)
     return con

@@ -4,18 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, TextColumn
 
 import evalframe as ef
-from evalframe.cli._console import stderr, stdout
+from evalframe.cli._console import Lazy, stdout
 from evalframe.cli._options import ClampOpt, DatasetArg, JsonOpt, OutOpt, default_out
 
 if TYPE_CHECKING:
     import polars as pl
-    from rich.console import Console
+
+    import evalframe.cli._render as ui
+    from evalframe import format as fmt
+else:
+    pl, ui, fmt = Lazy("polars"), Lazy("evalframe.cli._render"), Lazy("evalframe.format")
 
 
 def sweep(
@@ -44,8 +51,6 @@ def sweep(
 
     Example: [bold]evalframe sweep runs/ --grid grid.yaml --curve[/bold]
     """
-    from evalframe.cli._render import print_json, say
-
     limit = {} if max_configs is None else {"max_configs": max_configs}
     fingerprint = ef.inputs_fingerprint(dataset)  # before reading: a later change marks it stale
     ds = ef.load_dataset(dataset, clamp=clamp)
@@ -63,12 +68,12 @@ def sweep(
     )
     table = tables["sweep"]
     if as_json:
-        print_json(table.to_dicts())
+        ui.print_json(table.to_dicts())
         return
     for part in sweep_report(table, spec.params):
         stdout.print(part)
     stdout.print(
-        say(
+        ui.say(
             f"{len(spec.configs)} configs × {table['run_id'].n_unique()} runs; "
             "tables written to {}/",
             target,
@@ -81,20 +86,11 @@ def sweep_progress(
     total: int, console: Console | None = None
 ) -> Iterator[Callable[[int, int], None] | None]:
     """A progress bar over the grid's `total` configs on stderr (when it is a terminal)."""
-    out = console or stderr
-    if not out.is_terminal:
-        yield None
-        return
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(
-        TextColumn("sweeping"),
-        BarColumn(),
-        TextColumn("{task.completed:,.0f}/{task.total:,.0f} configs"),
-        TimeElapsedColumn(),
-        console=out,
-        transient=True,
-    ) as bar:
+    done = TextColumn("{task.completed:,.0f}/{task.total:,.0f} configs")
+    with ui.progress_bar(console, TextColumn("sweeping"), BarColumn(), done) as bar:
+        if bar is None:
+            yield None
+            return
         task = bar.add_task("sweep", total=total, completed=0)
         yield lambda done, _total: bar.update(task, completed=done)
 
@@ -109,44 +105,32 @@ def float_stat(value: object) -> float | None:
     raise TypeError(f"not a number: {value!r}")
 
 
-def sweep_report(table: pl.DataFrame, params: pl.DataFrame) -> list:
+def sweep_report(frame: pl.DataFrame, params: pl.DataFrame) -> list:
     """Per run: the range of pass rates across the grid, and the parameter that moves
     the verdicts most (largest spread of the mean pass rate across its values)."""
-    import polars as pl
-    from rich.table import Table
-
-    from evalframe.cli._render import id_column, id_text
-    from evalframe.format import pct
-
     swept = [c for c in params.columns if c.startswith("sweep_") and params[c].n_unique() > 1]
-    out_table = Table(title="sweep: pass rate across the grid", title_justify="left")
-    for h in (
-        "run",
-        "configs",
-        "pass rate min",
-        "max",
-        "configs passing run gates",
-        "moves verdicts most",
-        "pass-rate spread",
-    ):
-        if h == "run":
-            id_column(out_table, h)
-        else:
-            out_table.add_column(h, justify="left" if h == "moves verdicts most" else "right")
-    for (run_id,), runs in table.group_by("run_id", maintain_order=True):
+    rows = []
+    for (run_id,), runs in frame.group_by("run_id", maintain_order=True):
         best, spread = "—", 0.0
         for col in swept:
             means = runs.group_by(col).agg(pl.col("pass_rate").mean())["pass_rate"]
             width = (float_stat(means.max()) or 0.0) - (float_stat(means.min()) or 0.0)
             if width > spread:
                 best, spread = col.removeprefix("sweep_"), width
-        out_table.add_row(
-            id_text(run_id),
-            str(runs.height),
-            pct(float_stat(runs["pass_rate"].min())),
-            pct(float_stat(runs["pass_rate"].max())),
-            f"{int(runs['run_passed'].sum())}/{runs.height}",
-            id_text(best),
-            f"{100 * spread:.1f} pts",
+        rate = runs["pass_rate"]
+        rows.append(
+            (
+                ui.id_text(run_id),
+                str(runs.height),
+                fmt.pct(float_stat(rate.min())),
+                fmt.pct(float_stat(rate.max())),
+                f"{int(runs['run_passed'].sum())}/{runs.height}",
+                ui.id_text(best),
+                f"{100 * spread:.1f} pts",
+            )
         )
-    return [out_table]
+    headers = ["run", "configs", "pass rate min", "max", "configs passing run gates"]
+    headers += ["moves verdicts most", "pass-rate spread"]
+    columns = [(h, itemgetter(k)) for k, h in enumerate(headers)]
+    title = "sweep: pass rate across the grid"
+    return [ui.table(title, columns, rows, ("run", "moves verdicts most"))]

@@ -5,79 +5,68 @@ prints per series the slope ± its 95 % interval and the change run."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 import evalframe as ef
-from evalframe.cli._console import stderr, stdout
-from evalframe.cli._options import (
-    ClampOpt,
-    ConfigOpt,
-    DatasetArg,
-    Engine,
-    EngineOpt,
-    HistorySeriesOpt,
-    JsonOpt,
-    MemoryLimitOpt,
-    OutOpt,
-    PresetOpt,
-    SparkRemoteOpt,
-    ThresholdOpt,
-    WindowOpt,
-    compute_and_write,
-    default_out,
-)
+from evalframe.cli._console import Lazy, stderr, stdout
+from evalframe.cli._options import ENGINE, POLICY, DatasetArg, compute_and_write, policy, shared
 
-NO_SERIES = "(all runs)"
-"""How the one series of all runs is named when --series is not given."""
-NULL_SERIES = "(none)"
-"""How a null value of the --series column is named (it is a series of its own)."""
+if TYPE_CHECKING:
+    import evalframe.cli._render as ui
+    from evalframe import format as fmt
+else:
+    ui, fmt = Lazy("evalframe.cli._render"), Lazy("evalframe.format")
+
+HISTORY = (*POLICY, "out", *ENGINE, "as_json")
+"""The shared options of `trend` and `flaky`."""
+SeriesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--series",
+        metavar="COLUMN",
+        help="One series per value of this runs column (model, target, agent, ...; a null "
+        "value is a series of its own); default: all runs are one series.",
+    ),
+]
+WindowOpt = Annotated[
+    int | None,
+    typer.Option("--window", metavar="N", help="Keep the last N runs of each series."),
+]
 
 
-def history_and_write(
-    dataset: Path,
-    command: str,
-    *,
-    config: Path | None,
-    preset: str | None,
-    threshold: float | None,
-    out: Path | None,
-    **options: Any,
-) -> tuple[Any, Path]:
-    """series_trend and case_history of `dataset` (`options`: history_tables' keywords),
-    committed as one result set written by `command`."""
-    cfg = ef.load_config(config, preset=preset, threshold=threshold)
-    target = default_out(dataset, out)
-    message = f"history of the runs of {dataset} under config {cfg.config_id} ({options['engine']})"
-    tables, _ = compute_and_write(
+def history_and_write(dataset: Path, command: str, options: dict[str, Any]) -> tuple[Any, Path]:
+    """series_trend and case_history of `dataset` under the policy of `options` (the rest:
+    history_tables' keywords; --json is left in), committed as one result set written by
+    `command`."""
+    cfg, out = policy(options), options.pop("out")
+    keywords = {k: v for k, v in options.items() if k != "as_json"}
+    tables, target, _ = compute_and_write(
         dataset,
-        target,
+        out,
         command,
-        cfg.canonical_json(),
-        message,
-        lambda: ef.history_tables(dataset, cfg, **options),
+        cfg,
+        f"history of the runs of {dataset} under config {cfg.config_id} ({options['engine']})",
+        lambda: ef.history_tables(dataset, cfg, **keywords),
     )
-    from evalframe.cli._render import message_text
-
     for note in tables.notes:
-        stderr.print(message_text(note))
+        stderr.print(ui.message_text(note))
     return tables, target
 
 
 def series_name(row: dict[str, Any]) -> str:
-    """`COLUMN=value` of a series (shown literally by `say` / `id_text`)."""
+    """`COLUMN=value` of a series; `(all runs)` without --series, `(none)` for a null value."""
     if row["series_column"] is None:
-        return NO_SERIES
+        return "(all runs)"
     value = row["series"]
-    return f"{row['series_column']}={NULL_SERIES if value is None else value}"
+    return f"{row['series_column']}={'(none)' if value is None else value}"
 
 
 def slope_text(row: dict[str, Any], y: str, what: str) -> str:
     slope = row[f"{y}_slope"]
     if slope is None:
         return f"{what}: no slope (fewer than 2 runs with a {what})"
-    unit = "pts/run"
     low, high = row[f"{y}_slope_ci_low"], row[f"{y}_slope_ci_high"]
     band = (
         f" [{low * 100:+.2f}, {high * 100:+.2f}]"
@@ -85,12 +74,13 @@ def slope_text(row: dict[str, Any], y: str, what: str) -> str:
         else " (no interval: fewer than 3 runs)"
     )
     flag = " DEGRADING" if row[f"{y}_degrading"] else ""
-    return f"{what} {slope * 100:+.2f} {unit}{band}{flag}"
+    return f"{what} {slope * 100:+.2f} pts/run{band}{flag}"
 
 
+@shared(*HISTORY)
 def trend(
     dataset: DatasetArg,
-    series: HistorySeriesOpt = None,
+    series: SeriesOpt = None,
     window: WindowOpt = None,
     fail_on_degrading: Annotated[
         bool,
@@ -99,15 +89,7 @@ def trend(
             help="Exit 1 when a series' pass-rate or mean-score slope interval lies below 0.",
         ),
     ] = False,
-    config: ConfigOpt = None,
-    preset: PresetOpt = None,
-    threshold: ThresholdOpt = None,
-    out: OutOpt = None,
-    clamp: ClampOpt = False,
-    engine: EngineOpt = Engine.polars,
-    memory_limit: MemoryLimitOpt = None,
-    spark_remote: SparkRemoteOpt = None,
-    as_json: JsonOpt = False,
+    **options: Any,
 ) -> None:
     """The history of the runs: write series_trend and case_history; print per series the
     weighted slope of pass rate and mean score (points per run, 95 % interval) and the
@@ -117,35 +99,20 @@ def trend(
 
     Example: [bold]evalframe trend runs/ --series model --window 20 --fail-on-degrading[/bold]
     """
-    from evalframe.cli._render import print_json, say
-    from evalframe.format import change_point_text
-
-    tables, target = history_and_write(
-        dataset,
-        "trend",
-        series=series,
-        window=window,
-        config=config,
-        preset=preset,
-        threshold=threshold,
-        out=out,
-        clamp=clamp,
-        engine=engine,
-        memory_limit=memory_limit,
-        spark_remote=spark_remote,
-    )
+    options |= dict(series=series, window=window)
+    tables, target = history_and_write(dataset, "trend", options)
     rows = tables["series_trend"].to_dicts()
-    if as_json:
-        print_json(rows)
+    if options["as_json"]:
+        ui.print_json(rows)
     else:
         for row in rows:
-            stdout.print(say("{} — {} runs", series_name(row), row["runs"]))
-            stdout.print(say("  {}", slope_text(row, "pass_rate", "pass rate")))
-            stdout.print(say("  {}", slope_text(row, "mean_score", "mean score")))
-            stdout.print(say("  {}", change_point_text(row)))
-        stdout.print(say("tables written to {}/", target))
+            stdout.print(ui.say("{} — {} runs", series_name(row), row["runs"]))
+            stdout.print(ui.say("  {}", slope_text(row, "pass_rate", "pass rate")))
+            stdout.print(ui.say("  {}", slope_text(row, "mean_score", "mean score")))
+            stdout.print(ui.say("  {}", fmt.change_point_text(row)))
+        stdout.print(ui.say("tables written to {}/", target))
     degrading = [r for r in rows if r["pass_rate_degrading"] or r["mean_score_degrading"]]
     if fail_on_degrading and degrading:
         names = ", ".join(series_name(r) for r in degrading)
-        stderr.print(say("degrading (slope interval below 0): {}", names))
+        stderr.print(ui.say("degrading (slope interval below 0): {}", names))
         raise typer.Exit(1)

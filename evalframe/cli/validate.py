@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+from typing import TYPE_CHECKING
+
 import typer
 
 import evalframe as ef
-from evalframe.cli._console import stdout
+from evalframe.cli._console import Lazy, stdout
 from evalframe.cli._options import ClampOpt, DatasetArg, JsonOpt
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    import evalframe.cli._render as ui
+else:
+    pl, ui = Lazy("polars"), Lazy("evalframe.cli._render")
 
 
 def validate(dataset: DatasetArg, clamp: ClampOpt = False, as_json: JsonOpt = False) -> None:
@@ -14,31 +24,17 @@ def validate(dataset: DatasetArg, clamp: ClampOpt = False, as_json: JsonOpt = Fa
 
     Example: [bold]evalframe validate runs/[/bold]
     """
-    import polars as pl
-
-    from evalframe.cli._render import print_json
-
     try:
         ds = ef.load_dataset(dataset, clamp=clamp)
     except ef.ValidationError as exc:
         if not as_json:
             raise
-        problems = [
-            {
-                "table": p.table,
-                "column": p.column,
-                "message": p.message,
-                "count": p.count,
-                "examples": list(p.examples),
-            }
-            for p in exc.problems
-        ]
-        print_json({"valid": False, "problems": problems})
+        ui.print_json({"valid": False, "problems": [asdict(p) for p in exc.problems]})
         raise typer.Exit(exc.exit_code) from None
     except ef.EvalframeError as exc:
         if not as_json:
             raise
-        print_json({"valid": False, "problems": [], "error": str(exc)})
+        ui.print_json({"valid": False, "problems": [], "error": str(exc)})
         raise typer.Exit(exc.exit_code) from None
     tables = (ds.scores, ds.executions, ds.outcomes, ds.runs)
     counts = pl.collect_all([t.select(pl.len()) for t in tables])
@@ -47,7 +43,7 @@ def validate(dataset: DatasetArg, clamp: ClampOpt = False, as_json: JsonOpt = Fa
     )
     if as_json:
         clamped = ds.clamped.changed if ds.clamped else 0
-        print_json({"valid": True, "rows": report, "clamped": clamped})
+        ui.print_json({"valid": True, "rows": report, "clamped": clamped})
     else:
         sizes = ", ".join(f"{name} {n:,}" for name, n in report.items())
         stdout.print(f"[green]valid[/green]: {sizes} rows")
