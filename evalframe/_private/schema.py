@@ -200,8 +200,8 @@ SLICE_BY_TAG = "tag"
 """`--by tag` slices on the values of executions.tags (any other name is a column)."""
 
 # run_summary columns: the mean unbiased pass@k over cases with >= k attempts and pass^k (all
-# k draws pass); a statistic's standard error; with --bootstrap (docs/statistics.md#case-
-# bootstrap) its 2.5 % and 97.5 % case-bootstrap percentiles
+# k draws pass); a statistic's standard error; with --bootstrap
+# (docs/statistics.md#case-bootstrap) its 2.5 % and 97.5 % case-bootstrap percentiles
 pass_at, pass_all = "pass_at_{}".format, "pass_all_{}".format
 se_of, boot_low, boot_high = "{}_se".format, "{}_boot_low".format, "{}_boot_high".format
 RUN_PASSED_PROB = "run_passed_prob"

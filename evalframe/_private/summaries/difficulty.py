@@ -25,7 +25,7 @@ from evalframe._private.rules.constants import (
     RASCH_LAMBDA,
     RASCH_TOLERANCE,
 )
-from evalframe._private.summaries.history import _KEYS, series_runs
+from evalframe._private.summaries.history import SERIES_KEYS, series_runs
 
 MAX_ITERATIONS = 10_000
 """A guard: the fit converges in tens of iterations on real data."""
@@ -138,7 +138,7 @@ def difficulty_tables(
     """case_difficulty (one row per config × series × case) and run_ability (config × series ×
     run) over every run of each series (docs/statistics.md#case-difficulty)."""
     runs = series_runs(pl, run_summary.lazy(), series=series).select(
-        *_KEYS, S.RUN_ID, S.SERIES, S.SERIES_COLUMN
+        *SERIES_KEYS, S.RUN_ID, S.SERIES, S.SERIES_COLUMN
     )
     cells = (
         case_summary.lazy()
@@ -147,13 +147,13 @@ def difficulty_tables(
         .join(runs, on=[S.CONFIG_ID, S.RUN_ID])
         .collect()
     )
-    groups = _indexed(cells, [*_KEYS, S.SERIES, S.SERIES_COLUMN], _G)
-    run_ids = _indexed(cells, [*_KEYS, S.RUN_ID], _R)
-    case_ids = _indexed(cells, [*_KEYS, S.CASE_ID], _C)
+    groups = _indexed(cells, [*SERIES_KEYS, S.SERIES, S.SERIES_COLUMN], _G)
+    run_ids = _indexed(cells, [*SERIES_KEYS, S.RUN_ID], _R)
+    case_ids = _indexed(cells, [*SERIES_KEYS, S.CASE_ID], _C)
     cells = (
-        cells.join(groups.select(_G, *_KEYS), on=_KEYS)
-        .join(run_ids, on=[*_KEYS, S.RUN_ID])
-        .join(case_ids, on=[*_KEYS, S.CASE_ID])
+        cells.join(groups.select(_G, *SERIES_KEYS), on=SERIES_KEYS)
+        .join(run_ids, on=[*SERIES_KEYS, S.RUN_ID])
+        .join(case_ids, on=[*SERIES_KEYS, S.CASE_ID])
         .select(_G, _R, _C, pl.col(S.PASSED).cast(pl.Int8).alias(_Y))
     )
     fitted, case_flags, run_flags = _prune(cells)
@@ -211,7 +211,7 @@ def _cases(
     )
     negative = (pl.col(S.DISCRIMINATION) < 0) & (pl.col(S.N_RUNS) >= MIN_RUNS_DISCRIMINATION)
     return (
-        ids.join(groups, on=_KEYS)
+        ids.join(groups, on=SERIES_KEYS)
         .join(counts, on=_C)
         .join(fit, on=_C, how="left")
         .join(_discrimination(fitted), on=_C, how="left")
@@ -234,7 +234,7 @@ def _runs(
 ) -> pl.DataFrame:
     counts = cells.group_by(_R).agg(pl.len().cast(pl.Int64).alias(S.CASES))
     return (
-        ids.join(groups, on=_KEYS)
+        ids.join(groups, on=SERIES_KEYS)
         .join(counts, on=_R)
         .join(se, on=_R, how="left")
         .join(flags, on=_R, how="left")

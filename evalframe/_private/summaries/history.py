@@ -31,7 +31,7 @@ from evalframe._private.rules.intervals import ci_high, ci_low
 _IDX, _N, _ONE, _NO_TIME = "_idx", "_n", "_one", "_no_time"
 _SNULL, _SVAL = "_series_null", "_series_value"
 """The series as a join key that is never null (null joins nothing): is-null, value."""
-_KEYS = [S.CONFIG_ID, _SNULL, _SVAL]
+SERIES_KEYS = [S.CONFIG_ID, _SNULL, _SVAL]
 Y_COLUMNS = ((S.PASS_RATE, S.PASS_RATE_SE), (S.MEAN_SCORE, S.MEAN_SCORE_SE))
 """(y, its se) of run_summary: the two trends of series_trend."""
 
@@ -81,8 +81,8 @@ def series_runs(
     )
     order = [_NO_TIME, S.CREATED_AT, S.RUN_ID]
     frame = frame.with_columns(
-        (ns.col(_ONE).cum_sum().over(*_KEYS, order_by=order) - 1).alias(_IDX),
-        ns.col(_ONE).sum().over(*_KEYS).alias(_N),
+        (ns.col(_ONE).cum_sum().over(*SERIES_KEYS, order_by=order) - 1).alias(_IDX),
+        ns.col(_ONE).sum().over(*SERIES_KEYS).alias(_N),
     )
     if window is not None:
         frame = frame.filter(ns.col(_IDX) >= ns.col(_N) - window).with_columns(
@@ -102,32 +102,35 @@ def _fit(ns: Any, runs: Any, y: str, se: str) -> tuple[Any, Any]:
     rows = runs.filter(~ns.col(y).is_null()).with_columns(
         rules.run_weight(ns, ns.col(se)).alias("_w0")
     )
-    medians = rows.group_by(*_KEYS).agg(
+    medians = rows.group_by(*SERIES_KEYS).agg(
         ns.col("_w0").median().alias("_wmed"),
         ns.col("_w0").count().alias("_nse"),
         ns.col(_ONE).sum().alias("_nfit"),
     )
     x = ns.col(_IDX).cast(ns.Float64)
     rows = (
-        rows.join(medians, on=_KEYS, how="left")
+        rows.join(medians, on=SERIES_KEYS, how="left")
         .with_columns(rules.filled_weight(ns, ns.col("_w0"), ns.col("_wmed")).alias("_w"))
         .with_columns(
-            (x - (ns.col("_w") * x).sum().over(*_KEYS) / ns.col("_w").sum().over(*_KEYS)).alias(
-                "_dx"
-            ),
+            (
+                x
+                - (ns.col("_w") * x).sum().over(*SERIES_KEYS)
+                / ns.col("_w").sum().over(*SERIES_KEYS)
+            ).alias("_dx"),
             (
                 ns.col(y)
-                - (ns.col("_w") * ns.col(y)).sum().over(*_KEYS) / ns.col("_w").sum().over(*_KEYS)
+                - (ns.col("_w") * ns.col(y)).sum().over(*SERIES_KEYS)
+                / ns.col("_w").sum().over(*SERIES_KEYS)
             ).alias("_dy"),
         )
         .with_columns(
-            (ns.col("_w") * ns.col("_dx") ** 2).sum().over(*_KEYS).alias("_sxx"),
-            (ns.col("_w") * ns.col("_dx") * ns.col("_dy")).sum().over(*_KEYS).alias("_sxy"),
+            (ns.col("_w") * ns.col("_dx") ** 2).sum().over(*SERIES_KEYS).alias("_sxx"),
+            (ns.col("_w") * ns.col("_dx") * ns.col("_dy")).sum().over(*SERIES_KEYS).alias("_sxy"),
         )
         .with_columns(rules.wls_slope(ns, ns.col("_sxy"), ns.col("_sxx")).alias("_slope"))
     )
     residual = ns.col("_dy") - ns.col("_slope") * ns.col("_dx")
-    fit = rows.group_by(*_KEYS).agg(
+    fit = rows.group_by(*SERIES_KEYS).agg(
         ns.col("_slope").max().alias("_slope"),
         ns.col("_sxx").max().alias("_sxx"),
         (ns.col("_w") * residual**2).sum().alias("_ssr"),
@@ -159,11 +162,11 @@ def _change_point(ns: Any, rows: Any) -> Any:
     order = [_IDX]
     splits = (
         rows.with_columns(
-            ns.col(_ONE).cum_sum().over(*_KEYS, order_by=order).alias("_k"),
-            w.cum_sum().over(*_KEYS, order_by=order).alias("_cw"),
-            wy.cum_sum().over(*_KEYS, order_by=order).alias("_cwy"),
-            w.sum().over(*_KEYS).alias("_tw"),
-            wy.sum().over(*_KEYS).alias("_twy"),
+            ns.col(_ONE).cum_sum().over(*SERIES_KEYS, order_by=order).alias("_k"),
+            w.cum_sum().over(*SERIES_KEYS, order_by=order).alias("_cw"),
+            wy.cum_sum().over(*SERIES_KEYS, order_by=order).alias("_cwy"),
+            w.sum().over(*SERIES_KEYS).alias("_tw"),
+            wy.sum().over(*SERIES_KEYS).alias("_twy"),
         )
         .with_columns(  # the split before this run: the runs before it against the rest
             (ns.col("_cw") - w).alias("_wb"),
@@ -179,13 +182,13 @@ def _change_point(ns: Any, rows: Any) -> Any:
             ).alias("_z")
         )
         .with_columns(ns.col("_z").abs().alias("_az"))
-        .with_columns(ns.col("_az").max().over(*_KEYS).alias("_maxz"))
+        .with_columns(ns.col("_az").max().over(*SERIES_KEYS).alias("_maxz"))
         .filter(ns.col("_az") == ns.col("_maxz"))
-        .with_columns(ns.col("_k").min().over(*_KEYS).alias("_first"))
+        .with_columns(ns.col("_k").min().over(*SERIES_KEYS).alias("_first"))
         .filter(ns.col("_k") == ns.col("_first"))
     )
     return splits.select(
-        *_KEYS,
+        *SERIES_KEYS,
         ns.col(S.RUN_ID).alias(S.CHANGE_RUN_ID),
         ns.col("_z").alias(S.CHANGE_Z),
         rules.bonferroni_p(ns, ns.col("_z"), ns.col("_nfit")).alias(S.CHANGE_P),
@@ -199,17 +202,17 @@ def series_trend(run_summary: Any, *, series: str | None = None, window: int | N
     DuckDB relation or Spark DataFrame is computed there and returned as one."""
     ns, frame, is_polars = _namespace(run_summary)
     runs = series_runs(ns, frame, series=series, window=window)
-    out = runs.group_by(*_KEYS).agg(
+    out = runs.group_by(*SERIES_KEYS).agg(
         ns.col(S.SERIES).max().alias(S.SERIES),
         ns.col(S.SERIES_COLUMN).max().alias(S.SERIES_COLUMN),
         ns.col(_N).max().cast(ns.Int64).alias(S.N_RUNS),
     )
     for y, se in Y_COLUMNS:
         rows, fit = _fit(ns, runs, y, se)
-        out = out.join(fit.select(*_KEYS, *_trend_columns(y)), on=_KEYS, how="left")
+        out = out.join(fit.select(*SERIES_KEYS, *_trend_columns(y)), on=SERIES_KEYS, how="left")
         if y == S.PASS_RATE:
             change = _change_point(ns, rows)
-    out = out.join(change, on=_KEYS, how="left").with_columns(
+    out = out.join(change, on=SERIES_KEYS, how="left").with_columns(
         *[ns.col(c).fill_null(False) for c in (S.PASS_RATE_DEGRADING, S.MEAN_SCORE_DEGRADING)]
     )
     return _native(
@@ -254,9 +257,9 @@ def case_history(
     if is_polars and isinstance(cases, pl.DataFrame):
         cases = cases.lazy()
     runs = series_runs(ns, frame, series=series, window=window).select(
-        *_KEYS, S.RUN_ID, S.SERIES, S.SERIES_COLUMN, _IDX
+        *SERIES_KEYS, S.RUN_ID, S.SERIES, S.SERIES_COLUMN, _IDX
     )
-    case_keys = [*_KEYS, S.CASE_ID]
+    case_keys = [*SERIES_KEYS, S.CASE_ID]
     passed = ns.col(S.PASSED)
     rows = (
         cases.select(S.CONFIG_ID, S.RUN_ID, S.CASE_ID, S.PASSED)
@@ -283,7 +286,7 @@ def case_history(
         rules.flip_rate(ns, ns.col(S.FLIPS).cast(ns.Float64), runs_col).alias(S.FLIP_RATE),
         (ns.col("_last_passed") == 1).alias(S.LAST_PASSED),
     )
-    prior = per_case.group_by(*_KEYS).agg(
+    prior = per_case.group_by(*SERIES_KEYS).agg(
         passes.sum().cast(ns.Float64).alias("_sp"),
         runs_col.sum().cast(ns.Float64).alias("_sr"),
         ns.col(S.PASS_RATE).var(ddof=1).alias("_s2"),
@@ -294,7 +297,9 @@ def case_history(
         rules.beta_binomial_a(ns, *terms).alias("_a"),
         rules.beta_binomial_b(ns, *terms).alias("_b"),
     )
-    out = per_case.join(prior.select(*_KEYS, "_a", "_b"), on=_KEYS, how="left").with_columns(
+    out = per_case.join(
+        prior.select(*SERIES_KEYS, "_a", "_b"), on=SERIES_KEYS, how="left"
+    ).with_columns(
         rules.shrunk_pass_rate(
             passes.cast(ns.Float64), runs_col.cast(ns.Float64), ns.col("_a"), ns.col("_b")
         ).alias(S.SHRUNK_PASS_RATE),
@@ -323,11 +328,11 @@ def trend_points(run_summary: Any, *, series: str | None = None, window: int | N
     runs = series_runs(ns, frame, series=series, window=window)
     rows, _ = _fit(ns, runs, S.PASS_RATE, S.PASS_RATE_SE)
     fitted = rows.select(
-        *_KEYS,
+        *SERIES_KEYS,
         S.RUN_ID,
         (ns.col(S.PASS_RATE) - ns.col("_dy") + ns.col("_slope") * ns.col("_dx")).alias(TREND_FIT),
     )
-    out = runs.join(fitted, on=[*_KEYS, S.RUN_ID], how="left").select(
+    out = runs.join(fitted, on=[*SERIES_KEYS, S.RUN_ID], how="left").select(
         S.CONFIG_ID,
         S.SERIES_COLUMN,
         S.SERIES,
