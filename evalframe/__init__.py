@@ -30,6 +30,7 @@ _EXPORTS: dict[str, str] = {
     "sql_connection": "evalframe._private.pipeline.sql",
     "inputs_fingerprint": "evalframe._private.store.fingerprint",
     "cases": "evalframe._private.pipeline.cases",
+    "difficult_cases": "evalframe._private.pipeline.cases",
     "power_plan": "evalframe._private.pipeline.plan",
     # one function per table, for notebooks (LazyFrames in, LazyFrames out)
     "evaluator_scores": "evalframe._private.scoring.execution_scores",
@@ -117,7 +118,7 @@ if TYPE_CHECKING:
     from evalframe._private.store.output import read_metadata, write_tables
     from evalframe._private.store.result_sets import open_results, read_results
     from evalframe._private.store.fingerprint import inputs_fingerprint
-    from evalframe._private.pipeline.cases import cases
+    from evalframe._private.pipeline.cases import cases, difficult_cases
     from evalframe._private.pipeline.plan import power_plan
     from evalframe._private.pipeline.sql import sql_connection
 
@@ -197,6 +198,7 @@ __all__ = [  # noqa: RUF022 - grouped as the imports above
     "read_metadata",
     "inputs_fingerprint",
     "cases",
+    "difficult_cases",
     "power_plan",
     # one function per table
     "execution_scores",

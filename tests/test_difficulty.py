@@ -93,3 +93,30 @@ def test_matches_the_exact_reference(columns, two_series):
                 else:
                     assert got[column] == value, (key, column)
     assert (len(got_cases), len(got_runs)) == (n_case_rows, n_run_rows)
+
+
+def test_cases_difficulty_lists_what_trend_flagged(tmp_path):
+    from typer.testing import CliRunner
+
+    from evalframe.cli import app
+
+    data = tmp_path / "data"
+    data.mkdir()
+    y = {(r, c): v for r, row in MATRIX.items() for c, v in zip("abcde", row, strict=True)}
+    rows = [
+        {"run_id": r, "case_id": c, "evaluator": "m", "score": 1.0 if v else 0.0}
+        for (r, c), v in y.items()
+    ]
+    pl.DataFrame(rows).write_parquet(data / "scores.parquet")
+    runner = CliRunner()
+    missing = runner.invoke(app, ["cases", str(data), "--difficulty"])
+    assert missing.exit_code == 2 and "evalframe trend" in missing.output
+    assert runner.invoke(app, ["trend", str(data)]).exit_code == 0
+    listed = runner.invoke(app, ["cases", str(data), "--difficulty", "--json"])
+    assert listed.exit_code == 0, listed.output
+    import json
+
+    flagged = {r[S.CASE_ID]: r[S.FLAG] for r in json.loads(listed.stdout)}
+    # r5 and a are removed; every other run then passes two of the four cases, so a case's
+    # result mirrors the rest of its run: negative discrimination for each (5 runs)
+    assert flagged == {"a": S.FLAG_ALWAYS, **dict.fromkeys("bcde", S.FLAG_NEGATIVE)}

@@ -33,6 +33,7 @@ PUBLIC = [
     "read_metadata",
     "inputs_fingerprint",
     "cases",
+    "difficult_cases",
     "power_plan",
     # one function per table
     "execution_scores",

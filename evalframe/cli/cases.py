@@ -67,6 +67,14 @@ def cases(
         str | None,
         typer.Option("--result-set", help="Read this result set (default: the latest)."),
     ] = None,
+    difficulty: Annotated[
+        bool,
+        typer.Option(
+            "--difficulty",
+            help="List instead the cases the history flags (never_passes, always_passes, "
+            "negative_discrimination) from case_difficulty, which `evalframe trend` writes.",
+        ),
+    ] = False,
     as_json: JsonOpt = False,
     csv: Annotated[
         bool, typer.Option("--csv", help="Print CSV (evaluators, outcomes as JSON text).")
@@ -80,6 +88,15 @@ def cases(
     """
     if csv and as_json:
         raise ef.UsageError("--csv and --json exclude each other; hint: pick one.")
+    if difficulty:
+        frame = ef.difficult_cases(dataset, results=results, result_set=result_set)
+        if as_json:
+            ui.print_json(frame.to_dicts())
+        elif csv:
+            ui.print_csv(frame)
+        else:
+            stdout.print(difficulty_report(frame))
+        return
     frame = ef.cases(
         dataset,
         run,
@@ -95,6 +112,22 @@ def cases(
     else:
         for part in cases_report(frame, str(status)):
             stdout.print(part)
+
+
+def difficulty_report(frame: pl.DataFrame):
+    """The flagged cases as a table: ids literal, numbers as the terminal shows them."""
+    if frame.is_empty():
+        return ui.say("no case is flagged: every case tells runs apart.")
+    columns = [
+        ("case", lambda r: ui.id_text(r["case_id"])),
+        ("series", lambda r: ui.id_text(r["series"] or "")),
+        ("flag", lambda r: r["flag"]),
+        ("runs", lambda r: f"{r['runs']:,}"),
+        ("passes", lambda r: f"{r['passes']:,}"),
+        ("discrimination", lambda r: fmt.num(r["discrimination"])),
+    ]
+    title = f"{frame.height} flagged case{'s' if frame.height != 1 else ''} (case_difficulty)"
+    return ui.table(title, columns, frame.iter_rows(named=True), left=("case", "series", "flag"))
 
 
 def cases_report(frame: pl.DataFrame, status: str) -> list:

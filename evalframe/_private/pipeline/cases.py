@@ -313,3 +313,39 @@ def _evaluator_condition(status: str) -> pl.Expr:
     if status == "pass":
         return pl.col("passed").fill_null(False)
     return pl.col("score").is_not_null() | pl.col("baseline_score").is_not_null()
+
+
+def difficult_cases(
+    dataset: str | Path, *, results: str | Path | None = None, result_set: str | None = None
+) -> pl.DataFrame:
+    """The cases `case_difficulty` flags (never_passes, always_passes,
+    negative_discrimination: docs/statistics.md#case-difficulty) from the latest result set
+    that holds the table (`evalframe trend` writes it), or from the set `result_set`:
+    config_id, series, case_id, flag, runs, passes, difficulty, discrimination, the flags
+    in that order, then series and case_id."""
+    where = open_results(results if results is not None else dataset)
+    sets = [s for s in where.sets() if S.CASE_DIFFICULTY in s.tables]
+    if result_set is not None:
+        sets = [s for s in sets if s.set_id == result_set]
+    if not sets:
+        which = f"result set {result_set!r}" if result_set is not None else f"{dataset}"
+        raise ResultsNotFoundError(
+            f"no case_difficulty table in the results of {which}; hint: run "
+            f"`evalframe trend {dataset}` first."
+        )
+    table = pl.read_parquet(sets[-1].tables[S.CASE_DIFFICULTY])
+    order = {S.FLAG_NEVER: 0, S.FLAG_ALWAYS: 1, S.FLAG_NEGATIVE: 2}
+    return (
+        table.filter(pl.col(S.FLAG).is_not_null())
+        .sort(pl.col(S.FLAG).replace_strict(order, default=3), S.SERIES, S.CASE_ID)
+        .select(
+            S.CONFIG_ID,
+            S.SERIES,
+            S.CASE_ID,
+            S.FLAG,
+            S.N_RUNS,
+            S.PASSES,
+            S.DIFFICULTY,
+            S.DISCRIMINATION,
+        )
+    )
