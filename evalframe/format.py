@@ -42,6 +42,7 @@ __all__ = [
     "change_point_text",
     "has_paired_cases",
     "judges_not_admitted",
+    "moved_evaluators",
     "ms",
     "no_scored_execution",
     "num",
@@ -332,6 +333,14 @@ def policy_lines(cfg: Any) -> list[list[Piece]]:
             (f"{gates.min_mean_score:g}", VALUE),
             (" and pass rate meets ", TEXT),
             (pct(gates.min_pass_rate), VALUE),
+            *(
+                []
+                if gates.min_pass_rate_lower is None
+                else [
+                    (" and its 95 % lower bound meets ", TEXT),
+                    (pct(gates.min_pass_rate_lower), VALUE),
+                ]
+            ),
             (".", TEXT),
         ],
         [
@@ -417,3 +426,17 @@ def judges_not_admitted(decision_reasons: Sequence[str]) -> list[str]:
     """The judges a run_deltas row's decision_reasons name as not admitted (the entries that
     are not one of the decision's parts: pass_rate, mean_score, latency)."""
     return [r for r in decision_reasons if r not in S.DECISION_PARTS]
+
+
+def moved_evaluators(evaluator_tests: pl.DataFrame) -> list[tuple[str, str, str]]:
+    """Per compared pair with any, (baseline, candidate, text) naming the evaluators whose move
+    survives Holm's correction (evaluator_tests.p_holm < ALPHA), smallest p first, each with
+    its mean delta: "tool_routing -0.123, tone +0.050". Ids stay literal (`visible`)."""
+    moved = evaluator_tests.filter(pl.col(S.P_HOLM) < ALPHA).sort(
+        S.BASELINE_RUN_ID, S.CANDIDATE_RUN_ID, S.P_HOLM, S.PATH, maintain_order=True
+    )
+    out: dict[tuple[str, str], list[str]] = {}
+    for r in moved.iter_rows(named=True):
+        pair = (r[S.BASELINE_RUN_ID], r[S.CANDIDATE_RUN_ID])
+        out.setdefault(pair, []).append(f"{visible(r[S.PATH])} {signed(r[S.MEAN_DELTA])}")
+    return [(b, c, ", ".join(names)) for (b, c), names in out.items()]

@@ -305,6 +305,12 @@ def run_table(summary: pl.DataFrame, title: str = "run summary") -> FitTable:
         ("rate gate", lambda r: yes_no(r["pass_rate_gate"]), "center", 3),
         ("run", lambda r: yes_no(r["run_passed"]), "center", 1),
     ]
+    if summary.get_column("min_pass_rate_lower", default=pl.Series([None])).drop_nulls().len():
+        bound: list[Column] = [
+            ("lower 95%", lambda r: pct(r["pass_rate_lower"]), "right", 4),
+            ("bound gate", lambda r: yes_no(r["pass_rate_lower_gate"]), "center", 3),
+        ]
+        columns[-1:-1] = bound
     boot = "p_best" in summary.columns  # --bootstrap: interval and rank band by the rates
     if boot:
         columns[3:3] = [("boot 95%", _boot_cell, "right", 4), ("rank", _rank_cell, "right", 4)]

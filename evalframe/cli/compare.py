@@ -109,6 +109,7 @@ def compare(
             top=top,
             evaluator_deltas=written.get("evaluator_deltas"),
         )
+        parts += moved_notes(written.get("evaluator_tests"))
         parts += slice_notes(written.get("slice_deltas"))
         parts += power_notes(run_deltas, cfg.compare) + noise_notes(run_deltas)
         if decide:
@@ -338,6 +339,17 @@ def slice_notes(slice_deltas: pl.DataFrame | None) -> list[Group]:
         values = (v for v, _q in found)
         notes.append(ui.say(text + "{} → {}: " + names, r["slice"], *_pair(r), *values))
     return [ui.prose(n) for n in notes]
+
+
+def moved_notes(evaluator_tests: pl.DataFrame | None) -> list[Text]:
+    """Per pair, the evaluators whose move survives Holm across the pair's evaluators
+    (evaluator_tests)."""
+    if evaluator_tests is None:
+        return []
+    text = (
+        f"{{}} → {{}}: evaluators that moved beyond chance (Holm-corrected p < {fmt.ALPHA:g}): {{}}"
+    )
+    return [ui.say(text, b, c, names) for b, c, names in fmt.moved_evaluators(evaluator_tests)]
 
 
 def admission_note(run_deltas: pl.DataFrame) -> list[Text]:

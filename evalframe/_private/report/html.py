@@ -20,6 +20,7 @@ import polars as pl
 from evalframe._private import schema as S
 from evalframe._private.compare.compare import PAIR_KEY
 from evalframe._private.compare.evaluator_summary import evaluator_summary
+from evalframe._private.compare.evaluator_tests import evaluator_tests
 from evalframe._private.compare.pairs import series_note
 from evalframe._private.errors import ReportWriteError
 from evalframe._private.report.cases import (
@@ -54,7 +55,7 @@ from evalframe._private.report.sections import (
     table,
     text,
 )
-from evalframe._private.rules.constants import Z_95
+from evalframe._private.rules.constants import ALPHA, Z_95
 from evalframe._private.rules.intervals import ci_high, ci_low
 from evalframe._private.stats.power import too_small
 from evalframe._private.store.fsops import write_bytes
@@ -64,6 +65,7 @@ from evalframe.format import (
     RATE_INTERVAL,
     case_counts,
     has_paired_cases,
+    moved_evaluators,
     ms,
     num,
     p_value,
@@ -362,6 +364,10 @@ def _compare_section(
     ed, cd = frames.get(S.EVALUATOR_DELTAS), frames.get(S.CASE_DELTAS)
     decisions = decision_notes(run_deltas, decide, limits)
     summary = evaluator_summary(ed, cd) if ed is not None and ed.height and cd is not None else None
+    tests = frames.get(S.EVALUATOR_TESTS)
+    if tests is None and ed is not None:
+        tests = evaluator_tests(ed)
+    moved = {(b, c): names for b, c, names in moved_evaluators(tests)} if tests is not None else {}
     out = [
         "<h2 id='compare'>Comparison</h2>",
         pairing_note(frames[S.RUN_SUMMARY], run_deltas, series),
@@ -384,6 +390,9 @@ def _compare_section(
             decisions.get(key, ""),
             _why(r, limits),
             evaluator_summary_table(summary, r),
+            text("moved", alpha=f"{ALPHA:g}", names=esc(moved[key[1:]]))
+            if key[1:] in moved
+            else "",
             _pair_table(r),
             f"<p class='counts'>Cases: {esc(counts)}. {_paired_text(r)}</p>",
             _power_note(r, limits) if has_paired_cases(r) else "",
