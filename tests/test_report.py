@@ -30,6 +30,7 @@ ALL_CHARTS = (
     "sweep_heatmap",
     "slice_forest",
     "power_curve",
+    "kappa_curve",
 )
 
 
@@ -63,10 +64,13 @@ def test_report_tables_hold_every_table_a_chart_draws(tables) -> None:
             "case_details",
             "case_deltas",
             "evaluator_deltas",
+            "evaluator_tests",
             "run_deltas",
             "slice_deltas",
             "sweep",
             "threshold_curve",
+            "judge_agreement",
+            "agreement_curve",
         ]
     )
     # consecutive pairs by default: each run against the one before it
@@ -374,3 +378,13 @@ def test_report_names_the_pairs_within_the_noise_floor(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, [*args, "-o", str(page)])
     assert result.exit_code == 0, result.output
     assert "Noise floor: 2 of the 3 pairs" in re.sub(r"<[^>]+>", "", page.read_text())
+
+
+def test_report_sets_each_judge_against_the_labels(page: str, tables) -> None:
+    section = page[page.index("<h2 id='judges'>") :]
+    section = section[: section.index("<h2", 10)]
+    admitted = tables["judge_agreement"].filter(pl.col("rater").is_not_null())
+    assert section.count("<tr>") >= admitted.height  # one row per judge × run × rater
+    assert "corrected by the labels" in section and "(execution verdict)" in section
+    moved = tables["evaluator_tests"].filter(pl.col("p_holm") < 0.05)
+    assert ("moved beyond chance" in page) == (moved.height > 0)

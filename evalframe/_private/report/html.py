@@ -473,7 +473,72 @@ def _figures(
     return "\n".join(figs), notes
 
 
-NAV = {"runs": "Runs", "compare": "Comparison", "history": "History", "charts": "Charts"}
+def _judges_section(frames: Mapping[str, pl.DataFrame]) -> str:
+    """With a labels table: each judge against the human labels (judge_agreement) and each
+    run's judge-only and labels-corrected pass rate (run_summary.ppi_pass_rate)."""
+    agreement = frames.get(S.JUDGE_AGREEMENT)
+    if agreement is None or agreement.is_empty():
+        return ""
+    judges = table(
+        [
+            "run",
+            "evaluator",
+            "rater",
+            "labeled",
+            "agreement",
+            "κ",
+            "sensitivity ≥",
+            "specificity ≥",
+            "admitted",
+            "threshold from labels",
+        ],
+        [
+            [
+                bdi(r[S.RUN_ID]),
+                bdi(r[S.EVALUATOR]) if r[S.EVALUATOR] is not None else "(execution verdict)",
+                bdi(r[S.RATER]),
+                _count(r[S.N_LABELED]),
+                pct(r[S.AGREEMENT]),
+                num(r[S.KAPPA]),
+                pct(r[S.SENSITIVITY_LOW]),
+                pct(r[S.SPECIFICITY_LOW]),
+                _gate(r[S.ADMITTED]),
+                num(r[S.RECOMMENDED_THRESHOLD]),
+            ]
+            for r in agreement.filter(pl.col(S.RATER).is_not_null()).iter_rows(named=True)
+        ],
+        left=3,
+    )
+    runs = frames[S.RUN_SUMMARY]
+    corrected = ""
+    if S.PPI_PASS_RATE in runs.columns:
+        corrected = table(
+            ["run", "labeled", "judge pass rate", "corrected by the labels"],
+            [
+                [
+                    bdi(r[S.RUN_ID]),
+                    _count(r[S.N_LABELED]),
+                    pct(run_rate(r)),
+                    _interval(
+                        r[S.PPI_PASS_RATE],
+                        r[S.PPI_PASS_RATE_CI_LOW],
+                        r[S.PPI_PASS_RATE_CI_HIGH],
+                        pct,
+                    ),
+                ]
+                for r in runs.iter_rows(named=True)
+            ],
+        )
+    return "\n".join(["<h2 id='judges'>Judge vs human</h2>", text("judges"), judges, corrected])
+
+
+NAV = {
+    "runs": "Runs",
+    "compare": "Comparison",
+    "judges": "Judges",
+    "history": "History",
+    "charts": "Charts",
+}
 
 
 def build_report(
@@ -517,6 +582,7 @@ def build_report(
     if rd is not None and rd.height:
         decide = getattr(config, "decide", None)
         sections["compare"] = _compare_section(frames, limits, groups, data, series, decide)
+    sections["judges"] = _judges_section(frames)
     sections["history"] = history_section(frames, one, series)  # "" below 3 runs of a config
     sections["charts"] = "<h2 id='charts'>Charts</h2>" + figures
     if notes:

@@ -665,6 +665,26 @@ def threshold_curve_chart(
     return titled(chart, "Pass rate by threshold", [note, grid_note])
 
 
+def kappa_curve_chart(agreement_curve: pl.DataFrame | pl.LazyFrame) -> Any:
+    """Cohen's κ of each judge against the human labels by threshold, one line per evaluator
+    and rater, for the latest labeled run (agreement_curve)."""
+    needs = [S.CONFIG_ID, S.RUN_ID, S.EVALUATOR, S.RATER, S.THRESHOLD, S.KAPPA]
+    df = _frame(agreement_curve, "kappa_curve_chart", needs).drop_nulls(S.KAPPA)
+    df, _, note = _latest_runs(df, 1)
+    judge = pl.format("{} ({})", S.EVALUATOR, S.RATER).alias("judge")
+    chart = (
+        alt.Chart(df.select(judge, S.THRESHOLD, S.KAPPA).sort("judge", S.THRESHOLD))
+        .mark_line(point=True)
+        .encode(
+            x=alt.X(f"{S.THRESHOLD}:Q", title="judge threshold"),
+            y=alt.Y(f"{S.KAPPA}:Q", title="Cohen's κ against the labels"),
+            color=alt.Color("judge:N", title="evaluator (rater)"),
+            tooltip=_tips("judge:N", (f"{S.THRESHOLD}:Q", ".3f"), (f"{S.KAPPA}:Q", ".3f")),
+        )
+    )
+    return titled(chart, "Judge vs human: κ by threshold", [note])
+
+
 def sweep_heatmap(
     sweep: pl.DataFrame | pl.LazyFrame,
     x: str | None = None,
@@ -785,6 +805,7 @@ CHARTS: dict[str, tuple[Callable[..., Any], str]] = {
     "sweep_heatmap": (sweep_heatmap, S.SWEEP),
     "slice_forest": (slice_forest_chart, S.SLICE_DELTAS),
     "power_curve": (power_curve_chart, S.RUN_DELTAS),
+    "kappa_curve": (kappa_curve_chart, S.AGREEMENT_CURVE),
 }
 """Chart name -> its function and table."""
 

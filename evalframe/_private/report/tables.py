@@ -114,9 +114,11 @@ def report_tables(
         tables.update(compared)
     else:
         scored = score_tables(source, cfg, clamp=clamp, bootstrap=bootstrap, seed=seed)
-    for name in (S.EXECUTION_SCORES, S.CASE_SUMMARY, S.RUN_SUMMARY):
-        frame = scored[name]
-        tables[name] = frame.collect() if isinstance(frame, pl.LazyFrame) else frame
+    labels = (S.JUDGE_AGREEMENT, S.AGREEMENT_CURVE)
+    for name in (S.EXECUTION_SCORES, S.CASE_SUMMARY, S.RUN_SUMMARY, *labels):
+        frame = scored.get(name)
+        if frame is not None:
+            tables[name] = frame.collect() if isinstance(frame, pl.LazyFrame) else frame
     tables[CASE_DETAILS] = case_details(
         tables,
         nodes=case_nodes(ds, cfg),
