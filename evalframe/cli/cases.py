@@ -90,27 +90,19 @@ def cases(
         raise ef.UsageError("--csv and --json exclude each other; hint: pick one.")
     if difficulty:
         frame = ef.difficult_cases(dataset, results=results, result_set=result_set)
-        if as_json:
-            ui.print_json(frame.to_dicts())
-        elif csv:
-            ui.print_csv(frame)
-        else:
-            stdout.print(difficulty_report(frame))
-        return
-    frame = ef.cases(
-        dataset,
-        run,
-        status=str(status),
-        evaluator=evaluator,
-        results=results,
-        result_set=result_set,
-    )
+        report = lambda: [difficulty_report(frame)]  # noqa: E731
+    else:
+        frame = ef.cases(
+            dataset, run, status=str(status), evaluator=evaluator, results=results,
+            result_set=result_set,
+        )  # fmt: skip
+        report = lambda: cases_report(frame, str(status))  # noqa: E731
     if as_json:
         ui.print_json(frame.to_dicts())
     elif csv:
         ui.print_csv(frame)
     else:
-        for part in cases_report(frame, str(status)):
+        for part in report():
             stdout.print(part)
 
 

@@ -73,8 +73,8 @@ def compare(
     ] = False,
     **options: Any,
 ) -> None:
-    """Compare runs case by case; write case_deltas, evaluator_deltas, run_deltas (and
-    slice_deltas with --by, noise_floor and run_deltas.within_noise with --replicates).
+    """Compare runs case by case; write case_deltas, evaluator_deltas, evaluator_tests,
+    run_deltas (and slice_deltas with --by, noise_floor with --replicates).
 
     With --baseline alone, every other run is compared against it; with neither, the
     newest run against the one before it. Exit 1 when any pair shows a regression; with
@@ -84,13 +84,9 @@ def compare(
     """
     cfg, as_json, out = policy(options), options.pop("as_json"), options.pop("out")
     options |= dict(baseline=baseline, candidate=candidate, pairs=pairs)
+    doing = f"scoring and comparing runs ({options['engine']})"
     tables, target, paths = compute_and_write(
-        dataset,
-        out,
-        "compare",
-        cfg,
-        f"scoring and comparing runs ({options['engine']})",
-        lambda: ef.compare_tables(dataset, cfg, **options),
+        dataset, out, "compare", cfg, doing, lambda: ef.compare_tables(dataset, cfg, **options)
     )
     written = {name: pl.read_parquet(path) for name, path in paths.items()}
     run_deltas, scored = written["run_deltas"], tables.scored

@@ -84,6 +84,34 @@ class IngestReport:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
 
+def _check_request(
+    fmt: str,
+    format: str,
+    sources: Sequence[str | Path],
+    *,
+    id_cols: Any,
+    metrics: Any,
+    labels: bool,
+) -> None:
+    """IngestError for an unknown format, an option the format does not take, or a missing
+    source, before anything is read."""
+    if fmt not in INGEST_FORMATS:
+        raise IngestError(
+            f"unknown format {format!r}; hint: choose one of {', '.join(INGEST_FORMATS)}."
+        )
+    if not sources:
+        raise IngestError("no source files given; hint: name at least one file or folder.")
+    if fmt != "wide" and metrics is not None:
+        raise IngestError("--metrics applies to the `wide` format only.")
+    if fmt not in ("wide", "langfuse", "mlflow") and id_cols is not None:
+        raise IngestError("--id-cols applies to the `wide`, `langfuse` and `mlflow` formats only.")
+    if labels and (fmt != "wide" or metrics is not None):
+        raise IngestError("--labels reads the `wide` format (without --metrics) only.")
+    missing = next((p for p in map(Path, sources) if not p.exists()), None)
+    if missing is not None:
+        raise IngestError(f"{missing}: no such file or folder")
+
+
 def ingest(
     format: str,
     sources: Sequence[str | Path],
@@ -113,22 +141,8 @@ def ingest(
     named) on a malformed source; the dataset is then left unchanged.
     """
     fmt = format.lower()
-    if fmt not in INGEST_FORMATS:
-        raise IngestError(
-            f"unknown format {format!r}; hint: choose one of {', '.join(INGEST_FORMATS)}."
-        )
-    if not sources:
-        raise IngestError("no source files given; hint: name at least one file or folder.")
-    if fmt != "wide" and metrics is not None:
-        raise IngestError("--metrics applies to the `wide` format only.")
-    if fmt not in ("wide", "langfuse", "mlflow") and id_cols is not None:
-        raise IngestError("--id-cols applies to the `wide`, `langfuse` and `mlflow` formats only.")
-    if labels and (fmt != "wide" or metrics is not None):
-        raise IngestError("--labels reads the `wide` format (without --metrics) only.")
+    _check_request(fmt, format, sources, id_cols=id_cols, metrics=metrics, labels=labels)
     opts = C.Options(run_id, id_cols, scale_max, metrics)
-    missing = next((p for p in map(Path, sources) if not p.exists()), None)
-    if missing is not None:
-        raise IngestError(f"{missing}: no such file or folder")
     files = [f for src in sources for f in _ADAPTERS[fmt][0](Path(src))]
     parsed = C.Parsed()
     owners: dict[str, Path] = {}

@@ -37,9 +37,8 @@ def _options(id_cols: str | Sequence[str] | None, where: str) -> tuple[str | Non
     return cols.get(S.RUN_ID), case_col
 
 
-def parse(path: Path, opts: C.Options) -> C.Parsed:
-    run_col, case_col = _options(opts.id_cols, str(path))
-    scales = opts.scales(path)
+def _records(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """The score rows of a Langfuse scores export, refused when it is not one."""
     records = C.read_records(path)
     if not records:
         raise IngestError(f"{path}: no score rows")
@@ -49,6 +48,13 @@ def parse(path: Path, opts: C.Options) -> C.Parsed:
             f"{records[0][0]}: not a Langfuse scores export (no {', '.join(missing)}); hint: "
             "pass the files of the blob storage export's `scores/` folder."
         )
+    return records
+
+
+def parse(path: Path, opts: C.Options) -> C.Parsed:
+    run_col, case_col = _options(opts.id_cols, str(path))
+    scales = opts.scales(path)
+    records = _records(path)
     out = C.Parsed()
     executions: dict[tuple[str, str], dict[str, Any]] = {}
     seen: dict[tuple[str, ...], str] = {}
@@ -120,6 +126,19 @@ def parse(path: Path, opts: C.Options) -> C.Parsed:
             {**key(rid, case), S.EVALUATOR: name, **score, "score_source": source,
              "score_id": fields["score_id"], OBSERVATION_ID: observation}
         )  # fmt: skip
+    return _finish(path, out, executions, run_level, times, categorical, skipped_annotations)
+
+
+def _finish(
+    path: Path,
+    out: C.Parsed,
+    executions: dict[tuple[str, str], dict[str, Any]],
+    run_level: dict[str, dict[str, Any]],
+    times: dict[str, datetime | None],
+    categorical: set[str],
+    skipped_annotations: set[str],
+) -> C.Parsed:
+    """The executions, the notes on what was not kept and the runs rows of a parsed file."""
     if not executions:
         raise IngestError(
             f"{path}: no score is on a trace (every row is a dataset-run or session score); "
