@@ -247,3 +247,26 @@ def test_every_macro_default_is_the_config_default():
                     drift.append(f"{path.name}: {macro}({name} := {default}) ≠ {want[name]!r}")
     assert not drift, "\n".join(drift)
     assert checked == set(want), f"no macro states {sorted(set(want) - checked)}"
+
+
+def test_judge_agreement_at_equals_the_agreement_curve_at_each_threshold(tmp_path):
+    """The SQL what-if on a judge's threshold counts what agreement_curve counts there."""
+    ds = ef.write_demo(tmp_path / "demo", n_cases=30)
+    ef.write_tables(ef.score_tables(ds), ds / "results")
+    con, _ = ef.sql_connection(ds)
+    curve = con.sql("select * from agreement_curve where evaluator is not null").pl()
+    assert curve.height
+    key = ["run_id", "evaluator", "rater"]
+    counts = ["n_labeled", "tp", "fp", "fn", "tn"]
+    for threshold in curve["threshold"].unique().to_list():
+        got = con.sql(
+            "select * from judge_agreement_at(threshold := $t)", params={"t": threshold}
+        ).pl()
+        want = curve.filter(pl.col("threshold") == threshold)
+        both = got.join(want, on=key, suffix="_curve")  # the curve's rows at this threshold
+        assert both.height == want.height, threshold
+        for column in counts:
+            assert both[column].to_list() == both[f"{column}_curve"].to_list(), column
+        for column in ("kappa", "sensitivity", "specificity"):
+            for a, b in zip(both[column], both[f"{column}_curve"], strict=True):
+                assert (a is None and b is None) or a == pytest.approx(b, abs=1e-12), column

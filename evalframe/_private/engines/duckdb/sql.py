@@ -23,9 +23,10 @@ from evalframe._private import schema as S
 from evalframe._private.compare.compare import LIMITS, MARGINS, REQUIRE_SIGNIFICANCE
 from evalframe._private.config import Config
 from evalframe._private.data.dataset import Dataset
+from evalframe._private.data.validate import typed_frame
 
 # --- the sql/ folder ---------------------------------------------------------------------
-INPUT_VIEWS = (S.SCORES, S.EXECUTIONS, S.OUTCOMES, S.RUNS)
+INPUT_VIEWS = (S.SCORES, S.EXECUTIONS, S.OUTCOMES, S.RUNS, S.LABELS)
 """Views over the dataset's Parquet files (init.sql only; Python registers the tables)."""
 POLICY_TABLES = ("evaluator_policy", "compare_pairs")
 """Small tables the macros read: a flat config's evaluators, the pairs to compare."""
@@ -75,6 +76,7 @@ TABLE_MACROS = (
     "run_deltas_of",
     "run_deltas_at",
     "evaluator_deltas_of",
+    "judge_agreement_at",
 )
 OUTPUT_VIEWS = (
     S.EXECUTION_SCORES,
@@ -166,11 +168,21 @@ def connect(dataset: Dataset, *, database: str = ":memory:") -> duckdb.DuckDBPyC
     """A DuckDB connection with the dataset's validated tables registered under their
     names (scores, executions, outcomes, runs), the policy tables and the macros."""
     con = duckdb.connect(database)
-    frames = pl.collect_all([dataset.scores, dataset.executions, dataset.outcomes, dataset.runs])
+    labels = typed_frame(
+        pl.LazyFrame(schema=LABEL_SCHEMA) if dataset.labels is None else dataset.labels, S.LABELS
+    ).select(LABEL_SCHEMA.names())
+    tables = [dataset.scores, dataset.executions, dataset.outcomes, dataset.runs, labels]
+    frames = pl.collect_all(tables)
     for name, frame in zip(INPUT_VIEWS, frames, strict=True):
         _register(con, name, frame)
     create_macros(con)
     return con
+
+
+LABEL_SCHEMA = pl.Schema(
+    {c: dtype for c, (dtype, _required, _default) in S.TABLE_COLUMNS[S.LABELS].items()}
+)
+"""The labels columns `evalframe sql` registers (an empty table without labels)."""
 
 
 # --- configs ---------------------------------------------------------------------------------
