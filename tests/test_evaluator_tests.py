@@ -72,10 +72,14 @@ def test_no_paired_case_means_no_row():
     assert got.is_empty() and got.columns == S.EVALUATOR_TESTS_COLUMNS
 
 
-SCORES = st.sampled_from([None, 0.0, 0.1, 0.2, 0.25, 0.3, 0.5, 0.7, 0.75, 1.0, 0.1 + 1e-9])
+# 0.1 ± 5e-10 ties with 0.1 (within EPS), 0.1 + 3e-9 does not: clear of the EPS boundary,
+# where float subtraction and exact arithmetic may round to different sides
+SCORES = st.sampled_from(
+    [None, 0.0, 0.1, 0.2, 0.25, 0.3, 0.5, 0.7, 0.75, 1.0, 0.1 + 5e-10, 0.1 + 3e-9]
+)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
     st.lists(
         st.tuples(
@@ -101,7 +105,7 @@ def test_matches_the_exact_reference(rows):
         assert (g[S.N_CASES], g[S.N_NONZERO]) == (w["n_cases"], w["n_nonzero"])
         for column, tol in [
             (S.MEAN_DELTA, 1e-12),
-            (S.D_Z, 1e-9),
+            (S.D_Z, 1e-6),  # mean / sd: a tiny sd (just above EPS) loses digits in floats
             (S.WILCOXON_Z, 1e-9),
             (S.P_VALUE, 1e-6),
             (S.P_HOLM, 1e-6),
