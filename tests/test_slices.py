@@ -45,7 +45,7 @@ def close(a, b) -> bool:
         return a is None and b is None
     if isinstance(a, bool) or isinstance(b, bool):
         return a == b
-    if isinstance(a, str) or isinstance(b, str):
+    if isinstance(a, (str, list)) or isinstance(b, (str, list)):
         return a == b
     return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
 
