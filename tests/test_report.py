@@ -388,3 +388,12 @@ def test_report_sets_each_judge_against_the_labels(page: str, tables) -> None:
     assert "corrected by the labels" in section and "(execution verdict)" in section
     moved = tables["evaluator_tests"].filter(pl.col("p_holm") < 0.05)
     assert ("moved beyond chance" in page) == (moved.height > 0)
+
+
+def test_history_names_the_cases_case_difficulty_flags(page: str, tables) -> None:
+    flagged = ef.case_difficulty(tables["case_summary"], tables["run_summary"]).filter(
+        pl.col("flag").is_not_null()
+    )
+    assert ("<b>Case difficulty</b>" in page) == (flagged.height > 0)
+    for flag, n in flagged.group_by("flag").len().iter_rows():
+        assert f"<li>{flag}: {n} (" in page

@@ -23,6 +23,7 @@ from evalframe._private.report.plots import (
     visible_text,
 )
 from evalframe._private.report.sections import bdi, esc, figure, table, text
+from evalframe._private.summaries.difficulty import case_difficulty
 from evalframe._private.summaries.history import (
     RUN_INDEX,
     TREND_FIT,
@@ -48,13 +49,14 @@ NULL_SERIES = "(none)"
 
 @dataclass
 class HistoryData:
-    """One config's runs in series order (`points`), series_trend, case_history and its
-    case_summary rows."""
+    """One config's runs in series order (`points`), series_trend, case_history, its
+    case_summary rows and the cases case_difficulty flags."""
 
     points: pl.DataFrame
     trend: pl.DataFrame
     cases: pl.DataFrame
     case_summary: pl.DataFrame | None
+    difficulty: pl.DataFrame | None = None
 
 
 def _labelled(df: pl.DataFrame) -> pl.DataFrame:
@@ -251,7 +253,22 @@ def history_data(
             else history.filter(pl.col(S.CONFIG_ID) == config_id)
         ),
         case_summary=cs,
+        difficulty=_flagged(frames.get(S.CASE_DIFFICULTY), cs, runs, series, config_id),
     )
+
+
+def _flagged(
+    stored: pl.DataFrame | None,
+    cs: pl.DataFrame | None,
+    runs: pl.DataFrame,
+    series: str | None,
+    config_id: str,
+) -> pl.DataFrame | None:
+    """The config's cases case_difficulty flags (as given, else fitted from case_summary)."""
+    if stored is None and cs is None:
+        return None
+    table = case_difficulty(cs, runs, series=series) if stored is None else stored
+    return table.filter((pl.col(S.CONFIG_ID) == config_id) & pl.col(S.FLAG).is_not_null())
 
 
 def _slope(x: float | None) -> str:
@@ -316,5 +333,19 @@ def history_section(
         text("history", series=by)
         + _trend_table(data.trend)
         + _candidates(data.cases)
+        + _difficulty(data.difficulty)
         + "\n".join(figures)
     )
+
+
+def _difficulty(flagged: pl.DataFrame | None) -> str:
+    """The cases the history flags, per flag: how many and the first ten of them."""
+    if flagged is None or flagged.is_empty():
+        return ""
+    lines = []
+    for flag in (S.FLAG_NEVER, S.FLAG_ALWAYS, S.FLAG_NEGATIVE):
+        ids = flagged.filter(pl.col(S.FLAG) == flag).sort(S.CASE_ID)[S.CASE_ID].to_list()
+        if ids:
+            more = f" and {len(ids) - 10} more" if len(ids) > 10 else ""
+            lines.append(f"<li>{flag}: {len(ids)} ({', '.join(map(bdi, ids[:10]))}{more})</li>")
+    return text("difficulty", flags="".join(lines))
