@@ -36,6 +36,7 @@ CHARTS = (
     "sweep_heatmap",
     "slice_forest",
     "power_curve",
+    "kappa_curve",
 )
 
 FLAGS = (
@@ -135,6 +136,9 @@ def test_every_chart_renders_in_headless_chromium(
         if a.get("data-rendered") != "yes" or int(a.get("data-marks", "0")) < 1
     }
     assert not not_rendered, f"charts not rendered {not_rendered}; screenshot: {shot}"
+    # the sections of the judges, the evaluator tests and the case difficulty are in the page
+    assert 'id="judges"' in dom.stdout and "moved beyond chance" in dom.stdout
+    assert "<b>Case difficulty</b>" in dom.stdout
 
 
 def test_regressed_case_rows_expand_in_headless_chromium(
